@@ -1,0 +1,39 @@
+package io.partita.protocol.error;
+
+/**
+ * Every client-visible error Partita answers, with DynamoDB's full {@code __type} and HTTP status.
+ *
+ * <p>The prefixes follow DynamoDB: framework errors come from {@code com.amazon.coral.*}, service errors from
+ * {@code com.amazonaws.dynamodb.v20120810}. The SDKs only read the part after {@code #}, but some tools compare the
+ * whole string.
+ */
+public enum ErrorCode {
+    VALIDATION("com.amazon.coral.validate#ValidationException", 400),
+    SERIALIZATION("com.amazon.coral.service#SerializationException", 400),
+    UNKNOWN_OPERATION("com.amazon.coral.service#UnknownOperationException", 400),
+    MISSING_AUTHENTICATION_TOKEN("com.amazon.coral.service#MissingAuthenticationTokenException", 400),
+    INCOMPLETE_SIGNATURE("com.amazon.coral.service#IncompleteSignatureException", 400),
+    REQUEST_ENTITY_TOO_LARGE("com.amazon.coral.service#RequestEntityTooLarge", 413),
+    RESOURCE_NOT_FOUND("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", 400),
+    RESOURCE_IN_USE("com.amazonaws.dynamodb.v20120810#ResourceInUseException", 400),
+    LIMIT_EXCEEDED("com.amazonaws.dynamodb.v20120810#LimitExceededException", 400),
+    CONDITIONAL_CHECK_FAILED("com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", 400),
+    INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500);
+
+    private final String type;
+    private final int httpStatus;
+
+    ErrorCode(String type, int httpStatus) {
+        this.type = type;
+        this.httpStatus = httpStatus;
+    }
+
+    /** The full {@code __type} value of the error body. */
+    public String type() {
+        return type;
+    }
+
+    public int httpStatus() {
+        return httpStatus;
+    }
+}

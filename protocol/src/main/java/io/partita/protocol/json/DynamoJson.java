@@ -1,0 +1,155 @@
+package io.partita.protocol.json;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.model.AttributeValue;
+import java.io.IOException;
+
+/**
+ * The one configured Jackson mapper: DynamoDB's PascalCase member names, no scalar coercion (DynamoDB answers a number
+ * where a string belongs with a SerializationException), nulls omitted on output, and the streaming
+ * {@link AttributeValueCodec} for attribute values.
+ */
+public final class DynamoJson {
+    private static final ObjectMapper MAPPER = build();
+
+    private DynamoJson() {}
+
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    public static JsonFactory factory() {
+        return MAPPER.getFactory();
+    }
+
+    private static ObjectMapper build() {
+        SimpleModule module = new SimpleModule("partita");
+        module.addDeserializer(AttributeValue.class, new JsonDeserializer<>() {
+            @Override
+            public AttributeValue deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+                return AttributeValueCodec.read(p);
+            }
+        });
+        module.addSerializer(AttributeValue.class, new JsonSerializer<>() {
+            @Override
+            public void serialize(AttributeValue value, JsonGenerator g, SerializerProvider provider)
+                    throws IOException {
+                AttributeValueCodec.write(g, value);
+            }
+        });
+        JsonMapper mapper = JsonMapper.builder()
+                .propertyNamingStrategy(PropertyNamingStrategies.UPPER_CAMEL_CASE)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .defaultPropertyInclusion(
+                        JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))
+                .addModule(module)
+                .build();
+        for (LogicalType type : LogicalType.values()) {
+            var config = mapper.coercionConfigFor(type);
+            config.setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
+            config.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+            config.setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+            config.setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+            config.setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+        }
+        mapper.coercionConfigFor(LogicalType.Textual).setCoercion(CoercionInputShape.String, CoercionAction.TryConvert);
+        mapper.coercionConfigFor(LogicalType.Textual)
+                .setCoercion(CoercionInputShape.EmptyString, CoercionAction.TryConvert);
+        mapper.coercionConfigFor(LogicalType.Integer)
+                .setCoercion(CoercionInputShape.Integer, CoercionAction.TryConvert);
+        mapper.coercionConfigFor(LogicalType.Boolean)
+                .setCoercion(CoercionInputShape.Boolean, CoercionAction.TryConvert);
+        return mapper;
+    }
+
+    /**
+     * Decodes a request body into {@code type}. An empty body reads as {@code {}}; bad JSON and wrong JSON types
+     * become DynamoDB's SerializationException, and validation failures found while reading keep their own type.
+     */
+    public static <T> T decode(byte[] body, Class<T> type) {
+        if (body.length == 0) {
+            body = new byte[] {'{', '}'};
+        }
+        try {
+            T value = MAPPER.readValue(body, type);
+            if (value == null) {
+                throw ApiException.serialization("Start of structure or map expected");
+            }
+            return value;
+        } catch (JsonMappingException e) {
+            ApiException api = findApiException(e);
+            if (api != null) {
+                throw api;
+            }
+            throw ApiException.serialization(describe(e));
+        } catch (JsonProcessingException e) {
+            ApiException api = findApiException(e);
+            if (api != null) {
+                throw api;
+            }
+            throw ApiException.serialization("Unexpected character in JSON body; the request could not be parsed");
+        } catch (IOException e) {
+            throw ApiException.serialization("The request body could not be read");
+        }
+    }
+
+    private static ApiException findApiException(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ApiException api) {
+                return api;
+            }
+        }
+        return null;
+    }
+
+    private static String describe(JsonMappingException e) {
+        if (e instanceof MismatchedInputException m) {
+            Class<?> target = m.getTargetType();
+            String name = target == null ? "value" : target.getSimpleName();
+            JsonParser p = (JsonParser) m.getProcessor();
+            JsonToken t = p == null ? null : p.currentToken();
+            if (t == JsonToken.START_OBJECT) {
+                return "Start of structure or map found where not expected";
+            }
+            if (t == JsonToken.START_ARRAY) {
+                return "Start of list found where not expected";
+            }
+            if (t != null) {
+                return t.name() + " cannot be converted to " + name;
+            }
+        }
+        return "Unexpected field type";
+    }
+
+    /** Encodes a response body. */
+    public static byte[] encode(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode " + value.getClass().getSimpleName(), e);
+        }
+    }
+}

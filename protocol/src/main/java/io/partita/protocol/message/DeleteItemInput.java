@@ -1,0 +1,19 @@
+package io.partita.protocol.message;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.partita.protocol.model.AttributeValue;
+import java.util.Map;
+
+/** DynamoDB's {@code DeleteItemInput}. */
+public record DeleteItemInput(
+        String tableName,
+        Map<String, AttributeValue> key,
+        String returnValues,
+        String returnConsumedCapacity,
+        String returnItemCollectionMetrics,
+        String conditionExpression,
+        Map<String, String> expressionAttributeNames,
+        Map<String, AttributeValue> expressionAttributeValues,
+        JsonNode expected,
+        String conditionalOperator,
+        String returnValuesOnConditionCheckFailure) {}

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code DescribeTableInput} shape. */
+public record DescribeTableInput(String tableName) {}

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code ListTagsOfResourceInput} shape. */
+public record ListTagsOfResourceInput(String resourceArn, String nextToken) {}

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code ProvisionedThroughput} shape. */
+public record ProvisionedThroughput(Long readCapacityUnits, Long writeCapacityUnits) {}

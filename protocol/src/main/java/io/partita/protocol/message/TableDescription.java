@@ -1,0 +1,20 @@
+package io.partita.protocol.message;
+
+import java.math.BigDecimal;
+import java.util.List;
+
+/** DynamoDB's {@code TableDescription} shape. as DescribeTable, CreateTable, UpdateTable and DeleteTable return it. */
+public record TableDescription(
+        List<AttributeDefinition> attributeDefinitions,
+        String tableName,
+        List<KeySchemaElement> keySchema,
+        String tableStatus,
+        BigDecimal creationDateTime,
+        ProvisionedThroughputDescription provisionedThroughput,
+        Long tableSizeBytes,
+        Long itemCount,
+        String tableArn,
+        String tableId,
+        BillingModeSummary billingModeSummary,
+        TableClassSummary tableClassSummary,
+        Boolean deletionProtectionEnabled) {}

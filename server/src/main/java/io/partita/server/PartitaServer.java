@@ -1,0 +1,113 @@
+package io.partita.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.partita.server.cli.ServerConfig;
+import io.partita.server.netty.PartitaChannelInitializer;
+import io.partita.server.op.item.DeleteItemHandler;
+import io.partita.server.op.item.GetItemHandler;
+import io.partita.server.op.item.PutItemHandler;
+import io.partita.server.op.table.CreateTableHandler;
+import io.partita.server.op.table.DeleteTableHandler;
+import io.partita.server.op.table.DescribeEndpointsHandler;
+import io.partita.server.op.table.DescribeLimitsHandler;
+import io.partita.server.op.table.DescribeTableHandler;
+import io.partita.server.op.table.ListTablesHandler;
+import io.partita.server.op.table.ListTagsOfResourceHandler;
+import io.partita.server.op.table.TagResourceHandler;
+import io.partita.server.op.table.UntagResourceHandler;
+import io.partita.server.op.table.UpdateTableHandler;
+import io.partita.server.route.Dispatcher;
+import io.partita.server.route.OperationRegistry;
+import io.partita.storage.StorageEngine;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+
+/** Wires storage, the operation registry and Netty together; {@link #start} binds, {@link #close} undoes it all. */
+public final class PartitaServer implements AutoCloseable {
+    private final StorageEngine storage;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup loops;
+    private final EventExecutorGroup workers;
+    private final Channel channel;
+
+    private PartitaServer(ServerConfig config, StorageEngine storage) throws InterruptedException {
+        this.storage = storage;
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        Class<? extends ServerChannel> channelType =
+                epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        boss = new MultiThreadIoEventLoopGroup(1, io);
+        loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), io);
+        workers = new DefaultEventExecutorGroup(config.workerThreads());
+        Dispatcher dispatcher = new Dispatcher(registry(storage), Clock.systemUTC());
+        channel = new ServerBootstrap()
+                .group(boss, loops)
+                .channel(channelType)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new PartitaChannelInitializer(dispatcher, config.region(), workers))
+                .bind(new InetSocketAddress(config.host(), config.port()))
+                .sync()
+                .channel();
+    }
+
+    public static PartitaServer start(ServerConfig config) {
+        StorageEngine storage = StorageEngine.open(config.storage());
+        try {
+            return new PartitaServer(config, storage);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            storage.close();
+            throw new IllegalStateException("interrupted while binding", e);
+        } catch (RuntimeException e) {
+            storage.close();
+            throw e;
+        }
+    }
+
+    static OperationRegistry registry(StorageEngine storage) {
+        return new OperationRegistry()
+                .register("CreateTable", new CreateTableHandler(storage))
+                .register("DescribeTable", new DescribeTableHandler(storage))
+                .register("ListTables", new ListTablesHandler(storage))
+                .register("UpdateTable", new UpdateTableHandler(storage))
+                .register("DeleteTable", new DeleteTableHandler(storage))
+                .register("DescribeLimits", new DescribeLimitsHandler())
+                .register("DescribeEndpoints", new DescribeEndpointsHandler())
+                .register("TagResource", new TagResourceHandler(storage))
+                .register("UntagResource", new UntagResourceHandler(storage))
+                .register("ListTagsOfResource", new ListTagsOfResourceHandler(storage))
+                .register("PutItem", new PutItemHandler(storage))
+                .register("GetItem", new GetItemHandler(storage))
+                .register("DeleteItem", new DeleteItemHandler(storage));
+    }
+
+    /** The bound port (useful when the config asked for port 0). */
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /** Stops accepting, lets in-flight requests finish, then closes storage. */
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        storage.close();
+    }
+}

@@ -1,0 +1,122 @@
+package io.partita.server.cli;
+
+import io.partita.server.PartitaServer;
+import io.partita.storage.StorageConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The command line. DynamoDB Local's flags ({@code -port}, {@code -dbPath}, {@code -inMemory}, {@code -sharedDb})
+ * are accepted as aliases, and leading words such as {@code -jar DynamoDBLocal.jar} are ignored, so scripts and
+ * containers written for DynamoDB Local start Partita unchanged.
+ */
+@Command(
+        name = "partita",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "A DynamoDB-compatible server. Data is persisted in --data-dir unless --in-memory is given.")
+public final class Main implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+    @Option(
+            names = {"--port", "-port"},
+            description = "Port to listen on (default: ${DEFAULT-VALUE}).",
+            defaultValue = "8000")
+    int port;
+
+    @Option(
+            names = {"--host"},
+            description = "Address to bind (default: ${DEFAULT-VALUE}).",
+            defaultValue = "0.0.0.0")
+    String host;
+
+    @Option(
+            names = {"--data-dir", "-dbPath"},
+            description = "Directory for persistent data (default: ${DEFAULT-VALUE}).",
+            defaultValue = "partita-data")
+    Path dataDir;
+
+    @Option(
+            names = {"--in-memory", "-inMemory"},
+            description = "Keep all data in memory; nothing is written to disk.")
+    boolean inMemory;
+
+    @Option(
+            names = {"--sync"},
+            description = "fsync every commit: survive power loss, not only a process crash (slower writes).")
+    boolean sync;
+
+    @Option(
+            names = {"--region"},
+            description = "Region named in the GET / health line (default: ${DEFAULT-VALUE}).",
+            defaultValue = "us-east-1")
+    String region;
+
+    @Option(
+            names = {"-sharedDb"},
+            description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
+                    + " credentials and regions.")
+    boolean sharedDb;
+
+    @CommandLine.Unmatched
+    List<String> ignored;
+
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setUnmatchedArgumentsAllowed(true);
+        cli.setUnmatchedOptionsArePositionalParams(true);
+        int code = cli.execute(args);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (ignored != null && !ignored.isEmpty()) {
+            log.warn("ignoring arguments {}", ignored);
+        }
+        StorageConfig storage = inMemory
+                ? StorageConfig.memory()
+                : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync);
+        ServerConfig config = new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads());
+        PartitaServer server = PartitaServer.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            server.close();
+                            stopped.countDown();
+                        },
+                        "partita-shutdown"));
+        System.out.println(banner(server.port(), storage));
+        stopped.await();
+        return 0;
+    }
+
+    static String banner(int port, StorageConfig storage) {
+        String mode = storage.inMemory()
+                ? "in memory (nothing is written to disk; data is lost on exit)"
+                : "persistent, RocksDB at " + storage.dataDir()
+                        + (storage.sync()
+                                ? " (fsync on every commit)"
+                                : " (WAL: survives a process crash, not a power loss; --sync for that)");
+        return "Partita " + new Version().getVersion()[0] + " listening on port " + port + "\n  storage: " + mode;
+    }
+
+    /** The version from the jar manifest, or {@code dev} when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {v == null ? "dev" : v};
+        }
+    }
+}

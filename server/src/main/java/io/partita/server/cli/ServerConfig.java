@@ -1,0 +1,26 @@
+package io.partita.server.cli;
+
+import io.partita.storage.StorageConfig;
+import java.nio.file.Path;
+
+/**
+ * How a server runs.
+ *
+ * @param host the address to bind ({@code 0.0.0.0} for all)
+ * @param port the port, 0 for any free one
+ * @param region the region the health line names
+ * @param workerThreads threads that run operations (storage calls never run on the event loop)
+ */
+public record ServerConfig(String host, int port, StorageConfig storage, String region, int workerThreads) {
+    public static final int DEFAULT_PORT = 8000;
+    public static final Path DEFAULT_DATA_DIR = Path.of("partita-data");
+
+    public static int defaultWorkerThreads() {
+        return Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
+    }
+
+    /** An in-memory server on a free loopback port: what tests use. */
+    public static ServerConfig ephemeral() {
+        return new ServerConfig("127.0.0.1", 0, StorageConfig.memory(), "us-east-1", defaultWorkerThreads());
+    }
+}

@@ -1,0 +1,21 @@
+package io.partita.server.http;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.json.DynamoJson;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** DynamoDB's JSON error body: {@code {"__type": "...", "message": "...", ...extra fields}}. */
+public final class ErrorBody {
+    private ErrorBody() {}
+
+    public static byte[] of(ApiException e) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("__type", e.code().type());
+        if (e.getMessage() != null) {
+            body.put("message", e.getMessage());
+        }
+        body.putAll(e.extraFields());
+        return DynamoJson.encode(body);
+    }
+}

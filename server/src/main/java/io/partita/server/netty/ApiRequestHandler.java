@@ -1,0 +1,103 @@
+package io.partita.server.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.EventExecutor;
+import io.partita.server.route.ApiRequest;
+import io.partita.server.route.ApiResponse;
+import io.partita.server.route.Dispatcher;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+
+/**
+ * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
+ * every answer carries {@code x-amzn-RequestId} and the {@code x-amz-crc32} of its body (the AWS SDKs verify it).
+ * Operations run on the connection's worker, never on the event loop.
+ */
+public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    static final String JSON = "application/x-amz-json-1.0";
+
+    private final Dispatcher dispatcher;
+    private final String healthLine;
+    private final EventExecutor worker;
+
+    /**
+     * @param worker the single-threaded executor this connection's operations run on
+     */
+    public ApiRequestHandler(Dispatcher dispatcher, String healthLine, EventExecutor worker) {
+        this.dispatcher = dispatcher;
+        this.healthLine = healthLine;
+        this.worker = worker;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (request.method().equals(HttpMethod.POST)) {
+            HttpHeaders h = request.headers();
+            String date = h.get("X-Amz-Date");
+            ApiRequest api = new ApiRequest(
+                    h.get("X-Amz-Target"),
+                    h.get(HttpHeaderNames.AUTHORIZATION),
+                    date != null ? date : h.get(HttpHeaderNames.DATE),
+                    h.get(HttpHeaderNames.CONTENT_TYPE),
+                    h.get(HttpHeaderNames.HOST),
+                    ByteBufUtil.getBytes(request.content()));
+            worker.execute(() -> {
+                ApiResponse result = dispatcher.dispatch(api);
+                respond(
+                        ctx,
+                        json(HttpResponseStatus.valueOf(result.status()), result.body(), result.requestId()),
+                        keepAlive);
+            });
+        } else if (request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD)) {
+            respond(ctx, text(HttpResponseStatus.OK, healthLine), keepAlive);
+        } else {
+            respond(ctx, text(HttpResponseStatus.METHOD_NOT_ALLOWED, "Method not allowed\n"), keepAlive);
+        }
+    }
+
+    private static void respond(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
+        HttpUtil.setKeepAlive(response, keepAlive);
+        var future = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            future.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    static FullHttpResponse json(HttpResponseStatus status, byte[] body, String requestId) {
+        ByteBuf content = Unpooled.wrappedBuffer(body);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        CRC32 crc = new CRC32();
+        crc.update(body);
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, JSON)
+                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set("x-amzn-RequestId", requestId)
+                .set("x-amz-crc32", Long.toString(crc.getValue()));
+        return response;
+    }
+
+    private static FullHttpResponse text(HttpResponseStatus status, String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        FullHttpResponse response =
+                new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
+                .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+        return response;
+    }
+}

@@ -1,0 +1,42 @@
+package io.partita.server.netty;
+
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.partita.server.route.Dispatcher;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The HTTP/1.1 pipeline: codec, a 16 MB aggregator (which also answers 100-continue), an idle timeout, and the API handler. Each connection
+ * is pinned to one single-threaded worker, so storage calls never run on the event loop and pipelined requests are
+ * answered in order.
+ */
+public final class PartitaChannelInitializer extends ChannelInitializer<SocketChannel> {
+    private final Dispatcher dispatcher;
+    private final String healthLine;
+    private final EventExecutorGroup workers;
+
+    public PartitaChannelInitializer(Dispatcher dispatcher, String region, EventExecutorGroup workers) {
+        this.dispatcher = dispatcher;
+        this.healthLine = "healthy: dynamodb." + region + ".amazonaws.com ";
+        this.workers = workers;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel ch) {
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("idle", new IdleStateHandler(0, 0, 300, TimeUnit.SECONDS) {
+            @Override
+            protected void channelIdle(
+                    io.netty.channel.ChannelHandlerContext ctx, io.netty.handler.timeout.IdleStateEvent evt) {
+                ctx.close();
+            }
+        });
+        p.addLast("codec", new HttpServerCodec(4096, 16 * 1024, 64 * 1024));
+        p.addLast("aggregator", new BoundedAggregator());
+        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next()));
+    }
+}

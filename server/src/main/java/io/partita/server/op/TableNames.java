@@ -1,0 +1,53 @@
+package io.partita.server.op;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.route.RequestContext;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Table names and ARNs. DynamoDB accepts a table ARN wherever it accepts a table name (the {@code TableName} member
+ * is a {@code TableArn}-or-name of length 1..1024); CreateTable still takes a plain name of 3..255 characters.
+ */
+public final class TableNames {
+    public static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]+");
+    private static final Pattern ARN =
+            Pattern.compile("arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\\d{12}):table/([a-zA-Z0-9_.-]{3,255})");
+
+    private TableNames() {}
+
+    /** The constraints on a {@code TableName} member that may hold a name or an ARN. */
+    public static void check(ConstraintSet constraints, String nameOrArn) {
+        constraints.notNull("tableName", nameOrArn).length("tableName", nameOrArn, 1, 1024);
+    }
+
+    /** The constraints on CreateTable's {@code TableName}. */
+    public static void checkNew(ConstraintSet constraints, String name) {
+        constraints.notNull("tableName", name).length("tableName", name, 3, 255).pattern("tableName", name, NAME);
+    }
+
+    /** The table name that {@code nameOrArn} refers to. */
+    public static String resolve(String nameOrArn) {
+        if (!nameOrArn.startsWith("arn:")) {
+            return nameOrArn;
+        }
+        Matcher m = ARN.matcher(nameOrArn);
+        if (!m.matches()) {
+            throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + nameOrArn);
+        }
+        return m.group(3);
+    }
+
+    /** The name of the table a {@code ResourceArn} (tag operations) refers to. */
+    public static String fromResourceArn(String arn) {
+        if (arn == null || !arn.startsWith("arn:")) {
+            throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn);
+        }
+        return resolve(arn);
+    }
+
+    public static String arn(RequestContext context, String tableName) {
+        return "arn:aws:dynamodb:" + context.region() + ":" + context.accountId() + ":table/" + tableName;
+    }
+}

@@ -1,0 +1,79 @@
+package io.partita.server.op.item;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.message.GetItemInput;
+import io.partita.protocol.message.GetItemOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * GetItem, with {@code ProjectionExpression} (top-level attributes) or legacy {@code AttributesToGet}. Reads are
+ * always current in Partita, so {@code ConsistentRead} only changes the capacity charged.
+ */
+public final class GetItemHandler implements OperationHandler<GetItemInput, GetItemOutput> {
+    private final StorageEngine storage;
+
+    public GetItemHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<GetItemInput> inputType() {
+        return GetItemInput.class;
+    }
+
+    @Override
+    public GetItemOutput handle(RequestContext context, GetItemInput in) {
+        ConstraintSet c = new ConstraintSet();
+        TableNames.check(c, in.tableName());
+        c.notNull("key", in.key());
+        c.size("attributesToGet", in.attributesToGet(), 1, Integer.MAX_VALUE);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        c.check();
+        if (in.attributesToGet() != null && in.projectionExpression() != null) {
+            throw ApiException.validation("Can not use both expression and non-expression parameters in the same"
+                    + " request: Non-expression parameters: {AttributesToGet} Expression parameters:"
+                    + " {ProjectionExpression}");
+        }
+        List<String> projection = in.projectionExpression() != null
+                ? TopLevelProjection.parse(in.projectionExpression(), in.expressionAttributeNames())
+                : in.attributesToGet();
+        if (in.projectionExpression() == null && in.expressionAttributeNames() != null) {
+            throw ApiException.validation("ExpressionAttributeNames can only be specified when using expressions");
+        }
+        Table table = ItemRequests.table(storage, in.tableName());
+        PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
+        Map<String, AttributeValue> item = storage.get(table, key);
+        boolean consistent = Boolean.TRUE.equals(in.consistentRead());
+        double units = CapacityUnits.read(item == null ? 0 : ItemSize.of(item), consistent);
+        return new GetItemOutput(
+                item == null ? null : project(item, projection),
+                ItemRequests.consumed(
+                        in.returnConsumedCapacity(), table.metadata().name(), units));
+    }
+
+    private static Map<String, AttributeValue> project(Map<String, AttributeValue> item, List<String> names) {
+        if (names == null) {
+            return item;
+        }
+        Map<String, AttributeValue> out = new LinkedHashMap<>();
+        for (String name : names) {
+            AttributeValue v = item.get(name);
+            if (v != null) {
+                out.put(name, v);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,147 @@
+package io.partita.server.op.table;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.message.AttributeDefinition;
+import io.partita.protocol.message.CreateTableInput;
+import io.partita.protocol.message.KeySchemaElement;
+import io.partita.protocol.message.TableDescriptionOutput;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.ScalarType;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/**
+ * CreateTable. The table is usable at once; the response says {@code CREATING}, as DynamoDB's does, and
+ * DescribeTable says {@code ACTIVE} from then on, so both waiters and create-then-use code work.
+ */
+public final class CreateTableHandler implements OperationHandler<CreateTableInput, TableDescriptionOutput> {
+    private final StorageEngine storage;
+
+    public CreateTableHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<CreateTableInput> inputType() {
+        return CreateTableInput.class;
+    }
+
+    @Override
+    public TableDescriptionOutput handle(RequestContext context, CreateTableInput in) {
+        validate(in);
+        KeySchema schema = keySchema(in.keySchema(), in.attributeDefinitions());
+        Throughput throughput = Throughput.forCreate(in.billingMode(), in.provisionedThroughput());
+        TableFeatures.refuseUnsupported(
+                in.localSecondaryIndexes(),
+                in.globalSecondaryIndexes(),
+                in.streamSpecification(),
+                in.onDemandThroughput(),
+                in.warmThroughput(),
+                in.resourcePolicy());
+        Map<String, String> tags = Tags.toMap(in.tags());
+        long now = context.clock().millis();
+        TableMetadata m = new TableMetadata(
+                in.tableName(),
+                UUID.randomUUID().toString(),
+                schema,
+                in.attributeDefinitions(),
+                throughput.billingMode(),
+                throughput.readCapacityUnits(),
+                throughput.writeCapacityUnits(),
+                now,
+                null,
+                null,
+                0,
+                throughput.onDemand() ? now : null,
+                in.tableClass(),
+                Boolean.TRUE.equals(in.deletionProtectionEnabled()),
+                tags);
+        Table table = storage.tables().create(m);
+        return new TableDescriptionOutput(TableDescriptions.describe(context, table, "CREATING"));
+    }
+
+    private static void validate(CreateTableInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.notNull("attributeDefinitions", in.attributeDefinitions());
+        TableNames.checkNew(c, in.tableName());
+        c.notNull("keySchema", in.keySchema()).size("keySchema", in.keySchema(), 1, 2);
+        if (in.keySchema() != null) {
+            for (int i = 0; i < in.keySchema().size(); i++) {
+                KeySchemaElement e = in.keySchema().get(i);
+                String path = "keySchema." + (i + 1) + ".member.";
+                c.notNull(path + "attributeName", e.attributeName())
+                        .length(path + "attributeName", e.attributeName(), 1, 255)
+                        .notNull(path + "keyType", e.keyType())
+                        .enumValue(path + "keyType", e.keyType(), List.of("HASH", "RANGE"));
+            }
+        }
+        if (in.attributeDefinitions() != null) {
+            for (int i = 0; i < in.attributeDefinitions().size(); i++) {
+                AttributeDefinition d = in.attributeDefinitions().get(i);
+                String path = "attributeDefinitions." + (i + 1) + ".member.";
+                c.notNull(path + "attributeName", d.attributeName())
+                        .length(path + "attributeName", d.attributeName(), 1, 255)
+                        .notNull(path + "attributeType", d.attributeType())
+                        .enumValue(path + "attributeType", d.attributeType(), List.of("B", "N", "S"));
+            }
+        }
+        c.enumValue("billingMode", in.billingMode(), List.of("PROVISIONED", "PAY_PER_REQUEST"));
+        c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
+        Throughput.constrain(c, in.provisionedThroughput());
+        Tags.constrain(c, in.tags());
+        c.check();
+    }
+
+    /** DynamoDB's key-schema checks, in the order it makes them. */
+    static KeySchema keySchema(List<KeySchemaElement> elements, List<AttributeDefinition> definitions) {
+        Map<String, String> types = new HashMap<>();
+        for (AttributeDefinition d : definitions) {
+            if (types.put(d.attributeName(), d.attributeType()) != null) {
+                throw ApiException.validation("Attribute Name is duplicated: " + d.attributeName());
+            }
+        }
+        KeySchemaElement hash = elements.get(0);
+        if (!"HASH".equals(hash.keyType())) {
+            throw ApiException.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+        }
+        KeySchemaElement range = elements.size() > 1 ? elements.get(1) : null;
+        if (range != null) {
+            if (range.attributeName().equals(hash.attributeName())) {
+                throw ApiException.validation(
+                        "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+            }
+            if (!"RANGE".equals(range.keyType())) {
+                throw ApiException.validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+            }
+        }
+        Set<String> used = new LinkedHashSet<>();
+        for (KeySchemaElement e : elements) {
+            if (!types.containsKey(e.attributeName())) {
+                throw ApiException.validation("Invalid KeySchema: Some index key attribute have no definition");
+            }
+            used.add(e.attributeName());
+        }
+        if (!used.containsAll(types.keySet())) {
+            throw ApiException.invalidParameter("Some AttributeDefinitions are not used. AttributeDefinitions: "
+                    + new TreeSet<>(types.keySet()) + ", keys used: " + new TreeSet<>(used));
+        }
+        return new KeySchema(
+                new KeySchema.KeyAttribute(hash.attributeName(), ScalarType.valueOf(types.get(hash.attributeName()))),
+                range == null
+                        ? null
+                        : new KeySchema.KeyAttribute(
+                                range.attributeName(), ScalarType.valueOf(types.get(range.attributeName()))));
+    }
+}

@@ -1,0 +1,42 @@
+package io.partita.server.op.table;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.message.DeleteTableInput;
+import io.partita.protocol.message.TableDescriptionOutput;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.table.TableCatalog.Table;
+
+/** DeleteTable: answers the table as it was, in status {@code DELETING}; the table is gone at once. */
+public final class DeleteTableHandler implements OperationHandler<DeleteTableInput, TableDescriptionOutput> {
+    private final StorageEngine storage;
+
+    public DeleteTableHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<DeleteTableInput> inputType() {
+        return DeleteTableInput.class;
+    }
+
+    @Override
+    public TableDescriptionOutput handle(RequestContext context, DeleteTableInput in) {
+        ConstraintSet c = new ConstraintSet();
+        TableNames.check(c, in.tableName());
+        c.check();
+        String name = TableNames.resolve(in.tableName());
+        Table table = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
+        if (table.metadata().deletionProtectionEnabled()) {
+            // "Using deletion protection" (WorkingWithTables.Basics): a protected table cannot be deleted.
+            throw ApiException.validation("Resource cannot be deleted as it is currently protected against deletion."
+                    + " Disable deletion protection first.");
+        }
+        var description = TableDescriptions.describe(context, table, "DELETING");
+        storage.tables().delete(name);
+        return new TableDescriptionOutput(description);
+    }
+}

@@ -1,0 +1,41 @@
+package io.partita.server.op.table;
+
+import io.partita.protocol.message.UntagResourceInput;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** UntagResource: removes tag keys from a table; keys it does not have are ignored. */
+public final class UntagResourceHandler implements OperationHandler<UntagResourceInput, Map<String, Object>> {
+    private final StorageEngine storage;
+
+    public UntagResourceHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<UntagResourceInput> inputType() {
+        return UntagResourceInput.class;
+    }
+
+    @Override
+    public Map<String, Object> handle(RequestContext context, UntagResourceInput in) {
+        new ConstraintSet()
+                .notNull("resourceArn", in.resourceArn())
+                .length("resourceArn", in.resourceArn(), 1, 1283)
+                .notNull("tagKeys", in.tagKeys())
+                .check();
+        String name = TableNames.fromResourceArn(in.resourceArn());
+        TagTargets.require(storage, name, in.resourceArn());
+        storage.tables().update(name, m -> {
+            Map<String, String> tags = new LinkedHashMap<>(m.tags());
+            in.tagKeys().forEach(tags::remove);
+            return m.withTags(tags);
+        });
+        return Map.of();
+    }
+}

@@ -1,0 +1,114 @@
+package io.partita.server.op.table;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.message.ProvisionedThroughput;
+import io.partita.protocol.message.TableDescriptionOutput;
+import io.partita.protocol.message.UpdateTableInput;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
+import java.util.List;
+
+/** UpdateTable: provisioned throughput, billing mode, deletion protection and table class. */
+public final class UpdateTableHandler implements OperationHandler<UpdateTableInput, TableDescriptionOutput> {
+    private final StorageEngine storage;
+
+    public UpdateTableHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<UpdateTableInput> inputType() {
+        return UpdateTableInput.class;
+    }
+
+    @Override
+    public TableDescriptionOutput handle(RequestContext context, UpdateTableInput in) {
+        ConstraintSet c = new ConstraintSet();
+        TableNames.check(c, in.tableName());
+        c.enumValue("billingMode", in.billingMode(), List.of("PROVISIONED", "PAY_PER_REQUEST"));
+        c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
+        Throughput.constrain(c, in.provisionedThroughput());
+        c.check();
+        String name = TableNames.resolve(in.tableName());
+        storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
+        TableFeatures.refuseUnsupported(
+                null,
+                in.globalSecondaryIndexUpdates(),
+                in.streamSpecification(),
+                in.onDemandThroughput(),
+                in.warmThroughput(),
+                null);
+        if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {
+            throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
+        }
+        boolean throughputChange = in.billingMode() != null || in.provisionedThroughput() != null;
+        if (!throughputChange
+                && in.deletionProtectionEnabled() == null
+                && in.tableClass() == null
+                && (in.sseSpecification() == null || in.sseSpecification().isNull())) {
+            throw ApiException.validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled,"
+                    + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+        }
+        long now = context.clock().millis();
+        Table table = storage.tables().update(name, m -> {
+            TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
+            if (in.deletionProtectionEnabled() != null) {
+                next = next.withDeletionProtection(in.deletionProtectionEnabled());
+            }
+            if (in.tableClass() != null) {
+                next = next.withTableClass(in.tableClass());
+            }
+            return next;
+        });
+        return new TableDescriptionOutput(
+                TableDescriptions.describe(context, table, throughputChange ? "UPDATING" : "ACTIVE"));
+    }
+
+    private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, long now) {
+        String mode = in.billingMode() != null ? in.billingMode() : m.billingMode();
+        ProvisionedThroughput t = in.provisionedThroughput();
+        if (TableMetadata.PAY_PER_REQUEST.equals(mode)) {
+            if (t != null) {
+                throw ApiException.invalidParameter("Neither ReadCapacityUnits nor WriteCapacityUnits can be"
+                        + " specified when BillingMode is PAY_PER_REQUEST");
+            }
+            long switched = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode()) ? m.lastPayPerRequestMillis() : now;
+            return m.withThroughput(
+                    mode, 0, 0, m.lastIncreaseMillis(), m.lastDecreaseMillis(), m.decreasesToday(), switched);
+        }
+        if (t == null) {
+            throw ApiException.validation("One or more parameter values were invalid: ProvisionedThroughput must be"
+                    + " specified when BillingMode is PROVISIONED");
+        }
+        boolean wasProvisioned = TableMetadata.PROVISIONED.equals(m.billingMode());
+        if (wasProvisioned
+                && t.readCapacityUnits() == m.readCapacityUnits()
+                && t.writeCapacityUnits() == m.writeCapacityUnits()) {
+            throw ApiException.validation("The provisioned throughput for the table will not change. The requested"
+                    + " value equals the current value. Current ReadCapacityUnits provisioned for the table: "
+                    + m.readCapacityUnits() + ". Requested ReadCapacityUnits: " + t.readCapacityUnits()
+                    + ". Current WriteCapacityUnits provisioned for the table: " + m.writeCapacityUnits()
+                    + ". Requested WriteCapacityUnits: " + t.writeCapacityUnits()
+                    + ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher"
+                    + " limits.");
+        }
+        boolean increase = !wasProvisioned
+                || t.readCapacityUnits() > m.readCapacityUnits()
+                || t.writeCapacityUnits() > m.writeCapacityUnits();
+        boolean decrease = wasProvisioned
+                && (t.readCapacityUnits() < m.readCapacityUnits() || t.writeCapacityUnits() < m.writeCapacityUnits());
+        return m.withThroughput(
+                TableMetadata.PROVISIONED,
+                t.readCapacityUnits(),
+                t.writeCapacityUnits(),
+                increase ? now : m.lastIncreaseMillis(),
+                decrease ? now : m.lastDecreaseMillis(),
+                m.decreasesToday() + (decrease ? 1 : 0),
+                m.lastPayPerRequestMillis());
+    }
+}

@@ -1,0 +1,81 @@
+package io.partita.server.route;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.server.auth.Credentials;
+import io.partita.server.auth.OpenAuthenticator;
+import io.partita.server.http.ErrorBody;
+import io.partita.server.http.RequestIds;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Turns one API request into a response: operation lookup, authentication, JSON decoding, the handler, and the
+ * mapping of every failure to DynamoDB's error body. Nothing but an {@link ApiException}'s text reaches the client.
+ */
+public final class Dispatcher {
+    private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+    /** Open mode has one account, as DynamoDB Local does. */
+    public static final String ACCOUNT_ID = "000000000000";
+
+    private final OperationRegistry registry;
+    private final OpenAuthenticator authenticator = new OpenAuthenticator();
+    private final Clock clock;
+
+    public Dispatcher(OperationRegistry registry, Clock clock) {
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    public ApiResponse dispatch(ApiRequest request) {
+        String requestId = RequestIds.next();
+        MDC.put("requestId", requestId);
+        try {
+            byte[] body = handle(request, requestId);
+            return new ApiResponse(200, body, requestId);
+        } catch (ApiException e) {
+            log.debug("{} answered {}: {}", request.target(), e.code(), e.getMessage());
+            return new ApiResponse(e.code().httpStatus(), ErrorBody.of(e), requestId);
+        } catch (RuntimeException | Error e) {
+            log.error("{} failed", request.target(), e);
+            ApiException internal = new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error");
+            return new ApiResponse(500, ErrorBody.of(internal), requestId);
+        } finally {
+            MDC.remove("requestId");
+        }
+    }
+
+    private byte[] handle(ApiRequest request, String requestId) {
+        OperationHandler<?, ?> handler = registry.find(request.target());
+        if (handler == null) {
+            if (registry.isKnownButUnimplemented(request.target())) {
+                String op = request.target().substring(OperationRegistry.DYNAMODB_PREFIX.length());
+                throw ApiException.unknownOperation(
+                        "Unknown operation exception: Partita does not implement " + op + " yet");
+            }
+            throw ApiException.unknownOperation("Unknown operation exception");
+        }
+        checkContentType(request.contentType());
+        Credentials credentials = authenticator.authenticate(request.authorization(), request.amzDate());
+        RequestContext context = new RequestContext(requestId, credentials.region(), ACCOUNT_ID, request.host(), clock);
+        return DynamoJson.encode(invoke(handler, context, request.body()));
+    }
+
+    private static <I, O> O invoke(OperationHandler<I, O> handler, RequestContext context, byte[] body) {
+        I input = DynamoJson.decode(body, handler.inputType());
+        return handler.handle(context, input);
+    }
+
+    private static void checkContentType(String contentType) {
+        if (contentType == null) {
+            return;
+        }
+        String type = contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+        if (!type.equals("application/x-amz-json-1.0") && !type.equals("application/json")) {
+            throw ApiException.unknownOperation("Unknown operation exception");
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.partita.server.route;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Maps {@code X-Amz-Target} values to handlers. Operations DynamoDB has but Partita does not implement yet are
+ * named too, so they answer a clear "not implemented" instead of looking like typos.
+ */
+public final class OperationRegistry {
+    public static final String DYNAMODB_PREFIX = "DynamoDB_20120810.";
+
+    /** Every operation of the DynamoDB_20120810 API, implemented or not. */
+    private static final Set<String> DYNAMODB_OPERATIONS = Set.of(
+            "BatchExecuteStatement",
+            "BatchGetItem",
+            "BatchWriteItem",
+            "CreateBackup",
+            "CreateGlobalTable",
+            "CreateTable",
+            "DeleteBackup",
+            "DeleteItem",
+            "DeleteResourcePolicy",
+            "DeleteTable",
+            "DescribeBackup",
+            "DescribeContinuousBackups",
+            "DescribeContributorInsights",
+            "DescribeEndpoints",
+            "DescribeExport",
+            "DescribeGlobalTable",
+            "DescribeGlobalTableSettings",
+            "DescribeImport",
+            "DescribeKinesisStreamingDestination",
+            "DescribeLimits",
+            "DescribeTable",
+            "DescribeTableReplicaAutoScaling",
+            "DescribeTimeToLive",
+            "DisableKinesisStreamingDestination",
+            "EnableKinesisStreamingDestination",
+            "ExecuteStatement",
+            "ExecuteTransaction",
+            "ExportTableToPointInTime",
+            "GetItem",
+            "GetResourcePolicy",
+            "ImportTable",
+            "ListBackups",
+            "ListContributorInsights",
+            "ListExports",
+            "ListGlobalTables",
+            "ListImports",
+            "ListTables",
+            "ListTagsOfResource",
+            "PutItem",
+            "PutResourcePolicy",
+            "Query",
+            "RestoreTableFromBackup",
+            "RestoreTableToPointInTime",
+            "Scan",
+            "TagResource",
+            "TransactGetItems",
+            "TransactWriteItems",
+            "UntagResource",
+            "UpdateContinuousBackups",
+            "UpdateContributorInsights",
+            "UpdateGlobalTable",
+            "UpdateGlobalTableSettings",
+            "UpdateItem",
+            "UpdateKinesisStreamingDestination",
+            "UpdateTable",
+            "UpdateTableReplicaAutoScaling",
+            "UpdateTimeToLive");
+
+    private final Map<String, OperationHandler<?, ?>> handlers = new HashMap<>();
+
+    public OperationRegistry register(String operation, OperationHandler<?, ?> handler) {
+        if (!DYNAMODB_OPERATIONS.contains(operation)) {
+            throw new IllegalArgumentException("not a DynamoDB operation: " + operation);
+        }
+        handlers.put(DYNAMODB_PREFIX + operation, handler);
+        return this;
+    }
+
+    /** The handler for {@code target}, or null. */
+    public OperationHandler<?, ?> find(String target) {
+        return target == null ? null : handlers.get(target);
+    }
+
+    /** Whether {@code target} names a real DynamoDB operation that Partita has not implemented yet. */
+    public boolean isKnownButUnimplemented(String target) {
+        return target != null
+                && target.startsWith(DYNAMODB_PREFIX)
+                && DYNAMODB_OPERATIONS.contains(target.substring(DYNAMODB_PREFIX.length()))
+                && !handlers.containsKey(target);
+    }
+}

@@ -1,0 +1,99 @@
+package io.partita.storage;
+
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.ItemCodec;
+import io.partita.storage.item.KeyLocks;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.item.WriteOutcome;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.key.PartitionHash;
+import io.partita.storage.rocks.RocksStore;
+import io.partita.storage.table.TableCatalog;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rocksdb.RocksDBException;
+
+/**
+ * The facade request handlers use: tables, and atomic reads and read-modify-writes of single items.
+ *
+ * <p>A write takes the item's stripe lock, reads the current image, asks the {@link ConditionalWrite} what to do, and
+ * commits the item and its counter deltas in one WAL batch; the lock makes concurrent writes to one item serial.
+ */
+public final class StorageEngine implements AutoCloseable {
+    private final RocksStore store;
+    private final TableCatalog catalog;
+    private final KeyLocks locks = new KeyLocks(4096);
+
+    private StorageEngine(RocksStore store) {
+        this.store = store;
+        this.catalog = new TableCatalog(store);
+    }
+
+    public static StorageEngine open(StorageConfig config) {
+        RocksStore store = RocksStore.open(config);
+        try {
+            return new StorageEngine(store);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    public TableCatalog tables() {
+        return catalog;
+    }
+
+    /** The item with {@code key}, or null. */
+    public Map<String, AttributeValue> get(Table table, PrimaryKey key) {
+        byte[] k = ItemKeyEncoder.encode(table.metadata().keySchema(), key).bytes();
+        byte[] v = store.get(table.items(), k);
+        return v == null ? null : ItemCodec.decode(v);
+    }
+
+    /** Applies {@code write} to the item with {@code key} atomically; a rejection is thrown after nothing changed. */
+    public WriteOutcome write(Table table, PrimaryKey key, ConditionalWrite write) {
+        byte[] k = ItemKeyEncoder.encode(table.metadata().keySchema(), key).bytes();
+        ReentrantLock lock = locks.lockFor(PartitionHash.of(k));
+        lock.lock();
+        try {
+            byte[] oldBytes = store.get(table.items(), k);
+            Map<String, AttributeValue> old = oldBytes == null ? null : ItemCodec.decode(oldBytes);
+            WriteDecision decision = write.apply(old);
+            if (decision instanceof WriteDecision.Reject reject) {
+                throw reject.error();
+            }
+            long oldSize = old == null ? 0 : ItemSize.of(old);
+            Map<String, AttributeValue> next = decision instanceof WriteDecision.Put put ? put.item() : null;
+            if (next == null && old == null) {
+                return new WriteOutcome(null, null);
+            }
+            long countDelta = (next == null ? 0 : 1) - (old == null ? 0 : 1);
+            long sizeDelta = (next == null ? 0 : ItemSize.of(next)) - oldSize;
+            store.write(batch -> {
+                try {
+                    if (next == null) {
+                        batch.delete(table.items(), k);
+                    } else {
+                        batch.put(table.items(), k, ItemCodec.encode(next));
+                    }
+                } catch (RocksDBException e) {
+                    throw new StorageException("item write failed", e);
+                }
+                catalog.addStatsDelta(batch, table, countDelta, sizeDelta);
+            });
+            catalog.applied(table, countDelta, sizeDelta);
+            return new WriteOutcome(old, next);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

@@ -1,0 +1,26 @@
+package io.partita.storage.item;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Striped locks that serialise read-modify-write cycles on one item. Two keys may share a stripe; that only costs
+ * waiting, never correctness.
+ */
+public final class KeyLocks {
+    private final ReentrantLock[] stripes;
+    private final int mask;
+
+    public KeyLocks(int stripes) {
+        int n = Integer.highestOneBit(Math.max(1, stripes - 1)) << 1;
+        this.stripes = new ReentrantLock[n];
+        for (int i = 0; i < n; i++) {
+            this.stripes[i] = new ReentrantLock();
+        }
+        this.mask = n - 1;
+    }
+
+    public ReentrantLock lockFor(long keyHash) {
+        long h = keyHash ^ (keyHash >>> 29) ^ (keyHash >>> 47);
+        return stripes[(int) h & mask];
+    }
+}

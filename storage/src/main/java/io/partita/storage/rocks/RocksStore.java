@@ -1,0 +1,229 @@
+package io.partita.storage.rocks;
+
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import org.rocksdb.Cache;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Env;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.RocksMemEnv;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * Owns the RocksDB instance and every long-lived native object, and is the only class that touches them.
+ *
+ * <pre>
+ *   column family     key                      value
+ *   default           (unused)
+ *   meta              table name (UTF-8)       TableMetadata as JSON
+ *   stats             table id ‖ 'c' | 's'     uint64 little-endian, updated by merge (item count, size)
+ *   items/&lt;id&gt;        ItemKeyEncoder key       ItemCodec value
+ * </pre>
+ *
+ * Every public method runs under a read lock and fails with {@link StorageException} after {@link #close()}, never
+ * with a crash in native code.
+ */
+public final class RocksStore implements AutoCloseable {
+    public static final String META = "meta";
+    public static final String STATS = "stats";
+    public static final String ITEMS_PREFIX = "items/";
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Closer closer = new Closer();
+    private final ReadWriteLock closeLock = new ReentrantReadWriteLock();
+    private final Map<String, ColumnFamilyHandle> families = new ConcurrentHashMap<>();
+    private final ColumnFamilyOptions itemOptions;
+    private final WriteOptions writeOptions;
+    private final ReadOptions readOptions;
+    private final RocksDB db;
+    private volatile boolean closed;
+
+    private RocksStore(StorageConfig config) {
+        try {
+            String path;
+            DBOptions dbOptions;
+            if (config.inMemory()) {
+                Env env = closer.push(new RocksMemEnv(Env.getDefault()));
+                dbOptions = RocksTuning.dbOptions(closer);
+                dbOptions.setEnv(env);
+                path = "/partita-in-memory";
+            } else {
+                Files.createDirectories(config.dataDir());
+                dbOptions = RocksTuning.dbOptions(closer);
+                path = config.dataDir().toAbsolutePath().toString();
+            }
+            Cache cache = RocksTuning.blockCache(closer);
+            itemOptions = RocksTuning.itemOptions(closer, cache);
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, RocksTuning.metaOptions(closer)));
+            descriptors.add(new ColumnFamilyDescriptor(bytes(META), RocksTuning.metaOptions(closer)));
+            descriptors.add(new ColumnFamilyDescriptor(bytes(STATS), RocksTuning.statsOptions(closer)));
+            for (String name : existingFamilies(config, path)) {
+                if (name.startsWith(ITEMS_PREFIX)) {
+                    descriptors.add(new ColumnFamilyDescriptor(bytes(name), itemOptions));
+                }
+            }
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB opened = RocksDB.open(dbOptions, path, descriptors, handles);
+            db = closer.push(opened);
+            // Handles close before the DB: pushed after it, popped first.
+            for (int i = 0; i < handles.size(); i++) {
+                families.put(
+                        new String(descriptors.get(i).getName(), StandardCharsets.UTF_8), closer.push(handles.get(i)));
+            }
+            writeOptions = closer.push(new WriteOptions().setSync(config.sync()));
+            readOptions = closer.push(new ReadOptions());
+        } catch (RocksDBException | java.io.IOException e) {
+            closer.close();
+            throw new StorageException("cannot open RocksDB: " + e.getMessage(), e);
+        }
+    }
+
+    public static RocksStore open(StorageConfig config) {
+        return new RocksStore(config);
+    }
+
+    private static List<String> existingFamilies(StorageConfig config, String path) throws RocksDBException {
+        if (config.inMemory() || !Files.exists(Path.of(path, "CURRENT"))) {
+            return List.of();
+        }
+        List<String> names = new ArrayList<>();
+        try (Options options = new Options()) {
+            for (byte[] name : RocksDB.listColumnFamilies(options, path)) {
+                names.add(new String(name, StandardCharsets.UTF_8));
+            }
+        }
+        return names;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Runs {@code fn} with the open DB under the close lock; RocksDB errors become StorageException. */
+    private <T> T withOpenDb(String operation, RocksCall<T> fn) {
+        closeLock.readLock().lock();
+        try {
+            if (closed) {
+                throw new StorageException("storage is closed (" + operation + ")");
+            }
+            return fn.call(db);
+        } catch (RocksDBException e) {
+            throw new StorageException(operation + " failed: " + e.getMessage(), e);
+        } finally {
+            closeLock.readLock().unlock();
+        }
+    }
+
+    @FunctionalInterface
+    private interface RocksCall<T> {
+        T call(RocksDB db) throws RocksDBException;
+    }
+
+    public ColumnFamilyHandle family(String name) {
+        ColumnFamilyHandle handle = families.get(name);
+        if (handle == null) {
+            throw new StorageException("no column family " + name);
+        }
+        return handle;
+    }
+
+    public boolean hasFamily(String name) {
+        return families.containsKey(name);
+    }
+
+    public List<String> familyNames() {
+        return List.copyOf(families.keySet());
+    }
+
+    public ColumnFamilyHandle createItemFamily(String name) {
+        return withOpenDb("create column family " + name, db -> {
+            ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(bytes(name), itemOptions));
+            families.put(name, closer.push(handle));
+            return handle;
+        });
+    }
+
+    /**
+     * Drops a column family. Its handle stays open until the store closes: a request still holding it then writes
+     * into a dropped family instead of into freed native memory.
+     */
+    public void dropFamily(String name) {
+        withOpenDb("drop column family " + name, db -> {
+            ColumnFamilyHandle handle = families.remove(name);
+            if (handle != null) {
+                db.dropColumnFamily(handle);
+            }
+            return null;
+        });
+    }
+
+    public byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        return withOpenDb("get", db -> db.get(cf, readOptions, key));
+    }
+
+    /** Builds and commits one atomic batch through the WAL. */
+    public void write(Consumer<WriteBatch> fill) {
+        withOpenDb("write", db -> {
+            try (WriteBatch batch = new WriteBatch()) {
+                fill.accept(batch);
+                db.write(writeOptions, batch);
+            }
+            return null;
+        });
+    }
+
+    /** Calls {@code visitor} with every key and value of {@code cf}, in key order. */
+    public void forEach(ColumnFamilyHandle cf, KeyValueVisitor visitor) {
+        withOpenDb("iterate", db -> {
+            try (RocksIterator it = db.newIterator(cf)) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    visitor.visit(it.key(), it.value());
+                }
+                it.status();
+            }
+            return null;
+        });
+    }
+
+    /** Receives one key and value. */
+    @FunctionalInterface
+    public interface KeyValueVisitor {
+        void visit(byte[] key, byte[] value);
+    }
+
+    @Override
+    public void close() {
+        closeLock.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closer.close();
+        } finally {
+            closeLock.writeLock().unlock();
+        }
+    }
+}

@@ -1,0 +1,218 @@
+package io.partita.storage.table;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.storage.StorageException;
+import io.partita.storage.rocks.RocksStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The set of tables: their metadata in the {@code meta} column family, their item column families, and their live
+ * item count and size (persisted in the {@code stats} column family by merge operands written in each item batch).
+ */
+public final class TableCatalog {
+    private static final Logger log = LoggerFactory.getLogger(TableCatalog.class);
+
+    private final RocksStore store;
+    private final ColumnFamilyHandle meta;
+    private final ColumnFamilyHandle stats;
+    private final TreeMap<String, Table> tables = new TreeMap<>();
+
+    /** One live table: its current metadata, its items column family, and its counters. */
+    public static final class Table {
+        private volatile TableMetadata metadata;
+        private final ColumnFamilyHandle items;
+        private final AtomicLong itemCount;
+        private final AtomicLong sizeBytes;
+
+        Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size) {
+            this.metadata = metadata;
+            this.items = items;
+            this.itemCount = new AtomicLong(count);
+            this.sizeBytes = new AtomicLong(size);
+        }
+
+        public TableMetadata metadata() {
+            return metadata;
+        }
+
+        public ColumnFamilyHandle items() {
+            return items;
+        }
+
+        public TableStats stats() {
+            return new TableStats(itemCount.get(), sizeBytes.get());
+        }
+    }
+
+    public TableCatalog(RocksStore store) {
+        this.store = store;
+        this.meta = store.family(RocksStore.META);
+        this.stats = store.family(RocksStore.STATS);
+        load();
+    }
+
+    private void load() {
+        store.forEach(meta, (key, value) -> {
+            TableMetadata m = decode(value);
+            if (!store.hasFamily(m.itemsFamily())) {
+                throw new StorageException("table " + m.name() + " has no column family " + m.itemsFamily());
+            }
+            long count = readCounter(m.id(), 'c');
+            long size = readCounter(m.id(), 's');
+            tables.put(m.name(), new Table(m, store.family(m.itemsFamily()), count, size));
+        });
+        // A crash between dropping a table's metadata and its column family leaves an orphan: drop it now.
+        for (String family : store.familyNames()) {
+            if (family.startsWith(RocksStore.ITEMS_PREFIX)
+                    && tables.values().stream()
+                            .noneMatch(t -> t.metadata.itemsFamily().equals(family))) {
+                log.info("dropping orphaned column family {}", family);
+                store.dropFamily(family);
+            }
+        }
+        log.info("loaded {} tables", tables.size());
+    }
+
+    private long readCounter(String id, char kind) {
+        byte[] v = store.get(stats, counterKey(id, kind));
+        return v == null ? 0 : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    private static byte[] counterKey(String id, char kind) {
+        return (id + kind).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] counterDelta(long delta) {
+        return ByteBuffer.allocate(8)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(delta)
+                .array();
+    }
+
+    /** Adds merge operands for a change in item count and size to {@code batch}; call {@link #applied} after. */
+    public void addStatsDelta(WriteBatch batch, Table table, long countDelta, long sizeDelta) {
+        try {
+            String id = table.metadata.id();
+            if (countDelta != 0) {
+                batch.merge(stats, counterKey(id, 'c'), counterDelta(countDelta));
+            }
+            if (sizeDelta != 0) {
+                batch.merge(stats, counterKey(id, 's'), counterDelta(sizeDelta));
+            }
+        } catch (RocksDBException e) {
+            throw new StorageException("stats merge failed", e);
+        }
+    }
+
+    /** Updates the in-memory counters once a batch with the same deltas has committed. */
+    public void applied(Table table, long countDelta, long sizeDelta) {
+        table.itemCount.addAndGet(countDelta);
+        table.sizeBytes.addAndGet(sizeDelta);
+    }
+
+    private static TableMetadata decode(byte[] json) {
+        try {
+            return DynamoJson.mapper().readValue(json, TableMetadata.class);
+        } catch (IOException e) {
+            throw new StorageException("corrupt table metadata", e);
+        }
+    }
+
+    private static byte[] encode(TableMetadata m) {
+        try {
+            return DynamoJson.mapper().writeValueAsBytes(m);
+        } catch (IOException e) {
+            throw new StorageException("cannot encode table metadata", e);
+        }
+    }
+
+    private void persist(TableMetadata m) {
+        store.write(batch -> {
+            try {
+                batch.put(meta, m.name().getBytes(StandardCharsets.UTF_8), encode(m));
+            } catch (RocksDBException e) {
+                throw new StorageException("metadata write failed", e);
+            }
+        });
+    }
+
+    public synchronized Table find(String name) {
+        return tables.get(name);
+    }
+
+    /** The table, or DynamoDB's ResourceNotFoundException with {@code message}. */
+    public Table require(String name, String message) {
+        Table t = find(name);
+        if (t == null) {
+            throw ApiException.resourceNotFound(message);
+        }
+        return t;
+    }
+
+    public synchronized Table create(TableMetadata m) {
+        if (tables.containsKey(m.name())) {
+            throw ApiException.resourceInUse("Table already exists: " + m.name());
+        }
+        ColumnFamilyHandle cf = store.createItemFamily(m.itemsFamily());
+        persist(m);
+        Table t = new Table(m, cf, 0, 0);
+        tables.put(m.name(), t);
+        return t;
+    }
+
+    public synchronized Table update(String name, UnaryOperator<TableMetadata> change) {
+        Table t = tables.get(name);
+        if (t == null) {
+            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+        }
+        TableMetadata next = change.apply(t.metadata);
+        persist(next);
+        t.metadata = next;
+        return t;
+    }
+
+    /** Removes a table's metadata and counters in one batch, then drops its items. */
+    public synchronized Table delete(String name) {
+        Table t = tables.get(name);
+        if (t == null) {
+            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+        }
+        TableMetadata m = t.metadata;
+        store.write(batch -> {
+            try {
+                batch.delete(meta, m.name().getBytes(StandardCharsets.UTF_8));
+                batch.delete(stats, counterKey(m.id(), 'c'));
+                batch.delete(stats, counterKey(m.id(), 's'));
+            } catch (RocksDBException e) {
+                throw new StorageException("metadata delete failed", e);
+            }
+        });
+        store.dropFamily(m.itemsFamily());
+        tables.remove(name);
+        return t;
+    }
+
+    /** Table names in DynamoDB's ListTables order (ascending). */
+    public synchronized List<String> names() {
+        return new ArrayList<>(tables.keySet());
+    }
+
+    public synchronized Map<String, Table> snapshot() {
+        return new TreeMap<>(tables);
+    }
+}
