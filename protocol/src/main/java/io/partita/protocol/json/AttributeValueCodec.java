@@ -216,8 +216,28 @@ public final class AttributeValueCodec {
         if (t == JsonToken.START_ARRAY) {
             return ApiException.serialization("Start of list found where not expected");
         }
-        String kind = t == null ? "null" : t.name();
-        return ApiException.serialization(kind + " cannot be converted to " + target);
+        return ApiException.serialization(tokenName(t) + " cannot be converted to " + target);
+    }
+
+    /** The name DynamoDB's deserializer gives a JSON token in its messages ({@code NUMBER_VALUE} …). */
+    static String tokenName(JsonToken t) {
+        if (t == null) {
+            return "NULL_VALUE";
+        }
+        switch (t) {
+            case VALUE_NUMBER_INT:
+            case VALUE_NUMBER_FLOAT:
+                return "NUMBER_VALUE";
+            case VALUE_STRING:
+                return "STRING_VALUE";
+            case VALUE_TRUE:
+            case VALUE_FALSE:
+                return "BOOLEAN_VALUE";
+            case VALUE_NULL:
+                return "NULL_VALUE";
+            default:
+                return t.name();
+        }
     }
 
     /** Writes one attribute value. */

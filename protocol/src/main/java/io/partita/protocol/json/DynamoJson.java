@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
@@ -126,19 +127,30 @@ public final class DynamoJson {
     }
 
     private static String describe(JsonMappingException e) {
-        if (e instanceof MismatchedInputException m) {
+        String text = String.valueOf(e.getOriginalMessage());
+        if (text.contains("from Object value")) {
+            return "Start of structure or map found where not expected";
+        }
+        if (text.contains("from Array value")) {
+            return "Start of list found where not expected";
+        }
+        if (e instanceof InvalidFormatException f && f.getTargetType() != null) {
+            Object v = f.getValue();
+            String kind =
+                    v instanceof Number ? "NUMBER_VALUE" : v instanceof Boolean ? "BOOLEAN_VALUE" : "STRING_VALUE";
+            return kind + " cannot be converted to " + f.getTargetType().getSimpleName();
+        }
+        if (e instanceof MismatchedInputException m && m.getProcessor() instanceof JsonParser p) {
+            JsonToken t = p.currentToken();
             Class<?> target = m.getTargetType();
-            String name = target == null ? "value" : target.getSimpleName();
-            JsonParser p = (JsonParser) m.getProcessor();
-            JsonToken t = p == null ? null : p.currentToken();
             if (t == JsonToken.START_OBJECT) {
                 return "Start of structure or map found where not expected";
             }
             if (t == JsonToken.START_ARRAY) {
                 return "Start of list found where not expected";
             }
-            if (t != null) {
-                return t.name() + " cannot be converted to " + name;
+            if (t != null && target != null) {
+                return AttributeValueCodec.tokenName(t) + " cannot be converted to " + target.getSimpleName();
             }
         }
         return "Unexpected field type";

@@ -63,10 +63,16 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
                         json(HttpResponseStatus.valueOf(result.status()), result.body(), result.requestId()),
                         keepAlive);
             });
-        } else if (request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD)) {
-            respond(ctx, text(HttpResponseStatus.OK, healthLine), keepAlive);
         } else {
-            respond(ctx, text(HttpResponseStatus.METHOD_NOT_ALLOWED, "Method not allowed\n"), keepAlive);
+            // Through the worker too, so answers to pipelined requests keep their order.
+            boolean health =
+                    request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD);
+            worker.execute(() -> respond(
+                    ctx,
+                    health
+                            ? text(HttpResponseStatus.OK, healthLine)
+                            : text(HttpResponseStatus.METHOD_NOT_ALLOWED, "Method not allowed\n"),
+                    keepAlive));
         }
     }
 

@@ -15,11 +15,8 @@ import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -41,8 +38,6 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
     @Override
     public TableDescriptionOutput handle(RequestContext context, CreateTableInput in) {
         validate(in);
-        KeySchema schema = keySchema(in.keySchema(), in.attributeDefinitions());
-        Throughput throughput = Throughput.forCreate(in.billingMode(), in.provisionedThroughput());
         TableFeatures.refuseUnsupported(
                 in.localSecondaryIndexes(),
                 in.globalSecondaryIndexes(),
@@ -50,6 +45,8 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 in.onDemandThroughput(),
                 in.warmThroughput(),
                 in.resourcePolicy());
+        KeySchema schema = keySchema(in.keySchema(), in.attributeDefinitions());
+        Throughput throughput = Throughput.forCreate(in.billingMode(), in.provisionedThroughput());
         Map<String, String> tags = Tags.toMap(in.tags());
         long now = context.clock().millis();
         TableMetadata m = new TableMetadata(
@@ -126,16 +123,22 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 throw ApiException.validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
             }
         }
-        Set<String> used = new LinkedHashSet<>();
-        for (KeySchemaElement e : elements) {
-            if (!types.containsKey(e.attributeName())) {
-                throw ApiException.validation("Invalid KeySchema: Some index key attribute have no definition");
-            }
-            used.add(e.attributeName());
+        // DynamoDB words a mismatch by how the counts compare: fewer definitions than keys, more definitions than
+        // keys (no indexes yet, so every definition must be a key), or the same count with different names.
+        List<String> keys =
+                elements.stream().map(KeySchemaElement::attributeName).toList();
+        if (definitions.size() < keys.size()) {
+            throw ApiException.validation("Invalid KeySchema: Some index key attribute have no definition");
         }
-        if (!used.containsAll(types.keySet())) {
-            throw ApiException.invalidParameter("Some AttributeDefinitions are not used. AttributeDefinitions: "
-                    + new TreeSet<>(types.keySet()) + ", keys used: " + new TreeSet<>(used));
+        if (definitions.size() > keys.size()) {
+            throw ApiException.invalidParameter("Number of attributes in KeySchema does not exactly match number of"
+                    + " attributes defined in AttributeDefinitions");
+        }
+        if (!types.keySet().containsAll(keys)) {
+            List<String> defined =
+                    definitions.stream().map(AttributeDefinition::attributeName).toList();
+            throw ApiException.invalidParameter("Some index key attributes are not defined in AttributeDefinitions."
+                    + " Keys: " + keys + ", AttributeDefinitions: " + defined);
         }
         return new KeySchema(
                 new KeySchema.KeyAttribute(hash.attributeName(), ScalarType.valueOf(types.get(hash.attributeName()))),

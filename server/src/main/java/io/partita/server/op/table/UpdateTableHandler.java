@@ -54,7 +54,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             throw ApiException.validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled,"
                     + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
         }
-        long now = context.clock().millis();
+        Long now = context.clock().millis();
         Table table = storage.tables().update(name, m -> {
             TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
             if (in.deletionProtectionEnabled() != null) {
@@ -69,7 +69,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                 TableDescriptions.describe(context, table, throughputChange ? "UPDATING" : "ACTIVE"));
     }
 
-    private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, long now) {
+    private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, Long now) {
         String mode = in.billingMode() != null ? in.billingMode() : m.billingMode();
         ProvisionedThroughput t = in.provisionedThroughput();
         if (TableMetadata.PAY_PER_REQUEST.equals(mode)) {
@@ -77,7 +77,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                 throw ApiException.invalidParameter("Neither ReadCapacityUnits nor WriteCapacityUnits can be"
                         + " specified when BillingMode is PAY_PER_REQUEST");
             }
-            long switched = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode()) ? m.lastPayPerRequestMillis() : now;
+            Long switched = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode()) ? m.lastPayPerRequestMillis() : now;
             return m.withThroughput(
                     mode, 0, 0, m.lastIncreaseMillis(), m.lastDecreaseMillis(), m.decreasesToday(), switched);
         }

@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build: compile with the Maven wrapper on a JDK, run on a slim JRE.
+FROM eclipse-temurin:17-jdk AS build
+SHELL ["/bin/bash", "-c"]
+WORKDIR /src
+COPY mvnw pom.xml ./
+COPY .mvn .mvn
+COPY protocol protocol
+COPY storage storage
+COPY server server
+COPY bench bench
+COPY conformance-tests conformance-tests
+RUN ./mvnw -q -B -pl server -am package -DskipTests -Dspotless.check.skip
+# Class-data-sharing training run: start once, answer a request, stop; the archive halves later start-up time.
+RUN java -XX:ArchiveClassesAtExit=/src/server/target/partita.jsa -Xlog:cds=off -Xlog:cds+dynamic=off \
+        -jar server/target/partita.jar --in-memory --port 8000 & pid=$!; \
+    for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/8000) 2>/dev/null && break; sleep 0.1; done; \
+    exec 3<>/dev/tcp/127.0.0.1/8000; \
+    printf 'POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nX-Amz-Date: 20260101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 Credential=a/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' >&3; \
+    cat <&3 >/dev/null; kill $pid; wait $pid || true; ls -l /src/server/target/partita.jsa
+
+FROM eclipse-temurin:17-jre
+# DynamoDB Local's image works from /home/dynamodblocal; Partita keeps its data in /data (a volume).
+WORKDIR /home/partita
+COPY --from=build /src/server/target/partita.jar /opt/partita/partita.jar
+COPY --from=build /src/server/target/partita.jsa /opt/partita/partita.jsa
+VOLUME /data
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s \
+    CMD bash -c 'exec 3<>/dev/tcp/127.0.0.1/8000 && printf "GET / HTTP/1.0\r\n\r\n" >&3 && grep -q healthy <&3'
+# Arguments after the image name are passed to Partita, so DynamoDB Local's habitual
+# `-jar DynamoDBLocal.jar -sharedDb -inMemory` or `-dbPath /data` work unchanged.
+ENTRYPOINT ["java", "-XX:SharedArchiveFile=/opt/partita/partita.jsa", "-Xlog:cds=off", "-Xlog:cds+dynamic=off", \
+    "-Xms64m", "-XX:MaxRAMPercentage=50", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", \
+    "-jar", "/opt/partita/partita.jar", "--data-dir", "/data"]
+CMD []

@@ -1,0 +1,67 @@
+package io.partita.bench;
+
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.GetItemOutput;
+import io.partita.protocol.message.PutItemInput;
+import io.partita.storage.item.ItemCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** JSON decode/encode of a PutItem body with a 1 KB item, and the storage codec for the same item. */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class AttributeValueCodecBench {
+    private byte[] putItemBody;
+    private PutItemInput decoded;
+    private byte[] stored;
+
+    @Setup
+    public void setup() {
+        StringBuilder item = new StringBuilder("{\"pk\":{\"S\":\"customer#000123\"},\"sk\":{\"N\":\"42\"}");
+        for (int i = 0; i < 12; i++) {
+            item.append(",\"attr")
+                    .append(i)
+                    .append("\":{\"S\":\"")
+                    .append("x".repeat(60))
+                    .append("\"}");
+        }
+        item.append(",\"tags\":{\"SS\":[\"a\",\"b\",\"c\"]},\"m\":{\"M\":{\"n\":{\"N\":\"3.14\"}}}}");
+        putItemBody = ("{\"TableName\":\"bench\",\"Item\":" + item + "}").getBytes(StandardCharsets.UTF_8);
+        decoded = DynamoJson.decode(putItemBody, PutItemInput.class);
+        stored = ItemCodec.encode(decoded.item());
+    }
+
+    @Benchmark
+    public PutItemInput decodePutItem() {
+        return DynamoJson.decode(putItemBody, PutItemInput.class);
+    }
+
+    @Benchmark
+    public byte[] encodeGetItemOutput() {
+        return DynamoJson.encode(new GetItemOutput(decoded.item(), null));
+    }
+
+    @Benchmark
+    public byte[] storageEncode() {
+        return ItemCodec.encode(decoded.item());
+    }
+
+    @Benchmark
+    public Object storageDecode() {
+        return ItemCodec.decode(stored);
+    }
+}

@@ -1,0 +1,82 @@
+package io.partita.conformance.support;
+
+import io.partita.server.embedded.EmbeddedPartita;
+import java.net.URI;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.retry.RetryMode;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * Where conformance tests send their requests: an in-process Partita (in memory, started once per test JVM) by
+ * default, or any endpoint given as {@code -Dpartita.endpoint=URL} — real DynamoDB included
+ * ({@code -Dpartita.endpoint=https://dynamodb.us-east-1.amazonaws.com -Dpartita.region=us-east-1}, credentials from
+ * the default chain).
+ */
+public final class Endpoint {
+    private static final String CONFIGURED = System.getProperty("partita.endpoint", "");
+    private static final Region REGION = Region.of(System.getProperty("partita.region", "us-east-1"));
+    private static volatile URI uri;
+    private static volatile DynamoDbClient client;
+
+    private Endpoint() {}
+
+    /** True when the tests run against an in-process Partita (Partita-only checks may run). */
+    public static boolean isEmbedded() {
+        return CONFIGURED.isBlank();
+    }
+
+    public static synchronized URI uri() {
+        if (uri == null) {
+            if (isEmbedded()) {
+                EmbeddedPartita partita = EmbeddedPartita.start();
+                Runtime.getRuntime().addShutdownHook(new Thread(partita::close, "partita-embedded-stop"));
+                uri = partita.endpoint();
+            } else {
+                uri = URI.create(CONFIGURED);
+            }
+        }
+        return uri;
+    }
+
+    public static Region region() {
+        return REGION;
+    }
+
+    public static AwsCredentialsProvider credentials() {
+        if (isEmbedded()
+                || uri().getHost().equals("localhost")
+                || uri().getHost().startsWith("127.")) {
+            return StaticCredentialsProvider.create(AwsBasicCredentials.create("partita", "partita"));
+        }
+        return DefaultCredentialsProvider.builder().build();
+    }
+
+    /** A shared synchronous client (thread-safe, reused across tests). */
+    public static synchronized DynamoDbClient client() {
+        if (client == null) {
+            client = DynamoDbClient.builder()
+                    .endpointOverride(uri())
+                    .region(REGION)
+                    .credentialsProvider(credentials())
+                    .httpClient(UrlConnectionHttpClient.create())
+                    .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD))
+                    .build();
+        }
+        return client;
+    }
+
+    /** A new asynchronous client on the SDK's Netty HTTP client; the caller closes it. */
+    public static DynamoDbAsyncClient asyncClient() {
+        return DynamoDbAsyncClient.builder()
+                .endpointOverride(uri())
+                .region(REGION)
+                .credentialsProvider(credentials())
+                .build();
+    }
+}

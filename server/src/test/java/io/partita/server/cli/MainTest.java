@@ -1,0 +1,46 @@
+package io.partita.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class MainTest {
+    private static Main parse(String... args) {
+        Main main = new Main();
+        CommandLine cli = new CommandLine(main);
+        cli.setUnmatchedArgumentsAllowed(true);
+        cli.setUnmatchedOptionsArePositionalParams(true);
+        cli.parseArgs(args);
+        return main;
+    }
+
+    @Test
+    void defaultsArePort8000AndPersistentDataInPartitaData() {
+        Main m = parse();
+        assertThat(m.port).isEqualTo(8000);
+        assertThat(m.dataDir).isEqualTo(Path.of("partita-data"));
+        assertThat(m.inMemory).isFalse();
+    }
+
+    @Test
+    void acceptsDynamoDbLocalFlagsAndIgnoresItsLauncherWords() {
+        Main m = parse("-jar", "DynamoDBLocal.jar", "-sharedDb", "-port", "9000", "-dbPath", "/data", "-inMemory");
+        assertThat(m.port).isEqualTo(9000);
+        assertThat(m.dataDir).isEqualTo(Path.of("/data"));
+        assertThat(m.inMemory).isTrue();
+        assertThat(m.sharedDb).isTrue();
+        assertThat(m.ignored).containsExactly("-jar", "DynamoDBLocal.jar");
+    }
+
+    @Test
+    void bannerSaysPortAndStorageMode() {
+        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.memory()))
+                .contains("port 8000")
+                .contains("in memory");
+        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.disk(Path.of("/d"))))
+                .contains("persistent")
+                .contains("/d");
+    }
+}

@@ -1,0 +1,43 @@
+package io.partita.server.wire;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+/** A bare HTTP client for wire tests: sends exactly the headers a test asks for, nothing the SDK would add. */
+final class RawApi {
+    static final String AUTH = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261130/us-east-1/dynamodb/aws4_request,"
+            + " SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=0123456789abcdef";
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final URI endpoint;
+
+    RawApi(URI endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    HttpResponse<String> post(String target, String body, String authorization)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(endpoint)
+                .header("Content-Type", "application/x-amz-json-1.0")
+                .header("X-Amz-Date", "20261130T000000Z")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (target != null) {
+            b.header("X-Amz-Target", target);
+        }
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> post(String target, String body) throws IOException, InterruptedException {
+        return post(target, body, AUTH);
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(
+                HttpRequest.newBuilder(endpoint.resolve(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+}

@@ -1,0 +1,168 @@
+package io.partita.server.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.server.embedded.EmbeddedPartita;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP contract, checked with a raw client: headers, error shapes, limits and the health line. */
+class WireIT {
+    private static EmbeddedPartita partita;
+    private static RawApi api;
+
+    @BeforeAll
+    static void start() {
+        partita = EmbeddedPartita.start();
+        api = new RawApi(partita.endpoint());
+    }
+
+    @AfterAll
+    static void stop() {
+        partita.close();
+    }
+
+    @Test
+    void healthLineOnGet() throws Exception {
+        HttpResponse<String> r = api.get("/");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("healthy: dynamodb.us-east-1.amazonaws.com ");
+    }
+
+    @Test
+    void everyResponseCarriesARequestIdAndTheCrc32OfItsBody() throws Exception {
+        for (HttpResponse<String> r : java.util.List.of(
+                api.post("DynamoDB_20120810.ListTables", "{}"), api.post("DynamoDB_20120810.Nope", "{}"))) {
+            assertThat(r.headers().firstValue("x-amzn-RequestId"))
+                    .hasValueSatisfying(id -> assertThat(id).matches("[A-Z0-9]{52}"));
+            CRC32 crc = new CRC32();
+            crc.update(r.body().getBytes(StandardCharsets.UTF_8));
+            assertThat(r.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(crc.getValue()));
+            assertThat(r.headers().firstValue("content-type")).hasValue("application/x-amz-json-1.0");
+        }
+    }
+
+    @Test
+    void unknownOrMissingTargetIsUnknownOperation() throws Exception {
+        for (String target : new String[] {"DynamoDB_20120810.Nope", "Bogus", null}) {
+            HttpResponse<String> r = api.post(target, "{}");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body())
+                    .isEqualTo("{\"__type\":\"com.amazon.coral.service#UnknownOperationException\","
+                            + "\"message\":\"Unknown operation exception\"}");
+        }
+    }
+
+    @Test
+    void aRealOperationNotImplementedYetSaysSo() throws Exception {
+        HttpResponse<String> r = api.post("DynamoDB_20120810.TransactWriteItems", "{}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body())
+                .contains("com.amazon.coral.service#UnknownOperationException")
+                .contains("Partita does not implement TransactWriteItems yet");
+    }
+
+    @Test
+    void badJsonIsASerializationException() throws Exception {
+        HttpResponse<String> r = api.post("DynamoDB_20120810.ListTables", "{\"Limit\":");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).startsWith("{\"__type\":\"com.amazon.coral.service#SerializationException\"");
+        HttpResponse<String> wrongType = api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":5}");
+        assertThat(wrongType.body())
+                .isEqualTo("{\"__type\":\"com.amazon.coral.service#SerializationException\","
+                        + "\"message\":\"NUMBER_VALUE cannot be converted to String\"}");
+    }
+
+    @Test
+    void missingAuthorizationIsRefused() throws Exception {
+        HttpResponse<String> r = api.post("DynamoDB_20120810.ListTables", "{}", null);
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body())
+                .isEqualTo("{\"__type\":\"com.amazon.coral.service#MissingAuthenticationTokenException\","
+                        + "\"message\":\"Request is missing Authentication Token\"}");
+    }
+
+    @Test
+    void malformedAuthorizationIsAnIncompleteSignature() throws Exception {
+        HttpResponse<String> r = api.post("DynamoDB_20120810.ListTables", "{}", "AWS4-HMAC-SHA256 Credential=abc");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body())
+                .contains("com.amazon.coral.service#IncompleteSignatureException")
+                .contains("Authorization header requires 'Signature' parameter.")
+                .contains("Authorization header requires 'SignedHeaders' parameter.");
+    }
+
+    @Test
+    void openModeAcceptsAnyRegion() throws Exception {
+        String auth = RawApi.AUTH.replace("us-east-1", "moon-base-7");
+        HttpResponse<String> r = api.post("DynamoDB_20120810.ListTables", "{}", auth);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("{\"TableNames\":[]}");
+    }
+
+    @Test
+    void aBodyOver16MegabytesIsRefusedBeforeItIsSent() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", partita.port())) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            String head = "POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
+                    + "Content-Type: application/x-amz-json-1.0\r\nAuthorization: " + RawApi.AUTH + "\r\n"
+                    + "Content-Length: " + (16 * 1024 * 1024 + 1) + "\r\n\r\n";
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String response = readAll(socket.getInputStream());
+            assertThat(response).startsWith("HTTP/1.1 413");
+            assertThat(response).contains("x-amz-crc32");
+        }
+    }
+
+    @Test
+    void pipelinedRequestsOnOneConnectionAreAnsweredInOrder() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", partita.port())) {
+            socket.setSoTimeout(5000);
+            StringBuilder requests = new StringBuilder();
+            String[] targets = {"ListTables", "DescribeLimits", "Nope", "ListTables"};
+            for (String t : targets) {
+                requests.append("POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.")
+                        .append(t)
+                        .append("\r\nX-Amz-Date: 20261130T000000Z\r\nAuthorization: ")
+                        .append(RawApi.AUTH)
+                        .append("\r\nContent-Length: 2\r\n\r\n{}");
+            }
+            requests.append("GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+            socket.getOutputStream().write(requests.toString().getBytes(StandardCharsets.US_ASCII));
+            String all = readAll(socket.getInputStream());
+            int tables = all.indexOf("TableNames");
+            int limits = all.indexOf("AccountMaxReadCapacityUnits");
+            int unknown = all.indexOf("UnknownOperationException");
+            int tablesAgain = all.indexOf("TableNames", unknown);
+            int health = all.indexOf("healthy:");
+            assertThat(tables).isPositive().isLessThan(limits);
+            assertThat(limits).isLessThan(unknown);
+            assertThat(unknown).isLessThan(tablesAgain);
+            assertThat(tablesAgain).isLessThan(health);
+        }
+    }
+
+    private static String readAll(InputStream in) throws Exception {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        int n;
+        try {
+            while ((n = in.read(chunk)) > 0) {
+                buf.write(chunk, 0, n);
+            }
+        } catch (java.net.SocketTimeoutException | java.net.SocketException e) {
+            // The server answered and closed, or stopped talking: either way we have what it sent.
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+}
