@@ -69,6 +69,11 @@ public final class Main implements Callable<Integer> {
     List<String> ignored;
 
     public static void main(String[] args) {
+        // Netty's buffer-allocation JFR events cost ~150 ms of start-up to register; nothing here records them.
+        if (System.getProperty("io.netty.jfr.enabled") == null) {
+            System.setProperty("io.netty.jfr.enabled", "false");
+        }
+        JsonWarmUp.startInBackground();
         CommandLine cli = new CommandLine(new Main());
         cli.setUnmatchedArgumentsAllowed(true);
         cli.setUnmatchedOptionsArePositionalParams(true);

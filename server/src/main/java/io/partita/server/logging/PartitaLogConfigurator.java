@@ -1,0 +1,44 @@
+package io.partita.server.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.Configurator;
+import ch.qos.logback.classic.spi.ConfiguratorRank;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.spi.ContextAwareBase;
+import org.slf4j.Logger;
+
+/**
+ * Logback configured in code rather than from {@code logback.xml}: parsing XML cost about 400 ms of the server's
+ * start-up (docs/PERFORMANCE.md). Logs go to stderr; {@code PARTITA_LOG_LEVEL} (or {@code -Dpartita.log.level}) sets
+ * the level, INFO by default.
+ */
+@ConfiguratorRank(ConfiguratorRank.CUSTOM_HIGH_PRIORITY)
+public final class PartitaLogConfigurator extends ContextAwareBase implements Configurator {
+    @Override
+    public ExecutionStatus configure(LoggerContext context) {
+        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{20} %X{requestId} - %msg%n");
+        encoder.start();
+        ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+        console.setContext(context);
+        console.setName("stderr");
+        console.setTarget("System.err");
+        console.setEncoder(encoder);
+        console.start();
+        ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(level());
+        root.addAppender(console);
+        context.getLogger("io.netty").setLevel(Level.WARN);
+        context.getLogger("software.amazon").setLevel(Level.WARN);
+        return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    private static Level level() {
+        String configured = System.getProperty("partita.log.level", System.getenv("PARTITA_LOG_LEVEL"));
+        return Level.toLevel(configured, Level.INFO);
+    }
+}
