@@ -123,7 +123,7 @@ class DeleteItemTest {
         String table = tableWithItem(ddb, tables);
 
         assertValidation(
-                "Return values set to invalid value",
+                "ReturnValues can only be ALL_OLD or NONE",
                 () -> ddb.deleteItem(b -> b.tableName(table).key(KEY).returnValues(returnValues)));
 
         assertThat(exists(ddb, table)).isTrue();

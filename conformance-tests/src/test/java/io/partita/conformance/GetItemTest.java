@@ -71,7 +71,7 @@ class GetItemTest {
         String table = tableWithItem(ddb, tables);
 
         GetItemResponse r = ddb.getItem(
-                b -> b.tableName(table).key(KEY).consistentRead(true).projectionExpression("b,missing,id"));
+                b -> b.tableName(table).key(KEY).consistentRead(true).projectionExpression("b,absent,id"));
 
         assertThat(r.item()).isEqualTo(Map.of("b", ITEM.get("b"), "id", ITEM.get("id")));
     }

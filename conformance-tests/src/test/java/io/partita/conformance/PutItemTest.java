@@ -83,7 +83,7 @@ class PutItemTest {
         ddb.putItem(b -> b.tableName(table).item(FIRST));
 
         assertValidation(
-                "Return values set to invalid value",
+                "ReturnValues can only be ALL_OLD or NONE",
                 () -> ddb.putItem(b -> b.tableName(table).item(SECOND).returnValues(returnValues)));
 
         assertThat(current(ddb, table)).isEqualTo(FIRST);

@@ -14,11 +14,14 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
+import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.PartitaChannelInitializer;
 import io.partita.server.op.item.DeleteItemHandler;
 import io.partita.server.op.item.GetItemHandler;
+import io.partita.server.op.item.ItemExpressions;
 import io.partita.server.op.item.PutItemHandler;
+import io.partita.server.op.item.UpdateItemHandler;
 import io.partita.server.op.table.CreateTableHandler;
 import io.partita.server.op.table.DeleteTableHandler;
 import io.partita.server.op.table.DescribeEndpointsHandler;
@@ -38,6 +41,9 @@ import java.util.concurrent.TimeUnit;
 
 /** Wires storage, the operation registry and Netty together; {@link #start} binds, {@link #close} undoes it all. */
 public final class PartitaServer implements AutoCloseable {
+    /** Parsed expressions kept for reuse; an application rarely has more distinct expressions than this. */
+    static final int EXPRESSION_CACHE_ENTRIES = 4096;
+
     private final StorageEngine storage;
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
@@ -80,6 +86,7 @@ public final class PartitaServer implements AutoCloseable {
     }
 
     static OperationRegistry registry(StorageEngine storage) {
+        ItemExpressions expressions = new ItemExpressions(new ExpressionCache(EXPRESSION_CACHE_ENTRIES));
         return new OperationRegistry()
                 .register("CreateTable", new CreateTableHandler(storage))
                 .register("DescribeTable", new DescribeTableHandler(storage))
@@ -91,9 +98,10 @@ public final class PartitaServer implements AutoCloseable {
                 .register("TagResource", new TagResourceHandler(storage))
                 .register("UntagResource", new UntagResourceHandler(storage))
                 .register("ListTagsOfResource", new ListTagsOfResourceHandler(storage))
-                .register("PutItem", new PutItemHandler(storage))
-                .register("GetItem", new GetItemHandler(storage))
-                .register("DeleteItem", new DeleteItemHandler(storage));
+                .register("PutItem", new PutItemHandler(storage, expressions))
+                .register("GetItem", new GetItemHandler(storage, expressions))
+                .register("UpdateItem", new UpdateItemHandler(storage, expressions))
+                .register("DeleteItem", new DeleteItemHandler(storage, expressions));
     }
 
     /** The bound port (useful when the config asked for port 0). */

@@ -1,6 +1,5 @@
 package io.partita.protocol.message;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.partita.protocol.model.AttributeValue;
 import java.util.Map;
 
@@ -14,6 +13,6 @@ public record PutItemInput(
         String conditionExpression,
         Map<String, String> expressionAttributeNames,
         Map<String, AttributeValue> expressionAttributeValues,
-        JsonNode expected,
+        Map<String, ExpectedAttributeValue> expected,
         String conditionalOperator,
         String returnValuesOnConditionCheckFailure) {}

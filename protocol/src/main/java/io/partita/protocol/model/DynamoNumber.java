@@ -36,9 +36,6 @@ public final class DynamoNumber {
             return BigDecimal.ZERO;
         }
         BigDecimal stripped = value.stripTrailingZeros();
-        if (stripped.precision() > MAX_DIGITS) {
-            throw ApiException.validation("Attempting to store more than 38 significant digits in a Number");
-        }
         long exponent = exponentOf(stripped);
         if (exponent > MAX_EXPONENT) {
             throw ApiException.validation(
@@ -47,6 +44,9 @@ public final class DynamoNumber {
         if (exponent < MIN_EXPONENT) {
             throw ApiException.validation(
                     "Number underflow. Attempting to store a number with magnitude smaller than supported range");
+        }
+        if (stripped.precision() > MAX_DIGITS) {
+            throw ApiException.validation("Attempting to store more than 38 significant digits in a Number");
         }
         return stripped;
     }

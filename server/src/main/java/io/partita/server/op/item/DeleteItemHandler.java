@@ -1,12 +1,12 @@
 package io.partita.server.op.item;
 
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.message.DeleteItemInput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
-import io.partita.protocol.validate.ConstraintSet;
-import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -14,12 +14,14 @@ import io.partita.storage.item.WriteDecision;
 import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.table.TableCatalog.Table;
 
-/** DeleteItem: deleting an absent item succeeds; {@code ReturnValues} NONE or ALL_OLD. */
+/** DeleteItem: deleting an absent item succeeds; optional condition; {@code ReturnValues} NONE or ALL_OLD. */
 public final class DeleteItemHandler implements OperationHandler<DeleteItemInput, WriteItemOutput> {
     private final StorageEngine storage;
+    private final ItemExpressions expressions;
 
-    public DeleteItemHandler(StorageEngine storage) {
+    public DeleteItemHandler(StorageEngine storage, ItemExpressions expressions) {
         this.storage = storage;
+        this.expressions = expressions;
     }
 
     @Override
@@ -29,30 +31,34 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
 
     @Override
     public WriteItemOutput handle(RequestContext context, DeleteItemInput in) {
-        ConstraintSet c = new ConstraintSet();
-        TableNames.check(c, in.tableName());
-        c.notNull("key", in.key());
-        c.enumValue("returnValues", in.returnValues(), ItemRequests.RETURN_VALUES);
-        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
-        c.enumValue(
-                "returnItemCollectionMetrics",
+        ItemRequests.constrainWrite(
+                in.tableName(),
+                "key",
+                in.key(),
+                in.returnValues(),
+                in.returnConsumedCapacity(),
                 in.returnItemCollectionMetrics(),
-                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
-        c.enumValue(
-                "returnValuesOnConditionCheckFailure",
                 in.returnValuesOnConditionCheckFailure(),
-                ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
-        c.check();
+                in.conditionalOperator());
+        ItemExpressions.noMixing(
+                new Object[] {"Expected", in.expected(), "ConditionalOperator", in.conditionalOperator()},
+                new Object[] {"ConditionExpression", in.conditionExpression()});
         ItemRequests.checkWriteReturnValues(in.returnValues());
-        ItemRequests.refuseConditions(
-                in.conditionExpression(),
-                in.expected(),
-                in.conditionalOperator(),
-                in.expressionAttributeNames(),
-                in.expressionAttributeValues());
+        ItemExpressions.placeholdersNeedExpressions(
+                in.conditionExpression() != null, in.expressionAttributeNames(), in.expressionAttributeValues());
+        ExpressionResolver resolver =
+                new ExpressionResolver(in.expressionAttributeNames(), in.expressionAttributeValues());
+        Condition condition =
+                expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
+        resolver.checkAllUsed();
+
         Table table = ItemRequests.table(storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
-        WriteOutcome outcome = storage.write(table, key, old -> new WriteDecision.Delete());
+        WriteOutcome outcome = storage.write(
+                table,
+                key,
+                old -> ItemExpressions.checked(
+                        condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
         long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? outcome.oldItem() : null,

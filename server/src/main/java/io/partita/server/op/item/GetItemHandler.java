@@ -1,6 +1,9 @@
 package io.partita.server.op.item;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ProjectionApplier;
+import io.partita.protocol.expr.ast.Path;
 import io.partita.protocol.message.GetItemInput;
 import io.partita.protocol.message.GetItemOutput;
 import io.partita.protocol.model.AttributeValue;
@@ -13,19 +16,20 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * GetItem, with {@code ProjectionExpression} (top-level attributes) or legacy {@code AttributesToGet}. Reads are
+ * GetItem, with {@code ProjectionExpression} (document paths) or legacy {@code AttributesToGet}. Reads are
  * always current in Partita, so {@code ConsistentRead} only changes the capacity charged.
  */
 public final class GetItemHandler implements OperationHandler<GetItemInput, GetItemOutput> {
     private final StorageEngine storage;
+    private final ItemExpressions expressions;
 
-    public GetItemHandler(StorageEngine storage) {
+    public GetItemHandler(StorageEngine storage, ItemExpressions expressions) {
         this.storage = storage;
+        this.expressions = expressions;
     }
 
     @Override
@@ -46,11 +50,15 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
                     + " request: Non-expression parameters: {AttributesToGet} Expression parameters:"
                     + " {ProjectionExpression}");
         }
-        List<String> projection = in.projectionExpression() != null
-                ? TopLevelProjection.parse(in.projectionExpression(), in.expressionAttributeNames())
-                : in.attributesToGet();
-        if (in.projectionExpression() == null && in.expressionAttributeNames() != null) {
-            throw ApiException.validation("ExpressionAttributeNames can only be specified when using expressions");
+        ItemExpressions.placeholdersNeedExpressions(
+                in.projectionExpression() != null, in.expressionAttributeNames(), null);
+        List<Path> projection = null;
+        if (in.projectionExpression() != null) {
+            ExpressionResolver resolver = new ExpressionResolver(in.expressionAttributeNames(), null);
+            projection = expressions.projection(resolver, in.projectionExpression());
+            resolver.checkAllUsed();
+        } else if (in.attributesToGet() != null) {
+            projection = in.attributesToGet().stream().map(Path::of).toList();
         }
         Table table = ItemRequests.table(storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
@@ -63,17 +71,7 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
                         in.returnConsumedCapacity(), table.metadata().name(), units));
     }
 
-    private static Map<String, AttributeValue> project(Map<String, AttributeValue> item, List<String> names) {
-        if (names == null) {
-            return item;
-        }
-        Map<String, AttributeValue> out = new LinkedHashMap<>();
-        for (String name : names) {
-            AttributeValue v = item.get(name);
-            if (v != null) {
-                out.put(name, v);
-            }
-        }
-        return out;
+    private static Map<String, AttributeValue> project(Map<String, AttributeValue> item, List<Path> paths) {
+        return paths == null ? item : ProjectionApplier.project(item, paths);
     }
 }

@@ -1,6 +1,5 @@
 package io.partita.server.op.item;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.model.AttributeValue;
@@ -27,42 +26,40 @@ final class ItemRequests {
         return storage.tables().require(TableNames.resolve(nameOrArn), "Requested resource not found");
     }
 
-    /** PutItem and DeleteItem only return the old image: other ReturnValues are DynamoDB's "invalid value". */
+    /**
+     * PutItem and DeleteItem only return the old image. The wording is DynamoDB's current one (responses captured in
+     * 2026); older responses said "Return values set to invalid value".
+     */
     static void checkWriteReturnValues(String returnValues) {
         if (returnValues != null && !returnValues.equals("NONE") && !returnValues.equals("ALL_OLD")) {
-            throw ApiException.validation("Return values set to invalid value");
+            throw ApiException.validation("ReturnValues can only be ALL_OLD or NONE");
         }
+    }
+
+    /** The declarative checks every single-item write makes, thrown as one ValidationException. */
+    static void constrainWrite(
+            String tableName,
+            String itemMember,
+            Object itemOrKey,
+            String returnValues,
+            String returnConsumedCapacity,
+            String itemCollectionMetrics,
+            String onConditionFailure,
+            String conditionalOperator) {
+        ConstraintSet c = new ConstraintSet();
+        TableNames.check(c, tableName);
+        c.notNull(itemMember, itemOrKey);
+        c.enumValue("returnValues", returnValues, RETURN_VALUES);
+        constrainCommon(c, returnConsumedCapacity);
+        c.enumValue("returnItemCollectionMetrics", itemCollectionMetrics, RETURN_ITEM_COLLECTION_METRICS);
+        c.enumValue(
+                "returnValuesOnConditionCheckFailure", onConditionFailure, RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
+        c.enumValue("conditionalOperator", conditionalOperator, List.of("AND", "OR"));
+        c.check();
     }
 
     static void constrainCommon(ConstraintSet c, String returnConsumedCapacity) {
         c.enumValue("returnConsumedCapacity", returnConsumedCapacity, RETURN_CONSUMED_CAPACITY);
-    }
-
-    /**
-     * Conditions arrive with the expressions issue (#3). Until then a conditional write is refused, never performed
-     * unconditionally.
-     */
-    static void refuseConditions(
-            String conditionExpression,
-            JsonNode expected,
-            String conditionalOperator,
-            Map<String, String> names,
-            Map<String, AttributeValue> values) {
-        if (conditionExpression != null) {
-            throw ApiException.validation("ConditionExpression is not supported by this version of Partita");
-        }
-        if (expected != null && !expected.isNull()) {
-            throw ApiException.validation("Expected is not supported by this version of Partita");
-        }
-        if (conditionalOperator != null) {
-            throw ApiException.validation("ConditionalOperator is not supported by this version of Partita");
-        }
-        if (names != null) {
-            throw ApiException.validation("ExpressionAttributeNames can only be specified when using expressions");
-        }
-        if (values != null) {
-            throw ApiException.validation("ExpressionAttributeValues can only be specified when using expressions");
-        }
     }
 
     static void checkAttributeNames(Map<String, AttributeValue> item) {

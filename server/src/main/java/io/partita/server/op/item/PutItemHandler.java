@@ -1,13 +1,14 @@
 package io.partita.server.op.item;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.message.PutItemInput;
 import io.partita.protocol.message.WriteItemOutput;
+import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
-import io.partita.protocol.validate.ConstraintSet;
-import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -16,12 +17,14 @@ import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.Map;
 
-/** PutItem: replaces the whole item; {@code ReturnValues} NONE or ALL_OLD. */
+/** PutItem: replaces the whole item, optionally under a condition; {@code ReturnValues} NONE or ALL_OLD. */
 public final class PutItemHandler implements OperationHandler<PutItemInput, WriteItemOutput> {
     private final StorageEngine storage;
+    private final ItemExpressions expressions;
 
-    public PutItemHandler(StorageEngine storage) {
+    public PutItemHandler(StorageEngine storage, ItemExpressions expressions) {
         this.storage = storage;
+        this.expressions = expressions;
     }
 
     @Override
@@ -31,36 +34,40 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
 
     @Override
     public WriteItemOutput handle(RequestContext context, PutItemInput in) {
-        ConstraintSet c = new ConstraintSet();
-        TableNames.check(c, in.tableName());
-        c.notNull("item", in.item());
-        c.enumValue("returnValues", in.returnValues(), ItemRequests.RETURN_VALUES);
-        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
-        c.enumValue(
-                "returnItemCollectionMetrics",
+        ItemRequests.constrainWrite(
+                in.tableName(),
+                "item",
+                in.item(),
+                in.returnValues(),
+                in.returnConsumedCapacity(),
                 in.returnItemCollectionMetrics(),
-                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
-        c.enumValue(
-                "returnValuesOnConditionCheckFailure",
                 in.returnValuesOnConditionCheckFailure(),
-                ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
-        c.check();
+                in.conditionalOperator());
+        ItemExpressions.noMixing(
+                new Object[] {"Expected", in.expected(), "ConditionalOperator", in.conditionalOperator()},
+                new Object[] {"ConditionExpression", in.conditionExpression()});
         ItemRequests.checkWriteReturnValues(in.returnValues());
-        ItemRequests.refuseConditions(
-                in.conditionExpression(),
-                in.expected(),
-                in.conditionalOperator(),
-                in.expressionAttributeNames(),
-                in.expressionAttributeValues());
+        ItemExpressions.placeholdersNeedExpressions(
+                in.conditionExpression() != null, in.expressionAttributeNames(), in.expressionAttributeValues());
+        ExpressionResolver resolver =
+                new ExpressionResolver(in.expressionAttributeNames(), in.expressionAttributeValues());
+        Condition condition =
+                expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
+        resolver.checkAllUsed();
+
         Table table = ItemRequests.table(storage, in.tableName());
-        Map<String, io.partita.protocol.model.AttributeValue> item = in.item();
+        Map<String, AttributeValue> item = in.item();
         PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
         ItemRequests.checkAttributeNames(item);
         long size = ItemSize.of(item);
         if (size > ItemSize.MAX_ITEM_BYTES) {
             throw ApiException.validation("Item size has exceeded the maximum allowed size");
         }
-        WriteOutcome outcome = storage.write(table, key, old -> new WriteDecision.Put(item));
+        WriteOutcome outcome = storage.write(
+                table,
+                key,
+                old -> ItemExpressions.checked(
+                        condition, old, in.returnValuesOnConditionCheckFailure(), () -> new WriteDecision.Put(item)));
         long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? outcome.oldItem() : null,

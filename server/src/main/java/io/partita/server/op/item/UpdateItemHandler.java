@@ -1,0 +1,136 @@
+package io.partita.server.op.item;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ProjectionApplier;
+import io.partita.protocol.expr.UpdateApplier;
+import io.partita.protocol.expr.ast.Condition;
+import io.partita.protocol.expr.ast.Path;
+import io.partita.protocol.expr.ast.UpdateExpression;
+import io.partita.protocol.expr.legacy.LegacyUpdates;
+import io.partita.protocol.message.UpdateItemInput;
+import io.partita.protocol.message.WriteItemOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.item.WriteOutcome;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * UpdateItem: applies an update expression (or legacy AttributeUpdates) under an optional condition, creating the
+ * item when it is absent, atomically with respect to every other write to the item.
+ */
+public final class UpdateItemHandler implements OperationHandler<UpdateItemInput, WriteItemOutput> {
+    private static final UpdateExpression NOTHING = new UpdateExpression(List.of(), List.of(), List.of(), List.of());
+    private final StorageEngine storage;
+    private final ItemExpressions expressions;
+
+    public UpdateItemHandler(StorageEngine storage, ItemExpressions expressions) {
+        this.storage = storage;
+        this.expressions = expressions;
+    }
+
+    @Override
+    public Class<UpdateItemInput> inputType() {
+        return UpdateItemInput.class;
+    }
+
+    @Override
+    public WriteItemOutput handle(RequestContext context, UpdateItemInput in) {
+        ItemRequests.constrainWrite(
+                in.tableName(),
+                "key",
+                in.key(),
+                in.returnValues(),
+                in.returnConsumedCapacity(),
+                in.returnItemCollectionMetrics(),
+                in.returnValuesOnConditionCheckFailure(),
+                in.conditionalOperator());
+        ItemExpressions.noMixing(
+                new Object[] {
+                    "AttributeUpdates", in.attributeUpdates(),
+                    "Expected", in.expected(),
+                    "ConditionalOperator", in.conditionalOperator()
+                },
+                new Object[] {"UpdateExpression", in.updateExpression(), "ConditionExpression", in.conditionExpression()
+                });
+        ItemExpressions.placeholdersNeedExpressions(
+                in.updateExpression() != null || in.conditionExpression() != null,
+                in.expressionAttributeNames(),
+                in.expressionAttributeValues());
+        ExpressionResolver resolver =
+                new ExpressionResolver(in.expressionAttributeNames(), in.expressionAttributeValues());
+        UpdateExpression update = in.updateExpression() != null
+                ? resolver.resolve(expressions.cache().update(in.updateExpression()))
+                : in.attributeUpdates() != null ? LegacyUpdates.attributeUpdates(in.attributeUpdates()) : NOTHING;
+        Condition condition =
+                expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
+        resolver.checkAllUsed();
+
+        Table table = ItemRequests.table(storage, in.tableName());
+        KeySchema schema = table.metadata().keySchema();
+        PrimaryKey key = schema.keyOf(in.key());
+        List<Path> targets = update.targets();
+        for (Path target : targets) {
+            for (KeySchema.KeyAttribute k : schema.attributes()) {
+                if (target.head().name().equals(k.name())) {
+                    throw ApiException.invalidParameter(
+                            "Cannot update attribute " + k.name() + ". This attribute is part of the key");
+                }
+            }
+        }
+        Map<String, AttributeValue> keyItem = schema.keyMap(key);
+        WriteOutcome outcome = storage.write(
+                table,
+                key,
+                old -> ItemExpressions.checked(condition, old, in.returnValuesOnConditionCheckFailure(), () -> {
+                    Map<String, AttributeValue> next = apply(update, old != null ? old : keyItem, in);
+                    if (ItemSize.of(next) > ItemSize.MAX_ITEM_BYTES) {
+                        throw ApiException.validation("Item size to update has exceeded the maximum allowed size");
+                    }
+                    return new WriteDecision.Put(next);
+                }));
+        long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
+        long newSize = ItemSize.of(outcome.newItem());
+        return new WriteItemOutput(
+                returned(in.returnValues(), outcome, targets),
+                ItemRequests.consumed(
+                        in.returnConsumedCapacity(), table.metadata().name(), CapacityUnits.write(oldSize, newSize)));
+    }
+
+    /** Legacy AttributeUpdates word a type clash with the stored value their own way. */
+    private static Map<String, AttributeValue> apply(
+            UpdateExpression update, Map<String, AttributeValue> base, UpdateItemInput in) {
+        try {
+            return UpdateApplier.apply(update, base);
+        } catch (ApiException e) {
+            if (in.attributeUpdates() != null && e.getMessage().equals(UpdateApplier.INCORRECT_TYPE)) {
+                throw ApiException.validation("Type mismatch for attribute to update");
+            }
+            throw e;
+        }
+    }
+
+    private static Map<String, AttributeValue> returned(String mode, WriteOutcome outcome, List<Path> targets) {
+        if (mode == null) {
+            return null;
+        }
+        Map<String, AttributeValue> result = switch (mode) {
+            case "ALL_OLD" -> outcome.oldItem();
+            case "ALL_NEW" -> outcome.newItem();
+            case "UPDATED_OLD" ->
+                outcome.oldItem() == null ? null : ProjectionApplier.project(outcome.oldItem(), targets);
+            case "UPDATED_NEW" -> ProjectionApplier.project(outcome.newItem(), targets);
+            default -> null;
+        };
+        return result == null || result.isEmpty() ? null : result;
+    }
+}
