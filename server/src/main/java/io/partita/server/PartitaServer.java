@@ -17,11 +17,15 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.PartitaChannelInitializer;
+import io.partita.server.op.item.BatchGetItemHandler;
+import io.partita.server.op.item.BatchWriteItemHandler;
 import io.partita.server.op.item.DeleteItemHandler;
 import io.partita.server.op.item.GetItemHandler;
 import io.partita.server.op.item.ItemExpressions;
 import io.partita.server.op.item.PutItemHandler;
 import io.partita.server.op.item.UpdateItemHandler;
+import io.partita.server.op.query.QueryHandler;
+import io.partita.server.op.query.ScanHandler;
 import io.partita.server.op.table.CreateTableHandler;
 import io.partita.server.op.table.DeleteTableHandler;
 import io.partita.server.op.table.DescribeEndpointsHandler;
@@ -86,7 +90,8 @@ public final class PartitaServer implements AutoCloseable {
     }
 
     static OperationRegistry registry(StorageEngine storage) {
-        ItemExpressions expressions = new ItemExpressions(new ExpressionCache(EXPRESSION_CACHE_ENTRIES));
+        ExpressionCache cache = new ExpressionCache(EXPRESSION_CACHE_ENTRIES);
+        ItemExpressions expressions = new ItemExpressions(cache);
         return new OperationRegistry()
                 .register("CreateTable", new CreateTableHandler(storage))
                 .register("DescribeTable", new DescribeTableHandler(storage))
@@ -101,7 +106,11 @@ public final class PartitaServer implements AutoCloseable {
                 .register("PutItem", new PutItemHandler(storage, expressions))
                 .register("GetItem", new GetItemHandler(storage, expressions))
                 .register("UpdateItem", new UpdateItemHandler(storage, expressions))
-                .register("DeleteItem", new DeleteItemHandler(storage, expressions));
+                .register("DeleteItem", new DeleteItemHandler(storage, expressions))
+                .register("BatchGetItem", new BatchGetItemHandler(storage, expressions))
+                .register("BatchWriteItem", new BatchWriteItemHandler(storage))
+                .register("Query", new QueryHandler(storage, cache))
+                .register("Scan", new ScanHandler(storage, cache));
     }
 
     /** The bound port (useful when the config asked for port 0). */

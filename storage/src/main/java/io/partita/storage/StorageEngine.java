@@ -9,6 +9,7 @@ import io.partita.storage.item.KeyLocks;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.key.KeyRanges;
 import io.partita.storage.key.PartitionHash;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
@@ -90,6 +91,25 @@ public final class StorageEngine implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Calls {@code visitor} with each item whose key lies in {@code range}, in key order (or reverse), until it
+     * returns false. Items are read from the live database; each one is as it was when its key was reached.
+     */
+    public void range(Table table, KeyRanges.Range range, boolean forward, ItemVisitor visitor) {
+        store.range(
+                table.items(),
+                range.lower(),
+                range.upper(),
+                forward,
+                (key, value) -> visitor.visit(key, ItemCodec.decode(value), value.length));
+    }
+
+    /** Receives one item of a range: its encoded key, the item, and its stored size; returns false to stop. */
+    @FunctionalInterface
+    public interface ItemVisitor {
+        boolean visit(byte[] key, Map<String, AttributeValue> item, int storedBytes);
     }
 
     @Override

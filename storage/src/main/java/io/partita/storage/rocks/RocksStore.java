@@ -24,6 +24,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.RocksMemEnv;
+import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -205,6 +206,54 @@ public final class RocksStore implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /**
+     * Visits the keys of {@code cf} in [{@code lower}, {@code upper}) — either bound may be null — in ascending or
+     * descending order, until {@code visitor} returns false. The iterator and its bounds live only for this call.
+     */
+    public void range(ColumnFamilyHandle cf, byte[] lower, byte[] upper, boolean forward, RangeVisitor visitor) {
+        withOpenDb("range", db -> {
+            Slice lo = lower == null ? null : new Slice(lower);
+            Slice hi = upper == null ? null : new Slice(upper);
+            try (ReadOptions options = new ReadOptions()) {
+                if (lo != null) {
+                    options.setIterateLowerBound(lo);
+                }
+                if (hi != null) {
+                    options.setIterateUpperBound(hi);
+                }
+                try (RocksIterator it = db.newIterator(cf, options)) {
+                    if (forward) {
+                        it.seekToFirst();
+                    } else {
+                        it.seekToLast();
+                    }
+                    while (it.isValid() && visitor.visit(it.key(), it.value())) {
+                        if (forward) {
+                            it.next();
+                        } else {
+                            it.prev();
+                        }
+                    }
+                    it.status();
+                }
+            } finally {
+                if (lo != null) {
+                    lo.close();
+                }
+                if (hi != null) {
+                    hi.close();
+                }
+            }
+            return null;
+        });
+    }
+
+    /** Receives keys and values in order; returns false to stop. */
+    @FunctionalInterface
+    public interface RangeVisitor {
+        boolean visit(byte[] key, byte[] value);
     }
 
     /** Receives one key and value. */

@@ -40,6 +40,38 @@ public final class LegacyConditions {
         return all;
     }
 
+    /**
+     * A legacy QueryFilter, ScanFilter or KeyConditions map as one condition; null when absent. Filters may be
+     * combined by ConditionalOperator (AND by default); key conditions are always AND-ed ({@code operator} null).
+     */
+    public static Condition conditions(
+            Map<String, io.partita.protocol.message.LegacyCondition> conditions, String operator) {
+        if (conditions == null || conditions.isEmpty()) {
+            if (operator != null) {
+                throw ApiException.validation("ConditionalOperator cannot be used without Filter or Expected");
+            }
+            return null;
+        }
+        if (operator != null && conditions.size() < 2) {
+            throw ApiException.validation(
+                    "ConditionalOperator can only be used when Filter or Expected has two or more elements");
+        }
+        Condition all = null;
+        for (var e : conditions.entrySet()) {
+            List<AttributeValue> args = e.getValue().attributeValueList() == null
+                    ? List.of()
+                    : e.getValue().attributeValueList();
+            String comparison = e.getValue().comparisonOperator();
+            if (comparison == null) {
+                throw ApiException.validation("1 validation error detected: Value null at '" + e.getKey()
+                        + ".member.comparisonOperator' failed to satisfy constraint: Member must not be null");
+            }
+            Condition c = comparison(e.getKey(), comparison, args);
+            all = all == null ? c : "OR".equals(operator) ? new Condition.Or(all, c) : new Condition.And(all, c);
+        }
+        return all;
+    }
+
     private static Condition one(String name, ExpectedAttributeValue e) {
         Path path = Path.of(name);
         if (e.comparisonOperator() == null) {

@@ -35,7 +35,7 @@ public final class ItemExpressions {
      * DynamoDB refuses requests that use both kinds of parameters, naming each present one in its fixed order. Each
      * array lists names and values alternately: {@code "Expected", in.expected(), …}.
      */
-    static void noMixing(Object[] legacy, Object[] expressions) {
+    public static void noMixing(Object[] legacy, Object[] expressions) {
         List<String> legacyNames = present(legacy);
         List<String> expressionNames = present(expressions);
         if (!legacyNames.isEmpty() && !expressionNames.isEmpty()) {
@@ -56,7 +56,7 @@ public final class ItemExpressions {
     }
 
     /** Names and values are only allowed with at least one expression. */
-    static void placeholdersNeedExpressions(
+    public static void placeholdersNeedExpressions(
             boolean anyExpression, Map<String, String> names, Map<String, AttributeValue> values) {
         if (anyExpression) {
             return;

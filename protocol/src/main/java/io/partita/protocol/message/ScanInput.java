@@ -1,0 +1,24 @@
+package io.partita.protocol.message;
+
+import io.partita.protocol.model.AttributeValue;
+import java.util.List;
+import java.util.Map;
+
+/** DynamoDB's {@code ScanInput}. */
+public record ScanInput(
+        String tableName,
+        String indexName,
+        List<String> attributesToGet,
+        Long limit,
+        String select,
+        Map<String, LegacyCondition> scanFilter,
+        String conditionalOperator,
+        Map<String, AttributeValue> exclusiveStartKey,
+        String returnConsumedCapacity,
+        Long totalSegments,
+        Long segment,
+        String projectionExpression,
+        String filterExpression,
+        Map<String, String> expressionAttributeNames,
+        Map<String, AttributeValue> expressionAttributeValues,
+        Boolean consistentRead) {}

@@ -1,0 +1,135 @@
+package io.partita.server.op.item;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.message.BatchWriteItemInput;
+import io.partita.protocol.message.BatchWriteItemOutput;
+import io.partita.protocol.message.ConsumedCapacity;
+import io.partita.protocol.message.WriteRequest;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.item.WriteOutcome;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * BatchWriteItem: up to 25 puts and deletes over several tables. The whole batch is validated before anything is
+ * written, so bad input changes nothing; each write is then atomic on its own, as in DynamoDB.
+ */
+public final class BatchWriteItemHandler implements OperationHandler<BatchWriteItemInput, BatchWriteItemOutput> {
+    static final int MAX_WRITES = 25;
+
+    private final StorageEngine storage;
+
+    public BatchWriteItemHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<BatchWriteItemInput> inputType() {
+        return BatchWriteItemInput.class;
+    }
+
+    /** One checked write. */
+    private record Write(Table table, PrimaryKey key, Map<String, AttributeValue> item) {}
+
+    @Override
+    public BatchWriteItemOutput handle(RequestContext context, BatchWriteItemInput in) {
+        ConstraintSet c = new ConstraintSet()
+                .notNull("requestItems", in.requestItems())
+                .size(
+                        "requestItems",
+                        in.requestItems() == null ? null : in.requestItems().keySet(),
+                        1,
+                        MAX_WRITES);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        c.enumValue(
+                "returnItemCollectionMetrics",
+                in.returnItemCollectionMetrics(),
+                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
+        if (in.requestItems() != null) {
+            in.requestItems()
+                    .forEach((name, writes) -> c.notNull("requestItems." + name + ".member", writes)
+                            .size("requestItems." + name + ".member", writes, 1, MAX_WRITES));
+        }
+        c.check();
+        int total = in.requestItems().values().stream().mapToInt(List::size).sum();
+        if (total > MAX_WRITES) {
+            throw ApiException.validation("Too many items requested for the BatchWriteItem call");
+        }
+        List<Write> writes = new ArrayList<>(total);
+        for (Map.Entry<String, List<WriteRequest>> e : in.requestItems().entrySet()) {
+            Table table = ItemRequests.table(storage, e.getKey());
+            Set<PrimaryKey> seen = new HashSet<>();
+            for (WriteRequest w : e.getValue()) {
+                Write write = check(table, w);
+                if (!seen.add(write.key())) {
+                    throw ApiException.validation("Provided list of item keys contains duplicates");
+                }
+                writes.add(write);
+            }
+        }
+        Map<String, Double> units = new LinkedHashMap<>();
+        for (Write w : writes) {
+            WriteOutcome outcome = storage.write(
+                    w.table(),
+                    w.key(),
+                    old -> w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item()));
+            long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
+            long newSize = w.item() == null ? 0 : ItemSize.of(w.item());
+            units.merge(w.table().metadata().name(), CapacityUnits.write(oldSize, newSize), Double::sum);
+        }
+        List<ConsumedCapacity> consumed = null;
+        if (in.returnConsumedCapacity() != null && !in.returnConsumedCapacity().equals("NONE")) {
+            consumed = new ArrayList<>();
+            for (Map.Entry<String, Double> u : units.entrySet()) {
+                consumed.add(ItemRequests.consumed(in.returnConsumedCapacity(), u.getKey(), u.getValue()));
+            }
+        }
+        return new BatchWriteItemOutput(Map.of(), consumed);
+    }
+
+    private static Write check(Table table, WriteRequest w) {
+        if ((w.putRequest() == null) == (w.deleteRequest() == null)) {
+            throw ApiException.validation("A write request must contain exactly one of PutRequest or DeleteRequest");
+        }
+        if (w.putRequest() != null) {
+            Map<String, AttributeValue> item = w.putRequest().item();
+            if (item == null) {
+                throw ApiException.validation(
+                        "1 validation error detected: Value null at"
+                                + " 'requestItems.member.putRequest.item' failed to satisfy constraint: Member must not be null");
+            }
+            // BatchWriteItem words a missing or mistyped key like GetItem does, not like PutItem.
+            for (var k : table.metadata().keySchema().attributes()) {
+                AttributeValue v = item.get(k.name());
+                if (v == null || !k.type().matches(v)) {
+                    throw ApiException.validation("The provided key element does not match the schema");
+                }
+            }
+            PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
+            ItemRequests.checkAttributeNames(item);
+            if (ItemSize.of(item) > ItemSize.MAX_ITEM_BYTES) {
+                throw ApiException.validation("Item size has exceeded the maximum allowed size");
+            }
+            return new Write(table, key, item);
+        }
+        Map<String, AttributeValue> key = w.deleteRequest().key();
+        if (key == null) {
+            throw ApiException.validation("1 validation error detected: Value null at"
+                    + " 'requestItems.member.deleteRequest.key' failed to satisfy constraint: Member must not be null");
+        }
+        return new Write(table, table.metadata().keySchema().keyOf(key), null);
+    }
+}

@@ -1,0 +1,76 @@
+package io.partita.server.op.query;
+
+import io.partita.protocol.expr.ConditionEvaluator;
+import io.partita.protocol.expr.ProjectionApplier;
+import io.partita.protocol.expr.ast.Condition;
+import io.partita.protocol.expr.ast.Path;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.KeySchema;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.key.KeyRanges;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads one page of a Query or Scan the way DynamoDB does ("Paginating table query results", Query.Pagination): it
+ * evaluates items in key order until {@code Limit} items or 1 MB (by DynamoDB's item size) have been read, then
+ * applies the filter, so {@code ScannedCount} counts what was read and {@code Count} what matched. A page that stopped
+ * early names its last evaluated item's key, even if no item follows it.
+ */
+final class PageReader {
+    /** DynamoDB reads at most 1 MB per Query or Scan page. */
+    static final long MAX_PAGE_BYTES = 1024 * 1024;
+
+    private PageReader() {}
+
+    /** One page: the matching items (projected), the counts, the resume key and the bytes read. */
+    record Page(
+            List<Map<String, AttributeValue>> items,
+            int count,
+            int scanned,
+            Map<String, AttributeValue> lastEvaluatedKey,
+            long bytesRead) {}
+
+    static Page read(
+            StorageEngine storage,
+            Table table,
+            KeyRanges.Range range,
+            boolean forward,
+            Long limit,
+            Condition filter,
+            List<Path> projection,
+            boolean countOnly) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        int[] counts = new int[2];
+        long[] bytes = new long[1];
+        Object[] last = new Object[1];
+        boolean[] stopped = new boolean[1];
+        storage.range(table, range, forward, (key, item, storedBytes) -> {
+            counts[1]++;
+            bytes[0] += ItemSize.of(item);
+            last[0] = item;
+            if (filter == null || ConditionEvaluator.test(filter, item)) {
+                counts[0]++;
+                if (!countOnly) {
+                    items.add(projection == null ? item : ProjectionApplier.project(item, projection));
+                }
+            }
+            if ((limit != null && counts[1] >= limit) || bytes[0] >= MAX_PAGE_BYTES) {
+                stopped[0] = true;
+                return false;
+            }
+            return true;
+        });
+        Map<String, AttributeValue> lastKey = null;
+        if (stopped[0]) {
+            @SuppressWarnings("unchecked")
+            Map<String, AttributeValue> lastItem = (Map<String, AttributeValue>) last[0];
+            KeySchema schema = table.metadata().keySchema();
+            lastKey = schema.keyMap(schema.keyOfItem(lastItem));
+        }
+        return new Page(items, counts[0], counts[1], lastKey, bytes[0]);
+    }
+}

@@ -1,0 +1,136 @@
+package io.partita.server.op.query;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ast.Condition;
+import io.partita.protocol.expr.ast.Path;
+import io.partita.protocol.expr.legacy.LegacyConditions;
+import io.partita.protocol.message.ConsumedCapacity;
+import io.partita.protocol.message.LegacyCondition;
+import io.partita.protocol.message.ReadPageOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.storage.key.KeyRanges;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.List;
+import java.util.Map;
+
+/** What Query and Scan share: Select and projection rules, filters, the start key, and capacity. */
+final class ReadRequests {
+    static final List<String> SELECT =
+            List.of("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT");
+
+    private ReadRequests() {}
+
+    /** The declarative checks Query and Scan share. */
+    static void constrain(
+            ConstraintSet c,
+            String select,
+            Long limit,
+            String conditionalOperator,
+            String returnConsumedCapacity,
+            List<String> attributesToGet,
+            String indexName) {
+        c.enumValue("select", select, SELECT)
+                .atLeast("limit", limit, 1)
+                .enumValue("conditionalOperator", conditionalOperator, List.of("AND", "OR"))
+                .enumValue("returnConsumedCapacity", returnConsumedCapacity, List.of("INDEXES", "TOTAL", "NONE"))
+                .size("attributesToGet", attributesToGet, 1, Integer.MAX_VALUE)
+                .length("indexName", indexName, 3, 255);
+    }
+
+    /** The Query/Scan response for a page; {@code Select=COUNT} leaves the items out. */
+    static ReadPageOutput output(
+            PageReader.Page page, String select, String returnConsumedCapacity, Table table, Boolean consistentRead) {
+        return new ReadPageOutput(
+                "COUNT".equals(select) ? null : page.items(),
+                page.count(),
+                page.scanned(),
+                page.lastEvaluatedKey(),
+                consumed(
+                        returnConsumedCapacity,
+                        table.metadata().name(),
+                        page.bytesRead(),
+                        Boolean.TRUE.equals(consistentRead)));
+    }
+
+    /** Select must agree with the projection parameters; indexes (and so ALL_PROJECTED_ATTRIBUTES) come later. */
+    static void checkSelect(
+            String select, String indexName, String projectionExpression, List<String> attributesToGet) {
+        String projectionParameter = projectionExpression != null
+                ? "ProjectionExpression"
+                : attributesToGet != null ? "AttributesToGet" : null;
+        if ("COUNT".equals(select) && projectionParameter != null) {
+            throw ApiException.validation(
+                    "Cannot specify the " + projectionParameter + " when choosing to get only the Count");
+        }
+        if ("ALL_ATTRIBUTES".equals(select) && projectionParameter != null) {
+            throw ApiException.validation(
+                    "Cannot specify the " + projectionParameter + " when choosing to get ALL_ATTRIBUTES");
+        }
+        if ("ALL_PROJECTED_ATTRIBUTES".equals(select) && indexName == null) {
+            throw ApiException.validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
+        }
+        if ("SPECIFIC_ATTRIBUTES".equals(select) && projectionParameter == null) {
+            throw ApiException.validation("SPECIFIC_ATTRIBUTES requires ProjectionExpression or AttributesToGet");
+        }
+    }
+
+    /** Secondary indexes are not implemented yet, so any IndexName names an index the table does not have. */
+    static void refuseIndex(String indexName) {
+        if (indexName != null) {
+            throw ApiException.validation("The table does not have the specified index: " + indexName);
+        }
+    }
+
+    static Condition filter(
+            ExpressionCache cache,
+            ExpressionResolver resolver,
+            String filterExpression,
+            Map<String, LegacyCondition> legacyFilter,
+            String conditionalOperator) {
+        if (filterExpression != null) {
+            return resolver.resolve(cache.condition(filterExpression, "FilterExpression"), "FilterExpression");
+        }
+        return LegacyConditions.conditions(legacyFilter, conditionalOperator);
+    }
+
+    static List<Path> projection(
+            ExpressionCache cache,
+            ExpressionResolver resolver,
+            String projectionExpression,
+            List<String> attributesToGet) {
+        if (projectionExpression != null) {
+            return resolver.resolveProjection(cache.projection(projectionExpression));
+        }
+        return attributesToGet == null
+                ? null
+                : attributesToGet.stream().map(Path::of).toList();
+    }
+
+    /** The encoded ExclusiveStartKey, checked against the table's key schema. */
+    static byte[] startKey(Table table, Map<String, AttributeValue> exclusiveStartKey) {
+        KeySchema schema = table.metadata().keySchema();
+        PrimaryKey key;
+        try {
+            key = schema.keyOf(exclusiveStartKey);
+        } catch (ApiException e) {
+            throw ApiException.validation("The provided starting key is invalid: " + e.getMessage());
+        }
+        return KeyRanges.keyOf(schema, key);
+    }
+
+    /** Reads are charged per page on the total size read, in 4 KB units, halved when eventually consistent. */
+    static ConsumedCapacity consumed(String mode, String tableName, long bytesRead, boolean consistent) {
+        if (mode == null || mode.equals("NONE")) {
+            return null;
+        }
+        double units = CapacityUnits.read(bytesRead, consistent);
+        return new ConsumedCapacity(
+                tableName, units, mode.equals("INDEXES") ? new ConsumedCapacity.Capacity(units) : null);
+    }
+}

@@ -1,0 +1,114 @@
+package io.partita.server.op.query;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ast.Condition;
+import io.partita.protocol.expr.ast.Path;
+import io.partita.protocol.message.ReadPageOutput;
+import io.partita.protocol.message.ScanInput;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.key.KeyRanges;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.List;
+
+/**
+ * Scan: every item in partition-hash order, as DynamoDB walks a table. A parallel scan segment is an equal slice of
+ * the 64-bit hash space, so segments are disjoint and together cover every item exactly once.
+ */
+public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOutput> {
+    /** DynamoDB's maximum TotalSegments. */
+    static final long MAX_SEGMENTS = 1_000_000;
+
+    private final StorageEngine storage;
+    private final ExpressionCache cache;
+
+    public ScanHandler(StorageEngine storage, ExpressionCache cache) {
+        this.storage = storage;
+        this.cache = cache;
+    }
+
+    @Override
+    public Class<ScanInput> inputType() {
+        return ScanInput.class;
+    }
+
+    @Override
+    public ReadPageOutput handle(RequestContext context, ScanInput in) {
+        ConstraintSet c = new ConstraintSet();
+        TableNames.check(c, in.tableName());
+        ReadRequests.constrain(
+                c,
+                in.select(),
+                in.limit(),
+                in.conditionalOperator(),
+                in.returnConsumedCapacity(),
+                in.attributesToGet(),
+                in.indexName());
+        c.atLeast("totalSegments", in.totalSegments(), 1)
+                .atMost("totalSegments", in.totalSegments(), MAX_SEGMENTS)
+                .atLeast("segment", in.segment(), 0)
+                .atMost("segment", in.segment(), MAX_SEGMENTS - 1);
+        c.check();
+        checkSegments(in.segment(), in.totalSegments());
+        ItemExpressions.noMixing(
+                new Object[] {
+                    "AttributesToGet", in.attributesToGet(),
+                    "ScanFilter", in.scanFilter(),
+                    "ConditionalOperator", in.conditionalOperator()
+                },
+                new Object[] {
+                    "ProjectionExpression", in.projectionExpression(), "FilterExpression", in.filterExpression()
+                });
+        ReadRequests.checkSelect(in.select(), in.indexName(), in.projectionExpression(), in.attributesToGet());
+        ItemExpressions.placeholdersNeedExpressions(
+                in.filterExpression() != null || in.projectionExpression() != null,
+                in.expressionAttributeNames(),
+                in.expressionAttributeValues());
+        ExpressionResolver resolver =
+                new ExpressionResolver(in.expressionAttributeNames(), in.expressionAttributeValues());
+        Condition filter =
+                ReadRequests.filter(cache, resolver, in.filterExpression(), in.scanFilter(), in.conditionalOperator());
+        List<Path> projection =
+                ReadRequests.projection(cache, resolver, in.projectionExpression(), in.attributesToGet());
+        resolver.checkAllUsed();
+
+        Table table = storage.tables().require(TableNames.resolve(in.tableName()), "Requested resource not found");
+        ReadRequests.refuseIndex(in.indexName());
+        KeyRanges.Range range = in.totalSegments() == null
+                ? new KeyRanges.Range(null, null)
+                : KeyRanges.segment(in.segment().intValue(), in.totalSegments().intValue());
+        if (in.exclusiveStartKey() != null) {
+            byte[] start = ReadRequests.startKey(table, in.exclusiveStartKey());
+            if (!range.contains(start)) {
+                throw ApiException.validation("The provided Exclusive start key does not map to the provided Segment"
+                        + " and TotalSegments values.");
+            }
+            range = range.resumeAfter(start, true);
+        }
+        PageReader.Page page = PageReader.read(
+                storage, table, range, true, in.limit(), filter, projection, "COUNT".equals(in.select()));
+        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, in.consistentRead());
+    }
+
+    /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */
+    private static void checkSegments(Long segment, Long total) {
+        if (segment != null && total == null) {
+            throw ApiException.validation("The TotalSegments parameter is required but was not present in the request"
+                    + " when Segment parameter is present");
+        }
+        if (total != null && segment == null) {
+            throw ApiException.validation("The Segment parameter is required but was not present in the request when"
+                    + " parameter TotalSegments is present");
+        }
+        if (segment != null && segment >= total) {
+            throw ApiException.validation("The Segment parameter is zero-based and must be less than parameter"
+                    + " TotalSegments: Segment: " + segment + " is not less than TotalSegments: " + total);
+        }
+    }
+}
