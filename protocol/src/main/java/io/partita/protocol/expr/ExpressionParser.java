@@ -46,12 +46,8 @@ public final class ExpressionParser {
             Set.of("attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains");
     static final Set<String> UPDATE_FUNCTIONS = Set.of("if_not_exists", "list_append");
 
-    private final String source;
     private final String kind;
-    private final List<Token> tokens;
-    private int pos;
-    /** The index of the token {@link #next()} returned last (the EOF token is returned repeatedly). */
-    private int last;
+    private final TokenStream tokens;
 
     private int operators;
     private int nesting;
@@ -59,7 +55,6 @@ public final class ExpressionParser {
     private Condition lastParenthesized;
 
     private ExpressionParser(String source, String kind) {
-        this.source = source;
         this.kind = kind;
         if (source.isBlank()) {
             throw invalid("The expression can not be empty;");
@@ -71,14 +66,14 @@ public final class ExpressionParser {
             throw invalid("Expression size has exceeded the maximum allowed size;"
                     + (sized ? " expression size: " + size : ""));
         }
-        this.tokens = Lexer.tokenize(source);
+        this.tokens = new TokenStream(source, Lexer.tokenize(source), this::invalid);
     }
 
     /** Parses a ConditionExpression, FilterExpression or KeyConditionExpression; {@code kind} names it in errors. */
     public static Condition parseCondition(String expression, String kind) {
         ExpressionParser p = new ExpressionParser(expression, kind);
         Condition c = p.or();
-        p.expect(Token.Kind.EOF);
+        p.tokens.expect(Token.Kind.EOF);
         return c;
     }
 
@@ -90,10 +85,10 @@ public final class ExpressionParser {
         ExpressionParser p = new ExpressionParser(expression, "ProjectionExpression");
         List<Path> paths = new ArrayList<>();
         paths.add(p.path());
-        while (p.accept(Token.Kind.COMMA)) {
+        while (p.tokens.accept(Token.Kind.COMMA)) {
             paths.add(p.path());
         }
-        p.expect(Token.Kind.EOF);
+        p.tokens.expect(Token.Kind.EOF);
         return paths;
     }
 
@@ -101,8 +96,8 @@ public final class ExpressionParser {
 
     private Condition or() {
         Condition left = and();
-        while (peek().isKeyword("OR")) {
-            next();
+        while (tokens.peek().isKeyword("OR")) {
+            tokens.next();
             countOperator();
             left = new Condition.Or(left, and());
         }
@@ -111,8 +106,8 @@ public final class ExpressionParser {
 
     private Condition and() {
         Condition left = not();
-        while (peek().isKeyword("AND")) {
-            next();
+        while (tokens.peek().isKeyword("AND")) {
+            tokens.next();
             countOperator();
             left = new Condition.And(left, not());
         }
@@ -120,8 +115,8 @@ public final class ExpressionParser {
     }
 
     private Condition not() {
-        if (peek().isKeyword("NOT")) {
-            next();
+        if (tokens.peek().isKeyword("NOT")) {
+            tokens.next();
             countOperator();
             enter();
             Condition inner = not();
@@ -132,36 +127,38 @@ public final class ExpressionParser {
     }
 
     private Condition primary() {
-        Token t = peek();
+        Token t = tokens.peek();
         if (t.is(Token.Kind.LPAREN)) {
-            next();
+            tokens.next();
             enter();
-            boolean doubled = peek().is(Token.Kind.LPAREN);
+            boolean doubled = tokens.peek().is(Token.Kind.LPAREN);
             Condition inner = or();
             nesting--;
-            if (doubled && inner == lastParenthesized && tokens.get(last).is(Token.Kind.RPAREN)) {
+            if (doubled
+                    && inner == lastParenthesized
+                    && tokens.get(tokens.last()).is(Token.Kind.RPAREN)) {
                 throw invalid("The expression has redundant parentheses;");
             }
-            expect(Token.Kind.RPAREN);
+            tokens.expect(Token.Kind.RPAREN);
             lastParenthesized = inner;
             return inner;
         }
         if (t.is(Token.Kind.NAME)
-                && peekAt(1).is(Token.Kind.LPAREN)
+                && tokens.peekAt(1).is(Token.Kind.LPAREN)
                 && !t.text().equals("size")) {
             Condition f = function();
-            if (isComparisonStart(peek())) {
+            if (isComparisonStart(tokens.peek())) {
                 throw invalid(
                         "The function is not allowed to be used this way in an expression; function: " + t.text());
             }
             return f;
         }
         Operand left = conditionOperand();
-        if (left instanceof Operand.Call call && !isComparisonStart(peek())) {
+        if (left instanceof Operand.Call call && !isComparisonStart(tokens.peek())) {
             throw invalid(
                     "The function is not allowed to be used this way in an expression; function: " + call.function());
         }
-        Token op = next();
+        Token op = tokens.next();
         switch (op.kind()) {
             case EQ:
                 return compare(left, Condition.Comparator.EQ);
@@ -181,23 +178,23 @@ public final class ExpressionParser {
         if (op.isKeyword("BETWEEN")) {
             countOperator();
             Operand lower = conditionOperand();
-            if (!next().isKeyword("AND")) {
-                throw syntaxError(last);
+            if (!tokens.next().isKeyword("AND")) {
+                throw tokens.syntaxError(tokens.last());
             }
             return new Condition.Between(left, lower, conditionOperand());
         }
         if (op.isKeyword("IN")) {
             countOperator();
-            expect(Token.Kind.LPAREN);
+            tokens.expect(Token.Kind.LPAREN);
             List<Operand> candidates = new ArrayList<>();
             candidates.add(conditionOperand());
-            while (accept(Token.Kind.COMMA)) {
+            while (tokens.accept(Token.Kind.COMMA)) {
                 candidates.add(conditionOperand());
             }
-            expect(Token.Kind.RPAREN);
+            tokens.expect(Token.Kind.RPAREN);
             return new Condition.In(left, candidates);
         }
-        throw syntaxError(last);
+        throw tokens.syntaxError(tokens.last());
     }
 
     private static boolean isComparisonStart(Token t) {
@@ -213,7 +210,7 @@ public final class ExpressionParser {
     }
 
     private Condition function() {
-        Token name = next();
+        Token name = tokens.next();
         if (!CONDITION_FUNCTIONS.contains(name.text())) {
             throw unknownFunction(name.text());
         }
@@ -222,13 +219,13 @@ public final class ExpressionParser {
     }
 
     private Operand conditionOperand() {
-        Token t = peek();
+        Token t = tokens.peek();
         if (t.is(Token.Kind.VALUE_REF)) {
-            next();
+            tokens.next();
             return new Operand.ValueRef(t.text());
         }
-        if (t.is(Token.Kind.NAME) && peekAt(1).is(Token.Kind.LPAREN)) {
-            next();
+        if (t.is(Token.Kind.NAME) && tokens.peekAt(1).is(Token.Kind.LPAREN)) {
+            tokens.next();
             if (!t.text().equals("size")) {
                 if (CONDITION_FUNCTIONS.contains(t.text())) {
                     throw invalid(
@@ -246,15 +243,15 @@ public final class ExpressionParser {
     }
 
     private List<Operand> arguments(java.util.function.Supplier<Operand> operand) {
-        expect(Token.Kind.LPAREN);
+        tokens.expect(Token.Kind.LPAREN);
         enter();
         List<Operand> args = new ArrayList<>();
         args.add(operand.get());
-        while (accept(Token.Kind.COMMA)) {
+        while (tokens.accept(Token.Kind.COMMA)) {
             args.add(operand.get());
         }
         nesting--;
-        expect(Token.Kind.RPAREN);
+        tokens.expect(Token.Kind.RPAREN);
         return args;
     }
 
@@ -267,10 +264,10 @@ public final class ExpressionParser {
         List<UpdateExpression.Delete> delete = new ArrayList<>();
         Set<String> seen = new java.util.LinkedHashSet<>();
         do {
-            Token section = next();
+            Token section = tokens.next();
             String name = section.kind() == Token.Kind.NAME ? section.text().toUpperCase(java.util.Locale.ROOT) : "";
             if (!Set.of("SET", "REMOVE", "ADD", "DELETE").contains(name)) {
-                throw syntaxError(last);
+                throw tokens.syntaxError(tokens.last());
             }
             if (!seen.add(name)) {
                 throw invalid("The \"" + name + "\" section can only be used once in an update expression;");
@@ -279,30 +276,30 @@ public final class ExpressionParser {
                 switch (name) {
                     case "SET" -> {
                         Path p = path();
-                        expect(Token.Kind.EQ);
+                        tokens.expect(Token.Kind.EQ);
                         set.add(new UpdateExpression.Set(p, setValue()));
                     }
                     case "REMOVE" -> remove.add(path());
                     case "ADD" -> add.add(new UpdateExpression.Add(path(), valueRef()));
                     default -> delete.add(new UpdateExpression.Delete(path(), valueRef()));
                 }
-            } while (accept(Token.Kind.COMMA));
-        } while (!peek().is(Token.Kind.EOF));
+            } while (tokens.accept(Token.Kind.COMMA));
+        } while (!tokens.peek().is(Token.Kind.EOF));
         return new UpdateExpression(set, remove, add, delete, List.copyOf(seen));
     }
 
     private Operand valueRef() {
-        Token t = next();
+        Token t = tokens.next();
         if (!t.is(Token.Kind.VALUE_REF)) {
-            throw syntaxError(last);
+            throw tokens.syntaxError(tokens.last());
         }
         return new Operand.ValueRef(t.text());
     }
 
     private Operand setValue() {
         Operand left = updateOperand();
-        if (peek().is(Token.Kind.PLUS) || peek().is(Token.Kind.MINUS)) {
-            boolean plus = next().is(Token.Kind.PLUS);
+        if (tokens.peek().is(Token.Kind.PLUS) || tokens.peek().is(Token.Kind.MINUS)) {
+            boolean plus = tokens.next().is(Token.Kind.PLUS);
             countOperator();
             return new Operand.Arithmetic(left, plus, updateOperand());
         }
@@ -310,13 +307,13 @@ public final class ExpressionParser {
     }
 
     private Operand updateOperand() {
-        Token t = peek();
+        Token t = tokens.peek();
         if (t.is(Token.Kind.VALUE_REF)) {
-            next();
+            tokens.next();
             return new Operand.ValueRef(t.text());
         }
-        if (t.is(Token.Kind.NAME) && peekAt(1).is(Token.Kind.LPAREN)) {
-            next();
+        if (t.is(Token.Kind.NAME) && tokens.peekAt(1).is(Token.Kind.LPAREN)) {
+            tokens.next();
             if (!UPDATE_FUNCTIONS.contains(t.text())) {
                 if (CONDITION_FUNCTIONS.contains(t.text()) || t.text().equals("size")) {
                     throw invalid("The function is not allowed in an update expression; function: " + t.text());
@@ -335,13 +332,13 @@ public final class ExpressionParser {
         List<PathPart> parts = new ArrayList<>();
         parts.add(pathName());
         while (true) {
-            if (accept(Token.Kind.DOT)) {
+            if (tokens.accept(Token.Kind.DOT)) {
                 parts.add(pathName());
-            } else if (peek().is(Token.Kind.LBRACKET)) {
-                next();
-                Token index = next();
+            } else if (tokens.peek().is(Token.Kind.LBRACKET)) {
+                tokens.next();
+                Token index = tokens.next();
                 if (!index.is(Token.Kind.NUMBER)) {
-                    throw syntaxError(last);
+                    throw tokens.syntaxError(tokens.last());
                 }
                 int value;
                 try {
@@ -349,7 +346,7 @@ public final class ExpressionParser {
                 } catch (NumberFormatException e) {
                     throw invalid("List index is not within the allowable range; index: [" + index.text() + "]");
                 }
-                expect(Token.Kind.RBRACKET);
+                tokens.expect(Token.Kind.RBRACKET);
                 parts.add(new PathPart.Index(value));
             } else {
                 break;
@@ -362,7 +359,7 @@ public final class ExpressionParser {
     }
 
     private PathPart.Attr pathName() {
-        Token t = next();
+        Token t = tokens.next();
         if (t.is(Token.Kind.NAME_REF)) {
             return new PathPart.Attr(t.text(), true);
         }
@@ -372,41 +369,7 @@ public final class ExpressionParser {
             }
             return new PathPart.Attr(t.text(), false);
         }
-        throw syntaxError(last);
-    }
-
-    // ---- token plumbing
-
-    private Token peek() {
-        return tokens.get(pos);
-    }
-
-    private Token peekAt(int ahead) {
-        return tokens.get(Math.min(pos + ahead, tokens.size() - 1));
-    }
-
-    private Token next() {
-        last = pos;
-        Token t = tokens.get(pos);
-        if (pos < tokens.size() - 1) {
-            pos++;
-        }
-        return t;
-    }
-
-    private boolean accept(Token.Kind kind) {
-        if (peek().is(kind)) {
-            next();
-            return true;
-        }
-        return false;
-    }
-
-    private void expect(Token.Kind kind) {
-        if (!peek().is(kind)) {
-            throw syntaxError(pos);
-        }
-        next();
+        throw tokens.syntaxError(tokens.last());
     }
 
     private void countOperator() {
@@ -427,18 +390,5 @@ public final class ExpressionParser {
 
     private ApiException unknownFunction(String name) {
         return invalid("Invalid function name; function: " + name);
-    }
-
-    /**
-     * DynamoDB's syntax error: the offending token, and the source text from the token before it through the token
-     * after it ({@code token: ":", near: "hits : incr"}; at the end, {@code token: "<EOF>", near: "lastToken"}).
-     */
-    private ApiException syntaxError(int index) {
-        Token t = tokens.get(index);
-        int from = index > 0 ? tokens.get(index - 1).start() : t.start();
-        Token after = index + 1 < tokens.size() ? tokens.get(index + 1) : t;
-        int to = after.is(Token.Kind.EOF) ? t.end() : after.end();
-        String near = source.substring(from, Math.max(from, to));
-        return invalid("Syntax error; token: \"" + t.text() + "\", near: \"" + near + "\"");
     }
 }
