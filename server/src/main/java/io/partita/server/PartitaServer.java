@@ -41,7 +41,9 @@ import io.partita.server.route.OperationRegistry;
 import io.partita.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** Wires storage, the operation registry and Netty together; {@link #start} binds, {@link #close} undoes it all. */
 public final class PartitaServer implements AutoCloseable {
@@ -69,10 +71,26 @@ public final class PartitaServer implements AutoCloseable {
                 .channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new PartitaChannelInitializer(dispatcher, config.region(), workers))
+                .childHandler(
+                        new PartitaChannelInitializer(dispatcher, config.region(), workers, inlineOperations(config)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
+    }
+
+    /**
+     * Single-item operations run on the event loop unless every commit is fsynced (an fsync would stall the loop);
+     * inline they cost less CPU than a hop to a worker and back (docs/PERFORMANCE.md).
+     */
+    static Predicate<String> inlineOperations(ServerConfig config) {
+        if (config.storage().sync()) {
+            return target -> false;
+        }
+        Set<String> inline =
+                Set.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "DescribeTable", "ListTables").stream()
+                        .map(op -> OperationRegistry.DYNAMODB_PREFIX + op)
+                        .collect(java.util.stream.Collectors.toUnmodifiableSet());
+        return target -> target != null && inline.contains(target);
     }
 
     public static PartitaServer start(ServerConfig config) {

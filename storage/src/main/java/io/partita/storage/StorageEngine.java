@@ -70,10 +70,11 @@ public final class StorageEngine implements AutoCloseable {
             long oldSize = old == null ? 0 : ItemSize.of(old);
             Map<String, AttributeValue> next = decision instanceof WriteDecision.Put put ? put.item() : null;
             if (next == null && old == null) {
-                return new WriteOutcome(null, null);
+                return new WriteOutcome(null, null, 0, 0);
             }
+            long newSize = next == null ? 0 : ItemSize.of(next);
             long countDelta = (next == null ? 0 : 1) - (old == null ? 0 : 1);
-            long sizeDelta = (next == null ? 0 : ItemSize.of(next)) - oldSize;
+            long sizeDelta = newSize - oldSize;
             store.write(batch -> {
                 try {
                     if (next == null) {
@@ -87,7 +88,7 @@ public final class StorageEngine implements AutoCloseable {
                 catalog.addStatsDelta(batch, table, countDelta, sizeDelta);
             });
             catalog.applied(table, countDelta, sizeDelta);
-            return new WriteOutcome(old, next);
+            return new WriteOutcome(old, next, oldSize, newSize);
         } finally {
             lock.unlock();
         }

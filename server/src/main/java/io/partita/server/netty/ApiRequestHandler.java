@@ -3,6 +3,7 @@ package io.partita.server.netty;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -20,12 +21,15 @@ import io.partita.server.route.ApiRequest;
 import io.partita.server.route.ApiResponse;
 import io.partita.server.route.Dispatcher;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.zip.CRC32;
 
 /**
  * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
  * every answer carries {@code x-amzn-RequestId} and the {@code x-amz-crc32} of its body (the AWS SDKs verify it).
- * Operations run on the connection's worker, never on the event loop.
+ * Short single-item operations run inline on the event loop (they are served from memory and the unsynced WAL, and
+ * measured faster that way, docs/PERFORMANCE.md); everything else runs on the connection's worker.
  */
 public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     static final String JSON = "application/x-amz-json-1.0";
@@ -33,14 +37,18 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     private final Dispatcher dispatcher;
     private final String healthLine;
     private final EventExecutor worker;
+    private final Predicate<String> inline;
+    private int pending;
 
     /**
-     * @param worker the single-threaded executor this connection's operations run on
+     * @param worker the single-threaded executor this connection's operations run on when not inline
+     * @param inline which {@code X-Amz-Target}s may run on the event loop
      */
-    public ApiRequestHandler(Dispatcher dispatcher, String healthLine, EventExecutor worker) {
+    public ApiRequestHandler(Dispatcher dispatcher, String healthLine, EventExecutor worker, Predicate<String> inline) {
         this.dispatcher = dispatcher;
         this.healthLine = healthLine;
         this.worker = worker;
+        this.inline = inline;
     }
 
     @Override
@@ -49,39 +57,57 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         if (request.method().equals(HttpMethod.POST)) {
             HttpHeaders h = request.headers();
             String date = h.get("X-Amz-Date");
+            String target = h.get("X-Amz-Target");
             ApiRequest api = new ApiRequest(
-                    h.get("X-Amz-Target"),
+                    target,
                     h.get(HttpHeaderNames.AUTHORIZATION),
                     date != null ? date : h.get(HttpHeaderNames.DATE),
                     h.get(HttpHeaderNames.CONTENT_TYPE),
                     h.get(HttpHeaderNames.HOST),
                     ByteBufUtil.getBytes(request.content()));
-            worker.execute(() -> {
-                ApiResponse result = dispatcher.dispatch(api);
-                respond(
-                        ctx,
-                        json(HttpResponseStatus.valueOf(result.status()), result.body(), result.requestId()),
-                        keepAlive);
-            });
+            run(
+                    ctx,
+                    inline.test(target),
+                    () -> {
+                        ApiResponse result = dispatcher.dispatch(api);
+                        return json(HttpResponseStatus.valueOf(result.status()), result.body(), result.requestId());
+                    },
+                    keepAlive);
         } else {
-            // Through the worker too, so answers to pipelined requests keep their order.
             boolean health =
                     request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD);
-            worker.execute(() -> respond(
+            run(
                     ctx,
-                    health
+                    true,
+                    () -> health
                             ? text(HttpResponseStatus.OK, healthLine)
                             : text(HttpResponseStatus.METHOD_NOT_ALLOWED, "Method not allowed\n"),
-                    keepAlive));
+                    keepAlive);
         }
     }
 
-    private static void respond(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
+    /**
+     * Answers on the event loop when the operation may run inline and nothing of this connection is still with the
+     * worker; otherwise on the connection's single-threaded worker. {@code pending} counts worker answers not yet
+     * written, so answers to pipelined requests always leave in request order. Only the event loop touches it.
+     */
+    private void run(
+            ChannelHandlerContext ctx, boolean mayInline, Supplier<FullHttpResponse> answer, boolean keepAlive) {
+        if (mayInline && pending == 0) {
+            respond(ctx, answer.get(), keepAlive);
+            return;
+        }
+        pending++;
+        worker.execute(() -> respond(ctx, answer.get(), keepAlive).addListener(f -> pending--));
+    }
+
+    private static ChannelFuture respond(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
         HttpUtil.setKeepAlive(response, keepAlive);
-        var future = ctx.writeAndFlush(response);
+        ChannelFuture future = ctx.writeAndFlush(response);
         if (!keepAlive) {
             future.addListener(ChannelFutureListener.CLOSE);
         }
+        return future;
     }
 
     static FullHttpResponse json(HttpResponseStatus status, byte[] body, String requestId) {

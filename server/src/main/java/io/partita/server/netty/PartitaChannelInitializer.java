@@ -8,6 +8,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.server.route.Dispatcher;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The HTTP/1.1 pipeline: codec, a 16 MB aggregator (which also answers 100-continue), an idle timeout, and the API handler. Each connection
@@ -18,9 +19,12 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final Dispatcher dispatcher;
     private final String healthLine;
     private final EventExecutorGroup workers;
+    private final Predicate<String> inline;
 
-    public PartitaChannelInitializer(Dispatcher dispatcher, String region, EventExecutorGroup workers) {
+    public PartitaChannelInitializer(
+            Dispatcher dispatcher, String region, EventExecutorGroup workers, Predicate<String> inline) {
         this.dispatcher = dispatcher;
+        this.inline = inline;
         this.healthLine = "healthy: dynamodb." + region + ".amazonaws.com ";
         this.workers = workers;
     }
@@ -37,6 +41,6 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
         });
         p.addLast("codec", new HttpServerCodec(4096, 16 * 1024, 64 * 1024));
         p.addLast("aggregator", new BoundedAggregator());
-        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next()));
+        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline));
     }
 }

@@ -73,8 +73,9 @@ public final class Dispatcher {
         if (contentType == null) {
             return;
         }
-        String type = contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
-        if (!type.equals("application/x-amz-json-1.0") && !type.equals("application/json")) {
+        int semicolon = contentType.indexOf(';');
+        String type = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).strip();
+        if (!type.equalsIgnoreCase("application/x-amz-json-1.0") && !type.equalsIgnoreCase("application/json")) {
             throw ApiException.unknownOperation("Unknown operation exception");
         }
     }

@@ -3,5 +3,9 @@ package io.partita.storage.item;
 import io.partita.protocol.model.AttributeValue;
 import java.util.Map;
 
-/** The images before and after a write; either may be null (no item). */
-public record WriteOutcome(Map<String, AttributeValue> oldItem, Map<String, AttributeValue> newItem) {}
+/**
+ * The images before and after a write (either may be null: no item) and their sizes by DynamoDB's item-size formula,
+ * computed once by the storage engine for its statistics and reused for capacity units.
+ */
+public record WriteOutcome(
+        Map<String, AttributeValue> oldItem, Map<String, AttributeValue> newItem, long oldBytes, long newBytes) {}

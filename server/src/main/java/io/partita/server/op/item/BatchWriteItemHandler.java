@@ -86,9 +86,10 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                     w.table(),
                     w.key(),
                     old -> w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item()));
-            long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
-            long newSize = w.item() == null ? 0 : ItemSize.of(w.item());
-            units.merge(w.table().metadata().name(), CapacityUnits.write(oldSize, newSize), Double::sum);
+            units.merge(
+                    w.table().metadata().name(),
+                    CapacityUnits.write(outcome.oldBytes(), outcome.newBytes()),
+                    Double::sum);
         }
         List<ConsumedCapacity> consumed = null;
         if (in.returnConsumedCapacity() != null && !in.returnConsumedCapacity().equals("NONE")) {

@@ -5,7 +5,6 @@ import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.message.DeleteItemInput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.CapacityUnits;
-import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
@@ -59,10 +58,11 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
                 key,
                 old -> ItemExpressions.checked(
                         condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
-        long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? outcome.oldItem() : null,
                 ItemRequests.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), CapacityUnits.write(oldSize, 0)));
+                        in.returnConsumedCapacity(),
+                        table.metadata().name(),
+                        CapacityUnits.write(outcome.oldBytes(), 0)));
     }
 }

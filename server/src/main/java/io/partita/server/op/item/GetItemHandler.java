@@ -64,7 +64,10 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
         Map<String, AttributeValue> item = storage.get(table, key);
         boolean consistent = Boolean.TRUE.equals(in.consistentRead());
-        double units = CapacityUnits.read(item == null ? 0 : ItemSize.of(item), consistent);
+        // Sizing the item walks all of it: only when the caller asked for capacity.
+        boolean wantsCapacity = in.returnConsumedCapacity() != null
+                && !in.returnConsumedCapacity().equals("NONE");
+        double units = wantsCapacity ? CapacityUnits.read(item == null ? 0 : ItemSize.of(item), consistent) : 0;
         return new GetItemOutput(
                 item == null ? null : project(item, projection),
                 ItemRequests.consumed(

@@ -68,10 +68,11 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                 key,
                 old -> ItemExpressions.checked(
                         condition, old, in.returnValuesOnConditionCheckFailure(), () -> new WriteDecision.Put(item)));
-        long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? outcome.oldItem() : null,
                 ItemRequests.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), CapacityUnits.write(oldSize, size)));
+                        in.returnConsumedCapacity(),
+                        table.metadata().name(),
+                        CapacityUnits.write(outcome.oldBytes(), outcome.newBytes())));
     }
 }

@@ -98,12 +98,12 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                     }
                     return new WriteDecision.Put(next);
                 }));
-        long oldSize = outcome.oldItem() == null ? 0 : ItemSize.of(outcome.oldItem());
-        long newSize = ItemSize.of(outcome.newItem());
         return new WriteItemOutput(
                 returned(in.returnValues(), outcome, targets),
                 ItemRequests.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), CapacityUnits.write(oldSize, newSize)));
+                        in.returnConsumedCapacity(),
+                        table.metadata().name(),
+                        CapacityUnits.write(outcome.oldBytes(), outcome.newBytes())));
     }
 
     /** Legacy AttributeUpdates word a type clash with the stored value their own way. */
