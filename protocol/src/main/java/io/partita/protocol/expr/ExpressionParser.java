@@ -9,6 +9,7 @@ import io.partita.protocol.expr.ast.UpdateExpression;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BinaryOperator;
 
 /**
  * A hand-written recursive-descent parser for DynamoDB's condition, update and projection expressions
@@ -95,21 +96,21 @@ public final class ExpressionParser {
     // ---- conditions
 
     private Condition or() {
-        Condition left = and();
-        while (tokens.peek().isKeyword("OR")) {
-            tokens.next();
-            countOperator();
-            left = new Condition.Or(left, and());
-        }
-        return left;
+        return leftAssociative("OR", this::and, Condition.Or::new);
     }
 
     private Condition and() {
-        Condition left = not();
-        while (tokens.peek().isKeyword("AND")) {
+        return leftAssociative("AND", this::not, Condition.And::new);
+    }
+
+    /** {@code operand { keyword operand }}, folded to the left. */
+    private Condition leftAssociative(
+            String keyword, java.util.function.Supplier<Condition> operand, BinaryOperator<Condition> combine) {
+        Condition left = operand.get();
+        while (tokens.peek().isKeyword(keyword)) {
             tokens.next();
             countOperator();
-            left = new Condition.And(left, not());
+            left = combine.apply(left, operand.get());
         }
         return left;
     }
