@@ -403,6 +403,9 @@ public final class LoadGenerator implements Callable<Integer> {
             for (Op op : w.ops()) latency[op.ordinal()] = newHistogram();
         }
 
+        /** Requests due sooner than this are sent at once rather than through a timer. */
+        static final long EARLY_SEND_NANOS = 200_000;
+
         void next() {
             long now = System.nanoTime();
             if (interval == 0) {
@@ -417,9 +420,11 @@ public final class LoadGenerator implements Callable<Integer> {
             }
             long intended = nextIntended;
             nextIntended += interval;
-            if (intended > now) {
+            if (intended - now > EARLY_SEND_NANOS) {
                 loop.schedule(() -> fire(intended), intended - now, TimeUnit.NANOSECONDS);
             } else {
+                // Due, late, or so nearly due that a timer would fire later than the send: send now. Latency
+                // counts from the intended time, or from the actual send when that was earlier.
                 fire(intended); // behind schedule: send now, and the wait counts in the latency
             }
         }
@@ -435,7 +440,8 @@ public final class LoadGenerator implements Callable<Integer> {
             }
             Op op = w.pick(rnd);
             w.body(op, rnd, body);
-            conn.send(op.target, body, false).whenComplete((r, e) -> completed(op, intended, r, e));
+            long from = Math.max(intended, System.nanoTime());
+            conn.send(op.target, body, false).whenComplete((r, e) -> completed(op, from, r, e));
         }
 
         void completed(Op op, long intended, Response r, Throwable e) {
