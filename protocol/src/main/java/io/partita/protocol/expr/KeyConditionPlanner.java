@@ -29,11 +29,13 @@ public final class KeyConditionPlanner {
     public static KeyCondition plan(Condition condition, KeySchema schema) {
         List<Condition> parts = new ArrayList<>();
         flatten(condition, parts);
-        java.util.Set<Path> subjects = new java.util.HashSet<>();
+        List<Path> subjects = new ArrayList<>(parts.size());
         for (Condition c : parts) {
-            if (!subjects.add(keyPath(c))) {
+            Path subject = keyPath(c);
+            if (subjects.contains(subject)) {
                 throw invalid("KeyConditionExpressions must only contain one condition per key");
             }
+            subjects.add(subject);
         }
         if (parts.size() > schema.attributes().size()) {
             throw ApiException.validation("The number of query conditions (" + parts.size()
@@ -43,8 +45,9 @@ public final class KeyConditionPlanner {
         }
         AttributeValue partition = null;
         KeyCondition sort = null;
-        for (Condition c : parts) {
-            Path path = keyPath(c);
+        for (int i = 0; i < parts.size(); i++) {
+            Condition c = parts.get(i);
+            Path path = subjects.get(i);
             if (!path.isTopLevel()) {
                 throw invalid("KeyConditionExpressions cannot have conditions on nested attributes");
             }

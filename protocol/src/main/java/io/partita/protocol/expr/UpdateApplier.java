@@ -23,9 +23,28 @@ import java.util.Map;
  * <p>Pure: it returns a new item and throws {@link ApiException} for data-dependent errors; it never changes its input.
  */
 public final class UpdateApplier {
-    private UpdateApplier() {}
+    /** The message for a clash between an operand and the stored value's type. */
+    private final String typeMismatch;
 
+    private UpdateApplier(String typeMismatch) {
+        this.typeMismatch = typeMismatch;
+    }
+
+    /** Applies an update expression; type clashes with stored values get the UpdateExpression message. */
     public static Map<String, AttributeValue> apply(UpdateExpression update, Map<String, AttributeValue> old) {
+        return apply(update, old, INCORRECT_TYPE);
+    }
+
+    /**
+     * Applies {@code update}, reporting a clash between an operand and a stored value's type with {@code typeMismatch}
+     * (legacy AttributeUpdates word it "Type mismatch for attribute to update").
+     */
+    public static Map<String, AttributeValue> apply(
+            UpdateExpression update, Map<String, AttributeValue> old, String typeMismatch) {
+        return new UpdateApplier(typeMismatch).run(update, old);
+    }
+
+    private Map<String, AttributeValue> run(UpdateExpression update, Map<String, AttributeValue> old) {
         Map<String, AttributeValue> before = old == null ? Map.of() : old;
         List<AttributeValue> setValues = new ArrayList<>(update.set().size());
         for (UpdateExpression.Set s : update.set()) {
@@ -88,17 +107,17 @@ public final class UpdateApplier {
         };
     }
 
-    public static final String INCORRECT_TYPE = "An operand in the update expression has an incorrect data type";
+    private static final String INCORRECT_TYPE = "An operand in the update expression has an incorrect data type";
 
-    static ApiException incorrectType() {
-        return ApiException.validation(INCORRECT_TYPE);
+    private ApiException incorrectType() {
+        return ApiException.validation(typeMismatch);
     }
 
     static ApiException invalidPath() {
         return ApiException.validation("The document path provided in the update expression is invalid for update");
     }
 
-    private static AttributeValue value(Operand o, Map<String, AttributeValue> item) {
+    private AttributeValue value(Operand o, Map<String, AttributeValue> item) {
         if (o instanceof Operand.Constant c) {
             return c.value();
         } else if (o instanceof Path p) {
@@ -132,7 +151,7 @@ public final class UpdateApplier {
         return new AttributeValue.L(joined);
     }
 
-    private static AttributeValue add(AttributeValue current, AttributeValue delta) {
+    private AttributeValue add(AttributeValue current, AttributeValue delta) {
         if (current == null) {
             return delta;
         }
@@ -152,7 +171,7 @@ public final class UpdateApplier {
     }
 
     /** The set minus {@code delta}, or null when nothing is left (DynamoDB then removes the attribute). */
-    private static AttributeValue subtract(AttributeValue current, AttributeValue delta) {
+    private AttributeValue subtract(AttributeValue current, AttributeValue delta) {
         if (current instanceof AttributeValue.SS x && delta instanceof AttributeValue.SS y) {
             List<String> rest = minus(x.values(), y.values());
             return rest.isEmpty() ? null : new AttributeValue.SS(rest);

@@ -92,7 +92,10 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                 table,
                 key,
                 old -> ItemExpressions.checked(condition, old, in.returnValuesOnConditionCheckFailure(), () -> {
-                    Map<String, AttributeValue> next = apply(update, old != null ? old : keyItem, in);
+                    Map<String, AttributeValue> next = in.attributeUpdates() != null
+                            ? UpdateApplier.apply(
+                                    update, old != null ? old : keyItem, "Type mismatch for attribute to update")
+                            : UpdateApplier.apply(update, old != null ? old : keyItem);
                     if (ItemSize.of(next) > ItemSize.MAX_ITEM_BYTES) {
                         throw ApiException.validation("Item size to update has exceeded the maximum allowed size");
                     }
@@ -104,19 +107,6 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                         in.returnConsumedCapacity(),
                         table.metadata().name(),
                         CapacityUnits.write(outcome.oldBytes(), outcome.newBytes())));
-    }
-
-    /** Legacy AttributeUpdates word a type clash with the stored value their own way. */
-    private static Map<String, AttributeValue> apply(
-            UpdateExpression update, Map<String, AttributeValue> base, UpdateItemInput in) {
-        try {
-            return UpdateApplier.apply(update, base);
-        } catch (ApiException e) {
-            if (in.attributeUpdates() != null && e.getMessage().equals(UpdateApplier.INCORRECT_TYPE)) {
-                throw ApiException.validation("Type mismatch for attribute to update");
-            }
-            throw e;
-        }
     }
 
     private static Map<String, AttributeValue> returned(String mode, WriteOutcome outcome, List<Path> targets) {
