@@ -15,8 +15,12 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
+import io.partita.server.admin.AdminRoutes;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.PartitaChannelInitializer;
+import io.partita.server.op.insights.DescribeContributorInsightsHandler;
+import io.partita.server.op.insights.ListContributorInsightsHandler;
+import io.partita.server.op.insights.UpdateContributorInsightsHandler;
 import io.partita.server.op.item.BatchGetItemHandler;
 import io.partita.server.op.item.BatchWriteItemHandler;
 import io.partita.server.op.item.DeleteItemHandler;
@@ -71,8 +75,8 @@ public final class PartitaServer implements AutoCloseable {
                 .channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(
-                        new PartitaChannelInitializer(dispatcher, config.region(), workers, inlineOperations(config)))
+                .childHandler(new PartitaChannelInitializer(
+                        dispatcher, config.region(), workers, inlineOperations(config), new AdminRoutes(storage)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
@@ -128,7 +132,10 @@ public final class PartitaServer implements AutoCloseable {
                 .register("BatchGetItem", new BatchGetItemHandler(storage, expressions))
                 .register("BatchWriteItem", new BatchWriteItemHandler(storage))
                 .register("Query", new QueryHandler(storage, cache))
-                .register("Scan", new ScanHandler(storage, cache));
+                .register("Scan", new ScanHandler(storage, cache))
+                .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
+                .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
+                .register("ListContributorInsights", new ListContributorInsightsHandler(storage));
     }
 
     /** The bound port (useful when the config asked for port 0). */

@@ -11,6 +11,7 @@ import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.key.PartitionHash;
+import io.partita.storage.partition.PartitionSplitter;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
@@ -28,20 +29,33 @@ public final class StorageEngine implements AutoCloseable {
     private final RocksStore store;
     private final TableCatalog catalog;
     private final KeyLocks locks = new KeyLocks(4096);
+    private final PartitionSplitter splitter;
 
-    private StorageEngine(RocksStore store) {
+    private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
-        this.catalog = new TableCatalog(store);
+        this.splitter = new PartitionSplitter(store);
+        try {
+            this.catalog = new TableCatalog(store, config.capacity(), splitter);
+        } catch (RuntimeException e) {
+            splitter.close();
+            throw e;
+        }
+        splitter.attach(catalog);
     }
 
     public static StorageEngine open(StorageConfig config) {
         RocksStore store = RocksStore.open(config);
         try {
-            return new StorageEngine(store);
+            return new StorageEngine(store, config);
         } catch (RuntimeException e) {
             store.close();
             throw e;
         }
+    }
+
+    /** Waits until queued partition splits have run. */
+    public void awaitSplits() throws InterruptedException {
+        splitter.awaitIdle();
     }
 
     public TableCatalog tables() {
@@ -50,14 +64,23 @@ public final class StorageEngine implements AutoCloseable {
 
     /** The item with {@code key}, or null. */
     public Map<String, AttributeValue> get(Table table, PrimaryKey key) {
-        byte[] k = ItemKeyEncoder.encode(table.metadata().keySchema(), key).bytes();
-        byte[] v = store.get(table.items(), k);
+        return get(table, ItemKeyEncoder.encode(table.metadata().keySchema(), key));
+    }
+
+    /** The item with the already encoded {@code key}, or null. */
+    public Map<String, AttributeValue> get(Table table, ItemKeyEncoder.EncodedKey key) {
+        byte[] v = store.get(table.items(), key.bytes());
         return v == null ? null : ItemCodec.decode(v);
     }
 
     /** Applies {@code write} to the item with {@code key} atomically; a rejection is thrown after nothing changed. */
     public WriteOutcome write(Table table, PrimaryKey key, ConditionalWrite write) {
-        byte[] k = ItemKeyEncoder.encode(table.metadata().keySchema(), key).bytes();
+        return write(table, ItemKeyEncoder.encode(table.metadata().keySchema(), key), write);
+    }
+
+    /** As {@link #write(Table, PrimaryKey, ConditionalWrite)}, for an already encoded key. */
+    public WriteOutcome write(Table table, ItemKeyEncoder.EncodedKey encoded, ConditionalWrite write) {
+        byte[] k = encoded.bytes();
         ReentrantLock lock = locks.lockFor(PartitionHash.of(k));
         lock.lock();
         try {
@@ -88,6 +111,9 @@ public final class StorageEngine implements AutoCloseable {
                 catalog.addStatsDelta(batch, table, countDelta, sizeDelta);
             });
             catalog.applied(table, countDelta, sizeDelta);
+            if (sizeDelta != 0) {
+                table.partitions().addSize(encoded.hash(), sizeDelta);
+            }
             return new WriteOutcome(old, next, oldSize, newSize);
         } finally {
             lock.unlock();
@@ -115,6 +141,7 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        splitter.close();
         store.close();
     }
 }

@@ -31,17 +31,13 @@ class StorageEngineIT {
             new KeySchema.KeyAttribute("pk", ScalarType.S), new KeySchema.KeyAttribute("sk", ScalarType.N));
 
     private static TableMetadata table(String name) {
-        return new TableMetadata(
+        return TableMetadata.create(
                 name,
                 UUID.randomUUID().toString(),
                 SCHEMA,
                 List.of(new AttributeDefinition("pk", "S"), new AttributeDefinition("sk", "N")),
                 TableMetadata.PAY_PER_REQUEST,
                 0,
-                0,
-                1_700_000_000_000L,
-                null,
-                null,
                 0,
                 1_700_000_000_000L,
                 null,

@@ -17,6 +17,9 @@ public enum ErrorCode {
     RESOURCE_NOT_FOUND("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", 400),
     RESOURCE_IN_USE("com.amazonaws.dynamodb.v20120810#ResourceInUseException", 400),
     LIMIT_EXCEEDED("com.amazonaws.dynamodb.v20120810#LimitExceededException", 400),
+    PROVISIONED_THROUGHPUT_EXCEEDED("com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException", 400),
+    THROTTLING("com.amazon.coral.availability#ThrottlingException", 400),
+    REQUEST_LIMIT_EXCEEDED("com.amazonaws.dynamodb.v20120810#RequestLimitExceeded", 400),
     CONDITIONAL_CHECK_FAILED("com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", 400),
     INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500);
 

@@ -17,4 +17,5 @@ public record TableDescription(
         String tableId,
         BillingModeSummary billingModeSummary,
         TableClassSummary tableClassSummary,
-        Boolean deletionProtectionEnabled) {}
+        Boolean deletionProtectionEnabled,
+        OnDemandThroughput onDemandThroughput) {}

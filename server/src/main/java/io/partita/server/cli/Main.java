@@ -2,6 +2,8 @@ package io.partita.server.cli;
 
 import io.partita.server.PartitaServer;
 import io.partita.storage.StorageConfig;
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.capacity.ThroughputMode;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -60,6 +62,41 @@ public final class Main implements Callable<Integer> {
     String region;
 
     @Option(
+            names = {"--throughput"},
+            description = "Throughput limits: enforce (throttle as DynamoDB does), report (count what would be"
+                    + " throttled, refuse nothing) or off (default: ${DEFAULT-VALUE}).",
+            defaultValue = "enforce")
+    String throughput;
+
+    @Option(
+            names = {"--partition-size-limit"},
+            description = "Size at which a partition splits, e.g. 10GB, 4MB (default: ${DEFAULT-VALUE}, DynamoDB's).",
+            defaultValue = "10GB")
+    String partitionSizeLimit;
+
+    @Option(
+            names = {"--heat-split-after"},
+            description = "Seconds a partition must run above 80%% of its ceiling before it splits for heat"
+                    + " (default: ${DEFAULT-VALUE}).",
+            defaultValue = "600")
+    long heatSplitSeconds;
+
+    @Option(
+            names = {"--adaptive-capacity"},
+            description = "Let a hot partition use the table's unused capacity up to its ceiling (default:"
+                    + " ${DEFAULT-VALUE}).",
+            defaultValue = "true",
+            arity = "1")
+    boolean adaptiveCapacity;
+
+    @Option(
+            names = {"--table-quota"},
+            description = "Per-table read and write quota of the account for on-demand tables, in units per second"
+                    + " (default: ${DEFAULT-VALUE}).",
+            defaultValue = "40000")
+    long tableQuota;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -88,9 +125,10 @@ public final class Main implements Callable<Integer> {
         if (ignored != null && !ignored.isEmpty()) {
             log.warn("ignoring arguments {}", ignored);
         }
-        StorageConfig storage = inMemory
-                ? StorageConfig.memory()
-                : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync);
+        StorageConfig storage = (inMemory
+                        ? StorageConfig.memory()
+                        : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
+                .withCapacity(capacity());
         ServerConfig config = new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads());
         PartitaServer server = PartitaServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -106,6 +144,22 @@ public final class Main implements Callable<Integer> {
         return 0;
     }
 
+    CapacityConfig capacity() {
+        ThroughputMode mode;
+        try {
+            mode = ThroughputMode.valueOf(throughput.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this), "--throughput must be enforce, report or off, not " + throughput);
+        }
+        CapacityConfig defaults = CapacityConfig.defaults();
+        return defaults.withMode(mode)
+                .withPartitionSizeLimit(Sizes.parse(partitionSizeLimit))
+                .withHeatSplit(defaults.heatSplitFraction(), heatSplitSeconds * 1000)
+                .withAdaptiveCapacity(adaptiveCapacity)
+                .withTableQuotas(tableQuota, tableQuota);
+    }
+
     static String banner(int port, StorageConfig storage) {
         String mode = storage.inMemory()
                 ? "in memory (nothing is written to disk; data is lost on exit)"
@@ -113,7 +167,9 @@ public final class Main implements Callable<Integer> {
                         + (storage.sync()
                                 ? " (fsync on every commit)"
                                 : " (WAL: survives a process crash, not a power loss; --sync for that)");
-        return "Partita " + new Version().getVersion()[0] + " listening on port " + port + "\n  storage: " + mode;
+        return "Partita " + new Version().getVersion()[0] + " listening on port " + port + "\n  storage: " + mode
+                + "\n  throughput: " + storage.capacity().mode().name().toLowerCase(java.util.Locale.ROOT)
+                + " (metrics: GET /admin/metrics, Prometheus: GET /metrics)";
     }
 
     /** The version from the jar manifest, or {@code dev} when run from classes. */

@@ -3,6 +3,7 @@ package io.partita.server.embedded;
 import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
 import io.partita.storage.StorageConfig;
+import io.partita.storage.capacity.CapacityConfig;
 import java.net.URI;
 import java.nio.file.Path;
 
@@ -26,6 +27,17 @@ public final class EmbeddedPartita implements AutoCloseable {
     public static EmbeddedPartita start(Path dataDir) {
         ServerConfig config = new ServerConfig(
                 "127.0.0.1", 0, StorageConfig.disk(dataDir), "us-east-1", ServerConfig.defaultWorkerThreads());
+        return new EmbeddedPartita(PartitaServer.start(config));
+    }
+
+    /** An in-memory server on a free port with its own partition and throughput settings. */
+    public static EmbeddedPartita start(CapacityConfig capacity) {
+        ServerConfig config = new ServerConfig(
+                "127.0.0.1",
+                0,
+                StorageConfig.memory().withCapacity(capacity),
+                "us-east-1",
+                ServerConfig.defaultWorkerThreads());
         return new EmbeddedPartita(PartitaServer.start(config));
     }
 

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.EventExecutor;
+import io.partita.server.admin.AdminRoutes;
 import io.partita.server.route.ApiRequest;
 import io.partita.server.route.ApiResponse;
 import io.partita.server.route.Dispatcher;
@@ -38,14 +39,21 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     private final String healthLine;
     private final EventExecutor worker;
     private final Predicate<String> inline;
+    private final AdminRoutes admin;
     private int pending;
 
     /**
      * @param worker the single-threaded executor this connection's operations run on when not inline
      * @param inline which {@code X-Amz-Target}s may run on the event loop
      */
-    public ApiRequestHandler(Dispatcher dispatcher, String healthLine, EventExecutor worker, Predicate<String> inline) {
+    public ApiRequestHandler(
+            Dispatcher dispatcher,
+            String healthLine,
+            EventExecutor worker,
+            Predicate<String> inline,
+            AdminRoutes admin) {
         this.dispatcher = dispatcher;
+        this.admin = admin;
         this.healthLine = healthLine;
         this.worker = worker;
         this.inline = inline;
@@ -73,6 +81,9 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
                         return json(HttpResponseStatus.valueOf(result.status()), result.body(), result.requestId());
                     },
                     keepAlive);
+        } else if (request.method().equals(HttpMethod.GET) && AdminRoutes.handles(request.uri())) {
+            String uri = request.uri();
+            run(ctx, false, () -> adminAnswer(admin.get(uri)), keepAlive);
         } else {
             boolean health =
                     request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD);
@@ -120,6 +131,15 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
                 .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
                 .set("x-amzn-RequestId", requestId)
                 .set("x-amz-crc32", Long.toString(crc.getValue()));
+        return response;
+    }
+
+    private static FullHttpResponse adminAnswer(AdminRoutes.Answer a) {
+        FullHttpResponse response = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(a.status()), Unpooled.wrappedBuffer(a.body()));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, a.contentType())
+                .set(HttpHeaderNames.CONTENT_LENGTH, a.body().length);
         return response;
     }
 

@@ -6,6 +6,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
+import io.partita.server.admin.AdminRoutes;
 import io.partita.server.route.Dispatcher;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -20,10 +21,16 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final String healthLine;
     private final EventExecutorGroup workers;
     private final Predicate<String> inline;
+    private final AdminRoutes admin;
 
     public PartitaChannelInitializer(
-            Dispatcher dispatcher, String region, EventExecutorGroup workers, Predicate<String> inline) {
+            Dispatcher dispatcher,
+            String region,
+            EventExecutorGroup workers,
+            Predicate<String> inline,
+            AdminRoutes admin) {
         this.dispatcher = dispatcher;
+        this.admin = admin;
         this.inline = inline;
         this.healthLine = "healthy: dynamodb." + region + ".amazonaws.com ";
         this.workers = workers;
@@ -41,6 +48,6 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
         });
         p.addLast("codec", new HttpServerCodec(4096, 16 * 1024, 64 * 1024));
         p.addLast("aggregator", new BoundedAggregator());
-        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline));
+        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin));
     }
 }

@@ -36,6 +36,13 @@ public final class ItemKeyEncoder {
         return new EncodedKey(out.toByteArray(), hash);
     }
 
+    /** The hash that places {@code partitionKey}: the first eight bytes of every key of its items. */
+    public static long partitionHash(AttributeValue partitionKey) {
+        ByteSink pk = new ByteSink(32);
+        encodeValue(pk, partitionKey);
+        return PartitionHash.of(pk.toByteArray());
+    }
+
     static void encodeValue(ByteSink out, AttributeValue value) {
         if (value instanceof AttributeValue.S s) {
             OrderedBytes.encodeString(out, s.value());

@@ -3,6 +3,8 @@ package io.partita.storage.table;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.storage.StorageException;
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,6 +33,8 @@ public final class TableCatalog {
     private final ColumnFamilyHandle meta;
     private final ColumnFamilyHandle stats;
     private final TreeMap<String, Table> tables = new TreeMap<>();
+    private final CapacityConfig capacity;
+    private final TablePartitions.Listener partitionListener;
 
     /** One live table: its current metadata, its items column family, and its counters. */
     public static final class Table {
@@ -38,12 +42,19 @@ public final class TableCatalog {
         private final ColumnFamilyHandle items;
         private final AtomicLong itemCount;
         private final AtomicLong sizeBytes;
+        private final TablePartitions partitions;
 
-        Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size) {
+        Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size, TablePartitions partitions) {
             this.metadata = metadata;
             this.items = items;
             this.itemCount = new AtomicLong(count);
             this.sizeBytes = new AtomicLong(size);
+            this.partitions = partitions;
+        }
+
+        /** The partition map and throughput budget. */
+        public TablePartitions partitions() {
+            return partitions;
         }
 
         public TableMetadata metadata() {
@@ -59,8 +70,10 @@ public final class TableCatalog {
         }
     }
 
-    public TableCatalog(RocksStore store) {
+    public TableCatalog(RocksStore store, CapacityConfig capacity, TablePartitions.Listener partitionListener) {
         this.store = store;
+        this.capacity = capacity;
+        this.partitionListener = partitionListener;
         this.meta = store.family(RocksStore.META);
         this.stats = store.family(RocksStore.STATS);
         load();
@@ -74,7 +87,15 @@ public final class TableCatalog {
             }
             long count = readCounter(m.id(), 'c');
             long size = readCounter(m.id(), 's');
-            tables.put(m.name(), new Table(m, store.family(m.itemsFamily()), count, size));
+            PersistedMap persisted = readPartitions(m.id());
+            TablePartitions partitions = new TablePartitions(
+                    m,
+                    capacity,
+                    partitionListener,
+                    persisted == null ? null : persisted.partitions(),
+                    persisted == null ? 0 : persisted.nextId(),
+                    size);
+            tables.put(m.name(), new Table(m, store.family(m.itemsFamily()), count, size, partitions));
         });
         // A crash between dropping a table's metadata and its column family leaves an orphan: drop it now.
         for (String family : store.familyNames()) {
@@ -91,6 +112,39 @@ public final class TableCatalog {
     private long readCounter(String id, char kind) {
         byte[] v = store.get(stats, counterKey(id, kind));
         return v == null ? 0 : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** The partition ranges of a table, as kept under its id and {@code p} in the {@code stats} column family. */
+    record PersistedMap(int nextId, List<TablePartitions.PersistedPartition> partitions) {}
+
+    private PersistedMap readPartitions(String id) {
+        byte[] v = store.get(stats, counterKey(id, 'p'));
+        if (v == null) {
+            return null;
+        }
+        try {
+            return DynamoJson.mapper().readValue(v, PersistedMap.class);
+        } catch (IOException e) {
+            throw new StorageException("corrupt partition map of table " + id, e);
+        }
+    }
+
+    /** Persists a table's partition ranges; called whenever a split changes them. */
+    public void savePartitions(TablePartitions partitions, int nextId) {
+        byte[] json;
+        try {
+            json = DynamoJson.mapper().writeValueAsBytes(new PersistedMap(nextId, partitions.persistable()));
+        } catch (IOException e) {
+            throw new StorageException("cannot encode partition map", e);
+        }
+        String id = partitions.metadata().id();
+        store.write(batch -> {
+            try {
+                batch.put(stats, counterKey(id, 'p'), json);
+            } catch (RocksDBException e) {
+                throw new StorageException("partition map write failed", e);
+            }
+        });
     }
 
     private static byte[] counterKey(String id, char kind) {
@@ -170,7 +224,9 @@ public final class TableCatalog {
         }
         ColumnFamilyHandle cf = store.createItemFamily(m.itemsFamily());
         persist(m);
-        Table t = new Table(m, cf, 0, 0);
+        TablePartitions partitions = new TablePartitions(m, capacity, partitionListener, null, 0, 0);
+        savePartitions(partitions, partitions.nextId());
+        Table t = new Table(m, cf, 0, 0, partitions);
         tables.put(m.name(), t);
         return t;
     }
@@ -183,6 +239,7 @@ public final class TableCatalog {
         TableMetadata next = change.apply(t.metadata);
         persist(next);
         t.metadata = next;
+        t.partitions.reconfigure(next);
         return t;
     }
 
@@ -198,6 +255,7 @@ public final class TableCatalog {
                 batch.delete(meta, m.name().getBytes(StandardCharsets.UTF_8));
                 batch.delete(stats, counterKey(m.id(), 'c'));
                 batch.delete(stats, counterKey(m.id(), 's'));
+                batch.delete(stats, counterKey(m.id(), 'p'));
             } catch (RocksDBException e) {
                 throw new StorageException("metadata delete failed", e);
             }

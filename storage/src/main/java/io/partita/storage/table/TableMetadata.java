@@ -5,6 +5,7 @@ import io.partita.protocol.model.KeySchema;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Everything Partita keeps about a table besides its items, persisted as JSON in the {@code meta} column family.
@@ -13,6 +14,9 @@ import java.util.Map;
  * @param id a UUID; the items column family is named after it, so a re-created table never sees old data
  * @param billingMode {@code PROVISIONED} or {@code PAY_PER_REQUEST}
  * @param readCapacityUnits provisioned RCU (0 when on demand)
+ * @param maxReadRequestUnits the on-demand table's {@code OnDemandThroughput} maximum, or null/-1 for none
+ * @param contributorInsightsMode null when Contributor Insights is off, else {@code ACCESSED_AND_THROTTLED_KEYS} or
+ *     {@code THROTTLED_KEYS}
  */
 public record TableMetadata(
         String name,
@@ -29,7 +33,10 @@ public record TableMetadata(
         Long lastPayPerRequestMillis,
         String tableClass,
         boolean deletionProtectionEnabled,
-        Map<String, String> tags) {
+        Map<String, String> tags,
+        Long maxReadRequestUnits,
+        Long maxWriteRequestUnits,
+        String contributorInsightsMode) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -37,6 +44,40 @@ public record TableMetadata(
     public TableMetadata {
         attributeDefinitions = List.copyOf(attributeDefinitions);
         tags = new LinkedHashMap<>(tags);
+    }
+
+    /** A new table's metadata, without the settings that only UpdateTable and friends change. */
+    public static TableMetadata create(
+            String name,
+            String id,
+            KeySchema keySchema,
+            List<AttributeDefinition> attributeDefinitions,
+            String billingMode,
+            long readCapacityUnits,
+            long writeCapacityUnits,
+            long creationMillis,
+            String tableClass,
+            boolean deletionProtectionEnabled,
+            Map<String, String> tags) {
+        return new TableMetadata(
+                name,
+                id,
+                keySchema,
+                attributeDefinitions,
+                billingMode,
+                readCapacityUnits,
+                writeCapacityUnits,
+                creationMillis,
+                null,
+                null,
+                0,
+                PAY_PER_REQUEST.equals(billingMode) ? creationMillis : null,
+                tableClass,
+                deletionProtectionEnabled,
+                tags,
+                null,
+                null,
+                null);
     }
 
     public String itemsFamily() {
@@ -48,6 +89,10 @@ public record TableMetadata(
         return java.util.Collections.unmodifiableMap(tags);
     }
 
+    public boolean onDemand() {
+        return PAY_PER_REQUEST.equals(billingMode);
+    }
+
     public TableMetadata withThroughput(
             String billingMode,
             long rcu,
@@ -56,78 +101,101 @@ public record TableMetadata(
             Long lastDecrease,
             int decreasesToday,
             Long lastPayPerRequest) {
-        return new TableMetadata(
-                name,
-                id,
-                keySchema,
-                attributeDefinitions,
-                billingMode,
-                rcu,
-                wcu,
-                creationMillis,
-                lastIncrease,
-                lastDecrease,
-                decreasesToday,
-                lastPayPerRequest,
-                tableClass,
-                deletionProtectionEnabled,
-                tags);
+        return with(c -> {
+            c.billingMode = billingMode;
+            c.readCapacityUnits = rcu;
+            c.writeCapacityUnits = wcu;
+            c.lastIncreaseMillis = lastIncrease;
+            c.lastDecreaseMillis = lastDecrease;
+            c.decreasesToday = decreasesToday;
+            c.lastPayPerRequestMillis = lastPayPerRequest;
+        });
     }
 
     public TableMetadata withDeletionProtection(boolean enabled) {
-        return new TableMetadata(
-                name,
-                id,
-                keySchema,
-                attributeDefinitions,
-                billingMode,
-                readCapacityUnits,
-                writeCapacityUnits,
-                creationMillis,
-                lastIncreaseMillis,
-                lastDecreaseMillis,
-                decreasesToday,
-                lastPayPerRequestMillis,
-                tableClass,
-                enabled,
-                tags);
+        return with(c -> c.deletionProtectionEnabled = enabled);
     }
 
     public TableMetadata withTableClass(String newClass) {
-        return new TableMetadata(
-                name,
-                id,
-                keySchema,
-                attributeDefinitions,
-                billingMode,
-                readCapacityUnits,
-                writeCapacityUnits,
-                creationMillis,
-                lastIncreaseMillis,
-                lastDecreaseMillis,
-                decreasesToday,
-                lastPayPerRequestMillis,
-                newClass,
-                deletionProtectionEnabled,
-                tags);
+        return with(c -> c.tableClass = newClass);
     }
 
     public TableMetadata withTags(Map<String, String> newTags) {
-        return new TableMetadata(
-                name,
-                id,
-                keySchema,
-                attributeDefinitions,
-                billingMode,
-                readCapacityUnits,
-                writeCapacityUnits,
-                creationMillis,
-                lastIncreaseMillis,
-                lastDecreaseMillis,
-                decreasesToday,
-                lastPayPerRequestMillis,
-                tableClass,
-                deletionProtectionEnabled,
-                newTags);
+        return with(c -> c.tags = newTags);
+    }
+
+    /** The {@code OnDemandThroughput} maximums; null or -1 means none. */
+    public TableMetadata withOnDemandMaximums(Long maxRead, Long maxWrite) {
+        return with(c -> {
+            c.maxReadRequestUnits = maxRead;
+            c.maxWriteRequestUnits = maxWrite;
+        });
+    }
+
+    public TableMetadata withContributorInsights(String mode) {
+        return with(c -> c.contributorInsightsMode = mode);
+    }
+
+    private TableMetadata with(Consumer<Copy> change) {
+        Copy c = new Copy(this);
+        change.accept(c);
+        return c.build();
+    }
+
+    /** A mutable copy of every component, so each {@code with…} names only what it changes. */
+    private static final class Copy {
+        private final TableMetadata m;
+        String billingMode;
+        long readCapacityUnits;
+        long writeCapacityUnits;
+        Long lastIncreaseMillis;
+        Long lastDecreaseMillis;
+        int decreasesToday;
+        Long lastPayPerRequestMillis;
+        String tableClass;
+        boolean deletionProtectionEnabled;
+        Map<String, String> tags;
+        Long maxReadRequestUnits;
+        Long maxWriteRequestUnits;
+        String contributorInsightsMode;
+
+        Copy(TableMetadata m) {
+            this.m = m;
+            billingMode = m.billingMode;
+            readCapacityUnits = m.readCapacityUnits;
+            writeCapacityUnits = m.writeCapacityUnits;
+            lastIncreaseMillis = m.lastIncreaseMillis;
+            lastDecreaseMillis = m.lastDecreaseMillis;
+            decreasesToday = m.decreasesToday;
+            lastPayPerRequestMillis = m.lastPayPerRequestMillis;
+            tableClass = m.tableClass;
+            deletionProtectionEnabled = m.deletionProtectionEnabled;
+            tags = m.tags;
+            maxReadRequestUnits = m.maxReadRequestUnits;
+            maxWriteRequestUnits = m.maxWriteRequestUnits;
+            contributorInsightsMode = m.contributorInsightsMode;
+        }
+
+        TableMetadata build() {
+            return new TableMetadata(
+                    m.name,
+                    m.id,
+                    m.keySchema,
+                    m.attributeDefinitions,
+                    billingMode,
+                    readCapacityUnits,
+                    writeCapacityUnits,
+                    m.creationMillis,
+                    lastIncreaseMillis,
+                    lastDecreaseMillis,
+                    decreasesToday,
+                    lastPayPerRequestMillis,
+                    tableClass,
+                    deletionProtectionEnabled,
+                    tags,
+                    maxReadRequestUnits,
+                    maxWriteRequestUnits,
+                    contributorInsightsMode);
+        }
     }
 }

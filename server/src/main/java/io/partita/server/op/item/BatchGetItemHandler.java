@@ -13,9 +13,14 @@ import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.CapacityGate;
+import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.Throttle;
+import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -79,30 +84,55 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         Map<String, KeysAndAttributes> unprocessed = new LinkedHashMap<>();
         List<ConsumedCapacity> consumed = new ArrayList<>();
         long responseBytes = 0;
+        int admitted = 0;
+        Throttle firstThrottle = null;
         for (TableRead read : reads) {
             List<Map<String, AttributeValue>> found = new ArrayList<>();
             responses.put(read.requestName(), found);
             boolean consistent = Boolean.TRUE.equals(read.request().consistentRead());
+            List<Integer> left = new ArrayList<>();
             double units = 0;
             for (int i = 0; i < read.keys().size(); i++) {
                 if (responseBytes >= MAX_RESPONSE_BYTES) {
-                    unprocessed.put(read.requestName(), remaining(read, i));
-                    break;
+                    left.add(i);
+                    continue;
                 }
-                Map<String, AttributeValue> item =
-                        storage.get(read.table(), read.keys().get(i));
+                PrimaryKey key = read.keys().get(i);
+                ItemKeyEncoder.EncodedKey encoded =
+                        ItemKeyEncoder.encode(read.table().metadata().keySchema(), key);
+                // A throttled key is returned in UnprocessedKeys rather than failing the batch (BatchGetItem).
+                Throttle throttle =
+                        CapacityGate.tryAdmit(read.table(), encoded.hash(), CapacityKind.READ, key.partition());
+                if (throttle != null) {
+                    firstThrottle = firstThrottle == null ? throttle : firstThrottle;
+                    left.add(i);
+                    continue;
+                }
+                admitted++;
+                Map<String, AttributeValue> item = storage.get(read.table(), encoded);
                 long size = item == null ? 0 : ItemSize.of(item);
-                units += CapacityUnits.read(size, consistent);
+                double itemUnits = CapacityUnits.read(size, consistent);
+                units += itemUnits;
+                CapacityGate.charge(read.table(), CapacityKind.READ, itemUnits, encoded.hash(), key.partition());
                 if (item != null) {
                     responseBytes += size;
                     found.add(read.projection() == null ? item : ProjectionApplier.project(item, read.projection()));
                 }
+            }
+            if (!left.isEmpty()) {
+                unprocessed.put(read.requestName(), remaining(read, left));
             }
             ConsumedCapacity cc = ItemRequests.consumed(
                     in.returnConsumedCapacity(), read.table().metadata().name(), units);
             if (cc != null) {
                 consumed.add(cc);
             }
+        }
+        if (admitted == 0 && firstThrottle != null) {
+            // "If none of the items can be processed due to insufficient provisioned throughput on all of the
+            // tables in the request, then BatchGetItem returns a ProvisionedThroughputExceededException."
+            throw firstThrottle.toException(
+                    TableNames.arn(context, reads.get(0).table().metadata().name()));
         }
         return new BatchGetItemOutput(responses, unprocessed, in.returnConsumedCapacity() == null ? null : consumed);
     }
@@ -134,9 +164,9 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         return new TableRead(requestName, table, ka, keys, projection);
     }
 
-    private static KeysAndAttributes remaining(TableRead read, int from) {
+    private static KeysAndAttributes remaining(TableRead read, List<Integer> indexes) {
         List<Map<String, AttributeValue>> keys = new ArrayList<>();
-        for (int i = from; i < read.keys().size(); i++) {
+        for (int i : indexes) {
             keys.add(read.table().metadata().keySchema().keyMap(read.keys().get(i)));
         }
         KeysAndAttributes r = read.request();

@@ -10,11 +10,16 @@ import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.CapacityGate;
+import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.Throttle;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.item.WriteOutcome;
+import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -42,7 +47,8 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
     }
 
     /** One checked write. */
-    private record Write(Table table, PrimaryKey key, Map<String, AttributeValue> item) {}
+    private record Write(
+            String requestName, WriteRequest request, Table table, PrimaryKey key, Map<String, AttributeValue> item) {}
 
     @Override
     public BatchWriteItemOutput handle(RequestContext context, BatchWriteItemInput in) {
@@ -73,7 +79,7 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             Table table = ItemRequests.table(storage, e.getKey());
             Set<PrimaryKey> seen = new HashSet<>();
             for (WriteRequest w : e.getValue()) {
-                Write write = check(table, w);
+                Write write = check(e.getKey(), table, w);
                 if (!seen.add(write.key())) {
                     throw ApiException.validation("Provided list of item keys contains duplicates");
                 }
@@ -81,15 +87,35 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             }
         }
         Map<String, Double> units = new LinkedHashMap<>();
+        Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
+        Throttle firstThrottle = null;
         for (Write w : writes) {
+            ItemKeyEncoder.EncodedKey encoded =
+                    ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
+            // A throttled write is returned in UnprocessedItems rather than failing the batch (BatchWriteItem).
+            Throttle throttle = CapacityGate.tryAdmit(
+                    w.table(), encoded.hash(), CapacityKind.WRITE, w.key().partition());
+            if (throttle != null) {
+                firstThrottle = firstThrottle == null ? throttle : firstThrottle;
+                unprocessed
+                        .computeIfAbsent(w.requestName(), n -> new ArrayList<>())
+                        .add(w.request());
+                continue;
+            }
             WriteOutcome outcome = storage.write(
                     w.table(),
-                    w.key(),
+                    encoded,
                     old -> w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item()));
-            units.merge(
-                    w.table().metadata().name(),
-                    CapacityUnits.write(outcome.oldBytes(), outcome.newBytes()),
-                    Double::sum);
+            double u = CapacityUnits.write(outcome.oldBytes(), outcome.newBytes());
+            CapacityGate.charge(
+                    w.table(), CapacityKind.WRITE, u, encoded.hash(), w.key().partition());
+            units.merge(w.table().metadata().name(), u, Double::sum);
+        }
+        if (units.isEmpty() && firstThrottle != null) {
+            // "If none of the items can be processed due to insufficient provisioned throughput on all of the
+            // tables in the request, then BatchWriteItem returns a ProvisionedThroughputExceededException."
+            throw firstThrottle.toException(
+                    TableNames.arn(context, writes.get(0).table().metadata().name()));
         }
         List<ConsumedCapacity> consumed = null;
         if (in.returnConsumedCapacity() != null && !in.returnConsumedCapacity().equals("NONE")) {
@@ -98,10 +124,10 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                 consumed.add(ItemRequests.consumed(in.returnConsumedCapacity(), u.getKey(), u.getValue()));
             }
         }
-        return new BatchWriteItemOutput(Map.of(), consumed);
+        return new BatchWriteItemOutput(unprocessed, consumed);
     }
 
-    private static Write check(Table table, WriteRequest w) {
+    private static Write check(String requestName, Table table, WriteRequest w) {
         if ((w.putRequest() == null) == (w.deleteRequest() == null)) {
             throw ApiException.validation("A write request must contain exactly one of PutRequest or DeleteRequest");
         }
@@ -124,13 +150,13 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             if (ItemSize.of(item) > ItemSize.MAX_ITEM_BYTES) {
                 throw ApiException.validation("Item size has exceeded the maximum allowed size");
             }
-            return new Write(table, key, item);
+            return new Write(requestName, w, table, key, item);
         }
         Map<String, AttributeValue> key = w.deleteRequest().key();
         if (key == null) {
             throw ApiException.validation("1 validation error detected: Value null at"
                     + " 'requestItems.member.deleteRequest.key' failed to satisfy constraint: Member must not be null");
         }
-        return new Write(table, table.metadata().keySchema().keyOf(key), null);
+        return new Write(requestName, w, table, table.metadata().keySchema().keyOf(key), null);
     }
 }

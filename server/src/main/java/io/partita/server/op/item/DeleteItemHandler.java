@@ -4,13 +4,11 @@ import io.partita.protocol.expr.ExpressionResolver;
 import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.message.DeleteItemInput;
 import io.partita.protocol.message.WriteItemOutput;
-import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.item.WriteDecision;
-import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.table.TableCatalog.Table;
 
 /** DeleteItem: deleting an absent item succeeds; optional condition; {@code ReturnValues} NONE or ALL_OLD. */
@@ -53,16 +51,17 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
 
         Table table = ItemRequests.table(storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
-        WriteOutcome outcome = storage.write(
+        ItemRequests.Charged charged = ItemRequests.write(
+                context,
+                storage,
                 table,
                 key,
+                0,
                 old -> ItemExpressions.checked(
                         condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
         return new WriteItemOutput(
-                "ALL_OLD".equals(in.returnValues()) ? outcome.oldItem() : null,
+                "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
                 ItemRequests.consumed(
-                        in.returnConsumedCapacity(),
-                        table.metadata().name(),
-                        CapacityUnits.write(outcome.oldBytes(), 0)));
+                        in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
     }
 }

@@ -11,10 +11,14 @@ import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.CapacityGate;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.List;
 import java.util.Map;
@@ -62,15 +66,19 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         }
         Table table = ItemRequests.table(storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
-        Map<String, AttributeValue> item = storage.get(table, key);
+        ItemKeyEncoder.EncodedKey encoded =
+                ItemKeyEncoder.encode(table.metadata().keySchema(), key);
+        Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.READ, key.partition());
+        Map<String, AttributeValue> item = storage.get(table, encoded);
         boolean consistent = Boolean.TRUE.equals(in.consistentRead());
-        // Sizing the item walks all of it: only when the caller asked for capacity.
-        boolean wantsCapacity = in.returnConsumedCapacity() != null
-                && !in.returnConsumedCapacity().equals("NONE");
-        double units = wantsCapacity ? CapacityUnits.read(item == null ? 0 : ItemSize.of(item), consistent) : 0;
+        // Sizing the item walks all of it: only when the caller or the throughput model needs it.
+        double units = CapacityGate.needsUnits(table, in.returnConsumedCapacity())
+                ? CapacityUnits.read(item == null ? 0 : ItemSize.of(item), consistent)
+                : 0;
+        CapacityGate.charge(table, partition, CapacityKind.READ, units, encoded.hash(), key.partition());
         return new GetItemOutput(
                 item == null ? null : project(item, projection),
-                ItemRequests.consumed(
+                CapacityGate.consumed(
                         in.returnConsumedCapacity(), table.metadata().name(), units));
     }
 

@@ -6,14 +6,12 @@ import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.message.PutItemInput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.AttributeValue;
-import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.item.WriteDecision;
-import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.Map;
 
@@ -63,16 +61,17 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
         if (size > ItemSize.MAX_ITEM_BYTES) {
             throw ApiException.validation("Item size has exceeded the maximum allowed size");
         }
-        WriteOutcome outcome = storage.write(
+        ItemRequests.Charged charged = ItemRequests.write(
+                context,
+                storage,
                 table,
                 key,
+                size,
                 old -> ItemExpressions.checked(
                         condition, old, in.returnValuesOnConditionCheckFailure(), () -> new WriteDecision.Put(item)));
         return new WriteItemOutput(
-                "ALL_OLD".equals(in.returnValues()) ? outcome.oldItem() : null,
+                "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
                 ItemRequests.consumed(
-                        in.returnConsumedCapacity(),
-                        table.metadata().name(),
-                        CapacityUnits.write(outcome.oldBytes(), outcome.newBytes())));
+                        in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
     }
 }

@@ -11,7 +11,6 @@ import io.partita.protocol.expr.legacy.LegacyUpdates;
 import io.partita.protocol.message.UpdateItemInput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.AttributeValue;
-import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.PrimaryKey;
@@ -88,9 +87,12 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
             }
         }
         Map<String, AttributeValue> keyItem = schema.keyMap(key);
-        WriteOutcome outcome = storage.write(
+        ItemRequests.Charged charged = ItemRequests.write(
+                context,
+                storage,
                 table,
                 key,
+                0,
                 old -> ItemExpressions.checked(condition, old, in.returnValuesOnConditionCheckFailure(), () -> {
                     Map<String, AttributeValue> next = in.attributeUpdates() != null
                             ? UpdateApplier.apply(
@@ -102,11 +104,9 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                     return new WriteDecision.Put(next);
                 }));
         return new WriteItemOutput(
-                returned(in.returnValues(), outcome, targets),
+                returned(in.returnValues(), charged.outcome(), targets),
                 ItemRequests.consumed(
-                        in.returnConsumedCapacity(),
-                        table.metadata().name(),
-                        CapacityUnits.write(outcome.oldBytes(), outcome.newBytes())));
+                        in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
     }
 
     private static Map<String, AttributeValue> returned(String mode, WriteOutcome outcome, List<Path> targets) {

@@ -16,6 +16,7 @@ import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
@@ -94,9 +95,26 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         if (in.exclusiveStartKey() != null) {
             range = range.resumeAfter(ReadRequests.startKey(table, in.exclusiveStartKey()), forward);
         }
-        PageReader.Page page = PageReader.read(
-                storage, table, range, forward, in.limit(), filter, projection, "COUNT".equals(in.select()));
-        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, in.consistentRead());
+        KeyRanges.Range pageRange = range;
+        double[] units = {0};
+        PageReader.Page page = ReadRequests.readCharged(
+                context,
+                storage,
+                table,
+                ItemKeyEncoder.partitionHash(key.partition()),
+                key.partition(),
+                in.consistentRead(),
+                () -> PageReader.read(
+                        storage,
+                        table,
+                        pageRange,
+                        forward,
+                        in.limit(),
+                        filter,
+                        projection,
+                        "COUNT".equals(in.select())),
+                units);
+        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, units[0]);
     }
 
     /** KeyConditions alone may be combined with expressions; any other legacy parameter may not. */

@@ -6,7 +6,6 @@ import io.partita.protocol.expr.ExpressionResolver;
 import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.expr.ast.Path;
 import io.partita.protocol.expr.legacy.LegacyConditions;
-import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.message.LegacyCondition;
 import io.partita.protocol.message.ReadPageOutput;
 import io.partita.protocol.model.AttributeValue;
@@ -14,10 +13,16 @@ import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.CapacityGate;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.key.KeyRanges;
+import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /** What Query and Scan share: Select and projection rules, filters, the start key, and capacity. */
 final class ReadRequests {
@@ -45,17 +50,34 @@ final class ReadRequests {
 
     /** The Query/Scan response for a page; {@code Select=COUNT} leaves the items out. */
     static ReadPageOutput output(
-            PageReader.Page page, String select, String returnConsumedCapacity, Table table, Boolean consistentRead) {
+            PageReader.Page page, String select, String returnConsumedCapacity, Table table, double units) {
         return new ReadPageOutput(
                 "COUNT".equals(select) ? null : page.items(),
                 page.count(),
                 page.scanned(),
                 page.lastEvaluatedKey(),
-                consumed(
-                        returnConsumedCapacity,
-                        table.metadata().name(),
-                        page.bytesRead(),
-                        Boolean.TRUE.equals(consistentRead)));
+                CapacityGate.consumed(returnConsumedCapacity, table.metadata().name(), units));
+    }
+
+    /**
+     * Reads one page with its throughput: admitted on the partition of {@code hash}, then charged for every item
+     * read, before the filter, rounded up once for the page ("Query and Scan: capacity units consumed").
+     */
+    static PageReader.Page readCharged(
+            RequestContext context,
+            StorageEngine storage,
+            Table table,
+            long hash,
+            AttributeValue partitionKey,
+            Boolean consistentRead,
+            Supplier<PageReader.Page> read,
+            double[] unitsOut) {
+        Partition partition = CapacityGate.admit(context, table, hash, CapacityKind.READ, partitionKey);
+        PageReader.Page page = read.get();
+        double units = CapacityUnits.read(page.bytesRead(), Boolean.TRUE.equals(consistentRead));
+        CapacityGate.charge(table, partition, CapacityKind.READ, units, hash, partitionKey);
+        unitsOut[0] = units;
+        return page;
     }
 
     /** Select must agree with the projection parameters; indexes (and so ALL_PROJECTED_ATTRIBUTES) come later. */
@@ -122,15 +144,5 @@ final class ReadRequests {
             throw ApiException.validation("The provided starting key is invalid: " + e.getMessage());
         }
         return KeyRanges.keyOf(schema, key);
-    }
-
-    /** Reads are charged per page on the total size read, in 4 KB units, halved when eventually consistent. */
-    static ConsumedCapacity consumed(String mode, String tableName, long bytesRead, boolean consistent) {
-        if (mode == null || mode.equals("NONE")) {
-            return null;
-        }
-        double units = CapacityUnits.read(bytesRead, consistent);
-        return new ConsumedCapacity(
-                tableName, units, mode.equals("INDEXES") ? new ConsumedCapacity.Capacity(units) : null);
     }
 }

@@ -15,6 +15,7 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.table.TableCatalog.Table;
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -91,9 +92,23 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
             }
             range = range.resumeAfter(start, true);
         }
-        PageReader.Page page = PageReader.read(
-                storage, table, range, true, in.limit(), filter, projection, "COUNT".equals(in.select()));
-        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, in.consistentRead());
+        KeyRanges.Range pageRange = range;
+        double[] units = {0};
+        // A page is admitted and charged on the partition where it starts.
+        long startHash = range.lower() == null || range.lower().length < 8
+                ? 0
+                : ByteBuffer.wrap(range.lower()).getLong();
+        PageReader.Page page = ReadRequests.readCharged(
+                context,
+                storage,
+                table,
+                startHash,
+                null,
+                in.consistentRead(),
+                () -> PageReader.read(
+                        storage, table, pageRange, true, in.limit(), filter, projection, "COUNT".equals(in.select())),
+                units);
+        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, units[0]);
     }
 
     /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */

@@ -42,29 +42,27 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 in.localSecondaryIndexes(),
                 in.globalSecondaryIndexes(),
                 in.streamSpecification(),
-                in.onDemandThroughput(),
                 in.warmThroughput(),
                 in.resourcePolicy());
         KeySchema schema = keySchema(in.keySchema(), in.attributeDefinitions());
         Throughput throughput = Throughput.forCreate(in.billingMode(), in.provisionedThroughput());
         Map<String, String> tags = Tags.toMap(in.tags());
         long now = context.clock().millis();
-        TableMetadata m = new TableMetadata(
-                in.tableName(),
-                UUID.randomUUID().toString(),
-                schema,
-                in.attributeDefinitions(),
-                throughput.billingMode(),
-                throughput.readCapacityUnits(),
-                throughput.writeCapacityUnits(),
-                now,
-                null,
-                null,
-                0,
-                throughput.onDemand() ? now : null,
-                in.tableClass(),
-                Boolean.TRUE.equals(in.deletionProtectionEnabled()),
-                tags);
+        TableMetadata m = TableMetadata.create(
+                        in.tableName(),
+                        UUID.randomUUID().toString(),
+                        schema,
+                        in.attributeDefinitions(),
+                        throughput.billingMode(),
+                        throughput.readCapacityUnits(),
+                        throughput.writeCapacityUnits(),
+                        now,
+                        in.tableClass(),
+                        Boolean.TRUE.equals(in.deletionProtectionEnabled()),
+                        tags)
+                .withOnDemandMaximums(
+                        Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits"),
+                        Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits"));
         Table table = storage.tables().create(m);
         return new TableDescriptionOutput(TableDescriptions.describe(context, table, "CREATING"));
     }

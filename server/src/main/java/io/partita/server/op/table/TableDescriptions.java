@@ -2,6 +2,7 @@ package io.partita.server.op.table;
 
 import io.partita.protocol.message.BillingModeSummary;
 import io.partita.protocol.message.KeySchemaElement;
+import io.partita.protocol.message.OnDemandThroughput;
 import io.partita.protocol.message.ProvisionedThroughputDescription;
 import io.partita.protocol.message.TableClassSummary;
 import io.partita.protocol.message.TableDescription;
@@ -43,7 +44,14 @@ final class TableDescriptions {
                         ? new BillingModeSummary(m.billingMode(), seconds(m.lastPayPerRequestMillis()))
                         : null,
                 m.tableClass() == null ? null : new TableClassSummary(m.tableClass(), null),
-                m.deletionProtectionEnabled());
+                m.deletionProtectionEnabled(),
+                m.maxReadRequestUnits() == null && m.maxWriteRequestUnits() == null
+                        ? null
+                        : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())));
+    }
+
+    private static long orNone(Long max) {
+        return max == null ? -1 : max;
     }
 
     static List<KeySchemaElement> keySchema(KeySchema schema) {

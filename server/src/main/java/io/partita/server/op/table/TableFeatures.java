@@ -9,12 +9,7 @@ import io.partita.protocol.error.ApiException;
  */
 final class TableFeatures {
     private static final String[] NAMES = {
-        "LocalSecondaryIndexes",
-        "GlobalSecondaryIndexes",
-        "StreamSpecification",
-        "OnDemandThroughput",
-        "WarmThroughput",
-        "ResourcePolicy"
+        "LocalSecondaryIndexes", "GlobalSecondaryIndexes", "StreamSpecification", "WarmThroughput", "ResourcePolicy"
     };
 
     private TableFeatures() {}

@@ -1,5 +1,6 @@
 package io.partita.server.op.table;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.ProvisionedThroughput;
 import io.partita.protocol.validate.ConstraintSet;
@@ -18,6 +19,24 @@ record Throughput(String billingMode, long readCapacityUnits, long writeCapacity
                     .notNull("provisionedThroughput.readCapacityUnits", t.readCapacityUnits())
                     .atLeast("provisionedThroughput.readCapacityUnits", t.readCapacityUnits(), 1);
         }
+    }
+
+    /**
+     * One member of {@code OnDemandThroughput}: null when absent; -1 (no maximum) or a positive number of request
+     * units ("DynamoDB maximum throughput for on-demand tables").
+     */
+    static Long onDemandMax(JsonNode onDemandThroughput, String member) {
+        if (onDemandThroughput == null || onDemandThroughput.isNull()) {
+            return null;
+        }
+        JsonNode v = onDemandThroughput.get(member);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.canConvertToLong() || (v.asLong() != -1 && v.asLong() < 1)) {
+            throw ApiException.invalidParameter(member + " must be -1 or greater than 0");
+        }
+        return v.asLong();
     }
 
     static Throughput forCreate(String billingMode, ProvisionedThroughput t) {

@@ -37,17 +37,16 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         String name = TableNames.resolve(in.tableName());
         storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         TableFeatures.refuseUnsupported(
-                null,
-                in.globalSecondaryIndexUpdates(),
-                in.streamSpecification(),
-                in.onDemandThroughput(),
-                in.warmThroughput(),
-                null);
+                null, in.globalSecondaryIndexUpdates(), in.streamSpecification(), in.warmThroughput(), null);
         if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {
             throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
         }
         boolean throughputChange = in.billingMode() != null || in.provisionedThroughput() != null;
+        Long maxRead = Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits");
+        Long maxWrite = Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits");
+        boolean maximumsChange = maxRead != null || maxWrite != null;
         if (!throughputChange
+                && !maximumsChange
                 && in.deletionProtectionEnabled() == null
                 && in.tableClass() == null
                 && (in.sseSpecification() == null || in.sseSpecification().isNull())) {
@@ -62,6 +61,11 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             }
             if (in.tableClass() != null) {
                 next = next.withTableClass(in.tableClass());
+            }
+            if (maximumsChange) {
+                next = next.withOnDemandMaximums(
+                        maxRead != null ? maxRead : next.maxReadRequestUnits(),
+                        maxWrite != null ? maxWrite : next.maxWriteRequestUnits());
             }
             return next;
         });

@@ -1,0 +1,5 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code UpdateContributorInsightsInput} shape. */
+public record UpdateContributorInsightsInput(
+        String tableName, String indexName, String contributorInsightsAction, String contributorInsightsMode) {}

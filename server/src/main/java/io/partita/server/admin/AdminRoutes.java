@@ -1,0 +1,342 @@
+package io.partita.server.admin;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.capacity.HotKeyTracker;
+import io.partita.storage.capacity.TableThroughput;
+import io.partita.storage.partition.Partition;
+import io.partita.storage.partition.TablePartitions;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The admin endpoints, plain GETs without authentication:
+ *
+ * <ul>
+ *   <li>{@code /admin/metrics[?table=NAME]}: per-table and per-partition counters in CloudWatch's vocabulary, as JSON;
+ *   <li>{@code /metrics}: the same counters in Prometheus' text format;
+ *   <li>{@code /admin/contributor-insights?table=NAME}: the most accessed and most throttled partition keys.
+ * </ul>
+ *
+ * Counters are cumulative since the server started (or since the partition came to be); rates are the reader's
+ * differences, as Prometheus expects.
+ */
+public final class AdminRoutes {
+    /** An answer: status, content type and body. */
+    public record Answer(int status, String contentType, byte[] body) {}
+
+    private static final String JSON = "application/json";
+
+    private final StorageEngine storage;
+
+    public AdminRoutes(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    /** True for the paths this class answers. */
+    public static boolean handles(String path) {
+        return path.startsWith("/admin/") || path.equals("/metrics");
+    }
+
+    public Answer get(String uri) {
+        int q = uri.indexOf('?');
+        String path = q < 0 ? uri : uri.substring(0, q);
+        String table = q < 0 ? null : parameter(uri.substring(q + 1), "table");
+        switch (path) {
+            case "/admin/metrics":
+                return json(g -> metrics(g, tables(table)));
+            case "/metrics":
+                return new Answer(200, "text/plain; version=0.0.4; charset=utf-8", prometheus());
+            case "/admin/contributor-insights":
+                return json(g -> insights(g, tables(table)));
+            default:
+                return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
+        }
+    }
+
+    private Collection<Table> tables(String name) {
+        Map<String, Table> all = storage.tables().snapshot();
+        if (name == null) {
+            return all.values();
+        }
+        Table t = all.get(name);
+        return t == null ? List.of() : List.of(t);
+    }
+
+    private static void metrics(JsonGenerator g, Collection<Table> tables) throws IOException {
+        g.writeStartObject();
+        g.writeArrayFieldStart("tables");
+        for (Table t : tables) {
+            TableMetadata m = t.metadata();
+            TablePartitions parts = t.partitions();
+            TableThroughput tt = parts.throughput();
+            g.writeStartObject();
+            g.writeStringField("tableName", m.name());
+            g.writeStringField("billingMode", m.billingMode());
+            g.writeStringField("throughputMode", parts.mode().name());
+            g.writeNumberField("provisionedReadCapacityUnits", m.readCapacityUnits());
+            g.writeNumberField("provisionedWriteCapacityUnits", m.writeCapacityUnits());
+            g.writeNumberField("consumedReadCapacityUnits", tt.consumption().consumedReadUnits());
+            g.writeNumberField("consumedWriteCapacityUnits", tt.consumption().consumedWriteUnits());
+            g.writeNumberField("readThrottleEvents", tt.consumption().readThrottleEvents());
+            g.writeNumberField("writeThrottleEvents", tt.consumption().writeThrottleEvents());
+            g.writeNumberField("throttledRequests", tt.throttledRequests());
+            g.writeNumberField("itemCount", t.stats().itemCount());
+            g.writeNumberField("tableSizeBytes", t.stats().sizeBytes());
+            List<Partition> ps = parts.map().partitions();
+            g.writeNumberField("partitionCount", ps.size());
+            List<TablePartitions.SplitEvent> splits = parts.splits();
+            g.writeNumberField("partitionSplits", splits.size());
+            g.writeArrayFieldStart("partitions");
+            for (Partition p : ps) {
+                g.writeStartObject();
+                g.writeStringField("partitionId", p.id());
+                g.writeStringField("hashStart", hex(p.start()));
+                g.writeStringField("hashEnd", hex(p.end()));
+                if (p.parentId() != null) {
+                    g.writeStringField("parentId", p.parentId());
+                }
+                g.writeNumberField(
+                        "consumedReadCapacityUnits",
+                        p.throughput().consumption().consumedReadUnits());
+                g.writeNumberField(
+                        "consumedWriteCapacityUnits",
+                        p.throughput().consumption().consumedWriteUnits());
+                g.writeNumberField(
+                        "readThrottleEvents", p.throughput().consumption().readThrottleEvents());
+                g.writeNumberField(
+                        "writeThrottleEvents", p.throughput().consumption().writeThrottleEvents());
+                g.writeNumberField("sizeBytes", p.sizeBytes());
+                g.writeNumberField("readCeiling", 3000);
+                g.writeNumberField("writeCeiling", 1000);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("splits");
+            for (TablePartitions.SplitEvent s : splits) {
+                g.writeStartObject();
+                g.writeNumberField("atMillis", s.atMillis());
+                g.writeStringField("parentId", s.parentId());
+                g.writeStringField("leftId", s.leftId());
+                g.writeStringField("rightId", s.rightId());
+                g.writeStringField("reason", s.reason().name());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static void insights(JsonGenerator g, Collection<Table> tables) throws IOException {
+        g.writeStartObject();
+        g.writeArrayFieldStart("tables");
+        for (Table t : tables) {
+            TableThroughput tt = t.partitions().throughput();
+            g.writeStartObject();
+            g.writeStringField("tableName", t.metadata().name());
+            g.writeStringField(
+                    "contributorInsightsStatus",
+                    t.metadata().contributorInsightsMode() == null ? "DISABLED" : "ENABLED");
+            if (t.metadata().contributorInsightsMode() != null) {
+                g.writeStringField("contributorInsightsMode", t.metadata().contributorInsightsMode());
+                if (!"THROTTLED_KEYS".equals(t.metadata().contributorInsightsMode())) {
+                    contributors(g, "mostAccessedKeys", tt.accessedKeys());
+                }
+                contributors(g, "mostThrottledKeys", tt.throttledKeys());
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static void contributors(JsonGenerator g, String field, HotKeyTracker tracker) throws IOException {
+        g.writeArrayFieldStart(field);
+        for (HotKeyTracker.Contributor c : tracker.top(10)) {
+            g.writeStartObject();
+            g.writeStringField("key", c.key());
+            g.writeNumberField("count", c.estimate());
+            g.writeNumberField("maxError", c.maxError());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    private byte[] prometheus() {
+        StringBuilder b = new StringBuilder(4096);
+        Collection<Table> tables = storage.tables().snapshot().values();
+        metric(b, "partita_consumed_read_capacity_units_total", "counter", "Read capacity units consumed.");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_consumed_read_capacity_units_total",
+                    t,
+                    null,
+                    t.partitions().throughput().consumption().consumedReadUnits());
+            for (Partition p : t.partitions().map().partitions()) {
+                sample(
+                        b,
+                        "partita_consumed_read_capacity_units_total",
+                        t,
+                        p,
+                        p.throughput().consumption().consumedReadUnits());
+            }
+        }
+        metric(b, "partita_consumed_write_capacity_units_total", "counter", "Write capacity units consumed.");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_consumed_write_capacity_units_total",
+                    t,
+                    null,
+                    t.partitions().throughput().consumption().consumedWriteUnits());
+            for (Partition p : t.partitions().map().partitions()) {
+                sample(
+                        b,
+                        "partita_consumed_write_capacity_units_total",
+                        t,
+                        p,
+                        p.throughput().consumption().consumedWriteUnits());
+            }
+        }
+        metric(b, "partita_read_throttle_events_total", "counter", "Read requests refused or reported as throttled.");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_read_throttle_events_total",
+                    t,
+                    null,
+                    t.partitions().throughput().consumption().readThrottleEvents());
+            for (Partition p : t.partitions().map().partitions()) {
+                sample(
+                        b,
+                        "partita_read_throttle_events_total",
+                        t,
+                        p,
+                        p.throughput().consumption().readThrottleEvents());
+            }
+        }
+        metric(b, "partita_write_throttle_events_total", "counter", "Write requests refused or reported as throttled.");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_write_throttle_events_total",
+                    t,
+                    null,
+                    t.partitions().throughput().consumption().writeThrottleEvents());
+            for (Partition p : t.partitions().map().partitions()) {
+                sample(
+                        b,
+                        "partita_write_throttle_events_total",
+                        t,
+                        p,
+                        p.throughput().consumption().writeThrottleEvents());
+            }
+        }
+        metric(b, "partita_throttled_requests_total", "counter", "Requests with at least one throttle event.");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_throttled_requests_total",
+                    t,
+                    null,
+                    t.partitions().throughput().throttledRequests());
+        }
+        metric(b, "partita_provisioned_read_capacity_units", "gauge", "Provisioned read capacity (0 on demand).");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_provisioned_read_capacity_units",
+                    t,
+                    null,
+                    t.metadata().readCapacityUnits());
+        }
+        metric(b, "partita_provisioned_write_capacity_units", "gauge", "Provisioned write capacity (0 on demand).");
+        for (Table t : tables) {
+            sample(
+                    b,
+                    "partita_provisioned_write_capacity_units",
+                    t,
+                    null,
+                    t.metadata().writeCapacityUnits());
+        }
+        metric(b, "partita_item_count", "gauge", "Items in the table.");
+        for (Table t : tables) {
+            sample(b, "partita_item_count", t, null, t.stats().itemCount());
+        }
+        metric(b, "partita_size_bytes", "gauge", "Size of the items, by DynamoDB's item-size rules.");
+        for (Table t : tables) {
+            sample(b, "partita_size_bytes", t, null, t.stats().sizeBytes());
+            for (Partition p : t.partitions().map().partitions()) {
+                sample(b, "partita_size_bytes", t, p, p.sizeBytes());
+            }
+        }
+        metric(b, "partita_partitions", "gauge", "Partitions of the table.");
+        for (Table t : tables) {
+            sample(b, "partita_partitions", t, null, t.partitions().map().size());
+        }
+        return bytes(b.toString());
+    }
+
+    private static void metric(StringBuilder b, String name, String type, String help) {
+        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    private static void sample(StringBuilder b, String name, Table t, Partition p, double value) {
+        b.append(name).append("{table=\"").append(escape(t.metadata().name())).append('"');
+        if (p != null) {
+            b.append(",partition=\"").append(p.id()).append('"');
+        }
+        b.append("} ").append(value).append('\n');
+    }
+
+    /** Table names are [a-zA-Z0-9_.-]; escaping is for safety only. */
+    private static String escape(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+
+    private static String hex(long v) {
+        return String.format("%016x", v);
+    }
+
+    private static String parameter(String query, String name) {
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0 && pair.substring(0, eq).equals(name)) {
+                return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            }
+        }
+        return null;
+    }
+
+    @FunctionalInterface
+    private interface Writer {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static Answer json(Writer w) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+        try (JsonGenerator g = DynamoJson.factory().createGenerator(out)) {
+            g.useDefaultPrettyPrinter();
+            w.write(g);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Answer(200, JSON, out.toByteArray());
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,77 @@
+package io.partita.server.op;
+
+import io.partita.protocol.message.ConsumedCapacity;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.Throttle;
+import io.partita.storage.capacity.ThroughputMode;
+import io.partita.storage.partition.Partition;
+import io.partita.storage.table.TableCatalog.Table;
+
+/**
+ * What every data-plane handler does about throughput: admit the request on the partition that holds its key (or
+ * answer DynamoDB's throttling error), then charge what it consumed. See {@link
+ * io.partita.storage.partition.TablePartitions} for the model.
+ */
+public final class CapacityGate {
+    private CapacityGate() {}
+
+    /** The partition of {@code hash}, once the request may go ahead; in ENFORCE mode a refusal is thrown. */
+    public static Partition admit(
+            RequestContext context, Table table, long hash, CapacityKind kind, AttributeValue partitionKey) {
+        Partition p = table.partitions().partitionFor(hash);
+        Throttle t = table.partitions().admit(p, kind, () -> keyText(partitionKey));
+        if (t != null) {
+            throw t.toException(TableNames.arn(context, table.metadata().name()));
+        }
+        return p;
+    }
+
+    /** For batches: null when the request may go ahead, else the refusal (never thrown here). */
+    public static Throttle tryAdmit(Table table, long hash, CapacityKind kind, AttributeValue partitionKey) {
+        return table.partitions().admit(table.partitions().partitionFor(hash), kind, () -> keyText(partitionKey));
+    }
+
+    public static void charge(
+            Table table, Partition p, CapacityKind kind, double units, long hash, AttributeValue partitionKey) {
+        table.partitions().charge(p, kind, units, hash, () -> keyText(partitionKey));
+    }
+
+    /** As {@link #charge(Table, Partition, CapacityKind, double, long, AttributeValue)}, finding the partition. */
+    public static void charge(Table table, CapacityKind kind, double units, long hash, AttributeValue partitionKey) {
+        charge(table, table.partitions().partitionFor(hash), kind, units, hash, partitionKey);
+    }
+
+    /** Whether the consumed units must be computed: for the answer, or for the throughput accounting. */
+    public static boolean needsUnits(Table table, String returnConsumedCapacity) {
+        return table.partitions().mode() != ThroughputMode.OFF
+                || (returnConsumedCapacity != null && !returnConsumedCapacity.equals("NONE"));
+    }
+
+    /** DynamoDB's {@code ConsumedCapacity} for {@code mode} (TOTAL or INDEXES), or null for NONE. */
+    public static ConsumedCapacity consumed(String mode, String tableName, double units) {
+        if (mode == null || mode.equals("NONE")) {
+            return null;
+        }
+        ConsumedCapacity.Capacity table = mode.equals("INDEXES") ? new ConsumedCapacity.Capacity(units) : null;
+        return new ConsumedCapacity(tableName, units, table);
+    }
+
+    /** A partition key as Contributor Insights shows it: the string, the number, or binary in base64. */
+    static String keyText(AttributeValue v) {
+        if (v == null) {
+            return "(scan)";
+        }
+        if (v instanceof AttributeValue.S s) {
+            return s.value();
+        }
+        if (v instanceof AttributeValue.N n) {
+            return n.value().toString();
+        }
+        if (v instanceof AttributeValue.B b) {
+            return b.value().base64();
+        }
+        return String.valueOf(v);
+    }
+}

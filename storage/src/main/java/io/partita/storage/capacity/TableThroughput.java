@@ -1,0 +1,169 @@
+package io.partita.storage.capacity;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A table's own budget, shared by its partitions, and its totals.
+ *
+ * <ul>
+ *   <li>Provisioned: one bucket per kind at the provisioned rate, {@code burstSeconds} deep. A partition whose share is
+ *       spent may still serve from it while the table as a whole has capacity left (adaptive capacity).
+ *   <li>On-demand: a bucket per kind at twice the previous peak (never below the initial 12,000/4,000 units), the
+ *       table's {@code OnDemandThroughput} maximum if set, and the account's per-table quota ("On-demand capacity
+ *       mode", "Service quotas"). Each is one second deep.
+ * </ul>
+ */
+public final class TableThroughput {
+    private final boolean onDemand;
+    private final TokenBucket readTable;
+    private final TokenBucket writeTable;
+    private final TokenBucket readMax;
+    private final TokenBucket writeMax;
+    private final TokenBucket readQuota;
+    private final TokenBucket writeQuota;
+    private final Consumption consumption = new Consumption();
+    private final LongAdder throttledRequests = new LongAdder();
+    private final HotKeyTracker accessed = new HotKeyTracker(256);
+    private final HotKeyTracker throttled = new HotKeyTracker(256);
+    private volatile boolean insights;
+
+    private long peakSecond = -1;
+    private double readThisSecond;
+    private double writeThisSecond;
+    private double readPeak;
+    private double writePeak;
+
+    /**
+     * @param readUnits provisioned RCU, or for on-demand tables the {@code MaxReadRequestUnits} (-1 or 0: none)
+     */
+    public TableThroughput(boolean onDemand, double readUnits, double writeUnits, CapacityConfig config) {
+        long now = config.clock().millis();
+        this.onDemand = onDemand;
+        if (onDemand) {
+            readTable = new TokenBucket(
+                    CapacityConfig.ON_DEMAND_INITIAL_READ,
+                    CapacityConfig.ON_DEMAND_INITIAL_READ,
+                    CapacityConfig.ON_DEMAND_INITIAL_READ,
+                    now);
+            writeTable = new TokenBucket(
+                    CapacityConfig.ON_DEMAND_INITIAL_WRITE,
+                    CapacityConfig.ON_DEMAND_INITIAL_WRITE,
+                    CapacityConfig.ON_DEMAND_INITIAL_WRITE,
+                    now);
+            readMax = readUnits > 0 ? new TokenBucket(readUnits, readUnits, readUnits, now) : null;
+            writeMax = writeUnits > 0 ? new TokenBucket(writeUnits, writeUnits, writeUnits, now) : null;
+            readQuota = new TokenBucket(config.tableReadQuota(), config.tableReadQuota(), config.tableReadQuota(), now);
+            writeQuota =
+                    new TokenBucket(config.tableWriteQuota(), config.tableWriteQuota(), config.tableWriteQuota(), now);
+        } else {
+            // A new table starts with its full burst allowance: DynamoDB lets new tables burst at once.
+            double readBurst = readUnits * config.burstSeconds();
+            double writeBurst = writeUnits * config.burstSeconds();
+            readTable = new TokenBucket(readUnits, readBurst, readBurst, now);
+            writeTable = new TokenBucket(writeUnits, writeBurst, writeBurst, now);
+            readMax = null;
+            writeMax = null;
+            readQuota = null;
+            writeQuota = null;
+        }
+    }
+
+    public boolean onDemand() {
+        return onDemand;
+    }
+
+    public TokenBucket table(CapacityKind kind) {
+        return kind == CapacityKind.READ ? readTable : writeTable;
+    }
+
+    /** The on-demand maximum bucket, or null. */
+    public TokenBucket max(CapacityKind kind) {
+        return kind == CapacityKind.READ ? readMax : writeMax;
+    }
+
+    /** The account's per-table quota bucket (on-demand only), or null. */
+    public TokenBucket quota(CapacityKind kind) {
+        return kind == CapacityKind.READ ? readQuota : writeQuota;
+    }
+
+    public void consume(CapacityKind kind, double units, long nowMillis) {
+        table(kind).consume(units, nowMillis);
+        consumption.consumed(kind, units);
+        if (onDemand) {
+            TokenBucket max = max(kind);
+            if (max != null) {
+                max.consume(units, nowMillis);
+            }
+            quota(kind).consume(units, nowMillis);
+            trackPeak(kind, units, nowMillis);
+        }
+    }
+
+    /**
+     * On-demand tables take up to double their previous peak at once ("Peak traffic and scaling properties"): the
+     * table bucket's rate follows the highest one-second consumption seen so far.
+     */
+    private synchronized void trackPeak(CapacityKind kind, double units, long nowMillis) {
+        long second = nowMillis / 1000;
+        if (second != peakSecond) {
+            if (readThisSecond > readPeak || writeThisSecond > writePeak) {
+                readPeak = Math.max(readPeak, readThisSecond);
+                writePeak = Math.max(writePeak, writeThisSecond);
+                double r = Math.max(CapacityConfig.ON_DEMAND_INITIAL_READ, 2 * readPeak);
+                double w = Math.max(CapacityConfig.ON_DEMAND_INITIAL_WRITE, 2 * writePeak);
+                readTable.reconfigure(r, r, nowMillis);
+                writeTable.reconfigure(w, w, nowMillis);
+            }
+            peakSecond = second;
+            readThisSecond = 0;
+            writeThisSecond = 0;
+        }
+        if (kind == CapacityKind.READ) {
+            readThisSecond += units;
+        } else {
+            writeThisSecond += units;
+        }
+    }
+
+    public void reprovision(double read, double write, int burstSeconds, long nowMillis) {
+        if (!onDemand) {
+            readTable.reconfigure(read, read * burstSeconds, nowMillis);
+            writeTable.reconfigure(write, write * burstSeconds, nowMillis);
+        }
+    }
+
+    public void throttled(CapacityKind kind, int events) {
+        consumption.throttled(kind, events);
+        throttledRequests.increment();
+    }
+
+    /** What this has consumed and how often it throttled, since it came to be. */
+    public Consumption consumption() {
+        return consumption;
+    }
+
+    public long throttledRequests() {
+        return throttledRequests.sum();
+    }
+
+    /** Whether Contributor Insights is on, that is whether keys are counted at all. */
+    public boolean insights() {
+        return insights;
+    }
+
+    public void insights(boolean on) {
+        if (on && !insights) {
+            accessed.clear();
+            throttled.clear();
+        }
+        insights = on;
+    }
+
+    public HotKeyTracker accessedKeys() {
+        return accessed;
+    }
+
+    public HotKeyTracker throttledKeys() {
+        return throttled;
+    }
+}

@@ -1,0 +1,346 @@
+package io.partita.storage.partition;
+
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.PartitionThroughput;
+import io.partita.storage.capacity.TableThroughput;
+import io.partita.storage.capacity.Throttle;
+import io.partita.storage.capacity.ThroughputMode;
+import io.partita.storage.capacity.TokenBucket;
+import io.partita.storage.table.TableMetadata;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A table's physical side: its {@link PartitionMap}, the table budget, and the admission and charging of every
+ * request against both (DESIGN.md, "Partitions and capacity").
+ *
+ * <p>A request is first {@linkplain #admit admitted} on the partition that holds its key, then {@linkplain #charge
+ * charged} what it actually consumed. A provisioned partition admits while its ceiling bucket is positive and either
+ * its share of the provisioned rate or, with adaptive capacity, the table's unused capacity is positive. An on-demand
+ * partition admits while its ceiling, the table's peak-scaling bucket, its {@code OnDemandThroughput} maximum and the
+ * account quota are all positive.
+ */
+public final class TablePartitions {
+    /** Receives split requests (run in the background) and new maps to persist. */
+    public interface Listener {
+        void splitWanted(TablePartitions table, Partition partition, SplitReason reason);
+
+        void mapChanged(TablePartitions table, PartitionMap map, int nextId);
+    }
+
+    public enum SplitReason {
+        SIZE,
+        HEAT,
+        THROUGHPUT
+    }
+
+    /** A split that happened, for the metrics. */
+    public record SplitEvent(long atMillis, String parentId, String leftId, String rightId, SplitReason reason) {}
+
+    private final CapacityConfig config;
+    private final Listener listener;
+    private volatile TableMetadata metadata;
+    private volatile TableThroughput table;
+    private volatile PartitionMap map;
+    private int nextId;
+    private final List<SplitEvent> splits = new ArrayList<>();
+
+    /** A table with the partitions DynamoDB would give it, or with {@code persisted} ranges when there are some. */
+    public TablePartitions(
+            TableMetadata metadata,
+            CapacityConfig config,
+            Listener listener,
+            List<PersistedPartition> persisted,
+            int persistedNextId,
+            long tableSizeBytes) {
+        this.config = config;
+        this.listener = listener;
+        this.metadata = metadata;
+        this.table = newTableThroughput(metadata);
+        long now = config.clock().millis();
+        List<Partition> parts = new ArrayList<>();
+        if (persisted == null || persisted.isEmpty()) {
+            int n = Math.max(initialCount(metadata), (int) Math.min(
+                    1024, (tableSizeBytes + config.partitionSizeLimitBytes() - 1) / config.partitionSizeLimitBytes()));
+            long[] starts = PartitionMap.evenStarts(n);
+            for (int i = 0; i < n; i++) {
+                long end = i + 1 < n ? starts[i + 1] - 1 : -1L;
+                parts.add(new Partition(Integer.toString(i), starts[i], end, null, newThroughput(n, now), 0));
+            }
+            nextId = n;
+        } else {
+            for (PersistedPartition p : persisted) {
+                parts.add(new Partition(
+                        p.id(), p.start(), p.end(), p.parentId(), newThroughput(persisted.size(), now), 0));
+            }
+            nextId = persistedNextId;
+        }
+        // Sizes are not persisted per partition: share the table's size out by hash width (keys hash uniformly).
+        for (Partition p : parts) {
+            p.addSize(Math.round(tableSizeBytes * p.width()));
+        }
+        this.map = new PartitionMap(parts);
+    }
+
+    /**
+     * DynamoDB's initial partition count ("Partitions and data distribution"): provisioned tables get enough
+     * partitions for their capacity at 3,000 RCU and 1,000 WCU each; on-demand tables start with the capacity of
+     * four partitions (12,000 reads and 4,000 writes a second).
+     */
+    public static int initialCount(TableMetadata m) {
+        if (TableMetadata.PAY_PER_REQUEST.equals(m.billingMode())) {
+            return 4;
+        }
+        double need = m.readCapacityUnits() / CapacityConfig.PARTITION_READ_CEILING
+                + m.writeCapacityUnits() / CapacityConfig.PARTITION_WRITE_CEILING;
+        return (int) Math.max(1, Math.min(1024, Math.ceil(need)));
+    }
+
+    private TableThroughput newTableThroughput(TableMetadata m) {
+        boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
+        double read = onDemand ? orZero(m.maxReadRequestUnits()) : m.readCapacityUnits();
+        double write = onDemand ? orZero(m.maxWriteRequestUnits()) : m.writeCapacityUnits();
+        TableThroughput t = new TableThroughput(onDemand, read, write, config);
+        t.insights(m.contributorInsightsMode() != null);
+        return t;
+    }
+
+    private static double orZero(Long v) {
+        return v == null || v < 0 ? 0 : v;
+    }
+
+    /** A partition's budget with a full burst allowance, as a new table gets. */
+    private PartitionThroughput newThroughput(int partitions, long now) {
+        TableMetadata m = metadata;
+        boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
+        double read = onDemand ? 0 : (double) m.readCapacityUnits() / partitions;
+        double write = onDemand ? 0 : (double) m.writeCapacityUnits() / partitions;
+        int burst = config.burstSeconds();
+        return new PartitionThroughput(read, write, burst, read * burst, write * burst, now);
+    }
+
+    /** A split child's budget: half of what its parent had saved up, so a split creates no capacity. */
+    private PartitionThroughput childThroughput(Partition parent, int partitions, long now) {
+        TableMetadata m = metadata;
+        boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
+        double read = onDemand ? 0 : (double) m.readCapacityUnits() / partitions;
+        double write = onDemand ? 0 : (double) m.writeCapacityUnits() / partitions;
+        PartitionThroughput pt = parent.throughput();
+        return new PartitionThroughput(
+                read,
+                write,
+                config.burstSeconds(),
+                pt.share(CapacityKind.READ).tokens(now) / 2,
+                pt.share(CapacityKind.WRITE).tokens(now) / 2,
+                now);
+    }
+
+    public TableMetadata metadata() {
+        return metadata;
+    }
+
+    public PartitionMap map() {
+        return map;
+    }
+
+    public TableThroughput throughput() {
+        return table;
+    }
+
+    public ThroughputMode mode() {
+        return config.mode();
+    }
+
+    public Partition partitionFor(long hash) {
+        return map.partitionFor(hash);
+    }
+
+    /**
+     * Whether a request of {@code kind} may start on {@code p}: null if it may, else why not. A refusal is counted
+     * in the metrics in every mode; only {@code ENFORCE} returns it.
+     *
+     * @param key the partition key as Contributor Insights shows it, only asked for when insights are on
+     */
+    public Throttle admit(Partition p, CapacityKind kind, Supplier<String> key) {
+        if (config.mode() == ThroughputMode.OFF) {
+            return null;
+        }
+        long now = config.clock().millis();
+        TableThroughput t = table;
+        PartitionThroughput pt = p.throughput();
+        List<String> limits = null;
+        if (!pt.ceiling(kind).available(now)) {
+            limits = add(limits, Throttle.KEY_RANGE);
+        }
+        if (t.onDemand()) {
+            if (limits == null && !t.table(kind).available(now)) {
+                limits = add(limits, Throttle.KEY_RANGE);
+            }
+            TokenBucket max = t.max(kind);
+            if (max != null && !max.available(now)) {
+                limits = add(limits, Throttle.MAX_ON_DEMAND);
+            }
+            if (!t.quota(kind).available(now)) {
+                limits = add(limits, Throttle.ACCOUNT_LIMIT);
+            }
+        } else if (limits == null && !pt.share(kind).available(now)) {
+            boolean tableHasCapacity = t.table(kind).available(now);
+            if (!(config.adaptiveCapacity() && tableHasCapacity)) {
+                limits = add(limits, tableHasCapacity ? Throttle.KEY_RANGE : Throttle.PROVISIONED);
+            }
+        }
+        if (limits == null) {
+            return null;
+        }
+        pt.throttled(kind);
+        t.throttled(kind, 1);
+        if (t.insights()) {
+            t.throttledKeys().record(key.get(), 1);
+        }
+        return config.mode() == ThroughputMode.ENFORCE ? new Throttle(kind, t.onDemand(), limits) : null;
+    }
+
+    private static List<String> add(List<String> limits, String limit) {
+        List<String> l = limits == null ? new ArrayList<>(2) : limits;
+        l.add(limit);
+        return l;
+    }
+
+    /** Charges {@code units} of {@code kind} consumed on {@code p}; may queue a split for heat. */
+    public void charge(Partition p, CapacityKind kind, double units, long hash, Supplier<String> key) {
+        if (config.mode() == ThroughputMode.OFF) {
+            return;
+        }
+        long now = config.clock().millis();
+        TableThroughput t = table;
+        t.consume(kind, units, now);
+        boolean hot =
+                p.throughput().consume(kind, units, hash, now, config.heatSplitFraction(), config.heatSplitMillis());
+        if (t.insights()) {
+            t.accessedKeys().record(key.get(), units);
+        }
+        if (hot && p.splitting.compareAndSet(false, true)) {
+            listener.splitWanted(this, p, SplitReason.HEAT);
+        }
+    }
+
+    /** Records a committed change in the size of the items of the partition holding {@code hash}. */
+    public void addSize(long hash, long delta) {
+        Partition p = map.partitionFor(hash);
+        long size = p.addSize(delta);
+        if (delta > 0
+                && size > config.partitionSizeLimitBytes()
+                && size > p.noSizeSplitBelow
+                && p.splitting.compareAndSet(false, true)) {
+            listener.splitWanted(this, p, SplitReason.SIZE);
+        }
+    }
+
+    /**
+     * Replaces {@code parent} by two partitions cut at {@code at} (the first hash of the right one), with sizes
+     * {@code leftSize} and {@code rightSize}. Each child starts with half of the parent's unused share.
+     */
+    public synchronized void split(Partition parent, long at, long leftSize, long rightSize, SplitReason reason) {
+        if (!map.partitions().contains(parent)
+                || Long.compareUnsigned(at, parent.start()) <= 0
+                || Long.compareUnsigned(at, parent.end()) > 0) {
+            throw new IllegalArgumentException("cannot split " + parent.id() + " at " + Long.toHexString(at));
+        }
+        long now = config.clock().millis();
+        int n = map.size() + 1;
+        Partition left = new Partition(
+                Integer.toString(nextId++),
+                parent.start(),
+                at - 1,
+                parent.id(),
+                childThroughput(parent, n, now),
+                leftSize);
+        Partition right = new Partition(
+                Integer.toString(nextId++), at, parent.end(), parent.id(), childThroughput(parent, n, now), rightSize);
+        PartitionMap next = map.replace(parent, left, right);
+        reshare(next, now);
+        map = next;
+        splits.add(new SplitEvent(now, parent.id(), left.id(), right.id(), reason));
+        if (splits.size() > 100) {
+            splits.remove(0);
+        }
+        listener.mapChanged(this, next, nextId);
+    }
+
+    /** Called when a split was wanted but did not happen: lets a later one be queued. */
+    public void splitAbandoned(Partition p, boolean forSize) {
+        if (forSize) {
+            p.noSizeSplitBelow = p.sizeBytes() * 2;
+        } else {
+            p.throughput().coolDown();
+        }
+        p.splitting.set(false);
+    }
+
+    private void reshare(PartitionMap m, long now) {
+        TableMetadata md = metadata;
+        if (TableMetadata.PAY_PER_REQUEST.equals(md.billingMode())) {
+            return;
+        }
+        for (Partition p : m.partitions()) {
+            p.throughput()
+                    .reshare(
+                            (double) md.readCapacityUnits() / m.size(),
+                            (double) md.writeCapacityUnits() / m.size(),
+                            config.burstSeconds(),
+                            now);
+        }
+    }
+
+    /**
+     * Applies new table settings. A change of billing mode starts a new budget; more provisioned capacity than the
+     * partitions can serve splits them (DynamoDB never merges partitions back).
+     */
+    public synchronized void reconfigure(TableMetadata next) {
+        TableMetadata old = metadata;
+        metadata = next;
+        long now = config.clock().millis();
+        boolean modeChanged = !old.billingMode().equals(next.billingMode())
+                || !java.util.Objects.equals(old.maxReadRequestUnits(), next.maxReadRequestUnits())
+                || !java.util.Objects.equals(old.maxWriteRequestUnits(), next.maxWriteRequestUnits());
+        if (modeChanged) {
+            TableThroughput t = newTableThroughput(next);
+            t.insights(table.insights());
+            table = t;
+        } else {
+            table.reprovision(next.readCapacityUnits(), next.writeCapacityUnits(), config.burstSeconds(), now);
+            table.insights(next.contributorInsightsMode() != null);
+        }
+        while (map.size() < initialCount(next)) {
+            Partition widest = map.partitions().stream()
+                    .filter(p -> p.start() != p.end())
+                    .max(java.util.Comparator.comparingDouble(Partition::width))
+                    .orElseThrow();
+            long at = PartitionMap.midpoint(widest.start(), widest.end());
+            long half = widest.sizeBytes() / 2;
+            split(widest, at, half, widest.sizeBytes() - half, SplitReason.THROUGHPUT);
+        }
+        reshare(map, now);
+    }
+
+    /** The id the next new partition will get. */
+    public synchronized int nextId() {
+        return nextId;
+    }
+
+    public synchronized List<SplitEvent> splits() {
+        return List.copyOf(splits);
+    }
+
+    /** The ranges to persist. */
+    public List<PersistedPartition> persistable() {
+        return map.partitions().stream()
+                .map(p -> new PersistedPartition(p.id(), p.start(), p.end(), p.parentId()))
+                .toList();
+    }
+
+    /** A partition's range as stored in the {@code stats} column family. */
+    public record PersistedPartition(String id, long start, long end, String parentId) {}
+}

@@ -1,0 +1,247 @@
+package io.partita.storage.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.message.AttributeDefinition;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.ScalarType;
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.Throttle;
+import io.partita.storage.capacity.ThroughputMode;
+import io.partita.storage.table.TableMetadata;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Admission, charging, splits and the partition map, with time moved by hand. */
+class TablePartitionsTest {
+    private static final String ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/t";
+
+    private final MutableClock clock = new MutableClock(1_000_000);
+    private final List<String> events = new ArrayList<>();
+    private final TablePartitions.Listener listener = new TablePartitions.Listener() {
+        @Override
+        public void splitWanted(TablePartitions table, Partition partition, TablePartitions.SplitReason reason) {
+            events.add("split " + partition.id() + " " + reason);
+        }
+
+        @Override
+        public void mapChanged(TablePartitions table, PartitionMap map, int nextId) {
+            events.add("map " + map.size());
+        }
+    };
+
+    private static TableMetadata provisioned(long rcu, long wcu) {
+        return TableMetadata.create(
+                "t",
+                "id",
+                new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null),
+                List.of(new AttributeDefinition("pk", "S")),
+                TableMetadata.PROVISIONED,
+                rcu,
+                wcu,
+                0,
+                null,
+                false,
+                Map.of());
+    }
+
+    private static TableMetadata onDemand() {
+        return TableMetadata.create(
+                "t",
+                "id",
+                new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null),
+                List.of(new AttributeDefinition("pk", "S")),
+                TableMetadata.PAY_PER_REQUEST,
+                0,
+                0,
+                0,
+                null,
+                false,
+                Map.of());
+    }
+
+    private TablePartitions table(TableMetadata m, CapacityConfig config) {
+        return new TablePartitions(m, config.withClock(clock), listener, null, 0, 0);
+    }
+
+    private static CapacityConfig config() {
+        return CapacityConfig.defaults();
+    }
+
+    /** Writes {@code units} to {@code p} until refused; returns the refusal and how many writes got in. */
+    private static Object[] writeUntilThrottled(TablePartitions t, Partition p, double units, int max) {
+        for (int i = 0; i < max; i++) {
+            Throttle throttle = t.admit(p, CapacityKind.WRITE, () -> "k");
+            if (throttle != null) {
+                return new Object[] {throttle, i};
+            }
+            t.charge(p, CapacityKind.WRITE, units, p.start(), () -> "k");
+        }
+        return new Object[] {null, max};
+    }
+
+    @Test
+    void partitionCountsFollowDynamoDbsFormula() {
+        assertThat(TablePartitions.initialCount(provisioned(5, 5))).isEqualTo(1);
+        assertThat(TablePartitions.initialCount(provisioned(1500, 1500))).isEqualTo(2);
+        assertThat(TablePartitions.initialCount(provisioned(6000, 2000))).isEqualTo(4);
+        assertThat(TablePartitions.initialCount(onDemand())).isEqualTo(4);
+        TablePartitions t = table(provisioned(1500, 1500), config());
+        assertThat(t.map().size()).isEqualTo(2);
+        assertThat(t.map().partitions().get(1).start()).isEqualTo(0x8000_0000_0000_0000L);
+    }
+
+    @Test
+    void partitionForFindsTheRangeHoldingTheHash() {
+        TablePartitions t = table(onDemand(), config());
+        PartitionMap m = t.map();
+        assertThat(m.partitionFor(0).id()).isEqualTo("0");
+        assertThat(m.partitionFor(0x3fff_ffff_ffff_ffffL).id()).isEqualTo("0");
+        assertThat(m.partitionFor(0x4000_0000_0000_0000L).id()).isEqualTo("1");
+        assertThat(m.partitionFor(-1L).id()).isEqualTo("3");
+        for (Partition p : m.partitions()) {
+            assertThat(m.partitionFor(p.start())).isSameAs(p);
+            assertThat(m.partitionFor(p.end())).isSameAs(p);
+        }
+    }
+
+    @Test
+    void aHotPartitionHitsItsCeilingWhileTheTableHasCapacity() {
+        TablePartitions t = table(provisioned(1500, 1500), config());
+        Partition hot = t.map().partitions().get(0);
+        Object[] r = writeUntilThrottled(t, hot, 100, 100);
+        Throttle throttle = (Throttle) r[0];
+        assertThat(r[1]).isEqualTo(10);
+        assertThat(throttle.reasons()).containsExactly("TableWriteKeyRangeThroughputExceeded");
+        ApiException e = throttle.toException(ARN);
+        assertThat(e.code()).isEqualTo(ErrorCode.PROVISIONED_THROUGHPUT_EXCEEDED);
+        assertThat(e.extraFields().get("ThrottlingReasons"))
+                .isEqualTo(List.of(Map.of("reason", "TableWriteKeyRangeThroughputExceeded", "resource", ARN)));
+        // The other partition is unaffected, and the ceiling refills at 1,000 units a second.
+        Partition cold = t.map().partitions().get(1);
+        assertThat(t.admit(cold, CapacityKind.WRITE, () -> "c")).isNull();
+        clock.advance(100);
+        assertThat(t.admit(hot, CapacityKind.WRITE, () -> "k")).isNull();
+        assertThat(hot.throughput().consumption().writeThrottleEvents()).isEqualTo(1);
+        assertThat(t.throughput().consumption().consumedWriteUnits()).isEqualTo(1000);
+    }
+
+    @Test
+    void burstLetsANewTableTakeThreeHundredSecondsOfItsRateThenTheTableThrottles() {
+        TablePartitions t = table(provisioned(1, 1), config());
+        Partition p = t.map().partitions().get(0);
+        Object[] r = writeUntilThrottled(t, p, 1, 1000);
+        assertThat(r[1]).isEqualTo(300);
+        assertThat(((Throttle) r[0]).reasons()).containsExactly("TableWriteProvisionedThroughputExceeded");
+        clock.advance(2_001);
+        assertThat(writeUntilThrottled(t, p, 1, 1000)[1]).isEqualTo(3);
+    }
+
+    @Test
+    void adaptiveCapacityLetsAPartitionBorrowTheTablesUnusedCapacity() {
+        TableMetadata m = provisioned(1500, 1500);
+        TablePartitions adaptive = table(m, config());
+        TablePartitions strict = table(m, config().withAdaptiveCapacity(false));
+        // Drain the saved burst so only the rates matter.
+        clock.advance(0);
+        Partition a = adaptive.map().partitions().get(0);
+        Partition s = strict.map().partitions().get(0);
+        for (TablePartitions t : List.of(adaptive, strict)) {
+            Partition p = t.map().partitions().get(0);
+            p.throughput().share(CapacityKind.WRITE).consume(750 * 300, clock.millis());
+            t.throughput().table(CapacityKind.WRITE).consume(750 * 300, clock.millis());
+        }
+        clock.advance(1000);
+        // Adaptive: the partition's 750/s share plus the other partition's unused 750/s, up to the 1,000 ceiling.
+        assertThat(writeUntilThrottled(adaptive, a, 10, 1000)[1]).isEqualTo(100);
+        Object[] r = writeUntilThrottled(strict, s, 10, 1000);
+        assertThat(r[1]).isEqualTo(75);
+        assertThat(((Throttle) r[0]).reasons()).containsExactly("TableWriteKeyRangeThroughputExceeded");
+    }
+
+    @Test
+    void onDemandMaximumAndAccountQuotaHaveTheirOwnReasons() {
+        TablePartitions max = table(onDemand().withOnDemandMaximums(-1L, 5L), config());
+        Partition p = max.map().partitions().get(0);
+        Object[] r = writeUntilThrottled(max, p, 1, 100);
+        assertThat(r[1]).isEqualTo(5);
+        Throttle t = (Throttle) r[0];
+        assertThat(t.reasons()).containsExactly("TableWriteMaxOnDemandThroughputExceeded");
+        assertThat(t.toException(ARN).code()).isEqualTo(ErrorCode.THROTTLING);
+
+        TablePartitions quota = table(onDemand(), config().withTableQuotas(40_000, 7));
+        Object[] q = writeUntilThrottled(quota, quota.map().partitions().get(0), 1, 100);
+        assertThat(q[1]).isEqualTo(7);
+        assertThat(((Throttle) q[0]).toException(ARN).code()).isEqualTo(ErrorCode.REQUEST_LIMIT_EXCEEDED);
+    }
+
+    @Test
+    void reportModeCountsButAdmitsAndOffModeDoesNothing() {
+        TablePartitions report = table(provisioned(1, 1), config().withMode(ThroughputMode.REPORT));
+        Partition p = report.map().partitions().get(0);
+        assertThat(writeUntilThrottled(report, p, 100, 10)[1]).isEqualTo(10);
+        assertThat(report.throughput().consumption().writeThrottleEvents()).isEqualTo(7);
+        TablePartitions off = table(provisioned(1, 1), config().withMode(ThroughputMode.OFF));
+        Partition o = off.map().partitions().get(0);
+        assertThat(writeUntilThrottled(off, o, 100, 10)[1]).isEqualTo(10);
+        assertThat(off.throughput().consumption().consumedWriteUnits()).isZero();
+    }
+
+    @Test
+    void sizeOverTheLimitAsksForASplitOnce() {
+        TablePartitions t = table(onDemand(), config().withPartitionSizeLimit(1000));
+        Partition p = t.map().partitions().get(2);
+        t.addSize(p.start(), 600);
+        t.addSize(p.start(), 600);
+        t.addSize(p.start(), 600);
+        assertThat(events).containsExactly("split 2 SIZE");
+    }
+
+    @Test
+    void splitReplacesTheParentWithTwoChildrenAndResharesTheRate() {
+        TablePartitions t = table(provisioned(0, 1000), config());
+        Partition parent = t.map().partitions().get(0);
+        t.split(parent, 0x1000L, 10, 20, TablePartitions.SplitReason.SIZE);
+        List<Partition> ps = t.map().partitions();
+        assertThat(ps).hasSize(2);
+        assertThat(ps.get(0).end()).isEqualTo(0xfffL);
+        assertThat(ps.get(1).start()).isEqualTo(0x1000L);
+        assertThat(ps.get(0).parentId()).isEqualTo("0");
+        assertThat(ps.get(1).sizeBytes()).isEqualTo(20);
+        assertThat(ps.get(0).throughput().share(CapacityKind.WRITE).ratePerSecond())
+                .isEqualTo(500);
+        assertThat(t.splits()).hasSize(1);
+        assertThat(events).containsExactly("map 2");
+        assertThatThrownBy(() -> t.split(parent, 5, 0, 0, TablePartitions.SplitReason.SIZE))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void moreProvisionedCapacityThanThePartitionsCanServeSplitsThem() {
+        TablePartitions t = table(provisioned(5, 5), config());
+        t.reconfigure(provisioned(5, 3500));
+        assertThat(t.map().size()).isEqualTo(4);
+        assertThat(t.splits()).allMatch(s -> s.reason() == TablePartitions.SplitReason.THROUGHPUT);
+    }
+
+    @Test
+    void aPartitionHotForLongEnoughAsksForAHeatSplitNearItsHottestKey() {
+        TablePartitions t = table(onDemand(), config().withHeatSplit(0.8, 3000));
+        Partition p = t.map().partitions().get(0);
+        long hotKey = p.start() + 12345;
+        for (int second = 0; second < 6; second++) {
+            for (int i = 0; i < 9; i++) {
+                t.charge(p, CapacityKind.WRITE, 100, hotKey, () -> "hot");
+            }
+            clock.advance(1000);
+        }
+        assertThat(events).containsExactly("split 0 HEAT");
+        assertThat(p.throughput().hottestHash()).isEqualTo(hotKey);
+    }
+}
