@@ -58,7 +58,7 @@ public class StorageBench {
         engine = StorageEngine.open(StorageConfig.disk(dir));
         KeySchema schema = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
         table = engine.tables()
-                .create(new TableMetadata(
+                .create(TableMetadata.create(
                         "bench",
                         UUID.randomUUID().toString(),
                         schema,
@@ -67,10 +67,6 @@ public class StorageBench {
                         0,
                         0,
                         0,
-                        null,
-                        null,
-                        0,
-                        0L,
                         null,
                         false,
                         Map.of()));

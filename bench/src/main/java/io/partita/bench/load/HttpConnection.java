@@ -38,10 +38,10 @@ import javax.net.ssl.SSLException;
  * aggregator. Everything runs on the connection's event loop.
  */
 @ChannelHandler.Sharable
-final class HttpConnection extends ChannelInboundHandlerAdapter {
+public final class HttpConnection extends ChannelInboundHandlerAdapter {
     /** Where to connect and what to put in {@code Host}. */
-    record Endpoint(String host, int port, boolean tls, String hostHeader) {
-        static Endpoint parse(String url) {
+    public record Endpoint(String host, int port, boolean tls, String hostHeader) {
+        public static Endpoint parse(String url) {
             URI uri = URI.create(url);
             boolean tls = "https".equalsIgnoreCase(uri.getScheme());
             if (!tls && !"http".equalsIgnoreCase(uri.getScheme())) {
@@ -55,20 +55,20 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** A response: status, the {@code __type} short name of an error (else null) and the body if asked for. */
-    record Response(int status, String errorType, String body) {
-        boolean ok() {
+    public record Response(int status, String errorType, String body) {
+        public boolean ok() {
             return status == 200;
         }
     }
 
     /** The event loops, transport and TLS settings shared by all connections to one endpoint. */
-    static final class Transport implements AutoCloseable {
+    public static final class Transport implements AutoCloseable {
         final EventLoopGroup group;
         final Endpoint endpoint;
         final SigV4.Credentials credentials;
         private final Bootstrap bootstrap;
 
-        Transport(Endpoint endpoint, SigV4.Credentials credentials, int threads) {
+        public Transport(Endpoint endpoint, SigV4.Credentials credentials, int threads) {
             this.endpoint = endpoint;
             this.credentials = credentials;
             boolean epoll = Epoll.isAvailable();
@@ -101,7 +101,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         }
 
         /** Connects a new connection on the next event loop, blocking until connected. */
-        HttpConnection connect() {
+        public HttpConnection connect() {
             HttpConnection c = new HttpConnection(this, group.next());
             c.connectNow().join();
             return c;
@@ -136,16 +136,16 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
                 .getBytes(StandardCharsets.US_ASCII);
     }
 
-    EventLoop loop() {
+    public EventLoop loop() {
         return loop;
     }
 
-    boolean active() {
+    public boolean active() {
         return channel != null && channel.isActive();
     }
 
     /** (Re)connects on this connection's own event loop. */
-    CompletableFuture<Void> connectNow() {
+    public CompletableFuture<Void> connectNow() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         ChannelFuture f = transport.bootstrap.clone(loop).connect();
         f.addListener(x -> {
@@ -160,7 +160,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         return done;
     }
 
-    void close() {
+    public void close() {
         if (channel != null) channel.close();
     }
 
@@ -168,7 +168,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
      * Sends one signed request; the future completes on the event loop. Must be called on the event loop (or before
      * any traffic), with no request in flight.
      */
-    CompletableFuture<Response> send(String target, Workload.Bytes body, boolean keepBody) {
+    public CompletableFuture<Response> send(String target, Workload.Bytes body, boolean keepBody) {
         CompletableFuture<Response> f = new CompletableFuture<>();
         if (!active()) {
             f.completeExceptionally(new ClosedChannelException());

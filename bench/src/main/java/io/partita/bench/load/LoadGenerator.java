@@ -71,6 +71,12 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(names = "--create", description = "create the table (if absent) and preload --items items")
     boolean create;
 
+    @Option(
+            names = "--provisioned",
+            split = ",",
+            description = "with --create: a provisioned table of RCU,WCU (default: on demand)")
+    long[] provisioned;
+
     @Option(names = "--items", description = "items in the table (default: ${DEFAULT-VALUE})")
     long items = 10_000;
 
@@ -205,7 +211,12 @@ public final class LoadGenerator implements Callable<Integer> {
 
     private void setUp(Workload w, List<HttpConnection> conns, PrintStream out) throws Exception {
         HttpConnection c0 = conns.get(0);
-        Response r = call(c0, "CreateTable", w.createTableBody());
+        Response r = call(
+                c0,
+                "CreateTable",
+                provisioned != null && provisioned.length == 2
+                        ? w.createTableBody(provisioned[0], provisioned[1])
+                        : w.createTableBody());
         if (r.ok()) {
             out.println("created table " + table);
         } else if ("ResourceInUseException".equals(r.errorType())) {

@@ -192,12 +192,21 @@ public final class Workload {
     }
 
     public String createTableBody() {
+        return createTableBody(0, 0);
+    }
+
+    /** CreateTable for this workload: on demand, or provisioned when {@code rcu} and {@code wcu} are positive. */
+    public String createTableBody(long rcu, long wcu) {
         String attrs = "{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}"
                 + (rangeKey ? ",{\"AttributeName\":\"sk\",\"AttributeType\":\"N\"}" : "");
         String schema = "{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}"
                 + (rangeKey ? ",{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}" : "");
         return "{\"TableName\":\"" + table + "\",\"AttributeDefinitions\":[" + attrs + "],\"KeySchema\":[" + schema
-                + "],\"BillingMode\":\"PAY_PER_REQUEST\"}";
+                + "],"
+                + (rcu > 0 && wcu > 0
+                        ? "\"BillingMode\":\"PROVISIONED\",\"ProvisionedThroughput\":{\"ReadCapacityUnits\":" + rcu
+                                + ",\"WriteCapacityUnits\":" + wcu + "}}"
+                        : "\"BillingMode\":\"PAY_PER_REQUEST\"}");
     }
 
     private void key(Bytes out, long i) {
