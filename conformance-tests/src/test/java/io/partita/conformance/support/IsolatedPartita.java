@@ -19,6 +19,7 @@ import java.util.function.Predicate;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -58,6 +59,17 @@ public final class IsolatedPartita implements AutoCloseable {
 
     public DynamoDbClient client() {
         return client;
+    }
+
+    /** A new client with the SDK's standard retries (the caller closes it): what applications use. */
+    public DynamoDbClient retryingClient() {
+        return DynamoDbClient.builder()
+                .endpointOverride(server.endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("partita", "partita")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD))
+                .build();
     }
 
     /** Creates tables on this server (they go away with it). */
