@@ -60,11 +60,20 @@ public final class PartitionThroughput {
         writeShare.reconfigure(write, write * burstSeconds, nowMillis);
     }
 
-    /** Charges both buckets and the counters; returns true when the partition has been hot for {@code hotMillis}. */
+    /**
+     * Charges both buckets (with {@code reportOnly}, only those not already spent) and the counters; returns true when
+     * the partition has been hot for {@code hotMillis}.
+     */
     public boolean consume(
-            CapacityKind kind, double units, long hash, long nowMillis, double hotFraction, long hotMillis) {
-        ceiling(kind).consume(units, nowMillis);
-        share(kind).consume(units, nowMillis);
+            CapacityKind kind,
+            double units,
+            long hash,
+            long nowMillis,
+            double hotFraction,
+            long hotMillis,
+            boolean reportOnly) {
+        ceiling(kind).consume(units, nowMillis, reportOnly);
+        share(kind).consume(units, nowMillis, reportOnly);
         consumption.consumed(kind, units);
         return heat(kind, units, hash, nowMillis, hotFraction, hotMillis);
     }

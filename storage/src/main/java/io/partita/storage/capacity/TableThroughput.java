@@ -86,15 +86,16 @@ public final class TableThroughput {
         return kind == CapacityKind.READ ? readQuota : writeQuota;
     }
 
-    public void consume(CapacityKind kind, double units, long nowMillis) {
-        table(kind).consume(units, nowMillis);
+    /** Charges the table's buckets (with {@code reportOnly}, only those not already spent) and its counters. */
+    public void consume(CapacityKind kind, double units, long nowMillis, boolean reportOnly) {
+        table(kind).consume(units, nowMillis, reportOnly);
         consumption.consumed(kind, units);
         if (onDemand) {
             TokenBucket max = max(kind);
             if (max != null) {
-                max.consume(units, nowMillis);
+                max.consume(units, nowMillis, reportOnly);
             }
-            quota(kind).consume(units, nowMillis);
+            quota(kind).consume(units, nowMillis, reportOnly);
             trackPeak(kind, units, nowMillis);
         }
     }

@@ -37,6 +37,26 @@ public final class TokenBucket {
         tokens -= units;
     }
 
+    /**
+     * Takes {@code units} only while the balance is positive: for {@code --throughput report}, where a request that
+     * would have been throttled is served, but must not run up a debt that a refused request would not have.
+     */
+    public synchronized void consumeIfAvailable(double units, long nowMillis) {
+        refill(nowMillis);
+        if (tokens > 0) {
+            tokens -= units;
+        }
+    }
+
+    /** {@link #consume} or, with {@code onlyIfAvailable}, {@link #consumeIfAvailable}. */
+    public void consume(double units, long nowMillis, boolean onlyIfAvailable) {
+        if (onlyIfAvailable) {
+            consumeIfAvailable(units, nowMillis);
+        } else {
+            consume(units, nowMillis);
+        }
+    }
+
     public synchronized double tokens(long nowMillis) {
         refill(nowMillis);
         return tokens;

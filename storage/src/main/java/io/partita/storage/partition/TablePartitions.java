@@ -215,9 +215,10 @@ public final class TablePartitions {
         }
         long now = config.clock().millis();
         TableThroughput t = table;
-        t.consume(kind, units, now);
-        boolean hot =
-                p.throughput().consume(kind, units, hash, now, config.heatSplitFraction(), config.heatSplitMillis());
+        boolean reportOnly = config.mode() == ThroughputMode.REPORT;
+        t.consume(kind, units, now, reportOnly);
+        boolean hot = p.throughput()
+                .consume(kind, units, hash, now, config.heatSplitFraction(), config.heatSplitMillis(), reportOnly);
         if (t.insights()) {
             t.accessedKeys().record(key.get(), units);
         }

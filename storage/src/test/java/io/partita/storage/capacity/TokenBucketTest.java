@@ -20,6 +20,17 @@ class TokenBucketTest {
     }
 
     @Test
+    void consumeIfAvailableTakesNothingFromASpentBucket() {
+        TokenBucket b = new TokenBucket(10, 10, 5, 0);
+        b.consume(8, 0, true);
+        assertThat(b.tokens(0)).isEqualTo(-3);
+        b.consume(8, 0, true);
+        assertThat(b.tokens(0)).isEqualTo(-3);
+        b.consume(8, 0, false);
+        assertThat(b.tokens(0)).isEqualTo(-11);
+    }
+
+    @Test
     void refillStopsAtCapacity() {
         TokenBucket b = new TokenBucket(5, 20, 0, 1000);
         assertThat(b.tokens(3000)).isEqualTo(10);

@@ -187,6 +187,11 @@ class TablePartitionsTest {
         Partition p = report.map().partitions().get(0);
         assertThat(writeUntilThrottled(report, p, 100, 10)[1]).isEqualTo(10);
         assertThat(report.throughput().consumption().writeThrottleEvents()).isEqualTo(7);
+        assertThat(report.throughput().consumption().consumedWriteUnits()).isEqualTo(1000);
+        // What would have been refused runs up no debt: a second later one write's worth is reported as fine again.
+        clock.advance(1000);
+        assertThat(report.admit(p, CapacityKind.WRITE, () -> "k")).isNull();
+        assertThat(report.throughput().consumption().writeThrottleEvents()).isEqualTo(7);
         TablePartitions off = table(provisioned(1, 1), config().withMode(ThroughputMode.OFF));
         Partition o = off.map().partitions().get(0);
         assertThat(writeUntilThrottled(off, o, 100, 10)[1]).isEqualTo(10);
