@@ -23,6 +23,18 @@ measure() { # name port pid
       echo
     done
   done
+  # Query of one partition returning 10 items of 1 KB (hash+range table, 1,000 partitions of 10 items).
+  load --endpoint "http://127.0.0.1:$port" --table bench-range --create --range-key --items 10000 --item-size 1024 \
+    --items-per-partition 10 --workload query10 --connections 8 --duration 8 >/dev/null 2>&1 || true
+  for conns in 8 32; do
+    printf '%-10s %-4s c=%-3s ' "$name" q10 "$conns"
+    load --endpoint "http://127.0.0.1:$port" --table bench-range --range-key --items 10000 --item-size 1024 \
+      --items-per-partition 10 --workload query10 --connections "$conns" --duration "$secs" --server-pid "$pid" 2>&1 \
+      | awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") printf "%s ops/s ", $(i-1)}
+             /^query10 / {printf "p50 %s p99 %s ms ", $3, $5}
+             /server \(pid/ {printf "server %s %s", $(NF-1), $NF}'
+    echo
+  done
 }
 data=$(mktemp -d)
 # --throughput off: dynalite and the ceiling enforce no limits, and the on-demand table's four partitions would cap
