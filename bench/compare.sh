@@ -24,8 +24,10 @@ measure() { # name port pid
     done
   done
   # Query of one partition returning 10 items of 1 KB (hash+range table, 1,000 partitions of 10 items).
-  load --endpoint "http://127.0.0.1:$port" --table bench-range --create --range-key --items 10000 --item-size 1024 \
-    --items-per-partition 10 --workload query10 --connections 8 --duration 8 >/dev/null 2>&1 || true
+  # (The fixed-response server answers {} to everything, so there is no table to create there.)
+  [[ $name == ceiling ]] || load --endpoint "http://127.0.0.1:$port" --table bench-range --create --range-key \
+    --items 10000 --item-size 1024 --items-per-partition 10 --workload query10 --connections 8 --duration 8 \
+    >/dev/null 2>&1 || true
   for conns in 8 32; do
     printf '%-10s %-4s c=%-3s ' "$name" q10 "$conns"
     load --endpoint "http://127.0.0.1:$port" --table bench-range --range-key --items 10000 --item-size 1024 \
