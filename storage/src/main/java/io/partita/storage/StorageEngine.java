@@ -53,11 +53,6 @@ public final class StorageEngine implements AutoCloseable {
         }
     }
 
-    /** Waits until queued partition splits have run. */
-    public void awaitSplits() throws InterruptedException {
-        splitter.awaitIdle();
-    }
-
     public TableCatalog tables() {
         return catalog;
     }

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The admin endpoints, plain GETs without authentication:
@@ -175,117 +176,107 @@ public final class AdminRoutes {
     private byte[] prometheus() {
         StringBuilder b = new StringBuilder(4096);
         Collection<Table> tables = storage.tables().snapshot().values();
-        metric(b, "partita_consumed_read_capacity_units_total", "counter", "Read capacity units consumed.");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_consumed_read_capacity_units_total",
-                    t,
-                    null,
-                    t.partitions().throughput().consumption().consumedReadUnits());
-            for (Partition p : t.partitions().map().partitions()) {
-                sample(
-                        b,
-                        "partita_consumed_read_capacity_units_total",
-                        t,
-                        p,
-                        p.throughput().consumption().consumedReadUnits());
-            }
-        }
-        metric(b, "partita_consumed_write_capacity_units_total", "counter", "Write capacity units consumed.");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_consumed_write_capacity_units_total",
-                    t,
-                    null,
-                    t.partitions().throughput().consumption().consumedWriteUnits());
-            for (Partition p : t.partitions().map().partitions()) {
-                sample(
-                        b,
-                        "partita_consumed_write_capacity_units_total",
-                        t,
-                        p,
-                        p.throughput().consumption().consumedWriteUnits());
-            }
-        }
-        metric(b, "partita_read_throttle_events_total", "counter", "Read requests refused or reported as throttled.");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_read_throttle_events_total",
-                    t,
-                    null,
-                    t.partitions().throughput().consumption().readThrottleEvents());
-            for (Partition p : t.partitions().map().partitions()) {
-                sample(
-                        b,
-                        "partita_read_throttle_events_total",
-                        t,
-                        p,
-                        p.throughput().consumption().readThrottleEvents());
-            }
-        }
-        metric(b, "partita_write_throttle_events_total", "counter", "Write requests refused or reported as throttled.");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_write_throttle_events_total",
-                    t,
-                    null,
-                    t.partitions().throughput().consumption().writeThrottleEvents());
-            for (Partition p : t.partitions().map().partitions()) {
-                sample(
-                        b,
-                        "partita_write_throttle_events_total",
-                        t,
-                        p,
-                        p.throughput().consumption().writeThrottleEvents());
-            }
-        }
-        metric(b, "partita_throttled_requests_total", "counter", "Requests with at least one throttle event.");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_throttled_requests_total",
-                    t,
-                    null,
-                    t.partitions().throughput().throttledRequests());
-        }
-        metric(b, "partita_provisioned_read_capacity_units", "gauge", "Provisioned read capacity (0 on demand).");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_provisioned_read_capacity_units",
-                    t,
-                    null,
-                    t.metadata().readCapacityUnits());
-        }
-        metric(b, "partita_provisioned_write_capacity_units", "gauge", "Provisioned write capacity (0 on demand).");
-        for (Table t : tables) {
-            sample(
-                    b,
-                    "partita_provisioned_write_capacity_units",
-                    t,
-                    null,
-                    t.metadata().writeCapacityUnits());
-        }
-        metric(b, "partita_item_count", "gauge", "Items in the table.");
-        for (Table t : tables) {
-            sample(b, "partita_item_count", t, null, t.stats().itemCount());
-        }
-        metric(b, "partita_size_bytes", "gauge", "Size of the items, by DynamoDB's item-size rules.");
-        for (Table t : tables) {
-            sample(b, "partita_size_bytes", t, null, t.stats().sizeBytes());
-            for (Partition p : t.partitions().map().partitions()) {
-                sample(b, "partita_size_bytes", t, p, p.sizeBytes());
-            }
-        }
-        metric(b, "partita_partitions", "gauge", "Partitions of the table.");
-        for (Table t : tables) {
-            sample(b, "partita_partitions", t, null, t.partitions().map().size());
-        }
+        family(
+                b,
+                tables,
+                "partita_consumed_read_capacity_units_total",
+                "counter",
+                "Read capacity units consumed.",
+                t -> t.partitions().throughput().consumption().consumedReadUnits(),
+                p -> p.throughput().consumption().consumedReadUnits());
+        family(
+                b,
+                tables,
+                "partita_consumed_write_capacity_units_total",
+                "counter",
+                "Write capacity units consumed.",
+                t -> t.partitions().throughput().consumption().consumedWriteUnits(),
+                p -> p.throughput().consumption().consumedWriteUnits());
+        family(
+                b,
+                tables,
+                "partita_read_throttle_events_total",
+                "counter",
+                "Read requests refused or reported as throttled.",
+                t -> t.partitions().throughput().consumption().readThrottleEvents(),
+                p -> p.throughput().consumption().readThrottleEvents());
+        family(
+                b,
+                tables,
+                "partita_write_throttle_events_total",
+                "counter",
+                "Write requests refused or reported as throttled.",
+                t -> t.partitions().throughput().consumption().writeThrottleEvents(),
+                p -> p.throughput().consumption().writeThrottleEvents());
+        family(
+                b,
+                tables,
+                "partita_throttled_requests_total",
+                "counter",
+                "Requests with at least one throttle event.",
+                t -> t.partitions().throughput().throttledRequests(),
+                null);
+        family(
+                b,
+                tables,
+                "partita_provisioned_read_capacity_units",
+                "gauge",
+                "Provisioned read capacity (0 on demand).",
+                t -> t.metadata().readCapacityUnits(),
+                null);
+        family(
+                b,
+                tables,
+                "partita_provisioned_write_capacity_units",
+                "gauge",
+                "Provisioned write capacity (0 on demand).",
+                t -> t.metadata().writeCapacityUnits(),
+                null);
+        family(
+                b,
+                tables,
+                "partita_item_count",
+                "gauge",
+                "Items in the table.",
+                t -> t.stats().itemCount(),
+                null);
+        family(
+                b,
+                tables,
+                "partita_size_bytes",
+                "gauge",
+                "Size of the items, by DynamoDB's item-size rules.",
+                t -> t.stats().sizeBytes(),
+                Partition::sizeBytes);
+        family(
+                b,
+                tables,
+                "partita_partitions",
+                "gauge",
+                "Partitions of the table.",
+                t -> t.partitions().map().size(),
+                null);
         return bytes(b.toString());
+    }
+
+    /** One metric family: a sample per table and, when {@code perPartition} is given, one per partition. */
+    private static void family(
+            StringBuilder b,
+            Collection<Table> tables,
+            String name,
+            String type,
+            String help,
+            ToDoubleFunction<Table> perTable,
+            ToDoubleFunction<Partition> perPartition) {
+        metric(b, name, type, help);
+        for (Table t : tables) {
+            sample(b, name, t, null, perTable.applyAsDouble(t));
+            if (perPartition != null) {
+                for (Partition p : t.partitions().map().partitions()) {
+                    sample(b, name, t, p, perPartition.applyAsDouble(p));
+                }
+            }
+        }
     }
 
     private static void metric(StringBuilder b, String name, String type, String help) {

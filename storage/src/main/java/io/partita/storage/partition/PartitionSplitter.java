@@ -62,8 +62,8 @@ public final class PartitionSplitter implements TablePartitions.Listener, AutoCl
 
     private void run(TablePartitions table, Partition p, TablePartitions.SplitReason reason) {
         long started = System.nanoTime();
-        Long at = reason == TablePartitions.SplitReason.SIZE ? sizeCut(table, p) : heatCut(p);
-        if (at == null) {
+        Cut cut = reason == TablePartitions.SplitReason.SIZE ? sizeCut(table, p) : heatCut(table, p);
+        if (cut == null) {
             log.info(
                     "partition {} of {} cannot split for {}: one key",
                     p.id(),
@@ -72,63 +72,75 @@ public final class PartitionSplitter implements TablePartitions.Listener, AutoCl
             table.splitAbandoned(p, reason == TablePartitions.SplitReason.SIZE);
             return;
         }
-        long[] sizes = sizes(table, p, at);
-        table.split(p, at, sizes[0], sizes[1], reason);
+        // The tracked size (DynamoDB's item sizes) is shared in the proportion of the halves' stored bytes.
+        long left = cut.totalBytes() == 0
+                ? p.sizeBytes() / 2
+                : Math.round((double) p.sizeBytes() * cut.leftBytes() / cut.totalBytes());
+        table.split(p, cut.at(), left, p.sizeBytes() - left, reason);
         log.info(
                 "split partition {} of {} for {} at {} in {} ms",
                 p.id(),
                 table.metadata().name(),
                 reason,
-                Long.toHexString(at),
+                Long.toHexString(cut.at()),
                 (System.nanoTime() - started) / 1_000_000);
     }
 
-    /** The hottest key's hash starts the right half; if it is the partition's first hash, it gets a half alone. */
-    private static Long heatCut(Partition p) {
+    /** Where to cut (the first hash of the right half) and the stored bytes on the left and in all. */
+    private record Cut(long at, long leftBytes, long totalBytes) {}
+
+    /**
+     * The hottest key's hash starts the right half; if it is the partition's first hash, it gets a half alone. One
+     * pass counts the bytes on each side.
+     */
+    private Cut heatCut(TablePartitions table, Partition p) {
         if (p.start() == p.end()) {
             return null;
         }
         long hot = p.throughput().hottestHash();
-        if (!p.contains(hot)) {
-            return PartitionMap.midpoint(p.start(), p.end());
-        }
-        return hot == p.start() ? hot + 1 : hot;
+        long at = !p.contains(hot) ? PartitionMap.midpoint(p.start(), p.end()) : hot == p.start() ? hot + 1 : hot;
+        long[] bytes = {0, 0};
+        scan(table, p, (hash, size) -> {
+            bytes[Long.compareUnsigned(hash, at) < 0 ? 0 : 1] += size;
+            return true;
+        });
+        return new Cut(at, bytes[0], bytes[0] + bytes[1]);
     }
 
-    /** The first hash at which the bytes before it reach half of the partition's bytes, or null. */
-    private Long sizeCut(TablePartitions table, Partition p) {
-        Table t = requireTable(table);
+    /** The first hash at which the bytes before it reach half of the partition's bytes (two passes), or null. */
+    private Cut sizeCut(TablePartitions table, Partition p) {
         long[] total = {0};
-        store.range(t.items(), bound(p.start()), upper(p), true, (k, v) -> {
-            total[0] += k.length + v.length;
+        scan(table, p, (hash, size) -> {
+            total[0] += size;
             return true;
         });
         long[] seen = {0};
-        Long[] cut = {null};
-        store.range(t.items(), bound(p.start()), upper(p), true, (k, v) -> {
-            long hash = ByteBuffer.wrap(k).getLong();
+        Long[] at = {null};
+        scan(table, p, (hash, size) -> {
             if (seen[0] * 2 >= total[0] && hash != p.start()) {
-                cut[0] = hash;
+                at[0] = hash;
                 return false;
             }
-            seen[0] += k.length + v.length;
+            seen[0] += size;
             return true;
         });
-        return cut[0];
+        return at[0] == null ? null : new Cut(at[0], seen[0], total[0]);
     }
 
-    /** Shares the partition's tracked size between the halves in the proportion of their stored bytes. */
-    private long[] sizes(TablePartitions table, Partition p, long at) {
+    /** Receives each item of a partition: its key hash and stored bytes; returns false to stop. */
+    @FunctionalInterface
+    private interface ItemBytes {
+        boolean visit(long hash, long bytes);
+    }
+
+    private void scan(TablePartitions table, Partition p, ItemBytes visitor) {
         Table t = requireTable(table);
-        long[] bytes = {0, 0};
-        store.range(t.items(), bound(p.start()), upper(p), true, (k, v) -> {
-            long hash = ByteBuffer.wrap(k).getLong();
-            bytes[Long.compareUnsigned(hash, at) < 0 ? 0 : 1] += k.length + v.length;
-            return true;
-        });
-        long all = bytes[0] + bytes[1];
-        long left = all == 0 ? p.sizeBytes() / 2 : Math.round((double) p.sizeBytes() * bytes[0] / all);
-        return new long[] {left, p.sizeBytes() - left};
+        store.range(
+                t.items(),
+                bound(p.start()),
+                p.end() == -1L ? null : bound(p.end() + 1),
+                true,
+                (k, v) -> visitor.visit(ByteBuffer.wrap(k).getLong(), k.length + v.length));
     }
 
     private Table requireTable(TablePartitions table) {
@@ -141,19 +153,6 @@ public final class PartitionSplitter implements TablePartitions.Listener, AutoCl
 
     static byte[] bound(long hash) {
         return ByteBuffer.allocate(8).putLong(hash).array();
-    }
-
-    private static byte[] upper(Partition p) {
-        return p.end() == -1L ? null : bound(p.end() + 1);
-    }
-
-    /** Waits until every queued split has run (tests and the admin endpoint use it). */
-    public void awaitIdle() throws InterruptedException {
-        try {
-            executor.submit(() -> {}).get();
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

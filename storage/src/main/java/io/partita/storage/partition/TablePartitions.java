@@ -90,7 +90,7 @@ public final class TablePartitions {
      * four partitions (12,000 reads and 4,000 writes a second).
      */
     public static int initialCount(TableMetadata m) {
-        if (TableMetadata.PAY_PER_REQUEST.equals(m.billingMode())) {
+        if (m.onDemand()) {
             return 4;
         }
         double need = m.readCapacityUnits() / CapacityConfig.PARTITION_READ_CEILING
@@ -99,7 +99,7 @@ public final class TablePartitions {
     }
 
     private TableThroughput newTableThroughput(TableMetadata m) {
-        boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
+        boolean onDemand = m.onDemand();
         double read = onDemand ? orZero(m.maxReadRequestUnits()) : m.readCapacityUnits();
         double write = onDemand ? orZero(m.maxWriteRequestUnits()) : m.writeCapacityUnits();
         TableThroughput t = new TableThroughput(onDemand, read, write, config);
@@ -113,28 +113,31 @@ public final class TablePartitions {
 
     /** A partition's budget with a full burst allowance, as a new table gets. */
     private PartitionThroughput newThroughput(int partitions, long now) {
-        TableMetadata m = metadata;
-        boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
-        double read = onDemand ? 0 : (double) m.readCapacityUnits() / partitions;
-        double write = onDemand ? 0 : (double) m.writeCapacityUnits() / partitions;
+        double read = share(CapacityKind.READ, partitions);
+        double write = share(CapacityKind.WRITE, partitions);
         int burst = config.burstSeconds();
         return new PartitionThroughput(read, write, burst, read * burst, write * burst, now);
     }
 
     /** A split child's budget: half of what its parent had saved up, so a split creates no capacity. */
     private PartitionThroughput childThroughput(Partition parent, int partitions, long now) {
-        TableMetadata m = metadata;
-        boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
-        double read = onDemand ? 0 : (double) m.readCapacityUnits() / partitions;
-        double write = onDemand ? 0 : (double) m.writeCapacityUnits() / partitions;
         PartitionThroughput pt = parent.throughput();
         return new PartitionThroughput(
-                read,
-                write,
+                share(CapacityKind.READ, partitions),
+                share(CapacityKind.WRITE, partitions),
                 config.burstSeconds(),
                 pt.share(CapacityKind.READ).tokens(now) / 2,
                 pt.share(CapacityKind.WRITE).tokens(now) / 2,
                 now);
+    }
+
+    /** One partition's part of the provisioned rate; on-demand tables have no share. */
+    private double share(CapacityKind kind, int partitions) {
+        TableMetadata m = metadata;
+        if (m.onDemand()) {
+            return 0;
+        }
+        return (double) (kind == CapacityKind.READ ? m.readCapacityUnits() : m.writeCapacityUnits()) / partitions;
     }
 
     public TableMetadata metadata() {
@@ -281,17 +284,13 @@ public final class TablePartitions {
     }
 
     private void reshare(PartitionMap m, long now) {
-        TableMetadata md = metadata;
-        if (TableMetadata.PAY_PER_REQUEST.equals(md.billingMode())) {
+        if (metadata.onDemand()) {
             return;
         }
+        double read = share(CapacityKind.READ, m.size());
+        double write = share(CapacityKind.WRITE, m.size());
         for (Partition p : m.partitions()) {
-            p.throughput()
-                    .reshare(
-                            (double) md.readCapacityUnits() / m.size(),
-                            (double) md.writeCapacityUnits() / m.size(),
-                            config.burstSeconds(),
-                            now);
+            p.throughput().reshare(read, write, config.burstSeconds(), now);
         }
     }
 

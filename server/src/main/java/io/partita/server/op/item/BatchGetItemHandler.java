@@ -122,7 +122,7 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
             if (!left.isEmpty()) {
                 unprocessed.put(read.requestName(), remaining(read, left));
             }
-            ConsumedCapacity cc = ItemRequests.consumed(
+            ConsumedCapacity cc = CapacityGate.consumed(
                     in.returnConsumedCapacity(), read.table().metadata().name(), units);
             if (cc != null) {
                 consumed.add(cc);

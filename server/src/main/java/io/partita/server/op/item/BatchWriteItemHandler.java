@@ -121,7 +121,7 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         if (in.returnConsumedCapacity() != null && !in.returnConsumedCapacity().equals("NONE")) {
             consumed = new ArrayList<>();
             for (Map.Entry<String, Double> u : units.entrySet()) {
-                consumed.add(ItemRequests.consumed(in.returnConsumedCapacity(), u.getKey(), u.getValue()));
+                consumed.add(CapacityGate.consumed(in.returnConsumedCapacity(), u.getKey(), u.getValue()));
             }
         }
         return new BatchWriteItemOutput(unprocessed, consumed);

@@ -5,6 +5,7 @@ import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.message.DeleteItemInput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.PrimaryKey;
+import io.partita.server.op.CapacityGate;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -61,7 +62,7 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
                         condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
-                ItemRequests.consumed(
+                CapacityGate.consumed(
                         in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
     }
 }

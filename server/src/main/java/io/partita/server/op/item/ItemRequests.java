@@ -2,7 +2,6 @@ package io.partita.server.op.item;
 
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
-import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
@@ -79,10 +78,6 @@ final class ItemRequests {
                 throw ApiException.validation("Attribute name is too large, must be less than 65536 bytes");
             }
         }
-    }
-
-    static ConsumedCapacity consumed(String mode, String tableName, double units) {
-        return CapacityGate.consumed(mode, tableName, units);
     }
 
     /** A committed single-item write and the write units it consumed. */

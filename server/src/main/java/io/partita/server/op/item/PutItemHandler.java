@@ -8,6 +8,7 @@ import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
+import io.partita.server.op.CapacityGate;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -71,7 +72,7 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                         condition, old, in.returnValuesOnConditionCheckFailure(), () -> new WriteDecision.Put(item)));
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
-                ItemRequests.consumed(
+                CapacityGate.consumed(
                         in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
     }
 }

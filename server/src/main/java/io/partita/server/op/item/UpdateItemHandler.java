@@ -14,6 +14,7 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.PrimaryKey;
+import io.partita.server.op.CapacityGate;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -105,7 +106,7 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                 }));
         return new WriteItemOutput(
                 returned(in.returnValues(), charged.outcome(), targets),
-                ItemRequests.consumed(
+                CapacityGate.consumed(
                         in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
     }
 

@@ -96,14 +96,14 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
             range = range.resumeAfter(ReadRequests.startKey(table, in.exclusiveStartKey()), forward);
         }
         KeyRanges.Range pageRange = range;
-        double[] units = {0};
-        PageReader.Page page = ReadRequests.readCharged(
+        return ReadRequests.answer(
                 context,
-                storage,
                 table,
                 ItemKeyEncoder.partitionHash(key.partition()),
                 key.partition(),
                 in.consistentRead(),
+                in.select(),
+                in.returnConsumedCapacity(),
                 () -> PageReader.read(
                         storage,
                         table,
@@ -112,9 +112,7 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                         in.limit(),
                         filter,
                         projection,
-                        "COUNT".equals(in.select())),
-                units);
-        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, units[0]);
+                        "COUNT".equals(in.select())));
     }
 
     /** KeyConditions alone may be combined with expressions; any other legacy parameter may not. */

@@ -15,7 +15,6 @@ import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.CapacityGate;
 import io.partita.server.route.RequestContext;
-import io.partita.storage.StorageEngine;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.partition.Partition;
@@ -48,36 +47,30 @@ final class ReadRequests {
                 .length("indexName", indexName, 3, 255);
     }
 
-    /** The Query/Scan response for a page; {@code Select=COUNT} leaves the items out. */
-    static ReadPageOutput output(
-            PageReader.Page page, String select, String returnConsumedCapacity, Table table, double units) {
+    /**
+     * Reads one page and answers it, with its throughput: admitted on the partition of {@code hash}, then charged for
+     * every item read, before the filter, rounded up once for the page ("Query and Scan: capacity units consumed").
+     * {@code Select=COUNT} leaves the items out.
+     */
+    static ReadPageOutput answer(
+            RequestContext context,
+            Table table,
+            long hash,
+            AttributeValue partitionKey,
+            Boolean consistentRead,
+            String select,
+            String returnConsumedCapacity,
+            Supplier<PageReader.Page> read) {
+        Partition partition = CapacityGate.admit(context, table, hash, CapacityKind.READ, partitionKey);
+        PageReader.Page page = read.get();
+        double units = CapacityUnits.read(page.bytesRead(), Boolean.TRUE.equals(consistentRead));
+        CapacityGate.charge(table, partition, CapacityKind.READ, units, hash, partitionKey);
         return new ReadPageOutput(
                 "COUNT".equals(select) ? null : page.items(),
                 page.count(),
                 page.scanned(),
                 page.lastEvaluatedKey(),
                 CapacityGate.consumed(returnConsumedCapacity, table.metadata().name(), units));
-    }
-
-    /**
-     * Reads one page with its throughput: admitted on the partition of {@code hash}, then charged for every item
-     * read, before the filter, rounded up once for the page ("Query and Scan: capacity units consumed").
-     */
-    static PageReader.Page readCharged(
-            RequestContext context,
-            StorageEngine storage,
-            Table table,
-            long hash,
-            AttributeValue partitionKey,
-            Boolean consistentRead,
-            Supplier<PageReader.Page> read,
-            double[] unitsOut) {
-        Partition partition = CapacityGate.admit(context, table, hash, CapacityKind.READ, partitionKey);
-        PageReader.Page page = read.get();
-        double units = CapacityUnits.read(page.bytesRead(), Boolean.TRUE.equals(consistentRead));
-        CapacityGate.charge(table, partition, CapacityKind.READ, units, hash, partitionKey);
-        unitsOut[0] = units;
-        return page;
     }
 
     /** Select must agree with the projection parameters; indexes (and so ALL_PROJECTED_ATTRIBUTES) come later. */

@@ -93,22 +93,20 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
             range = range.resumeAfter(start, true);
         }
         KeyRanges.Range pageRange = range;
-        double[] units = {0};
         // A page is admitted and charged on the partition where it starts.
         long startHash = range.lower() == null || range.lower().length < 8
                 ? 0
                 : ByteBuffer.wrap(range.lower()).getLong();
-        PageReader.Page page = ReadRequests.readCharged(
+        return ReadRequests.answer(
                 context,
-                storage,
                 table,
                 startHash,
                 null,
                 in.consistentRead(),
+                in.select(),
+                in.returnConsumedCapacity(),
                 () -> PageReader.read(
-                        storage, table, pageRange, true, in.limit(), filter, projection, "COUNT".equals(in.select())),
-                units);
-        return ReadRequests.output(page, in.select(), in.returnConsumedCapacity(), table, units[0]);
+                        storage, table, pageRange, true, in.limit(), filter, projection, "COUNT".equals(in.select())));
     }
 
     /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */
