@@ -2,20 +2,16 @@ package io.partita.server.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.EventExecutor;
 import io.partita.server.admin.AdminRoutes;
 import io.partita.server.route.ApiRequest;
@@ -24,7 +20,6 @@ import io.partita.server.route.Dispatcher;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.zip.CRC32;
 
 /**
  * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
@@ -33,13 +28,14 @@ import java.util.zip.CRC32;
  * measured faster that way, docs/PERFORMANCE.md); everything else runs on the connection's worker.
  */
 public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
-    static final String JSON = "application/x-amz-json-1.0";
+    private static final String TEXT = "text/plain; charset=utf-8";
 
     private final Dispatcher dispatcher;
     private final String healthLine;
     private final EventExecutor worker;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
+    private ChannelHandlerContext out;
     private int pending;
 
     /**
@@ -60,6 +56,11 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        out = ctx.pipeline().context(PartitaChannelInitializer.ENCODER);
+    }
+
+    @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         if (request.method().equals(HttpMethod.POST)) {
@@ -73,27 +74,29 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
                     h.get(HttpHeaderNames.CONTENT_TYPE),
                     h.get(HttpHeaderNames.HOST),
                     ByteBufUtil.getBytes(request.content()));
-            run(
-                    ctx,
-                    inline.test(target),
-                    () -> {
-                        ApiResponse result = dispatcher.dispatch(api);
-                        return json(HttpResponseStatus.valueOf(result.status()), result.body(), result.requestId());
-                    },
-                    keepAlive);
+            run(inline.test(target), keepAlive, () -> {
+                ApiResponse result = dispatcher.dispatch(api);
+                return HttpAnswer.encode(
+                        ctx.alloc(),
+                        result.status(),
+                        HttpAnswer.JSON,
+                        result.body(),
+                        result.requestId(),
+                        keepAlive,
+                        false);
+            });
         } else if (request.method().equals(HttpMethod.GET) && AdminRoutes.handles(request.uri())) {
             String uri = request.uri();
-            run(ctx, false, () -> adminAnswer(admin.get(uri)), keepAlive);
+            run(false, keepAlive, () -> {
+                AdminRoutes.Answer a = admin.get(uri);
+                return HttpAnswer.encode(ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false);
+            });
         } else {
-            boolean health =
-                    request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD);
-            run(
-                    ctx,
-                    true,
-                    () -> health
-                            ? text(HttpResponseStatus.OK, healthLine)
-                            : text(HttpResponseStatus.METHOD_NOT_ALLOWED, "Method not allowed\n"),
-                    keepAlive);
+            boolean head = request.method().equals(HttpMethod.HEAD);
+            boolean health = head || request.method().equals(HttpMethod.GET);
+            byte[] text = (health ? healthLine : "Method not allowed\n").getBytes(StandardCharsets.UTF_8);
+            int status = health ? 200 : HttpResponseStatus.METHOD_NOT_ALLOWED.code();
+            run(true, keepAlive, () -> HttpAnswer.encode(ctx.alloc(), status, TEXT, text, null, keepAlive, head));
         }
     }
 
@@ -101,55 +104,24 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
      * Answers on the event loop when the operation may run inline and nothing of this connection is still with the
      * worker; otherwise on the connection's single-threaded worker. {@code pending} counts worker answers not yet
      * written, so answers to pipelined requests always leave in request order. Only the event loop touches it.
+     * Answers are written past the HTTP encoder (which stays in the pipeline for the aggregator's 100-continue and
+     * 413 answers), already encoded by {@link HttpAnswer}.
      */
-    private void run(
-            ChannelHandlerContext ctx, boolean mayInline, Supplier<FullHttpResponse> answer, boolean keepAlive) {
+    private void run(boolean mayInline, boolean keepAlive, Supplier<ByteBuf> answer) {
+        boolean close = !keepAlive;
         if (mayInline && pending == 0) {
-            respond(ctx, answer.get(), keepAlive);
+            respond(answer.get(), close);
             return;
         }
         pending++;
-        worker.execute(() -> respond(ctx, answer.get(), keepAlive).addListener(f -> pending--));
+        worker.execute(() -> respond(answer.get(), close).addListener(f -> pending--));
     }
 
-    private static ChannelFuture respond(ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
-        HttpUtil.setKeepAlive(response, keepAlive);
-        ChannelFuture future = ctx.writeAndFlush(response);
-        if (!keepAlive) {
+    private ChannelFuture respond(ByteBuf answer, boolean close) {
+        ChannelFuture future = out.writeAndFlush(answer);
+        if (close) {
             future.addListener(ChannelFutureListener.CLOSE);
         }
         return future;
-    }
-
-    static FullHttpResponse json(HttpResponseStatus status, byte[] body, String requestId) {
-        ByteBuf content = Unpooled.wrappedBuffer(body);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
-        CRC32 crc = new CRC32();
-        crc.update(body);
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, JSON)
-                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
-                .set("x-amzn-RequestId", requestId)
-                .set("x-amz-crc32", Long.toString(crc.getValue()));
-        return response;
-    }
-
-    private static FullHttpResponse adminAnswer(AdminRoutes.Answer a) {
-        FullHttpResponse response = new DefaultFullHttpResponse(
-                HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(a.status()), Unpooled.wrappedBuffer(a.body()));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, a.contentType())
-                .set(HttpHeaderNames.CONTENT_LENGTH, a.body().length);
-        return response;
-    }
-
-    private static FullHttpResponse text(HttpResponseStatus status, String body) {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        FullHttpResponse response =
-                new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
-                .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-        return response;
     }
 }

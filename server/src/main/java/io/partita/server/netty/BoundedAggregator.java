@@ -1,10 +1,8 @@
 package io.partita.server.netty;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -29,9 +27,17 @@ final class BoundedAggregator extends HttpObjectAggregator {
         ApiException error = new ApiException(
                 ErrorCode.REQUEST_ENTITY_TOO_LARGE,
                 "Request size exceeds the limit of " + MAX_REQUEST_BYTES + " bytes");
-        FullHttpResponse response = ApiRequestHandler.json(
-                HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, ErrorBody.of(error), RequestIds.next());
-        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        ByteBuf answer = HttpAnswer.encode(
+                ctx.alloc(),
+                HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code(),
+                HttpAnswer.JSON,
+                ErrorBody.of(error),
+                RequestIds.next(),
+                false,
+                false);
+        ctx.pipeline()
+                .context(PartitaChannelInitializer.ENCODER)
+                .writeAndFlush(answer)
+                .addListener(ChannelFutureListener.CLOSE);
     }
 }
