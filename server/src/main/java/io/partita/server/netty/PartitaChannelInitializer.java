@@ -5,7 +5,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequestDecoder;
-import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.server.admin.AdminRoutes;
@@ -14,15 +13,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * The HTTP/1.1 pipeline: an idle timeout, the response encoder, the request decoder, a 16 MB aggregator (which also
- * answers 100-continue), and the API handler. The encoder serves only the aggregator's own answers; the API handler
- * writes already encoded answers past it. Each connection is pinned to one single-threaded worker for the operations
- * that do not run on the event loop, so pipelined requests are answered in order.
+ * The HTTP/1.1 pipeline: an idle timeout, Netty's request decoder, and the API handler, which collects bodies (up to
+ * 16 MB), answers 100-continue and writes already encoded answers ({@link HttpAnswer}). Each connection is pinned to
+ * one single-threaded worker for the operations that do not run on the event loop, so pipelined requests are answered
+ * in order.
  */
 public final class PartitaChannelInitializer extends ChannelInitializer<SocketChannel> {
-    /** The response encoder's name; writing on its context sends bytes to the socket unencoded. */
-    static final String ENCODER = "encoder";
-
     private final Dispatcher dispatcher;
     private final String healthLine;
     private final EventExecutorGroup workers;
@@ -52,14 +48,12 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                 ctx.close();
             }
         });
-        p.addLast(ENCODER, new HttpResponseEncoder());
         p.addLast(
                 "decoder",
                 new HttpRequestDecoder(new HttpDecoderConfig()
                         .setMaxInitialLineLength(4096)
                         .setMaxHeaderSize(16 * 1024)
                         .setMaxChunkSize(64 * 1024)));
-        p.addLast("aggregator", new BoundedAggregator());
         p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin));
     }
 }

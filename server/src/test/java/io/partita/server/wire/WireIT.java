@@ -125,6 +125,64 @@ class WireIT {
     }
 
     @Test
+    void aChunkedBodyIsCollectedWhole() throws Exception {
+        String head = "POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                + "X-Amz-Date: 20261130T000000Z\r\nAuthorization: " + RawApi.AUTH + "\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+        StringBuilder chunks = new StringBuilder();
+        for (String piece : new String[] {"{", "\"Limit\":  ", "5}"}) {
+            chunks.append(Integer.toHexString(piece.length()))
+                    .append("\r\n")
+                    .append(piece)
+                    .append("\r\n");
+        }
+        chunks.append("0\r\n\r\n");
+        String response = exchange(head + chunks);
+        assertThat(response).startsWith("HTTP/1.1 200 OK").endsWith("{\"TableNames\":[]}");
+    }
+
+    @Test
+    void expectContinueIsAnsweredBeforeTheBody() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", partita.port())) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                            + "X-Amz-Date: 20261130T000000Z\r\nAuthorization: " + RawApi.AUTH + "\r\n"
+                            + "Expect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] interim = in.readNBytes("HTTP/1.1 100 Continue\r\n\r\n".length());
+            assertThat(new String(interim, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+            out.write("{}".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(readAll(in)).startsWith("HTTP/1.1 200 OK").endsWith("{\"TableNames\":[]}");
+        }
+    }
+
+    @Test
+    void anUnknownExpectationIsRefused() throws Exception {
+        String response = exchange("POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables"
+                + "\r\nExpect: something-else\r\nContent-Length: 2\r\n\r\n{}");
+        assertThat(response).startsWith("HTTP/1.1 417 Expectation Failed");
+    }
+
+    @Test
+    void aMalformedRequestIsABadRequest() throws Exception {
+        String response = exchange("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: nope\r\n\r\n{}");
+        assertThat(response).startsWith("HTTP/1.1 400 Bad Request");
+    }
+
+    private String exchange(String request) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", partita.port())) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return readAll(socket.getInputStream());
+        }
+    }
+
+    @Test
     void pipelinedRequestsOnOneConnectionAreAnsweredInOrder() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", partita.port())) {
             socket.setSoTimeout(5000);
