@@ -53,8 +53,10 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private final AdminRoutes admin;
     private ChannelHandlerContext out;
     private int pending;
-    /** The request whose body is being collected, or null (also while the rest of a refused request goes by). */
+    /** The request whose body is being collected, or null. */
     private HttpRequest request;
+    /** Set by a refusal: the connection closes after its answer, and nothing it still receives is read. */
+    private boolean closing;
 
     private byte[] body;
     private int length;
@@ -84,6 +86,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
+            if (closing) {
+                return;
+            }
             if (msg instanceof HttpRequest r) {
                 start(ctx, r);
             }
@@ -153,6 +158,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         String requestId = RequestIds.next();
         request = null;
         body = null;
+        closing = true;
         run(
                 true,
                 false,
@@ -170,6 +176,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String message) {
         request = null;
         body = null;
+        closing = true;
         byte[] text = message.getBytes(StandardCharsets.UTF_8);
         run(true, false, () -> HttpAnswer.encode(ctx.alloc(), status.code(), TEXT, text, null, false, false));
     }

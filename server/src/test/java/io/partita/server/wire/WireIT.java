@@ -168,6 +168,18 @@ class WireIT {
     }
 
     @Test
+    void nothingAfterARefusedRequestIsAnswered() throws Exception {
+        String listTables = "POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                + "X-Amz-Date: 20261130T000000Z\r\nAuthorization: " + RawApi.AUTH + "\r\nContent-Length: 2\r\n\r\n{}";
+        String refused = listTables.replace("Content-Length", "Expect: something-else\r\nContent-Length");
+        String response = exchange(refused + listTables);
+        assertThat(response)
+                .startsWith("HTTP/1.1 417")
+                .doesNotContain("TableNames")
+                .contains("connection: close");
+    }
+
+    @Test
     void aMalformedRequestIsABadRequest() throws Exception {
         String response = exchange("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: nope\r\n\r\n{}");
         assertThat(response).startsWith("HTTP/1.1 400 Bad Request");
