@@ -60,6 +60,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
 
     private byte[] body;
     private int length;
+    /** The declared Content-Length, or 16 MB for a chunked body: the body array never grows past it. */
+    private int limit;
 
     /**
      * @param worker the single-threaded executor this connection's operations run on when not inline
@@ -132,18 +134,19 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         }
         request = r;
         // Sized for the declared length, but a declared 16 MB is only reserved as it arrives.
-        body = new byte[declared >= 0 ? (int) Math.min(declared, 1 << 20) : 1024];
+        limit = declared >= 0 ? (int) declared : MAX_REQUEST_BYTES;
+        body = new byte[Math.min(limit, declared >= 0 ? 1 << 20 : 1024)];
         length = 0;
     }
 
     private void append(ChannelHandlerContext ctx, ByteBuf content) {
         int n = content.readableBytes();
-        if (n > MAX_REQUEST_BYTES - length) {
+        if (n > limit - length) {
             tooLarge(ctx);
             return;
         }
         if (n > body.length - length) {
-            body = Arrays.copyOf(body, (int) Math.min(MAX_REQUEST_BYTES, Math.max(length + n, 2L * body.length)));
+            body = Arrays.copyOf(body, (int) Math.min(limit, Math.max(length + n, 2L * body.length)));
         }
         content.getBytes(content.readerIndex(), body, length, n);
         length += n;
