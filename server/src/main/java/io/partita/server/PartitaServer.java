@@ -6,18 +6,13 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.admin.AdminRoutes;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.PartitaChannelInitializer;
+import io.partita.server.netty.Transport;
 import io.partita.server.op.insights.DescribeContributorInsightsHandler;
 import io.partita.server.op.insights.ListContributorInsightsHandler;
 import io.partita.server.op.insights.UpdateContributorInsightsHandler;
@@ -59,20 +54,19 @@ public final class PartitaServer implements AutoCloseable {
     private final EventLoopGroup loops;
     private final EventExecutorGroup workers;
     private final Channel channel;
+    private final Transport transport;
 
     private PartitaServer(ServerConfig config, StorageEngine storage) throws InterruptedException {
         this.storage = storage;
-        boolean epoll = Epoll.isAvailable();
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        Class<? extends ServerChannel> channelType =
-                epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        transport = config.transport().resolve();
+        IoHandlerFactory io = transport.ioHandlerFactory();
         boss = new MultiThreadIoEventLoopGroup(1, io);
         loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), io);
         workers = new DefaultEventExecutorGroup(config.workerThreads());
         Dispatcher dispatcher = new Dispatcher(registry(storage), Clock.systemUTC());
         channel = new ServerBootstrap()
                 .group(boss, loops)
-                .channel(channelType)
+                .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new PartitaChannelInitializer(
@@ -139,6 +133,11 @@ public final class PartitaServer implements AutoCloseable {
     }
 
     /** The bound port (useful when the config asked for port 0). */
+    /** The network I/O in use, resolved from the configuration. */
+    public Transport transport() {
+        return transport;
+    }
+
     public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }

@@ -1,6 +1,7 @@
 package io.partita.server.cli;
 
 import io.partita.server.PartitaServer;
+import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.capacity.ThroughputMode;
@@ -97,6 +98,14 @@ public final class Main implements Callable<Integer> {
     long tableQuota;
 
     @Option(
+            names = {"--transport"},
+            description = "Network I/O: auto (io_uring where the kernel allows it, else epoll, else NIO), io_uring,"
+                    + " epoll or nio (default: ${DEFAULT-VALUE}).",
+            defaultValue = "auto",
+            converter = TransportConverter.class)
+    Transport transport;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -134,7 +143,8 @@ public final class Main implements Callable<Integer> {
                         ? StorageConfig.memory()
                         : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
                 .withCapacity(capacity());
-        ServerConfig config = new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads());
+        ServerConfig config =
+                new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
         PartitaServer server = PartitaServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
@@ -144,7 +154,7 @@ public final class Main implements Callable<Integer> {
                             stopped.countDown();
                         },
                         "partita-shutdown"));
-        System.out.println(banner(server.port(), storage));
+        System.out.println(banner(server.port(), storage, server.transport()));
         stopped.await();
         return 0;
     }
@@ -165,7 +175,7 @@ public final class Main implements Callable<Integer> {
                 .withTableQuotas(tableQuota, tableQuota);
     }
 
-    static String banner(int port, StorageConfig storage) {
+    static String banner(int port, StorageConfig storage, Transport transport) {
         String mode = storage.inMemory()
                 ? "in memory (nothing is written to disk; data is lost on exit)"
                 : "persistent, RocksDB at " + storage.dataDir()
@@ -174,7 +184,14 @@ public final class Main implements Callable<Integer> {
                                 : " (WAL: survives a process crash, not a power loss; --sync for that)");
         return "Partita " + new Version().getVersion()[0] + " listening on port " + port + "\n  storage: " + mode
                 + "\n  throughput: " + storage.capacity().mode().name().toLowerCase(java.util.Locale.ROOT)
-                + " (metrics: GET /admin/metrics, Prometheus: GET /metrics)";
+                + " (metrics: GET /admin/metrics, Prometheus: GET /metrics)\n  network: " + transport.label();
+    }
+
+    static final class TransportConverter implements CommandLine.ITypeConverter<Transport> {
+        @Override
+        public Transport convert(String value) {
+            return Transport.parse(value);
+        }
     }
 
     /** The version from the jar manifest, or {@code dev} when run from classes. */

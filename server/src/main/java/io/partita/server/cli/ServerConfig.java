@@ -1,5 +1,6 @@
 package io.partita.server.cli;
 
+import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
 import java.nio.file.Path;
 
@@ -9,9 +10,11 @@ import java.nio.file.Path;
  * @param host the address to bind ({@code 0.0.0.0} for all)
  * @param port the port, 0 for any free one
  * @param region the region the health line names
- * @param workerThreads threads that run operations (storage calls never run on the event loop)
+ * @param workerThreads threads that run the operations that do not run on the event loop
+ * @param transport the network I/O ({@link Transport#AUTO}: io_uring, else epoll, else NIO)
  */
-public record ServerConfig(String host, int port, StorageConfig storage, String region, int workerThreads) {
+public record ServerConfig(
+        String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
     public static final int DEFAULT_PORT = 8000;
     public static final Path DEFAULT_DATA_DIR = Path.of("partita-data");
 
@@ -21,6 +24,7 @@ public record ServerConfig(String host, int port, StorageConfig storage, String 
 
     /** An in-memory server on a free loopback port: what tests use. */
     public static ServerConfig ephemeral() {
-        return new ServerConfig("127.0.0.1", 0, StorageConfig.memory(), "us-east-1", defaultWorkerThreads());
+        return new ServerConfig(
+                "127.0.0.1", 0, StorageConfig.memory(), "us-east-1", defaultWorkerThreads(), Transport.AUTO);
     }
 }

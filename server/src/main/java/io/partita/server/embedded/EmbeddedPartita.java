@@ -2,6 +2,7 @@ package io.partita.server.embedded;
 
 import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
+import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.capacity.CapacityConfig;
 import java.net.URI;
@@ -26,7 +27,12 @@ public final class EmbeddedPartita implements AutoCloseable {
     /** A server on a free port whose data lives in {@code dataDir}. */
     public static EmbeddedPartita start(Path dataDir) {
         ServerConfig config = new ServerConfig(
-                "127.0.0.1", 0, StorageConfig.disk(dataDir), "us-east-1", ServerConfig.defaultWorkerThreads());
+                "127.0.0.1",
+                0,
+                StorageConfig.disk(dataDir),
+                "us-east-1",
+                ServerConfig.defaultWorkerThreads(),
+                Transport.AUTO);
         return new EmbeddedPartita(PartitaServer.start(config));
     }
 
@@ -37,7 +43,8 @@ public final class EmbeddedPartita implements AutoCloseable {
                 0,
                 StorageConfig.memory().withCapacity(capacity),
                 "us-east-1",
-                ServerConfig.defaultWorkerThreads());
+                ServerConfig.defaultWorkerThreads(),
+                Transport.AUTO);
         return new EmbeddedPartita(PartitaServer.start(config));
     }
 

@@ -1,7 +1,9 @@
 package io.partita.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.partita.server.netty.Transport;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -36,11 +38,32 @@ class MainTest {
 
     @Test
     void bannerSaysPortAndStorageMode() {
-        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.memory()))
+        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.memory(), Transport.EPOLL))
                 .contains("port 8000")
-                .contains("in memory");
-        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.disk(Path.of("/d"))))
+                .contains("in memory")
+                .contains("network: epoll");
+        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.disk(Path.of("/d")), Transport.IO_URING))
                 .contains("persistent")
-                .contains("/d");
+                .contains("/d")
+                .contains("network: io_uring");
+    }
+
+    @Test
+    void transportIsAutoUnlessGiven() {
+        Main m = new Main();
+        new CommandLine(m).parseArgs();
+        assertThat(m.transport).isEqualTo(Transport.AUTO);
+        new CommandLine(m).parseArgs("--transport", "EPOLL");
+        assertThat(m.transport).isEqualTo(Transport.EPOLL);
+        assertThatThrownBy(() -> new CommandLine(m).parseArgs("--transport", "kqueue"))
+                .hasMessageContaining("unknown transport 'kqueue'");
+    }
+
+    @Test
+    void autoResolvesToAnAvailableTransport() {
+        Transport t = Transport.AUTO.resolve();
+        assertThat(t).isNotEqualTo(Transport.AUTO);
+        assertThat(t.resolve()).isEqualTo(t);
+        assertThat(t.serverChannel()).isNotNull();
     }
 }
