@@ -28,6 +28,8 @@ VOLUME /data
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s \
     CMD bash -c 'exec 3<>/dev/tcp/127.0.0.1/8000 && printf "GET / HTTP/1.0\r\n\r\n" >&3 && grep -q healthy <&3'
+# Network I/O: recent Docker versions' default seccomp profile blocks io_uring, so the container usually runs on
+# epoll (the start-up banner says which); --transport chooses explicitly.
 # Arguments after the image name are passed to Partita, so DynamoDB Local's habitual
 # `-jar DynamoDBLocal.jar -sharedDb -inMemory` or `-dbPath /data` work unchanged.
 ENTRYPOINT ["java", "-XX:SharedArchiveFile=/opt/partita/partita.jsa", "-Xlog:cds=off", "-Xlog:cds+dynamic=off", \

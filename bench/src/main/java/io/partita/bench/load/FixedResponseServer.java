@@ -9,16 +9,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -28,6 +21,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.partita.server.netty.Transport;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import java.util.zip.CRC32;
@@ -56,6 +50,11 @@ public final class FixedResponseServer implements Callable<Integer>, AutoCloseab
     @Option(names = "--threads", description = "event-loop threads (default: cores)")
     int threads = Runtime.getRuntime().availableProcessors();
 
+    @Option(
+            names = "--transport",
+            description = "auto, io_uring, epoll or nio, chosen as Partita chooses (default: ${DEFAULT-VALUE})")
+    String transport = "auto";
+
     private EventLoopGroup group;
     private Channel server;
 
@@ -73,14 +72,13 @@ public final class FixedResponseServer implements Callable<Integer>, AutoCloseab
 
     /** Binds and returns at once; {@link #port()} is the bound port ({@code --port 0} picks a free one). */
     public FixedResponseServer start() throws InterruptedException {
-        boolean epoll = Epoll.isAvailable();
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        group = new MultiThreadIoEventLoopGroup(threads, io);
+        // The same network I/O as Partita's, so the ceiling is measured on the same footing.
+        Transport resolved = Transport.parse(transport).resolve();
+        group = new MultiThreadIoEventLoopGroup(threads, resolved.ioHandlerFactory());
         Handler handler = new Handler();
         server = new ServerBootstrap()
                 .group(group)
-                .channel(type)
+                .channel(resolved.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override

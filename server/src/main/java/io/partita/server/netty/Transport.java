@@ -13,7 +13,7 @@ import io.netty.channel.uring.IoUringServerSocketChannel;
 import java.util.Locale;
 
 /**
- * The network I/O Netty uses. {@code AUTO} takes io_uring where the kernel offers it (Linux 5.14+, not blocked by a
+ * The network I/O Netty uses. {@code AUTO} takes io_uring where the kernel offers it (a recent Linux, not blocked by a
  * seccomp profile such as Docker's default), then epoll, then Java NIO. io_uring measured 16–20 % less server CPU per
  * GetItem and 10 % per PutItem than epoll on this project's benchmark machine (docs/PERFORMANCE.md).
  */
