@@ -132,12 +132,12 @@ public final class PartitaServer implements AutoCloseable {
                 .register("ListContributorInsights", new ListContributorInsightsHandler(storage));
     }
 
-    /** The bound port (useful when the config asked for port 0). */
     /** The network I/O in use, resolved from the configuration. */
     public Transport transport() {
         return transport;
     }
 
+    /** The bound port (useful when the config asked for port 0). */
     public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
