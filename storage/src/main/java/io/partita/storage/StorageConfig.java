@@ -10,10 +10,15 @@ import java.nio.file.Path;
  * @param inMemory keep everything in memory; nothing touches the disk and everything is gone on close
  * @param sync fsync the WAL on every commit: survives power loss, not only a process crash
  * @param capacity the partition and throughput model
+ * @param itemCacheBytes the budget of the in-process cache of recently used items; 0 turns it off
  */
-public record StorageConfig(Path dataDir, boolean inMemory, boolean sync, CapacityConfig capacity) {
+public record StorageConfig(
+        Path dataDir, boolean inMemory, boolean sync, CapacityConfig capacity, long itemCacheBytes) {
+    /** The default item cache: 64 MB, enough for about 55,000 items of 1 KB. */
+    public static final long DEFAULT_ITEM_CACHE_BYTES = 64L << 20;
+
     public StorageConfig(Path dataDir, boolean inMemory, boolean sync) {
-        this(dataDir, inMemory, sync, CapacityConfig.defaults());
+        this(dataDir, inMemory, sync, CapacityConfig.defaults(), DEFAULT_ITEM_CACHE_BYTES);
     }
 
     public static StorageConfig memory() {
@@ -25,6 +30,13 @@ public record StorageConfig(Path dataDir, boolean inMemory, boolean sync, Capaci
     }
 
     public StorageConfig withCapacity(CapacityConfig c) {
-        return new StorageConfig(dataDir, inMemory, sync, c);
+        return new StorageConfig(dataDir, inMemory, sync, c, itemCacheBytes);
+    }
+
+    public StorageConfig withItemCacheBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("item cache size must not be negative: " + bytes);
+        }
+        return new StorageConfig(dataDir, inMemory, sync, capacity, bytes);
     }
 }

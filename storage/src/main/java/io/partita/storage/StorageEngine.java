@@ -4,6 +4,7 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.ItemCache;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.KeyLocks;
 import io.partita.storage.item.WriteDecision;
@@ -24,15 +25,19 @@ import org.rocksdb.RocksDBException;
  *
  * <p>A write takes the item's stripe lock, reads the current image, asks the {@link ConditionalWrite} what to do, and
  * commits the item and its counter deltas in one WAL batch; the lock makes concurrent writes to one item serial.
+ * Recently used items are also kept in an {@link ItemCache}, which every write updates under the same lock after
+ * its commit.
  */
 public final class StorageEngine implements AutoCloseable {
     private final RocksStore store;
     private final TableCatalog catalog;
     private final KeyLocks locks = new KeyLocks(4096);
+    private final ItemCache cache;
     private final PartitionSplitter splitter;
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
+        this.cache = new ItemCache(config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
         try {
             this.catalog = new TableCatalog(store, config.capacity(), splitter);
@@ -64,8 +69,40 @@ public final class StorageEngine implements AutoCloseable {
 
     /** The item with the already encoded {@code key}, or null. */
     public Map<String, AttributeValue> get(Table table, ItemKeyEncoder.EncodedKey key) {
-        byte[] v = store.get(table.items(), key.bytes());
-        return v == null ? null : ItemCodec.decode(v);
+        ItemCache.Entry e = getStored(table, key);
+        return e == null ? null : ItemCodec.decode(e.stored());
+    }
+
+    /**
+     * The stored form of the item with {@code key} and its DynamoDB size, or null: from the {@link ItemCache} when it
+     * is there, else from RocksDB, filling the cache under the item's lock so that a concurrent write cannot leave
+     * an older value behind.
+     */
+    public ItemCache.Entry getStored(Table table, ItemKeyEncoder.EncodedKey key) {
+        byte[] k = key.bytes();
+        long keyHash = PartitionHash.of(k);
+        ItemCache.Entry e = cache.get(table.cacheId(), k, keyHash);
+        if (e != null || !cache.enabled()) {
+            return e != null ? e : stored(store.get(table.items(), k));
+        }
+        ReentrantLock lock = locks.lockFor(keyHash);
+        lock.lock();
+        try {
+            e = cache.get(table.cacheId(), k, keyHash);
+            if (e == null) {
+                e = stored(store.get(table.items(), k));
+                if (e != null) {
+                    cache.put(table.cacheId(), k, keyHash, e.stored(), e.itemSize());
+                }
+            }
+            return e;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static ItemCache.Entry stored(byte[] value) {
+        return value == null ? null : new ItemCache.Entry(value, ItemSize.of(ItemCodec.decode(value)));
     }
 
     /** Applies {@code write} to the item with {@code key} atomically; a rejection is thrown after nothing changed. */
@@ -73,38 +110,61 @@ public final class StorageEngine implements AutoCloseable {
         return write(table, ItemKeyEncoder.encode(table.metadata().keySchema(), key), write);
     }
 
-    /** As {@link #write(Table, PrimaryKey, ConditionalWrite)}, for an already encoded key. */
+    /**
+     * As {@link #write(Table, PrimaryKey, ConditionalWrite)}, for an already encoded key. A write that does not
+     * {@linkplain ConditionalWrite#needsCurrent need the current image} gets null for it, and so does its outcome;
+     * its size and existence still count.
+     */
     public WriteOutcome write(Table table, ItemKeyEncoder.EncodedKey encoded, ConditionalWrite write) {
         byte[] k = encoded.bytes();
-        ReentrantLock lock = locks.lockFor(PartitionHash.of(k));
+        long keyHash = PartitionHash.of(k);
+        ReentrantLock lock = locks.lockFor(keyHash);
         lock.lock();
         try {
-            byte[] oldBytes = store.get(table.items(), k);
-            Map<String, AttributeValue> old = oldBytes == null ? null : ItemCodec.decode(oldBytes);
+            ItemCache.Entry cached = cache.get(table.cacheId(), k, keyHash);
+            byte[] oldBytes = cached != null ? cached.stored() : store.get(table.items(), k);
+            boolean existed = oldBytes != null;
+            Map<String, AttributeValue> old = null;
+            long oldSize = 0;
+            if (existed) {
+                if (cached == null || write.needsCurrent()) {
+                    old = ItemCodec.decode(oldBytes);
+                }
+                oldSize = cached != null ? cached.itemSize() : ItemSize.of(old);
+                if (!write.needsCurrent()) {
+                    old = null;
+                }
+            }
             WriteDecision decision = write.apply(old);
             if (decision instanceof WriteDecision.Reject reject) {
                 throw reject.error();
             }
-            long oldSize = old == null ? 0 : ItemSize.of(old);
             Map<String, AttributeValue> next = decision instanceof WriteDecision.Put put ? put.item() : null;
-            if (next == null && old == null) {
+            if (next == null && !existed) {
                 return new WriteOutcome(null, null, 0, 0);
             }
             long newSize = next == null ? 0 : ItemSize.of(next);
-            long countDelta = (next == null ? 0 : 1) - (old == null ? 0 : 1);
+            long countDelta = (next == null ? 0 : 1) - (existed ? 1 : 0);
             long sizeDelta = newSize - oldSize;
+            byte[] nextBytes = next == null ? null : ItemCodec.encode(next);
             store.write(batch -> {
                 try {
-                    if (next == null) {
+                    if (nextBytes == null) {
                         batch.delete(table.items(), k);
                     } else {
-                        batch.put(table.items(), k, ItemCodec.encode(next));
+                        batch.put(table.items(), k, nextBytes);
                     }
                 } catch (RocksDBException e) {
                     throw new StorageException("item write failed", e);
                 }
                 catalog.addStatsDelta(batch, table, countDelta, sizeDelta);
             });
+            // Committed: the cache follows, still under the lock.
+            if (nextBytes == null) {
+                cache.remove(table.cacheId(), k, keyHash);
+            } else {
+                cache.put(table.cacheId(), k, keyHash, nextBytes, newSize);
+            }
             catalog.applied(table, countDelta, sizeDelta);
             if (sizeDelta != 0) {
                 table.partitions().addSize(encoded.hash(), sizeDelta);

@@ -76,6 +76,13 @@ public final class Main implements Callable<Integer> {
     String partitionSizeLimit;
 
     @Option(
+            names = {"--item-cache"},
+            description = "Memory for the cache of recently used items, e.g. 64MB, 1GB, or 0 to turn it off. It is"
+                    + " on the Java heap; the default, auto, is 64MB or an eighth of the maximum heap if that is less.",
+            defaultValue = "auto")
+    String itemCache;
+
+    @Option(
             names = {"--heat-split-after"},
             description = "Seconds a partition must run above 80%% of its ceiling before it splits for heat"
                     + " (default: ${DEFAULT-VALUE}).",
@@ -142,7 +149,9 @@ public final class Main implements Callable<Integer> {
         StorageConfig storage = (inMemory
                         ? StorageConfig.memory()
                         : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
-                .withCapacity(capacity());
+                .withCapacity(capacity())
+                .withItemCacheBytes(
+                        itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()));
         ServerConfig config =
                 new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
         PartitaServer server = PartitaServer.start(config);
@@ -175,6 +184,15 @@ public final class Main implements Callable<Integer> {
                 .withTableQuotas(tableQuota, tableQuota);
     }
 
+    /** The item cache budget {@code --item-cache} asks for, given the JVM's maximum heap. */
+    static long itemCacheBytes(String option, long maxHeap) {
+        String t = option.trim();
+        if (t.equalsIgnoreCase("auto")) {
+            return Math.min(StorageConfig.DEFAULT_ITEM_CACHE_BYTES, maxHeap / 8);
+        }
+        return t.equals("0") ? 0 : Sizes.parse(t);
+    }
+
     static String banner(int port, StorageConfig storage, Transport transport) {
         String mode = storage.inMemory()
                 ? "in memory (nothing is written to disk; data is lost on exit)"
@@ -182,6 +200,9 @@ public final class Main implements Callable<Integer> {
                         + (storage.sync()
                                 ? " (fsync on every commit)"
                                 : " (WAL: survives a process crash, not a power loss; --sync for that)");
+        mode += storage.itemCacheBytes() == 0
+                ? ", no item cache"
+                : ", item cache " + (storage.itemCacheBytes() >> 20) + " MB";
         return "Partita " + new Version().getVersion()[0] + " listening on port " + port + "\n  storage: " + mode
                 + "\n  throughput: " + storage.capacity().mode().name().toLowerCase(java.util.Locale.ROOT)
                 + " (metrics: GET /admin/metrics, Prometheus: GET /metrics)\n  network: " + transport.label();

@@ -45,7 +45,20 @@ class MainTest {
         assertThat(Main.banner(8000, io.partita.storage.StorageConfig.disk(Path.of("/d")), Transport.IO_URING))
                 .contains("persistent")
                 .contains("/d")
-                .contains("network: io_uring");
+                .contains("network: io_uring")
+                .contains("item cache 64 MB");
+    }
+
+    @Test
+    void itemCacheIsAnEighthOfTheHeapUpTo64MbUnlessGiven() {
+        assertThat(parse().itemCache).isEqualTo("auto");
+        assertThat(Main.itemCacheBytes("auto", 1L << 30)).isEqualTo(64L << 20);
+        assertThat(Main.itemCacheBytes("auto", 256L << 20)).isEqualTo(32L << 20);
+        assertThat(Main.itemCacheBytes("0", 1L << 30)).isZero();
+        assertThat(Main.itemCacheBytes("512MB", 1L << 30)).isEqualTo(512L << 20);
+        assertThatThrownBy(() -> Main.itemCacheBytes("lots", 1L << 30)).hasMessageContaining("not a size: lots");
+        assertThat(Main.banner(8000, io.partita.storage.StorageConfig.memory().withItemCacheBytes(0), Transport.EPOLL))
+                .contains("no item cache");
     }
 
     @Test

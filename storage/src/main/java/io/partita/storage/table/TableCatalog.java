@@ -4,6 +4,7 @@ import io.partita.protocol.error.ApiException;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.storage.StorageException;
 import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.item.ItemCache;
 import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
@@ -43,6 +44,7 @@ public final class TableCatalog {
         private final AtomicLong itemCount;
         private final AtomicLong sizeBytes;
         private final TablePartitions partitions;
+        private final long cacheId = ItemCache.newTableId();
 
         Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size, TablePartitions partitions) {
             this.metadata = metadata;
@@ -63,6 +65,11 @@ public final class TableCatalog {
 
         public ColumnFamilyHandle items() {
             return items;
+        }
+
+        /** This table's part of the {@link ItemCache}: unique for the life of the process, never reused. */
+        public long cacheId() {
+            return cacheId;
         }
 
         public TableStats stats() {

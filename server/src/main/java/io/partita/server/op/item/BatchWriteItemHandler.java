@@ -17,6 +17,7 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.Throttle;
+import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.key.ItemKeyEncoder;
@@ -105,7 +106,8 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             WriteOutcome outcome = storage.write(
                     w.table(),
                     encoded,
-                    old -> w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item()));
+                    ConditionalWrite.blind(
+                            w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item())));
             double u = CapacityUnits.write(outcome.oldBytes(), outcome.newBytes());
             CapacityGate.charge(
                     w.table(), CapacityKind.WRITE, u, encoded.hash(), w.key().partition());

@@ -9,6 +9,7 @@ import io.partita.server.op.CapacityGate;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
 
@@ -58,8 +59,10 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
                 table,
                 key,
                 0,
-                old -> ItemExpressions.checked(
-                        condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
+                condition == null && !"ALL_OLD".equals(in.returnValues())
+                        ? ConditionalWrite.blind(new WriteDecision.Delete())
+                        : old -> ItemExpressions.checked(
+                                condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
                 CapacityGate.consumed(

@@ -102,13 +102,19 @@ final class ItemRequests {
         Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.WRITE, key.partition());
         long[] rejectedOldSize = {0};
         try {
-            WriteOutcome outcome = storage.write(table, encoded, old -> {
-                WriteDecision decision = write.apply(old);
-                if (decision instanceof WriteDecision.Reject && old != null) {
-                    rejectedOldSize[0] = ItemSize.of(old);
-                }
-                return decision;
-            });
+            // A write that never looks at the item cannot be rejected: it goes in as it is.
+            WriteOutcome outcome = storage.write(
+                    table,
+                    encoded,
+                    !write.needsCurrent()
+                            ? write
+                            : old -> {
+                                WriteDecision decision = write.apply(old);
+                                if (decision instanceof WriteDecision.Reject && old != null) {
+                                    rejectedOldSize[0] = ItemSize.of(old);
+                                }
+                                return decision;
+                            });
             double units = CapacityUnits.write(outcome.oldBytes(), outcome.newBytes());
             CapacityGate.charge(table, partition, CapacityKind.WRITE, units, encoded.hash(), key.partition());
             return new Charged(outcome, units);

@@ -12,6 +12,7 @@ import io.partita.server.op.CapacityGate;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.Map;
@@ -68,8 +69,13 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                 table,
                 key,
                 size,
-                old -> ItemExpressions.checked(
-                        condition, old, in.returnValuesOnConditionCheckFailure(), () -> new WriteDecision.Put(item)));
+                condition == null && !"ALL_OLD".equals(in.returnValues())
+                        ? ConditionalWrite.blind(new WriteDecision.Put(item))
+                        : old -> ItemExpressions.checked(
+                                condition,
+                                old,
+                                in.returnValuesOnConditionCheckFailure(),
+                                () -> new WriteDecision.Put(item)));
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
                 CapacityGate.consumed(
