@@ -289,6 +289,10 @@ public final class AttributeValueCodec {
 
     /** Writes an item or key map. */
     public static void writeMap(JsonGenerator g, Map<String, AttributeValue> map) throws IOException {
+        if (map instanceof JsonWritable w) {
+            w.writeJson(g);
+            return;
+        }
         g.writeStartObject();
         for (Map.Entry<String, AttributeValue> e : map.entrySet()) {
             g.writeFieldName(e.getKey());

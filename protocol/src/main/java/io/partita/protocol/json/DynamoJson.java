@@ -59,6 +59,12 @@ public final class DynamoJson {
                 AttributeValueCodec.write(g, value);
             }
         });
+        module.addSerializer(JsonWritable.class, new JsonSerializer<>() {
+            @Override
+            public void serialize(JsonWritable value, JsonGenerator g, SerializerProvider provider) throws IOException {
+                value.writeJson(g);
+            }
+        });
         JsonMapper mapper = JsonMapper.builder()
                 .propertyNamingStrategy(PropertyNamingStrategies.UPPER_CAMEL_CASE)
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

@@ -1,8 +1,11 @@
 package io.partita.storage.item;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.Bytes;
+import io.partita.protocol.model.DynamoNumber;
 import io.partita.storage.key.ByteSink;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -45,6 +48,19 @@ public final class ItemCodec {
             throw new IllegalStateException("unknown item format version " + version);
         }
         return in.map();
+    }
+
+    /**
+     * Writes the stored item as DynamoDB JSON, exactly as {@code AttributeValueCodec.writeMap} writes the decoded
+     * item, without building it: strings and binaries go from the stored bytes to the generator.
+     */
+    public static void writeJson(byte[] stored, JsonGenerator g) throws IOException {
+        Reader in = new Reader(stored);
+        int version = in.u8();
+        if (version != VERSION) {
+            throw new IllegalStateException("unknown item format version " + version);
+        }
+        in.jsonMap(g);
     }
 
     private static void writeMap(ByteSink out, Map<String, AttributeValue> map) {
@@ -145,6 +161,75 @@ public final class ItemCodec {
             int z = varint();
             int scale = (z >>> 1) ^ -(z & 1);
             return new BigDecimal(new BigInteger(bytes()), scale);
+        }
+
+        /** Writes a quoted JSON string straight from the stored UTF-8 bytes. */
+        void jsonString(JsonGenerator g) throws IOException {
+            int len = varint();
+            g.writeUTF8String(b, pos, len);
+            pos += len;
+        }
+
+        void jsonBinary(JsonGenerator g) throws IOException {
+            int len = varint();
+            g.writeBinary(b, pos, len);
+            pos += len;
+        }
+
+        void jsonMap(JsonGenerator g) throws IOException {
+            int n = varint();
+            g.writeStartObject();
+            for (int i = 0; i < n; i++) {
+                g.writeFieldName(string());
+                jsonValue(g);
+            }
+            g.writeEndObject();
+        }
+
+        void jsonValue(JsonGenerator g) throws IOException {
+            int tag = u8();
+            g.writeStartObject();
+            switch (tag) {
+                case 1 -> {
+                    g.writeFieldName("S");
+                    jsonString(g);
+                }
+                case 2 -> g.writeStringField("N", DynamoNumber.format(number()));
+                case 3 -> {
+                    g.writeFieldName("B");
+                    jsonBinary(g);
+                }
+                case 4, 5 -> g.writeBooleanField("BOOL", tag == 4);
+                case 6 -> g.writeBooleanField("NULL", true);
+                case 7, 8, 9 -> {
+                    g.writeArrayFieldStart(tag == 7 ? "SS" : tag == 8 ? "NS" : "BS");
+                    int n = varint();
+                    for (int i = 0; i < n; i++) {
+                        if (tag == 7) {
+                            jsonString(g);
+                        } else if (tag == 8) {
+                            g.writeString(DynamoNumber.format(number()));
+                        } else {
+                            jsonBinary(g);
+                        }
+                    }
+                    g.writeEndArray();
+                }
+                case 10 -> {
+                    g.writeArrayFieldStart("L");
+                    int n = varint();
+                    for (int i = 0; i < n; i++) {
+                        jsonValue(g);
+                    }
+                    g.writeEndArray();
+                }
+                case 11 -> {
+                    g.writeFieldName("M");
+                    jsonMap(g);
+                }
+                default -> throw new IllegalStateException("corrupt item: tag " + tag + " at " + (pos - 1));
+            }
+            g.writeEndObject();
         }
 
         Map<String, AttributeValue> map() {

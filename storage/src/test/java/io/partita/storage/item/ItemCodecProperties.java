@@ -2,10 +2,16 @@ package io.partita.storage.item;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.partita.protocol.json.AttributeValueCodec;
+import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.Bytes;
 import io.partita.protocol.model.DynamoNumber;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +21,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-/** Every item survives encode → decode unchanged. */
+/** Every item survives encode → decode unchanged, and its stored form writes the same JSON as the item. */
 class ItemCodecProperties {
     @Provide
     Arbitrary<Map<String, AttributeValue>> items() {
@@ -55,5 +61,30 @@ class ItemCodecProperties {
         Map<String, AttributeValue> decoded = ItemCodec.decode(ItemCodec.encode(item));
         assertThat(decoded).isEqualTo(item);
         assertThat(List.copyOf(decoded.keySet())).isEqualTo(List.copyOf(item.keySet()));
+    }
+
+    @Property(tries = 300)
+    void storedBytesWriteTheSameJsonAsTheDecodedItem(@ForAll("items") Map<String, AttributeValue> item)
+            throws Exception {
+        byte[] stored = ItemCodec.encode(item);
+        assertThat(json(g -> ItemCodec.writeJson(stored, g)))
+                .isEqualTo(json(g -> AttributeValueCodec.writeMap(g, item)));
+        StoredItem lazy = new StoredItem(stored);
+        assertThat(json(g -> AttributeValueCodec.writeMap(g, lazy)))
+                .isEqualTo(json(g -> ItemCodec.writeJson(stored, g)));
+        assertThat(DynamoJson.encode(Map.of("Item", lazy))).isEqualTo(DynamoJson.encode(Map.of("Item", item)));
+        assertThat(lazy).isEqualTo(item);
+    }
+
+    private interface Writer {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static String json(Writer w) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = DynamoJson.factory().createGenerator(out)) {
+            w.write(g);
+        }
+        return out.toString(StandardCharsets.UTF_8);
     }
 }

@@ -8,7 +8,6 @@ import io.partita.protocol.message.GetItemInput;
 import io.partita.protocol.message.GetItemOutput;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.CapacityUnits;
-import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.CapacityGate;
@@ -17,6 +16,9 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.item.ItemCache;
+import io.partita.storage.item.ItemCodec;
+import io.partita.storage.item.StoredItem;
 import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
@@ -69,20 +71,22 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), key);
         Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.READ, key.partition());
-        Map<String, AttributeValue> item = storage.get(table, encoded);
+        ItemCache.Entry stored = storage.getStored(table, encoded);
         boolean consistent = Boolean.TRUE.equals(in.consistentRead());
-        // Sizing the item walks all of it: only when the caller or the throughput model needs it.
         double units = CapacityGate.needsUnits(table, in.returnConsumedCapacity())
-                ? CapacityUnits.read(item == null ? 0 : ItemSize.of(item), consistent)
+                ? CapacityUnits.read(stored == null ? 0 : stored.itemSize(), consistent)
                 : 0;
         CapacityGate.charge(table, partition, CapacityKind.READ, units, encoded.hash(), key.partition());
+        Map<String, AttributeValue> item = null;
+        if (stored != null) {
+            // Without a projection the stored bytes go straight to the response's JSON, never decoded.
+            item = projection == null
+                    ? new StoredItem(stored.stored())
+                    : ProjectionApplier.project(ItemCodec.decode(stored.stored()), projection);
+        }
         return new GetItemOutput(
-                item == null ? null : project(item, projection),
+                item,
                 CapacityGate.consumed(
                         in.returnConsumedCapacity(), table.metadata().name(), units));
-    }
-
-    private static Map<String, AttributeValue> project(Map<String, AttributeValue> item, List<Path> paths) {
-        return paths == null ? item : ProjectionApplier.project(item, paths);
     }
 }
