@@ -143,7 +143,10 @@ public final class StorageEngine implements AutoCloseable {
             if (next == null && !existed) {
                 return new WriteOutcome(null, null, 0, 0);
             }
-            long newSize = next == null ? 0 : ItemSize.of(next);
+            long newSize = next == null ? 0 : ((WriteDecision.Put) decision).size();
+            if (next != null && newSize < 0) {
+                newSize = ItemSize.of(next);
+            }
             long countDelta = (next == null ? 0 : 1) - (existed ? 1 : 0);
             long sizeDelta = newSize - oldSize;
             byte[] nextBytes = next == null ? null : ItemCodec.encode(next);

@@ -6,8 +6,15 @@ import java.util.Map;
 
 /** What a {@link ConditionalWrite} decided to do with an item, given its current image. */
 public sealed interface WriteDecision {
-    /** Store {@code item} as the new image. */
-    record Put(Map<String, AttributeValue> item) implements WriteDecision {}
+    /**
+     * Store {@code item} as the new image. {@code size} is its DynamoDB size if the caller has already computed it,
+     * else -1.
+     */
+    record Put(Map<String, AttributeValue> item, long size) implements WriteDecision {
+        public Put(Map<String, AttributeValue> item) {
+            this(item, -1);
+        }
+    }
 
     /** Remove the item (a no-op when it does not exist). */
     record Delete() implements WriteDecision {}

@@ -3,17 +3,20 @@ package io.partita.storage.rocks;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
-/** Closes native objects in the reverse order of their creation (handles before the DB, options after it). */
+/**
+ * Closes native objects in the reverse order of their creation (handles before the DB, options after it). Threads may
+ * push concurrently (column families and per-thread write batches are created while requests run).
+ */
 final class Closer implements AutoCloseable {
     private final Deque<AutoCloseable> stack = new ArrayDeque<>();
 
-    <T extends AutoCloseable> T push(T resource) {
+    synchronized <T extends AutoCloseable> T push(T resource) {
         stack.push(resource);
         return resource;
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         RuntimeException first = null;
         while (!stack.isEmpty()) {
             try {

@@ -58,6 +58,7 @@ public final class RocksStore implements AutoCloseable {
     private final WriteOptions writeOptions;
     private final ReadOptions readOptions;
     private final RocksDB db;
+    private final ThreadLocal<ReusableBatch> batches;
     private volatile boolean closed;
 
     private RocksStore(StorageConfig config) {
@@ -95,6 +96,8 @@ public final class RocksStore implements AutoCloseable {
             }
             writeOptions = closer.push(new WriteOptions().setSync(config.sync()));
             readOptions = closer.push(new ReadOptions());
+            // Created under the read lock of a first write, so never after close(); freed with the rest by it.
+            batches = ThreadLocal.withInitial(() -> new ReusableBatch(closer.push(new WriteBatch())));
         } catch (RocksDBException | java.io.IOException e) {
             closer.close();
             throw new StorageException("cannot open RocksDB: " + e.getMessage(), e);
@@ -184,15 +187,39 @@ public final class RocksStore implements AutoCloseable {
         return withOpenDb("get", db -> db.get(cf, readOptions, key));
     }
 
-    /** Builds and commits one atomic batch through the WAL. */
+    /**
+     * Builds and commits one atomic batch through the WAL. Each thread reuses one native batch, cleared after every
+     * commit, instead of creating and freeing one per write; a nested write on the same thread gets a fresh one.
+     */
     public void write(Consumer<WriteBatch> fill) {
         withOpenDb("write", db -> {
-            try (WriteBatch batch = new WriteBatch()) {
-                fill.accept(batch);
-                db.write(writeOptions, batch);
+            ReusableBatch reusable = batches.get();
+            if (reusable.inUse) {
+                try (WriteBatch batch = new WriteBatch()) {
+                    fill.accept(batch);
+                    db.write(writeOptions, batch);
+                }
+                return null;
+            }
+            reusable.inUse = true;
+            try {
+                fill.accept(reusable.batch);
+                db.write(writeOptions, reusable.batch);
+            } finally {
+                reusable.batch.clear();
+                reusable.inUse = false;
             }
             return null;
         });
+    }
+
+    private static final class ReusableBatch {
+        final WriteBatch batch;
+        boolean inUse;
+
+        ReusableBatch(WriteBatch batch) {
+            this.batch = batch;
+        }
     }
 
     /** Calls {@code visitor} with every key and value of {@code cf}, in key order. */

@@ -70,12 +70,12 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                 key,
                 size,
                 condition == null && !"ALL_OLD".equals(in.returnValues())
-                        ? ConditionalWrite.blind(new WriteDecision.Put(item))
+                        ? ConditionalWrite.blind(new WriteDecision.Put(item, size))
                         : old -> ItemExpressions.checked(
                                 condition,
                                 old,
                                 in.returnValuesOnConditionCheckFailure(),
-                                () -> new WriteDecision.Put(item)));
+                                () -> new WriteDecision.Put(item, size)));
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
                 CapacityGate.consumed(
