@@ -1,9 +1,8 @@
 package io.partita.storage.item;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -17,7 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * one after it, never one that was never committed or that a commit has replaced.
  *
  * <p>It is bounded by an approximate byte budget (stored value, key and a fixed per-entry overhead) split over
- * segments, each a small access-ordered map evicting its least recently used entries.
+ * segments, each evicting with the CLOCK algorithm (second chance for entries read since they were last passed).
+ * A hit only sets a boolean: an access-ordered map relinked old-generation entries on every read, and the dirty cards
+ * that left for G1 to scan doubled its young pauses under a GetItem load (docs/PERFORMANCE.md).
  */
 public final class ItemCache {
     /** Approximate JVM overhead of one entry: map node, key object, array headers. */
@@ -26,6 +27,7 @@ public final class ItemCache {
     private static final int SEGMENTS = 16;
     private static final AtomicLong NEXT_TABLE = new AtomicLong();
 
+    private final ConcurrentHashMap<Key, Node> map = new ConcurrentHashMap<>();
     private final Segment[] segments;
     private final long budgetBytes;
 
@@ -47,16 +49,19 @@ public final class ItemCache {
         return budgetBytes > 0;
     }
 
-    /** The cached value of the item, or null if it is not cached (it may still exist). */
+    /** The cached value of the item, or null if it is not cached (it may still exist). Takes no lock. */
     public Entry get(long table, byte[] key, long keyHash) {
         if (budgetBytes == 0) {
             return null;
         }
-        Segment s = segment(keyHash);
-        Key probe = new Key(table, key, keyHash);
-        synchronized (s) {
-            return s.map.get(probe);
+        Node n = map.get(new Key(table, key, keyHash));
+        if (n == null) {
+            return null;
         }
+        if (!n.referenced) {
+            n.referenced = true;
+        }
+        return n.entry;
     }
 
     /** Caches {@code stored} (of DynamoDB size {@code itemSize}) as the item's value; the caller holds its lock. */
@@ -65,21 +70,19 @@ public final class ItemCache {
             return;
         }
         Segment s = segment(keyHash);
-        Entry e = new Entry(stored, itemSize);
         long cost = cost(key, stored);
-        if (cost > s.budget) {
-            remove(table, key, keyHash);
-            return;
-        }
+        Key k = new Key(table, key, keyHash);
         synchronized (s) {
-            Entry old = s.map.put(new Key(table, key, keyHash), e);
-            s.bytes += cost - (old == null ? 0 : cost(key, old.stored));
-            Iterator<Map.Entry<Key, Entry>> it = s.map.entrySet().iterator();
-            while (s.bytes > s.budget && it.hasNext()) {
-                Map.Entry<Key, Entry> eldest = it.next();
-                s.bytes -= cost(eldest.getKey().key, eldest.getValue().stored);
-                it.remove();
+            if (cost > s.budget) {
+                s.drop(map.remove(k));
+                return;
             }
+            Node n = new Node(k, new Entry(stored, itemSize), cost);
+            s.drop(map.put(k, n));
+            s.bytes += cost;
+            s.clock.addLast(n);
+            s.evict(map);
+            s.compact();
         }
     }
 
@@ -90,10 +93,8 @@ public final class ItemCache {
         }
         Segment s = segment(keyHash);
         synchronized (s) {
-            Entry old = s.map.remove(new Key(table, key, keyHash));
-            if (old != null) {
-                s.bytes -= cost(key, old.stored);
-            }
+            s.drop(map.remove(new Key(table, key, keyHash)));
+            s.compact();
         }
     }
 
@@ -108,15 +109,20 @@ public final class ItemCache {
         return total;
     }
 
-    /** Number of cached items. */
-    public int size() {
+    /** Nodes in the clock queues, live or replaced: bounded by compaction. */
+    int queued() {
         int total = 0;
         for (Segment s : segments) {
             synchronized (s) {
-                total += s.map.size();
+                total += s.clock.size();
             }
         }
         return total;
+    }
+
+    /** Number of cached items. */
+    public int size() {
+        return map.size();
     }
 
     private Segment segment(long keyHash) {
@@ -127,16 +133,67 @@ public final class ItemCache {
         return ENTRY_OVERHEAD + key.length + stored.length;
     }
 
-    /** A cached stored value and its DynamoDB item size. */
+    /** A cached stored value and its DynamoDB size. */
     public record Entry(byte[] stored, long itemSize) {}
 
+    private static final class Node {
+        final Key key;
+        final Entry entry;
+        final long cost;
+        /** Read since the clock hand last passed it: a plain field, set without a lock (a lost update is harmless). */
+        boolean referenced;
+        /** Replaced or removed; it is skipped, and dropped from the clock queue when the hand reaches it. */
+        boolean dead;
+
+        Node(Key key, Entry entry, long cost) {
+            this.key = key;
+            this.entry = entry;
+            this.cost = cost;
+        }
+    }
+
+    /** One part of the budget: its entries in CLOCK order. Guarded by its own monitor. */
     private static final class Segment {
         final long budget;
-        final LinkedHashMap<Key, Entry> map = new LinkedHashMap<>(64, 0.75f, true);
+        final ArrayDeque<Node> clock = new ArrayDeque<>();
         long bytes;
+        int dead;
 
         Segment(long budget) {
             this.budget = budget;
+        }
+
+        void drop(Node old) {
+            if (old != null) {
+                old.dead = true;
+                bytes -= old.cost;
+                dead++;
+            }
+        }
+
+        /** Evicts until within budget; a referenced entry gets a second chance (so at most two passes). */
+        void evict(ConcurrentHashMap<Key, Node> map) {
+            while (bytes > budget && !clock.isEmpty()) {
+                Node n = clock.pollFirst();
+                if (n.dead) {
+                    dead--;
+                } else if (n.referenced) {
+                    n.referenced = false;
+                    clock.addLast(n);
+                } else {
+                    map.remove(n.key, n);
+                    n.dead = true;
+                    bytes -= n.cost;
+                }
+            }
+        }
+
+        /** Drops replaced entries from the queue once they outnumber the live ones, so overwrites cannot grow it. */
+        void compact() {
+            if (dead > 64 && dead > clock.size() / 2) {
+                clock.removeIf(n -> n.dead);
+                dead = 0;
+            }
         }
     }
 

@@ -67,6 +67,21 @@ class ItemCacheTest {
     }
 
     @Test
+    void overwritesDoNotGrowTheCacheOrItsQueues() {
+        ItemCache cache = new ItemCache(64L << 20);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] k = key(i % 10);
+            cache.put(T, k, hash(k), value(50, i), 50);
+            cache.get(T, k, hash(k));
+        }
+        assertThat(cache.size()).isEqualTo(10);
+        assertThat(cache.bytes()).isEqualTo(10 * (ItemCache.ENTRY_OVERHEAD + key(0).length + 50));
+        assertThat(cache.queued()).isLessThan(16 * 2 * 65 + 10);
+        byte[] k = key(3);
+        assertThat(cache.get(T, k, hash(k)).stored()).isEqualTo(value(50, 19_993));
+    }
+
+    @Test
     void aValueLargerThanASegmentIsNotCachedAndDropsTheOldOne() {
         ItemCache cache = new ItemCache(16 * 1024);
         byte[] k = key(7);
