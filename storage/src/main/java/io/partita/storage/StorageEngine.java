@@ -82,15 +82,19 @@ public final class StorageEngine implements AutoCloseable {
         byte[] k = key.bytes();
         long keyHash = PartitionHash.of(k);
         ItemCache.Entry e = cache.get(table.cacheId(), k, keyHash);
-        if (e != null || !cache.enabled()) {
-            return e != null ? e : stored(store.get(table.items(), k));
+        if (e != null && e.stored() != null) {
+            return e;
+        }
+        if (!cache.enabled()) {
+            return stored(store.get(table.items(), k), -1);
         }
         ReentrantLock lock = locks.lockFor(keyHash);
         lock.lock();
         try {
             e = cache.get(table.cacheId(), k, keyHash);
-            if (e == null) {
-                e = stored(store.get(table.items(), k));
+            if (e == null || e.stored() == null) {
+                // Not cached, or only its size (as a write leaves it): read it, and keep the bytes for next time.
+                e = stored(store.get(table.items(), k), e == null ? -1 : e.itemSize());
                 if (e != null) {
                     cache.put(table.cacheId(), k, keyHash, e.stored(), e.itemSize());
                 }
@@ -101,8 +105,12 @@ public final class StorageEngine implements AutoCloseable {
         }
     }
 
-    private static ItemCache.Entry stored(byte[] value) {
-        return value == null ? null : new ItemCache.Entry(value, ItemSize.of(ItemCodec.decode(value)));
+    /** The entry for a stored value, sized by decoding it unless {@code knownSize} (≥ 0) is its size. */
+    private static ItemCache.Entry stored(byte[] value, long knownSize) {
+        if (value == null) {
+            return null;
+        }
+        return new ItemCache.Entry(value, knownSize >= 0 ? knownSize : ItemSize.of(ItemCodec.decode(value)));
     }
 
     /** Applies {@code write} to the item with {@code key} atomically; a rejection is thrown after nothing changed. */
@@ -121,18 +129,25 @@ public final class StorageEngine implements AutoCloseable {
         ReentrantLock lock = locks.lockFor(keyHash);
         lock.lock();
         try {
+            // A cache entry means the item exists, and always knows its size; a blind write needs nothing more.
             ItemCache.Entry cached = cache.get(table.cacheId(), k, keyHash);
-            byte[] oldBytes = cached != null ? cached.stored() : store.get(table.items(), k);
-            boolean existed = oldBytes != null;
-            Map<String, AttributeValue> old = null;
+            boolean existed;
             long oldSize = 0;
-            if (existed) {
-                if (cached == null || write.needsCurrent()) {
+            Map<String, AttributeValue> old = null;
+            if (cached != null) {
+                existed = true;
+                oldSize = cached.itemSize();
+                if (write.needsCurrent()) {
+                    byte[] oldBytes = cached.stored() != null ? cached.stored() : store.get(table.items(), k);
                     old = ItemCodec.decode(oldBytes);
                 }
-                oldSize = cached != null ? cached.itemSize() : ItemSize.of(old);
-                if (!write.needsCurrent()) {
-                    old = null;
+            } else {
+                byte[] oldBytes = store.get(table.items(), k);
+                existed = oldBytes != null;
+                if (existed) {
+                    Map<String, AttributeValue> decoded = ItemCodec.decode(oldBytes);
+                    oldSize = ItemSize.of(decoded);
+                    old = write.needsCurrent() ? decoded : null;
                 }
             }
             WriteDecision decision = write.apply(old);
@@ -162,11 +177,13 @@ public final class StorageEngine implements AutoCloseable {
                 }
                 catalog.addStatsDelta(batch, table, countDelta, sizeDelta);
             });
-            // Committed: the cache follows, still under the lock.
+            // Committed: the cache follows, still under the lock. It keeps only the new size: holding the bytes of
+            // every overwrite past a young collection made G1 copy them and then collect them from the old
+            // generation (docs/PERFORMANCE.md); the next GetItem brings the bytes back.
             if (nextBytes == null) {
                 cache.remove(table.cacheId(), k, keyHash);
             } else {
-                cache.put(table.cacheId(), k, keyHash, nextBytes, newSize);
+                cache.put(table.cacheId(), k, keyHash, null, newSize);
             }
             catalog.applied(table, countDelta, sizeDelta);
             if (sizeDelta != 0) {

@@ -1,14 +1,17 @@
 package io.partita.storage.item;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The stored values of recently written and read items, by table and encoded key, so that GetItem and the old-image
- * read of a write do not search RocksDB's memtable skip list and SST files each time (a profile put that search at a
- * sixth of PutItem's event-loop time and a tenth of GetItem's).
+ * The DynamoDB sizes of recently written items and the stored values of recently read ones, by table and encoded
+ * key, so that GetItem and the old-image read of a write do not search RocksDB's memtable skip list and SST files
+ * each time (a profile put that search at a sixth of PutItem's event-loop time and a tenth of GetItem's). A write
+ * needs only the old item's size and existence unless it has a condition or returns old values.
  *
  * <p>RocksDB stays the only source of truth; the cache only holds copies, and it is kept coherent by its callers'
  * locking: every change of an item, and every fill after a miss, happens under that item's {@link KeyLocks} stripe,
@@ -18,13 +21,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>It is bounded by an approximate byte budget (stored value, key and a fixed per-entry overhead) split over
  * segments, each evicting with the CLOCK algorithm (second chance for entries read since they were last passed).
  * A hit only sets a boolean: an access-ordered map relinked old-generation entries on every read, and the dirty cards
- * that left for G1 to scan doubled its young pauses under a GetItem load (docs/PERFORMANCE.md).
+ * that left for G1 to scan doubled its young pauses under a GetItem load (docs/PERFORMANCE.md). For the same reason
+ * a cached item is changed in place rather than replaced.
  */
 public final class ItemCache {
     /** Approximate JVM overhead of one entry: map node, key object, array headers. */
     static final int ENTRY_OVERHEAD = 96;
 
     private static final int SEGMENTS = 16;
+    private static final VarHandle VERSION;
+
+    static {
+        try {
+            VERSION = MethodHandles.lookup().findVarHandle(Node.class, "version", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private static final AtomicLong NEXT_TABLE = new AtomicLong();
 
     private final ConcurrentHashMap<Key, Node> map = new ConcurrentHashMap<>();
@@ -49,7 +63,11 @@ public final class ItemCache {
         return budgetBytes > 0;
     }
 
-    /** The cached value of the item, or null if it is not cached (it may still exist). Takes no lock. */
+    /**
+     * The cached value of the item, or null if it is not cached (it may still exist). Takes no lock: it reads the
+     * node under its version (a seqlock), and a read that overlapped a change answers null, so the caller takes the
+     * locked path.
+     */
     public Entry get(long table, byte[] key, long keyHash) {
         if (budgetBytes == 0) {
             return null;
@@ -58,13 +76,28 @@ public final class ItemCache {
         if (n == null) {
             return null;
         }
+        int v = (int) VERSION.getAcquire(n);
+        if ((v & 1) != 0) {
+            return null;
+        }
+        byte[] stored = n.stored;
+        long size = n.size;
+        VarHandle.loadLoadFence();
+        if ((int) VERSION.getOpaque(n) != v) {
+            return null;
+        }
         if (!n.referenced) {
             n.referenced = true;
         }
-        return n.entry;
+        return new Entry(stored, size);
     }
 
-    /** Caches {@code stored} (of DynamoDB size {@code itemSize}) as the item's value; the caller holds its lock. */
+    /**
+     * Caches {@code stored} (of DynamoDB size {@code itemSize}) as the item's value, or only its size when
+     * {@code stored} is null; the caller holds the item's lock. An item already cached is updated in place, with
+     * primitive stores and null stores only when {@code stored} is null: an overwrite then creates no object and
+     * dirties no card, which kept G1's young pauses from copying a new node per write (docs/PERFORMANCE.md).
+     */
     public void put(long table, byte[] key, long keyHash, byte[] stored, long itemSize) {
         if (budgetBytes == 0) {
             return;
@@ -77,10 +110,24 @@ public final class ItemCache {
                 s.drop(map.remove(k));
                 return;
             }
-            Node n = new Node(k, new Entry(stored, itemSize), cost);
-            s.drop(map.put(k, n));
-            s.bytes += cost;
-            s.clock.addLast(n);
+            Node n = map.get(k);
+            if (n != null) {
+                s.bytes += cost - n.cost;
+                n.cost = cost;
+                int v = n.version;
+                VERSION.setOpaque(n, v + 1);
+                VarHandle.storeStoreFence();
+                if (stored != null || n.stored != null) {
+                    n.stored = stored;
+                }
+                n.size = itemSize;
+                VERSION.setRelease(n, v + 2);
+            } else {
+                n = new Node(k, stored, itemSize, cost);
+                map.put(k, n);
+                s.bytes += cost;
+                s.clock.addLast(n);
+            }
             s.evict(map);
             s.compact();
         }
@@ -130,24 +177,30 @@ public final class ItemCache {
     }
 
     private static long cost(byte[] key, byte[] stored) {
-        return ENTRY_OVERHEAD + key.length + stored.length;
+        return ENTRY_OVERHEAD + key.length + (stored == null ? 0 : stored.length);
     }
 
-    /** A cached stored value and its DynamoDB size. */
+    /** A cached item: its DynamoDB size, and its stored value unless only the size is known (null). */
     public record Entry(byte[] stored, long itemSize) {}
 
     private static final class Node {
         final Key key;
-        final Entry entry;
-        final long cost;
+        /** Even when stable, odd while a writer changes {@link #stored} and {@link #size}. */
+        volatile int version;
+
+        byte[] stored;
+        long size;
+        /** Guarded by the segment. */
+        long cost;
         /** Read since the clock hand last passed it: a plain field, set without a lock (a lost update is harmless). */
         boolean referenced;
-        /** Replaced or removed; it is skipped, and dropped from the clock queue when the hand reaches it. */
+        /** Removed; skipped, and dropped from the clock queue when the hand reaches it. Guarded by the segment. */
         boolean dead;
 
-        Node(Key key, Entry entry, long cost) {
+        Node(Key key, byte[] stored, long size, long cost) {
             this.key = key;
-            this.entry = entry;
+            this.stored = stored;
+            this.size = size;
             this.cost = cost;
         }
     }

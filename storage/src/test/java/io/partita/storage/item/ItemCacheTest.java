@@ -40,6 +40,16 @@ class ItemCacheTest {
     }
 
     @Test
+    void anEntryMayHoldOnlyTheSize() {
+        ItemCache cache = new ItemCache(1 << 20);
+        byte[] k = key(1);
+        cache.put(T, k, hash(k), null, 1234);
+        assertThat(cache.get(T, k, hash(k)).stored()).isNull();
+        assertThat(cache.get(T, k, hash(k)).itemSize()).isEqualTo(1234);
+        assertThat(cache.bytes()).isEqualTo(ItemCache.ENTRY_OVERHEAD + k.length);
+    }
+
+    @Test
     void tablesDoNotShareEntries() {
         ItemCache cache = new ItemCache(1 << 20);
         long other = ItemCache.newTableId();
