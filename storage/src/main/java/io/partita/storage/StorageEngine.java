@@ -26,7 +26,8 @@ import org.rocksdb.RocksDBException;
  * <p>A write takes the item's stripe lock, reads the current image, asks the {@link ConditionalWrite} what to do, and
  * commits the item and its counter deltas in one WAL batch; the lock makes concurrent writes to one item serial.
  * Recently used items are also kept in an {@link ItemCache}, which every write updates under the same lock after
- * its commit.
+ * its commit. Items must therefore change only through {@link #write}: the cache would not see a change made to the
+ * items column family any other way.
  */
 public final class StorageEngine implements AutoCloseable {
     private final RocksStore store;
