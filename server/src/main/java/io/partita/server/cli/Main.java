@@ -72,15 +72,17 @@ public final class Main implements Callable<Integer> {
     @Option(
             names = {"--partition-size-limit"},
             description = "Size at which a partition splits, e.g. 10GB, 4MB (default: ${DEFAULT-VALUE}, DynamoDB's).",
-            defaultValue = "10GB")
-    String partitionSizeLimit;
+            defaultValue = "10GB",
+            converter = Sizes.Converter.class)
+    long partitionSizeLimit;
 
     @Option(
             names = {"--item-cache"},
             description = "Memory for the cache of recently used items, e.g. 64MB, 1GB, or 0 to turn it off. It is"
                     + " on the Java heap; the default, auto, is 64MB or an eighth of the maximum heap if that is less.",
-            defaultValue = "auto")
-    String itemCache;
+            defaultValue = "auto",
+            converter = ItemCacheConverter.class)
+    long itemCache;
 
     @Option(
             names = {"--heat-split-after"},
@@ -178,19 +180,17 @@ public final class Main implements Callable<Integer> {
         }
         CapacityConfig defaults = CapacityConfig.defaults();
         return defaults.withMode(mode)
-                .withPartitionSizeLimit(Sizes.parse(partitionSizeLimit))
+                .withPartitionSizeLimit(partitionSizeLimit)
                 .withHeatSplit(defaults.heatSplitFraction(), heatSplitSeconds * 1000)
                 .withAdaptiveCapacity(adaptiveCapacity)
                 .withTableQuotas(tableQuota, tableQuota);
     }
 
-    /** The item cache budget {@code --item-cache} asks for, given the JVM's maximum heap. */
-    static long itemCacheBytes(String option, long maxHeap) {
-        String t = option.trim();
-        if (t.equalsIgnoreCase("auto")) {
-            return Math.min(StorageConfig.DEFAULT_ITEM_CACHE_BYTES, maxHeap / 8);
-        }
-        return t.equals("0") ? 0 : Sizes.parse(t);
+    /** The item cache budget: {@code option} as {@link ItemCacheConverter} read it, given the JVM's maximum heap. */
+    static long itemCacheBytes(long option, long maxHeap) {
+        return option == ItemCacheConverter.AUTO
+                ? Math.min(StorageConfig.DEFAULT_ITEM_CACHE_BYTES, maxHeap / 8)
+                : option;
     }
 
     static String banner(int port, StorageConfig storage, Transport transport) {
@@ -206,6 +206,20 @@ public final class Main implements Callable<Integer> {
         return "Partita " + new Version().getVersion()[0] + " listening on port " + port + "\n  storage: " + mode
                 + "\n  throughput: " + storage.capacity().mode().name().toLowerCase(java.util.Locale.ROOT)
                 + " (metrics: GET /admin/metrics, Prometheus: GET /metrics)\n  network: " + transport.label();
+    }
+
+    /** {@code auto}, {@code 0} or a size; {@code auto} reads as {@link #AUTO}. */
+    static final class ItemCacheConverter implements CommandLine.ITypeConverter<Long> {
+        static final long AUTO = -1;
+
+        @Override
+        public Long convert(String value) {
+            String t = value.trim();
+            if (t.equalsIgnoreCase("auto")) {
+                return AUTO;
+            }
+            return t.equals("0") ? 0 : Sizes.parse(t);
+        }
     }
 
     static final class TransportConverter implements CommandLine.ITypeConverter<Transport> {

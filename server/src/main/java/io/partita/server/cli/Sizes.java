@@ -27,4 +27,12 @@ final class Sizes {
             throw new CommandLine.TypeConversionException("not a size: " + text + " (examples: 10GB, 4MB, 65536)");
         }
     }
+
+    /** For size options: a bad value is reported by picocli as a usage error, before anything starts. */
+    static final class Converter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            return parse(value);
+        }
+    }
 }

@@ -5,7 +5,6 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.Throttle;
-import io.partita.storage.capacity.ThroughputMode;
 import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
 
@@ -41,12 +40,6 @@ public final class CapacityGate {
     /** As {@link #charge(Table, Partition, CapacityKind, double, long, AttributeValue)}, finding the partition. */
     public static void charge(Table table, CapacityKind kind, double units, long hash, AttributeValue partitionKey) {
         charge(table, table.partitions().partitionFor(hash), kind, units, hash, partitionKey);
-    }
-
-    /** Whether the consumed units must be computed: for the answer, or for the throughput accounting. */
-    public static boolean needsUnits(Table table, String returnConsumedCapacity) {
-        return table.partitions().mode() != ThroughputMode.OFF
-                || (returnConsumedCapacity != null && !returnConsumedCapacity.equals("NONE"));
     }
 
     /** DynamoDB's {@code ConsumedCapacity} for {@code mode} (TOTAL or INDEXES), or null for NONE. */

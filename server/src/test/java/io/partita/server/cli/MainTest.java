@@ -51,14 +51,26 @@ class MainTest {
 
     @Test
     void itemCacheIsAnEighthOfTheHeapUpTo64MbUnlessGiven() {
-        assertThat(parse().itemCache).isEqualTo("auto");
-        assertThat(Main.itemCacheBytes("auto", 1L << 30)).isEqualTo(64L << 20);
-        assertThat(Main.itemCacheBytes("auto", 256L << 20)).isEqualTo(32L << 20);
-        assertThat(Main.itemCacheBytes("0", 1L << 30)).isZero();
-        assertThat(Main.itemCacheBytes("512MB", 1L << 30)).isEqualTo(512L << 20);
-        assertThatThrownBy(() -> Main.itemCacheBytes("lots", 1L << 30)).hasMessageContaining("not a size: lots");
+        long auto = parse().itemCache;
+        assertThat(Main.itemCacheBytes(auto, 1L << 30)).isEqualTo(64L << 20);
+        assertThat(Main.itemCacheBytes(auto, 256L << 20)).isEqualTo(32L << 20);
+        assertThat(Main.itemCacheBytes(parse("--item-cache", "0").itemCache, 1L << 30))
+                .isZero();
+        assertThat(Main.itemCacheBytes(parse("--item-cache", "512MB").itemCache, 1L << 30))
+                .isEqualTo(512L << 20);
         assertThat(Main.banner(8000, io.partita.storage.StorageConfig.memory().withItemCacheBytes(0), Transport.EPOLL))
                 .contains("no item cache");
+    }
+
+    @Test
+    void badSizesAreUsageErrorsBeforeAnythingStarts() {
+        assertThatThrownBy(() -> parse("--item-cache", "lots"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("not a size: lots");
+        assertThatThrownBy(() -> parse("--partition-size-limit", "huge"))
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("not a size: huge");
+        assertThat(parse().partitionSizeLimit).isEqualTo(10L << 30);
     }
 
     @Test

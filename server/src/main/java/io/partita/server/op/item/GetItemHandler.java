@@ -73,9 +73,8 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.READ, key.partition());
         ItemCache.Entry stored = storage.getStored(table, encoded);
         boolean consistent = Boolean.TRUE.equals(in.consistentRead());
-        double units = CapacityGate.needsUnits(table, in.returnConsumedCapacity())
-                ? CapacityUnits.read(stored == null ? 0 : stored.itemSize(), consistent)
-                : 0;
+        // The size comes with the stored item (the cache keeps it): no walk over the item to charge it.
+        double units = CapacityUnits.read(stored == null ? 0 : stored.itemSize(), consistent);
         CapacityGate.charge(table, partition, CapacityKind.READ, units, encoded.hash(), key.partition());
         Map<String, AttributeValue> item = null;
         if (stored != null) {
