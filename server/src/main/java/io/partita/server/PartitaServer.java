@@ -70,7 +70,12 @@ public final class PartitaServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new PartitaChannelInitializer(
-                        dispatcher, config.region(), workers, inlineOperations(config), new AdminRoutes(storage)))
+                        dispatcher,
+                        config.region(),
+                        workers,
+                        inlineOperations(config),
+                        new AdminRoutes(storage),
+                        storage::makeDurable))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();

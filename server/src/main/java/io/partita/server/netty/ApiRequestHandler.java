@@ -29,6 +29,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
@@ -42,6 +44,7 @@ import java.util.function.Supplier;
  * buffer that was then copied into an array anyway (3 % of a GetItem's event-loop time, docs/PERFORMANCE.md).
  */
 public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
     static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -51,6 +54,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private final EventExecutor worker;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
+    private final AnswerBatch batch;
+    private final Runnable makeDurable;
     private ChannelHandlerContext out;
     private int pending;
     /** The request whose body is being collected, or null. */
@@ -66,14 +71,20 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     /**
      * @param worker the single-threaded executor this connection's operations run on when not inline
      * @param inline which {@code X-Amz-Target}s may run on the event loop
+     * @param batch this connection's event loop's answers, sent together after one WAL flush
+     * @param makeDurable makes every commit so far survive a crash; a worker runs it before its answer leaves
      */
     public ApiRequestHandler(
             Dispatcher dispatcher,
             String healthLine,
             EventExecutor worker,
             Predicate<String> inline,
-            AdminRoutes admin) {
+            AdminRoutes admin,
+            AnswerBatch batch,
+            Runnable makeDurable) {
         this.dispatcher = dispatcher;
+        this.batch = batch;
+        this.makeDurable = makeDurable;
         this.admin = admin;
         this.healthLine = healthLine;
         this.worker = worker;
@@ -228,19 +239,33 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
      * worker; otherwise on the connection's single-threaded worker. {@code pending} counts worker answers not yet
      * written, so answers to pipelined requests always leave in request order. Only the event loop touches it.
      * Answers are already encoded by {@link HttpAnswer}; there is no HTTP encoder in the pipeline.
+     *
+     * <p>No answer leaves before every commit so far is durable: an inline answer is written and left to the event
+     * loop's {@link AnswerBatch}, which flushes the WAL once for the whole pass; a worker flushes it itself.
      */
     private void run(boolean mayInline, boolean keepAlive, Supplier<ByteBuf> answer) {
         boolean close = !keepAlive;
         if (mayInline && pending == 0) {
-            respond(answer.get(), close);
+            closeAfter(out.write(answer.get()), close);
+            batch.flushLater(out);
             return;
         }
         pending++;
-        worker.execute(() -> respond(answer.get(), close).addListener(f -> pending--));
+        worker.execute(() -> {
+            ByteBuf encoded = answer.get();
+            try {
+                makeDurable.run();
+            } catch (RuntimeException e) {
+                log.error("could not make the WAL durable; closing the connection unanswered", e);
+                encoded.release();
+                out.close().addListener(f -> pending--);
+                return;
+            }
+            closeAfter(out.writeAndFlush(encoded), close).addListener(f -> pending--);
+        });
     }
 
-    private ChannelFuture respond(ByteBuf answer, boolean close) {
-        ChannelFuture future = out.writeAndFlush(answer);
+    private static ChannelFuture closeAfter(ChannelFuture future, boolean close) {
         if (close) {
             future.addListener(ChannelFutureListener.CLOSE);
         }

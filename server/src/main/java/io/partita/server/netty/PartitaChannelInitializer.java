@@ -2,6 +2,7 @@ package io.partita.server.netty;
 
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequestDecoder;
@@ -9,6 +10,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.server.admin.AdminRoutes;
 import io.partita.server.route.Dispatcher;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -16,7 +19,7 @@ import java.util.function.Predicate;
  * The HTTP/1.1 pipeline: an idle timeout, Netty's request decoder, and the API handler, which collects bodies (up to
  * 16 MB), answers 100-continue and writes already encoded answers ({@link HttpAnswer}). Each connection is pinned to
  * one single-threaded worker for the operations that do not run on the event loop, so pipelined requests are answered
- * in order.
+ * in order, and shares its event loop's {@link AnswerBatch}.
  */
 public final class PartitaChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final Dispatcher dispatcher;
@@ -24,14 +27,19 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final EventExecutorGroup workers;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
+    private final Runnable makeDurable;
+    private final Map<EventLoop, AnswerBatch> batches = new ConcurrentHashMap<>();
 
+    /** @param makeDurable makes every commit so far survive a crash; runs before any answer leaves */
     public PartitaChannelInitializer(
             Dispatcher dispatcher,
             String region,
             EventExecutorGroup workers,
             Predicate<String> inline,
-            AdminRoutes admin) {
+            AdminRoutes admin,
+            Runnable makeDurable) {
         this.dispatcher = dispatcher;
+        this.makeDurable = makeDurable;
         this.admin = admin;
         this.inline = inline;
         this.healthLine = "healthy: dynamodb." + region + ".amazonaws.com ";
@@ -54,6 +62,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                         .setMaxInitialLineLength(4096)
                         .setMaxHeaderSize(16 * 1024)
                         .setMaxChunkSize(64 * 1024)));
-        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin));
+        AnswerBatch batch = batches.computeIfAbsent(ch.eventLoop(), loop -> new AnswerBatch(loop, makeDurable));
+        p.addLast(
+                "api",
+                new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin, batch, makeDurable));
     }
 }
