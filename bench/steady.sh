@@ -13,17 +13,9 @@ conns=${4:-8}
 shift $(($# < 4 ? $# : 4))
 workloads=("${@:-get}")
 port=${PORT:-8061}
-data=$(mktemp -d)
-# shellcheck disable=SC2086
-java ${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC} -jar "$jar" --port "$port" --data-dir "$data" --throughput off \
-  >/dev/null 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
-sleep 2
-load() {
-  java -cp bench/target/partita-bench.jar io.partita.bench.load.LoadGenerator --endpoint "http://127.0.0.1:$port" \
-    --items 10000 --item-size 1024 "$@"
-}
+# shellcheck source=bench/server.sh
+source "$(dirname "$0")/server.sh"
+start_server "$jar" "$port"
 # CPU ticks per thread name (digits folded, so "GC Thread#1" and "#2" add up).
 threads() {
   for t in /proc/"$pid"/task/*; do

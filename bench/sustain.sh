@@ -9,16 +9,9 @@ jar=$1
 runs=${2:-3}
 secs=${3:-30}
 port=${PORT:-8064}
-data=$(mktemp -d)
-java -Xms256m -Xmx1g -XX:+UseG1GC -Xlog:gc:file="$data/gc.log" -jar "$jar" --port "$port" --data-dir "$data/db" \
-  --throughput off >/dev/null 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
-sleep 2
-load() {
-  java -cp bench/target/partita-bench.jar io.partita.bench.load.LoadGenerator --endpoint "http://127.0.0.1:$port" \
-    --items 10000 --item-size 1024 "$@"
-}
+# shellcheck source=bench/server.sh
+source "$(dirname "$0")/server.sh"
+start_server "$jar" "$port"
 load --create --workload get --connections 8 --duration 2 >/dev/null 2>&1
 for i in $(seq "$runs"); do
   load --workload put --connections 8 --duration "$secs" --server-pid "$pid" 2>&1 \

@@ -59,6 +59,11 @@ public final class FixedResponseServer implements Callable<Integer>, AutoCloseab
     private Channel server;
 
     public static void main(String[] args) {
+        // As the server does (Main): sampled leak detection records a stack trace per 128 buffers, 1.7 % of the
+        // open-loop generator's CPU in a profile.
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            System.setProperty("io.netty.leakDetection.level", "disabled");
+        }
         System.exit(new CommandLine(new FixedResponseServer()).execute(args));
     }
 
