@@ -141,7 +141,10 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (expect != null && r.protocolVersion().compareTo(HttpVersion.HTTP_1_1) >= 0) {
-            ctx.writeAndFlush(ctx.alloc().directBuffer(CONTINUE.length).writeBytes(CONTINUE));
+            // Flushed with the pass's other answers: a flush now would also send any answer of this connection
+            // still waiting for the WAL (AnswerBatch).
+            ctx.write(ctx.alloc().directBuffer(CONTINUE.length).writeBytes(CONTINUE));
+            batch.flushLater(ctx);
         }
         request = r;
         // Sized for the declared length, but a declared 16 MB is only reserved as it arrives.
