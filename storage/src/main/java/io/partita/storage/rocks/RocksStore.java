@@ -231,7 +231,8 @@ public final class RocksStore implements AutoCloseable {
      *
      * <p>Correct because RocksDB appends a batch to the WAL buffer before it publishes the batch's sequence number:
      * whatever a reader or writer can have seen is at or below {@code getLatestSequenceNumber()}, and the flush after
-     * it writes out all of that.
+     * it writes out all of that. A background write nobody answers for (a partition split) reaches the log with the
+     * next flush; a crash before it keeps the state before it, since the log is always written out in commit order.
      */
     public void makeDurable() {
         if (!manualWalFlush) {
