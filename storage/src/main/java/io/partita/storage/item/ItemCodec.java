@@ -36,9 +36,14 @@ public final class ItemCodec {
 
     public static byte[] encode(Map<String, AttributeValue> item) {
         ByteSink out = new ByteSink(256);
+        encode(item, out);
+        return out.toByteArray();
+    }
+
+    /** Appends the stored form of {@code item} to {@code out}, the same bytes {@link #encode(Map)} returns. */
+    public static void encode(Map<String, AttributeValue> item, ByteSink out) {
         out.put(VERSION);
         writeMap(out, item);
-        return out.toByteArray();
     }
 
     public static Map<String, AttributeValue> decode(byte[] bytes) {

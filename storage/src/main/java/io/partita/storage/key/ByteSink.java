@@ -1,5 +1,6 @@
 package io.partita.storage.key;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /** A growable byte array for building keys and values without {@code ByteArrayOutputStream}'s locking. */
@@ -53,6 +54,21 @@ public final class ByteSink {
 
     public byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
+    }
+
+    /** The bytes written so far into {@code out} at its position, which advances past them. */
+    public void copyTo(ByteBuffer out) {
+        out.put(buf, 0, size);
+    }
+
+    /** Empties the sink for reuse, keeping its array. */
+    public ByteSink clear() {
+        size = 0;
+        return this;
+    }
+
+    public int capacity() {
+        return buf.length;
     }
 
     private void ensure(int extra) {

@@ -8,6 +8,7 @@ import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.Bytes;
 import io.partita.protocol.model.DynamoNumber;
+import io.partita.storage.key.ByteSink;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -61,6 +62,15 @@ class ItemCodecProperties {
         Map<String, AttributeValue> decoded = ItemCodec.decode(ItemCodec.encode(item));
         assertThat(decoded).isEqualTo(item);
         assertThat(List.copyOf(decoded.keySet())).isEqualTo(List.copyOf(item.keySet()));
+    }
+
+    /** One sink reused across items, as each writing thread does: no bytes of an earlier item are left over. */
+    private final ByteSink reused = new ByteSink(16);
+
+    @Property(tries = 300)
+    void encodingIntoAReusedSinkGivesTheSameBytes(@ForAll("items") Map<String, AttributeValue> item) {
+        ItemCodec.encode(item, reused.clear());
+        assertThat(reused.toByteArray()).isEqualTo(ItemCodec.encode(item));
     }
 
     @Property(tries = 300)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partita.storage.StorageConfig;
+import io.partita.storage.key.ByteSink;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.ColumnFamilyHandle;
@@ -51,6 +52,30 @@ class RocksStoreIT {
             assertThat(store.get(cf, b("outer"))).isEqualTo(b("v-outer"));
             store.write(batch -> put(batch, cf, "after"));
             assertThat(store.get(cf, b("after"))).isEqualTo(b("v-after"));
+        }
+    }
+
+    @Test
+    void directPutsStoreKeyAndValueExactlyOnBothSidesOfTheDirectBufferLimit() {
+        try (RocksStore store = RocksStore.open(StorageConfig.memory())) {
+            ColumnFamilyHandle cf = store.family(RocksStore.META);
+            int[] sizes = {0, 1, 1024, RocksStore.DIRECT_PUT_MAX - 5, RocksStore.DIRECT_PUT_MAX - 4, 100_000, 10};
+            for (int size : sizes) {
+                byte[] key = b("key-" + size);
+                byte[] value = new byte[size];
+                for (int i = 0; i < size; i++) {
+                    value[i] = (byte) (i * 31 + size);
+                }
+                ByteSink sink = new ByteSink(4).put(value);
+                store.write(batch -> {
+                    try {
+                        RocksStore.put(batch, cf, key, sink);
+                    } catch (RocksDBException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                assertThat(store.get(cf, key)).as("value of %d bytes", size).isEqualTo(value);
+            }
         }
     }
 }
