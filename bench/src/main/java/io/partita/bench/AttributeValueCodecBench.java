@@ -1,8 +1,10 @@
 package io.partita.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.message.GetItemOutput;
 import io.partita.protocol.message.PutItemInput;
+import io.partita.protocol.message.WriteItemOutput;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.StoredItem;
 import java.nio.charset.StandardCharsets;
@@ -66,6 +68,18 @@ public class AttributeValueCodecBench {
     @Benchmark
     public byte[] getItemOutputFromStored() {
         return DynamoJson.encode(new GetItemOutput(new StoredItem(stored), null));
+    }
+
+    /** A PutItem answer that asked for nothing back, as every PutItem without ReturnValues gets. */
+    @Benchmark
+    public byte[] encodeEmptyWriteOutput() {
+        return DynamoJson.encode(new WriteItemOutput(null, null));
+    }
+
+    /** The same answer through Jackson's serializer, as {@code DynamoJson.encode} wrote it before its shortcut. */
+    @Benchmark
+    public byte[] encodeEmptyWriteOutputViaMapper() throws JsonProcessingException {
+        return DynamoJson.mapper().writeValueAsBytes(new WriteItemOutput(null, null));
     }
 
     @Benchmark

@@ -5,9 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.message.ListTablesInput;
 import io.partita.protocol.message.ProvisionedThroughput;
+import io.partita.protocol.message.WriteItemOutput;
+import io.partita.protocol.model.AttributeValue;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DynamoJsonTest {
@@ -50,5 +54,18 @@ class DynamoJsonTest {
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERIALIZATION));
         }
+    }
+
+    @Test
+    void writeOutputsEncodeAsTheSerializerWould() throws Exception {
+        WriteItemOutput empty = new WriteItemOutput(null, null);
+        assertThat(new String(DynamoJson.encode(empty), StandardCharsets.UTF_8)).isEqualTo("{}");
+        assertThat(DynamoJson.encode(empty)).isEqualTo(DynamoJson.mapper().writeValueAsBytes(empty));
+        WriteItemOutput withCapacity = new WriteItemOutput(null, new ConsumedCapacity("t", 1.0, null));
+        assertThat(new String(DynamoJson.encode(withCapacity), StandardCharsets.UTF_8))
+                .isEqualTo("{\"ConsumedCapacity\":{\"TableName\":\"t\",\"CapacityUnits\":1.0}}");
+        WriteItemOutput withItem = new WriteItemOutput(Map.of("a", new AttributeValue.S("x")), null);
+        assertThat(new String(DynamoJson.encode(withItem), StandardCharsets.UTF_8))
+                .isEqualTo("{\"Attributes\":{\"a\":{\"S\":\"x\"}}}");
     }
 }
