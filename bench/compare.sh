@@ -1,60 +1,95 @@
 #!/usr/bin/env bash
 # One run that measures Partita (persistent, WAL on), dynalite (in memory) and a fixed-response Netty server (the
 # HTTP ceiling) with the same load generator, workloads and connection counts on this machine.
-# Usage: [WARMUP=seconds] bench/compare.sh [seconds] [dynalite-dir]   (after ./mvnw -q -B -pl bench -am package -DskipTests;
-#        dynalite from `npm install dynalite` in dynalite-dir, default /tmp/dynalite; skipped if absent)
+# Usage: [WARMUP=seconds] [REPS=n] bench/compare.sh [seconds] [dynalite-dir]
+#        (after ./mvnw -q -B -pl bench -am package -DskipTests; dynalite from `npm install dynalite` in dynalite-dir,
+#        default /tmp/dynalite; skipped if absent)
+#
+# The servers run side by side, and each workload is measured REPS times (default 3) in turn: Partita, ceiling,
+# dynalite, Partita, ... This machine's speed drifts by tens of per cent over minutes (docs/PERFORMANCE.md), so
+# measuring one server after the other put each in a different spell; taking turns spreads a slow spell over all of
+# them. Each measurement prints a line; the summary gives the medians and Partita's ratios to the others.
 set -euo pipefail
 secs=${1:-10}
 dyn_dir=${2:-/tmp/dynalite}
 warm=${WARMUP:-10}
+reps=${REPS:-3}
 cp=bench/target/partita-bench.jar
 load() { java -cp "$cp" io.partita.bench.load.LoadGenerator "$@"; }
-measure() { # name port pid
-  local name=$1 port=$2 pid=$3
-  # Create and preload the table (the fixed-response server has none: it would never report it ACTIVE).
-  [[ $name == ceiling ]] || load --endpoint "http://127.0.0.1:$port" --create --items 10000 --item-size 1024 \
-    --workload get --connections 8 --duration 5 >/dev/null 2>&1 || true
-  # Warm up every measured workload first: the JIT compiles a path the first time it runs hot, and figures taken
-  # while it does so (it took a quarter of the server's CPU in a 15 s profile) describe the compiler, not the path.
-  load --endpoint "http://127.0.0.1:$port" --items 10000 --item-size 1024 --workload put \
-    --connections 8 --duration "$warm" >/dev/null 2>&1 || true
-  load --endpoint "http://127.0.0.1:$port" --items 10000 --item-size 1024 --workload get \
-    --connections 8 --duration "$warm" >/dev/null 2>&1 || true
-  for conns in 8 32; do
-    for w in get put; do
-      printf '%-10s %-4s c=%-3s ' "$name" "$w" "$conns"
-      load --endpoint "http://127.0.0.1:$port" --items 10000 --item-size 1024 --workload "$w" \
-        --connections "$conns" --duration "$secs" --server-pid "$pid" 2>&1 \
-        | awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") printf "%s ops/s ", $(i-1)}
-               /^(get|put) / {printf "p50 %s p99 %s ms ", $3, $5}
-               /server \(pid/ {printf "server %s %s", $(NF-1), $NF}'
-      echo
-    done
-  done
-  # Query of one partition returning 10 items of 1 KB (hash+range table, 1,000 partitions of 10 items).
-  # (The fixed-response server answers {} to everything, so there is no table to create there.)
-  [[ $name == ceiling ]] || load --endpoint "http://127.0.0.1:$port" --table bench-range --create --range-key \
-    --items 10000 --item-size 1024 --items-per-partition 10 --workload query10 --connections 8 --duration "$warm" \
-    >/dev/null 2>&1 || true
-  for conns in 8 32; do
-    printf '%-10s %-4s c=%-3s ' "$name" q10 "$conns"
-    load --endpoint "http://127.0.0.1:$port" --table bench-range --range-key --items 10000 --item-size 1024 \
-      --items-per-partition 10 --workload query10 --connections "$conns" --duration "$secs" --server-pid "$pid" 2>&1 \
-      | awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") printf "%s ops/s ", $(i-1)}
-             /^query10 / {printf "p50 %s p99 %s ms ", $3, $5}
-             /server \(pid/ {printf "server %s %s", $(NF-1), $NF}'
-    echo
-  done
-}
+
+declare -A port pid
+names=()
 data=$(mktemp -d)
+stop_all() {
+  for n in "${names[@]}"; do kill "${pid[$n]}" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$data"
+}
+trap stop_all EXIT
 # --throughput off: dynalite and the ceiling enforce no limits, and the on-demand table's four partitions would cap
 # PutItem at 4,000 WCU/s. docs/PERFORMANCE.md measures what enforcement costs separately (bench/enforcement.sh).
 java -Xms256m -Xmx1g -XX:+UseG1GC -jar server/target/partita.jar --port 8050 --data-dir "$data" --throughput off \
   >/dev/null 2>&1 &
-p=$!; sleep 2; measure partita 8050 $p; kill $p; wait $p 2>/dev/null || true; rm -rf "$data"
+pid[partita]=$!; port[partita]=8050; names+=(partita)
 java -cp "$cp" io.partita.bench.load.FixedResponseServer --port 8051 >/dev/null 2>&1 &
-p=$!; sleep 1; measure ceiling 8051 $p; kill $p; wait $p 2>/dev/null || true
+pid[ceiling]=$!; port[ceiling]=8051; names+=(ceiling)
 if [[ -x "$dyn_dir/node_modules/.bin/dynalite" ]]; then
   "$dyn_dir/node_modules/.bin/dynalite" --port 8052 >/dev/null 2>&1 &
-  p=$!; sleep 1; measure dynalite 8052 $p; kill $p; wait $p 2>/dev/null || true
+  pid[dynalite]=$!; port[dynalite]=8052; names+=(dynalite)
 fi
+sleep 3
+
+hash_args=(--items 10000 --item-size 1024)
+# Query of one partition returning 10 items of 1 KB: a hash+range table, 1,000 partitions of 10 items.
+range_args=(--table bench-range --range-key --items 10000 --item-size 1024 --items-per-partition 10)
+for n in "${names[@]}"; do
+  url="http://127.0.0.1:${port[$n]}"
+  # Create and preload the tables (the fixed-response server answers {} to everything: it has none, and would never
+  # report one ACTIVE).
+  if [[ $n != ceiling ]]; then
+    load --endpoint "$url" --create "${hash_args[@]}" --workload get --connections 8 --duration 5 >/dev/null 2>&1 || true
+    load --endpoint "$url" --create "${range_args[@]}" --workload query10 --connections 8 --duration 2 \
+      >/dev/null 2>&1 || true
+  fi
+  # Warm up every measured workload first: the JIT compiles a path the first time it runs hot, and figures taken
+  # while it does so (it took a quarter of the server's CPU in a 15 s profile) describe the compiler, not the path.
+  for w in put get; do
+    load --endpoint "$url" "${hash_args[@]}" --workload "$w" --connections 8 --duration "$warm" >/dev/null 2>&1 || true
+  done
+  load --endpoint "$url" "${range_args[@]}" --workload query10 --connections 8 --duration "$warm" >/dev/null 2>&1 || true
+done
+
+declare -A ops
+for conns in 8 32; do
+  for w in get put q10; do
+    if [[ $w == q10 ]]; then args=("${range_args[@]}" --workload query10); else args=("${hash_args[@]}" --workload "$w"); fi
+    for rep in $(seq "$reps"); do
+      for n in "${names[@]}"; do
+        line=$(load --endpoint "http://127.0.0.1:${port[$n]}" "${args[@]}" --connections "$conns" --duration "$secs" \
+          --server-pid "${pid[$n]}" 2>&1 \
+          | awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") {v=$(i-1); gsub(",","",v); printf "%s ops/s ", v}}
+                 /^(get|put|query10) / {printf "p50 %s p99 %s ms ", $3, $5}
+                 /server \(pid/ {printf "server %s %s", $(NF-1), $NF}') || true
+        printf '%-10s %-4s c=%-3s #%s %s\n' "$n" "$w" "$conns" "$rep" "$line"
+        ops[$n,$w,$conns]+="${line%% ops/s*} "
+      done
+    done
+  done
+done
+
+median() { tr ' ' '\n' | grep -E '^[0-9]+$' | sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print 0}'; }
+echo
+echo "medians of $reps runs (ops/s); Partita as a share of the ceiling and a multiple of dynalite"
+for conns in 8 32; do
+  for w in get put q10; do
+    p=$(echo "${ops[partita,$w,$conns]}" | median)
+    c=$(echo "${ops[ceiling,$w,$conns]}" | median)
+    printf '%-4s c=%-3s partita %6s  ceiling %6s (%s %%)' "$w" "$conns" "$p" "$c" \
+      "$(awk -v a="$p" -v b="$c" 'BEGIN {printf "%.0f", b ? 100 * a / b : 0}')"
+    if [[ -n ${pid[dynalite]:-} ]]; then
+      d=$(echo "${ops[dynalite,$w,$conns]}" | median)
+      printf '  dynalite %6s (%sx)' "$d" "$(awk -v a="$p" -v b="$d" 'BEGIN {printf "%.1f", b ? a / b : 0}')"
+    fi
+    echo
+  done
+done
