@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A/B test of two server builds or JVM settings, side by side: starts A and B (each persistent, WAL on,
+# --throughput off, on its own fresh data directory), preloads 10,000 items of 1 KB into each, warms each up, then
+# measures A, B, A, B, ... REPS times and prints every run and both sets of figures. Taking turns puts both in the same
+# spells of a shared machine, whose speed drifts by tens of per cent over minutes (docs/PERFORMANCE.md); compare the
+# pairs, not runs made minutes apart.
+# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
+#   bench/ab.sh put old.jar server/target/partita.jar
+#   bench/ab.sh put server/target/partita.jar server/target/partita.jar "" "-XX:+UseTransparentHugePages"
+# (after ./mvnw -q -B -pl bench -am package -DskipTests; JVM flags default to a 1 GB G1 heap, and are added to it)
+set -euo pipefail
+workload=$1
+jars=("$2" "$3")
+flags=("${4:-}" "${5:-}")
+reps=${REPS:-5}
+secs=${SECS:-8}
+conns=${CONNECTIONS:-8}
+ports=(8091 8092)
+names=(A B)
+pids=()
+dirs=()
+cleanup() {
+  kill "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "${dirs[@]}"
+}
+trap cleanup EXIT
+for i in 0 1; do
+  dirs+=("$(mktemp -d)")
+  # shellcheck disable=SC2086
+  java -Xms256m -Xmx1g -XX:+UseG1GC ${flags[$i]} -jar "${jars[$i]}" --port "${ports[$i]}" \
+    --data-dir "${dirs[$i]}/db" --throughput off >/dev/null 2>&1 &
+  pids+=($!)
+done
+load() {
+  java -cp bench/target/partita-bench.jar io.partita.bench.load.LoadGenerator --endpoint "http://127.0.0.1:$1" \
+    --items 10000 --item-size 1024 "${@:2}"
+}
+for i in 0 1; do
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:${ports[$i]}/" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  load "${ports[$i]}" --create --workload get --connections 8 --duration 3 >/dev/null 2>&1
+  load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration 10 >/dev/null 2>&1
+done
+results=$(mktemp)
+dirs+=("$results")
+for r in $(seq "$reps"); do
+  for i in 0 1; do
+    load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration "$secs" --server-pid "${pids[$i]}" 2>&1 |
+      awk -v name="${names[$i]}" -v rep="$r" '
+        /ops\/s/ {for (i = 1; i <= NF; i++) if ($i == "ops/s") {v = $(i - 1); gsub(",", "", v); ops = v}}
+        /server \(pid/ {cpu = $(NF - 1)}
+        END {printf "%s #%s %s ops/s, server %s us/op\n", name, rep, ops, cpu}' | tee -a "$results"
+  done
+done
+awk '{ops[$1] = ops[$1] " " $3; cpu[$1] = cpu[$1] " " $6}
+     END {for (n in ops) printf "%s ops/s:%s   server us/op:%s\n", n, ops[n], cpu[n]}' "$results" | sort
