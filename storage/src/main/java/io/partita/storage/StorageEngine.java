@@ -31,14 +31,14 @@ import org.rocksdb.RocksDBException;
  * items column family any other way.
  */
 public final class StorageEngine implements AutoCloseable {
-    private final RocksStore store;
-    private final TableCatalog catalog;
     /**
      * Each thread's buffer for the stored form of the item it is writing, reused rather than grown from 256 bytes and
-     * copied out for every write. It keeps the capacity of the largest item its thread wrote, at most 400 KB.
+     * copied out for every write. It keeps the capacity of the largest item its thread wrote, at most about 400 KB.
      */
     private static final ThreadLocal<ByteSink> ENCODED = ThreadLocal.withInitial(() -> new ByteSink(4096));
 
+    private final RocksStore store;
+    private final TableCatalog catalog;
     private final KeyLocks locks = new KeyLocks(4096);
     private final ItemCache cache;
     private final PartitionSplitter splitter;
@@ -172,18 +172,14 @@ public final class StorageEngine implements AutoCloseable {
             }
             long countDelta = (next == null ? 0 : 1) - (existed ? 1 : 0);
             long sizeDelta = newSize - oldSize;
-            ByteSink nextBytes = null;
-            if (next != null) {
-                nextBytes = ENCODED.get().clear();
-                ItemCodec.encode(next, nextBytes);
-            }
-            ByteSink value = nextBytes;
+            ByteSink nextBytes =
+                    next == null ? null : ItemCodec.encode(next, ENCODED.get().clear());
             store.write(batch -> {
                 try {
-                    if (value == null) {
+                    if (nextBytes == null) {
                         batch.delete(table.items(), k);
                     } else {
-                        RocksStore.put(batch, table.items(), k, value);
+                        RocksStore.put(batch, table.items(), k, nextBytes);
                     }
                 } catch (RocksDBException e) {
                     throw new StorageException("item write failed", e);

@@ -41,9 +41,10 @@ public final class ItemCodec {
     }
 
     /** Appends the stored form of {@code item} to {@code out}, the same bytes {@link #encode(Map)} returns. */
-    public static void encode(Map<String, AttributeValue> item, ByteSink out) {
+    public static ByteSink encode(Map<String, AttributeValue> item, ByteSink out) {
         out.put(VERSION);
         writeMap(out, item);
+        return out;
     }
 
     public static Map<String, AttributeValue> decode(byte[] bytes) {

@@ -67,10 +67,6 @@ public final class ByteSink {
         return this;
     }
 
-    public int capacity() {
-        return buf.length;
-    }
-
     private void ensure(int extra) {
         if (size + extra > buf.length) {
             buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + extra));

@@ -49,6 +49,11 @@ public final class RocksStore implements AutoCloseable {
     public static final String META = "meta";
     public static final String STATS = "stats";
     public static final String ITEMS_PREFIX = "items/";
+    /** The largest key and value {@link #put} passes through a direct buffer; larger items are rare. */
+    static final int DIRECT_PUT_MAX = 64 * 1024;
+
+    private static final ThreadLocal<ByteBuffer> DIRECT_PUT =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(DIRECT_PUT_MAX));
 
     static {
         RocksDB.loadLibrary();
@@ -58,12 +63,6 @@ public final class RocksStore implements AutoCloseable {
     private final ReadWriteLock closeLock = new ReentrantReadWriteLock();
     private final Map<String, ColumnFamilyHandle> families = new ConcurrentHashMap<>();
     private final ColumnFamilyOptions itemOptions;
-    /** The largest key and value {@link #put} passes through a direct buffer; larger items are rare. */
-    static final int DIRECT_PUT_MAX = 64 * 1024;
-
-    private static final ThreadLocal<ByteBuffer> DIRECT_PUT =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(DIRECT_PUT_MAX));
-
     private final WriteOptions writeOptions;
     private final ReadOptions readOptions;
     private final RocksDB db;
