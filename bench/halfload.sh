@@ -2,8 +2,9 @@
 # Latency at half load, as issue #6 defines it: starts one server jar (persistent, WAL on, --throughput off, G1 with a
 # GC log) on a fresh data directory, preloads 10,000 items of 1 KB, measures the closed-loop maximum of WORKLOAD at 8
 # connections, then runs it open loop (wrk2-style, latency from the intended send time) at half that rate, REPS times,
-# printing the percentiles, the CPU per operation on both sides and the GC pauses during each open-loop run. Then it
-# runs the fixed-response server (the HTTP ceiling) open loop at the same rate, REPS times, for the machine's own tail.
+# printing the percentiles, the CPU per operation on both sides and the GC pauses during each open-loop run. In turn
+# with each of those runs it runs the fixed-response server (the HTTP ceiling, started beside it on PORT+1) open loop
+# at the same rate, for the machine's own tail in the same spell.
 # Each open-loop line ends with the share of CPU time the hypervisor took from this machine's vCPUs meanwhile (steal,
 # from /proc/stat): on a virtual machine a few per cent of it puts milliseconds into any server's p99.
 # The generator warms up for 10 s at the open-loop rate first: its own JIT compiling during the measured seconds took
@@ -38,7 +39,25 @@ max=$(run --duration "$secs" 2>&1 | tee "$data/max" | awk '/ops\/s/ {for (i=1;i<
 summary <"$data/max"
 echo
 rate=$(echo "$max" | tr -d , | awk '{printf "%d", $1 / 2}')
+# The fixed-response server beside it, for what this machine's scheduling alone puts into the tail at that rate. The
+# two take turns, so each pair of lines shares a spell of the machine (its speed and steal drift over minutes).
+partita_port=$port
+partita_pid=$pid
+ceiling_port=$((port + 1))
+java -Xms256m -Xmx1g -XX:+UseG1GC -cp bench/target/partita-bench.jar io.partita.bench.load.FixedResponseServer \
+  --port "$ceiling_port" >/dev/null 2>&1 &
+ceiling_pid=$!
+trap 'kill $partita_pid $ceiling_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 100); do
+  curl -s "http://127.0.0.1:$ceiling_port/" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+port=$ceiling_port
+pid=$ceiling_pid
+run --duration 10 >/dev/null 2>&1
 for i in $(seq "$reps"); do
+  port=$partita_port
+  pid=$partita_pid
   n0=$(grep -c 'Pause' "$data/gc.log" || true)
   printf 'open loop %6s/s: ' "$rate"
   t0=$(cpu_ticks)
@@ -47,19 +66,8 @@ for i in $(seq "$reps"); do
   grep 'Pause' "$data/gc.log" | tail -n +$((n0 + 1)) | sed -n 's/.* \([0-9.]*\)ms$/\1/p' | sort -n \
     | awk '{a[NR] = $1} END {if (NR) printf "  GC pauses during it: %d, median %.2f ms, max %.2f ms\n", NR,
            a[int((NR + 1) / 2)], a[NR]}'
-done
-kill "$pid"
-wait "$pid" 2>/dev/null || true
-# The same open loop against the fixed-response server: what this machine's scheduling alone puts into the tail.
-java -Xms256m -Xmx1g -XX:+UseG1GC -cp bench/target/partita-bench.jar io.partita.bench.load.FixedResponseServer \
-  --port "$port" >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 100); do
-  curl -s "http://127.0.0.1:$port/" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-run --duration 10 >/dev/null 2>&1
-for i in $(seq "$reps"); do
+  port=$ceiling_port
+  pid=$ceiling_pid
   printf 'ceiling   %6s/s: ' "$rate"
   t0=$(cpu_ticks)
   run --rate "$rate" --warmup 10 --duration "$secs" 2>&1 | summary
