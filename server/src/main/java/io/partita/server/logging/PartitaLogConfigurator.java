@@ -21,7 +21,7 @@ public final class PartitaLogConfigurator extends ContextAwareBase implements Co
     public ExecutionStatus configure(LoggerContext context) {
         PatternLayoutEncoder encoder = new PatternLayoutEncoder();
         encoder.setContext(context);
-        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{20} %X{requestId} - %msg%n");
+        encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n");
         encoder.start();
         ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
         console.setContext(context);

@@ -1,0 +1,95 @@
+package io.partita.server.route;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.partita.protocol.message.ListTablesInput;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+class DispatcherTest {
+    private static final String AUTHORIZATION =
+            "AWS4-HMAC-SHA256 Credential=AKID/20261130/us-east-1/dynamodb/aws4_request, "
+                    + "SignedHeaders=host;x-amz-date, Signature=abc";
+
+    private final Logger logger = (Logger) LoggerFactory.getLogger(Dispatcher.class);
+    private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    private Level level;
+
+    @BeforeEach
+    void capture() {
+        level = logger.getLevel();
+        logger.setLevel(Level.DEBUG);
+        appender.start();
+        logger.addAppender(appender);
+    }
+
+    @AfterEach
+    void release() {
+        logger.detachAppender(appender);
+        logger.setLevel(level);
+    }
+
+    private static ApiResponse dispatch(OperationHandler<ListTablesInput, Object> handler) {
+        Dispatcher dispatcher =
+                new Dispatcher(new OperationRegistry().register("ListTables", handler), Clock.systemUTC());
+        return dispatcher.dispatch(new ApiRequest(
+                "DynamoDB_20120810.ListTables",
+                AUTHORIZATION,
+                "20261130T000000Z",
+                "application/x-amz-json-1.0",
+                "localhost",
+                "{}".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static OperationHandler<ListTablesInput, Object> failing(RuntimeException e) {
+        return new OperationHandler<>() {
+            @Override
+            public Class<ListTablesInput> inputType() {
+                return ListTablesInput.class;
+            }
+
+            @Override
+            public Object handle(RequestContext context, ListTablesInput input) {
+                throw e;
+            }
+        };
+    }
+
+    @Test
+    void aFailureIsLoggedWithItsRequestIdAndAnsweredAsAnInternalError() {
+        ApiResponse response = dispatch(failing(new IllegalStateException("boom")));
+
+        assertThat(response.status()).isEqualTo(500);
+        assertThat(new String(response.body(), StandardCharsets.UTF_8))
+                .contains("InternalServerError")
+                .doesNotContain("boom");
+        assertThat(appender.list).hasSize(1);
+        ILoggingEvent event = appender.list.get(0);
+        assertThat(event.getLevel()).isEqualTo(Level.ERROR);
+        assertThat(event.getFormattedMessage())
+                .isEqualTo(response.requestId() + " DynamoDB_20120810.ListTables failed");
+        assertThat(event.getThrowableProxy().getMessage()).isEqualTo("boom");
+        assertThat(MDC.getCopyOfContextMap()).isNullOrEmpty();
+    }
+
+    @Test
+    void anAnsweredErrorIsLoggedAtDebugWithItsRequestId() {
+        ApiResponse response = dispatch(failing(
+                io.partita.protocol.error.ApiException.validation("One or more parameter values were invalid")));
+
+        assertThat(response.status()).isEqualTo(400);
+        assertThat(appender.list).hasSize(1);
+        assertThat(appender.list.get(0).getLevel()).isEqualTo(Level.DEBUG);
+        assertThat(appender.list.get(0).getFormattedMessage())
+                .startsWith(response.requestId() + " DynamoDB_20120810.ListTables answered ");
+    }
+}
