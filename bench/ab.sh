@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A/B test of two server builds or JVM settings, side by side: starts A and B (each persistent, WAL on,
 # --throughput off, on its own fresh data directory), preloads 10,000 items of 1 KB into each, warms each up, then
-# measures A, B, A, B, ... REPS times and prints every run and both sets of figures. Taking turns puts both in the same
-# spells of a shared machine, whose speed drifts by tens of per cent over minutes (docs/PERFORMANCE.md); compare the
-# pairs, not runs made minutes apart.
+# measures A, B, then B, A, and so on, REPS pairs, and prints every run and both sets of figures. Taking turns puts both
+# in the same spells of a shared machine, whose speed drifts by tens of per cent over minutes (docs/PERFORMANCE.md);
+# compare the pairs, not runs made minutes apart. The order flips every pair so that neither is always measured first.
+# Two instances of one jar can differ by themselves (the same jar as A and B: A won 5 of 6 pairs, by up to 22 %;
+# docs/PERFORMANCE.md), so run it again with the jars swapped before believing a difference.
 # Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
 #   bench/ab.sh put old.jar server/target/partita.jar
 #   bench/ab.sh put server/target/partita.jar server/target/partita.jar "" "-XX:+UseTransparentHugePages"
@@ -47,7 +49,9 @@ done
 results=$(mktemp)
 dirs+=("$results")
 for r in $(seq "$reps"); do
-  for i in 0 1; do
+  order=(0 1)
+  if ((r % 2 == 0)); then order=(1 0); fi
+  for i in "${order[@]}"; do
     load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration "$secs" --server-pid "${pids[$i]}" 2>&1 |
       awk -v name="${names[$i]}" -v rep="$r" '
         /ops\/s/ {for (i = 1; i <= NF; i++) if ($i == "ops/s") {v = $(i - 1); gsub(",", "", v); ops = v}}

@@ -6,9 +6,10 @@
 #        default /tmp/dynalite; skipped if absent)
 #
 # The servers run side by side, and each workload is measured REPS times (default 3) in turn: Partita, ceiling,
-# dynalite, Partita, ... This machine's speed drifts by tens of per cent over minutes (docs/PERFORMANCE.md), so
-# measuring one server after the other put each in a different spell; taking turns spreads a slow spell over all of
-# them. Each measurement prints a line; the summary gives the medians and Partita's ratios to the others.
+# dynalite, then ceiling, dynalite, Partita, and so on (each round starts with the next server). This machine's speed
+# drifts by tens of per cent over minutes (docs/PERFORMANCE.md), so measuring one server after the other put each in
+# a different spell; taking turns spreads a slow spell over all of them. Each measurement prints a line; the summary
+# gives the medians and Partita's ratios to the others.
 set -euo pipefail
 secs=${1:-10}
 dyn_dir=${2:-/tmp/dynalite}
@@ -64,7 +65,9 @@ for conns in 8 32; do
   for w in get put q10; do
     if [[ $w == q10 ]]; then args=("${range_args[@]}" --workload query10); else args=("${hash_args[@]}" --workload "$w"); fi
     for rep in $(seq "$reps"); do
-      for n in "${names[@]}"; do
+      # Each round starts with the next server, so that none is always measured first (see bench/ab.sh).
+      for k in "${!names[@]}"; do
+        n=${names[$(((k + rep - 1) % ${#names[@]}))]}
         line=$(load --endpoint "http://127.0.0.1:${port[$n]}" "${args[@]}" --connections "$conns" --duration "$secs" \
           --server-pid "${pid[$n]}" 2>&1 \
           | awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") {v=$(i-1); gsub(",","",v); printf "%s ops/s ", v}}
