@@ -21,9 +21,10 @@ ports=(8091 8092)
 names=(A B)
 pids=()
 dirs=()
+# shellcheck source=bench/server.sh
+source "$(dirname "$0")/server.sh" # for stop_pids; its load is replaced below
 cleanup() {
-  kill "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
+  stop_pids "${pids[@]}"
   rm -rf "${dirs[@]}"
 }
 trap cleanup EXIT

@@ -16,14 +16,17 @@ dyn_dir=${2:-/tmp/dynalite}
 warm=${WARMUP:-10}
 reps=${REPS:-3}
 cp=bench/target/partita-bench.jar
+# shellcheck source=bench/server.sh
+source "$(dirname "$0")/server.sh" # for stop_pids; its load is replaced below
 load() { java -cp "$cp" io.partita.bench.load.LoadGenerator "$@"; }
 
 declare -A port pid
 names=()
 data=$(mktemp -d)
 stop_all() {
-  for n in "${names[@]}"; do kill "${pid[$n]}" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  local pids=()
+  for n in "${names[@]}"; do pids+=("${pid[$n]}"); done
+  stop_pids "${pids[@]}"
   rm -rf "$data"
 }
 trap stop_all EXIT

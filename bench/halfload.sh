@@ -47,7 +47,7 @@ ceiling_port=$((port + 1))
 java -Xms256m -Xmx1g -XX:+UseG1GC -cp bench/target/partita-bench.jar io.partita.bench.load.FixedResponseServer \
   --port "$ceiling_port" >/dev/null 2>&1 &
 ceiling_pid=$!
-trap 'kill $partita_pid $ceiling_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$data"' EXIT
+trap 'stop_pids $partita_pid $ceiling_pid; rm -rf "$data"' EXIT
 for _ in $(seq 100); do
   curl -s "http://127.0.0.1:$ceiling_port/" >/dev/null 2>&1 && break
   sleep 0.1
