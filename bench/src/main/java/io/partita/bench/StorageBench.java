@@ -33,7 +33,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -111,16 +110,6 @@ public class StorageBench {
         Map<String, AttributeValue> next = new LinkedHashMap<>(item);
         next.put("pk", new AttributeValue.S("key-" + i));
         return engine.write(table, key(i), old -> new WriteDecision.Put(next));
-    }
-
-    /**
-     * The server's once-per-pass durability call with nothing new to flush: mostly the store's guard against
-     * {@code close()}, which every storage call passes, taken by two threads as the two event loops do.
-     */
-    @Benchmark
-    @Threads(2)
-    public void makeDurableTwoThreads() {
-        engine.makeDurable();
     }
 
     @Benchmark

@@ -70,12 +70,7 @@ public final class PartitaServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new PartitaChannelInitializer(
-                        dispatcher,
-                        config.region(),
-                        workers,
-                        inlineOperations(config),
-                        new AdminRoutes(storage),
-                        storage::makeDurable))
+                        dispatcher, config.region(), workers, inlineOperations(config), new AdminRoutes(storage)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();

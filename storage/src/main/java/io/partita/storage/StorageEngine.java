@@ -223,14 +223,6 @@ public final class StorageEngine implements AutoCloseable {
         boolean visit(byte[] key, Map<String, AttributeValue> item, int storedBytes);
     }
 
-    /**
-     * Makes every write committed so far, by any thread, survive a process crash. The server calls it before an answer
-     * leaves, once for all the answers of an event-loop pass ({@link RocksStore#makeDurable()}).
-     */
-    public void makeDurable() {
-        store.makeDurable();
-    }
-
     @Override
     public void close() {
         splitter.close();

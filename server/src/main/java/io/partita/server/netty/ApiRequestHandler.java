@@ -29,8 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
@@ -44,7 +42,6 @@ import org.slf4j.LoggerFactory;
  * buffer that was then copied into an array anyway (3 % of a GetItem's event-loop time, docs/PERFORMANCE.md).
  */
 public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
-    private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
     static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -55,7 +52,6 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private final Predicate<String> inline;
     private final AdminRoutes admin;
     private final AnswerBatch batch;
-    private final Runnable makeDurable;
     private ChannelHandlerContext out;
     private int pending;
     /** The request whose body is being collected, or null. */
@@ -71,8 +67,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     /**
      * @param worker the single-threaded executor this connection's operations run on when not inline
      * @param inline which {@code X-Amz-Target}s may run on the event loop
-     * @param batch this connection's event loop's answers, sent together after one WAL flush
-     * @param makeDurable makes every commit so far survive a crash; a worker runs it before its answer leaves
+     * @param batch this connection's event loop's answers, flushed together at the end of its pass
      */
     public ApiRequestHandler(
             Dispatcher dispatcher,
@@ -80,11 +75,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             EventExecutor worker,
             Predicate<String> inline,
             AdminRoutes admin,
-            AnswerBatch batch,
-            Runnable makeDurable) {
+            AnswerBatch batch) {
         this.dispatcher = dispatcher;
         this.batch = batch;
-        this.makeDurable = makeDurable;
         this.admin = admin;
         this.healthLine = healthLine;
         this.worker = worker;
@@ -141,8 +134,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (expect != null && r.protocolVersion().compareTo(HttpVersion.HTTP_1_1) >= 0) {
-            // Flushed with the pass's other answers: a flush now would also send any answer of this connection
-            // still waiting for the WAL (AnswerBatch).
+            // Flushed with the pass's other answers (AnswerBatch), like every answer written on the event loop.
             ctx.write(ctx.alloc().directBuffer(CONTINUE.length).writeBytes(CONTINUE));
             batch.flushLater(ctx);
         }
@@ -243,8 +235,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
      * written, so answers to pipelined requests always leave in request order. Only the event loop touches it.
      * Answers are already encoded by {@link HttpAnswer}; there is no HTTP encoder in the pipeline.
      *
-     * <p>No answer leaves before every commit so far is durable: an inline answer is written and left to the event
-     * loop's {@link AnswerBatch}, which flushes the WAL once for the whole pass; a worker flushes it itself.
+     * <p>An inline answer is written and left to the event loop's {@link AnswerBatch}, which flushes the pass's
+     * answers together; a worker flushes its own.
      */
     private void run(boolean mayInline, boolean keepAlive, Supplier<ByteBuf> answer) {
         boolean close = !keepAlive;
@@ -256,14 +248,6 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         pending++;
         worker.execute(() -> {
             ByteBuf encoded = answer.get();
-            try {
-                makeDurable.run();
-            } catch (RuntimeException e) {
-                log.error("could not make the WAL durable; closing the connection unanswered", e);
-                encoded.release();
-                out.close().addListener(f -> pending--);
-                return;
-            }
             closeAfter(out.writeAndFlush(encoded), close).addListener(f -> pending--);
         });
     }

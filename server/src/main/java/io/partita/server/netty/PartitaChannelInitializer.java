@@ -27,19 +27,15 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final EventExecutorGroup workers;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
-    private final Runnable makeDurable;
     private final Map<EventLoop, AnswerBatch> batches = new ConcurrentHashMap<>();
 
-    /** @param makeDurable makes every commit so far survive a crash; runs before any answer leaves */
     public PartitaChannelInitializer(
             Dispatcher dispatcher,
             String region,
             EventExecutorGroup workers,
             Predicate<String> inline,
-            AdminRoutes admin,
-            Runnable makeDurable) {
+            AdminRoutes admin) {
         this.dispatcher = dispatcher;
-        this.makeDurable = makeDurable;
         this.admin = admin;
         this.inline = inline;
         this.healthLine = "healthy: dynamodb." + region + ".amazonaws.com ";
@@ -62,9 +58,7 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                         .setMaxInitialLineLength(4096)
                         .setMaxHeaderSize(16 * 1024)
                         .setMaxChunkSize(64 * 1024)));
-        AnswerBatch batch = batches.computeIfAbsent(ch.eventLoop(), loop -> new AnswerBatch(loop, makeDurable));
-        p.addLast(
-                "api",
-                new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin, batch, makeDurable));
+        AnswerBatch batch = batches.computeIfAbsent(ch.eventLoop(), loop -> new AnswerBatch(loop));
+        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin, batch));
     }
 }

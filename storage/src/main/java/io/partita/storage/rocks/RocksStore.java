@@ -3,6 +3,7 @@ package io.partita.storage.rocks;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageException;
 import io.partita.storage.key.ByteSink;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,12 +16,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.rocksdb.AbstractEventListener;
 import org.rocksdb.Cache;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Env;
+import org.rocksdb.FlushJobInfo;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.FlushReason;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -30,13 +35,15 @@ import org.rocksdb.RocksMemEnv;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Owns the RocksDB instance and every long-lived native object, and is the only class that touches them.
  *
  * <pre>
  *   column family     key                      value
- *   default           (unused)
+ *   default           'partita/log-position'   where replay of Partita's log starts (see below)
  *   meta              table name (UTF-8)       TableMetadata as JSON
  *   stats             table id ‖ 'c' | 's'     uint64 little-endian, updated by merge (item count, size)
  *   items/&lt;id&gt;        ItemKeyEncoder key       ItemCodec value
@@ -45,6 +52,14 @@ import org.rocksdb.WriteOptions;
  * Every public method counts itself in while it uses the DB and fails with {@link StorageException} after
  * {@link #close()}, which waits for the calls in flight to leave before it frees anything: never a crash in native
  * code.
+ *
+ * <p>A persistent store without {@code --sync} keeps its write-ahead log itself ({@link CommitLog}) and writes to
+ * RocksDB with RocksDB's log off: each batch is appended to the log before RocksDB applies it. RocksDB never flushes on
+ * its own (memtables far larger than the log lets them grow); the store's checkpoints do, at a quiet point of the log,
+ * together with a marker holding that point, all column families in one atomic flush. After a crash, replay starts at
+ * the flushed marker: exactly the batches the flushed state lacks, which matters because the statistics' merges are
+ * not idempotent. A {@code --sync} store writes through RocksDB's log, fsynced; an in-memory store through RocksDB's
+ * log in memory. Every persistent store replays Partita's log when it opens, whatever mode wrote it.
  */
 public final class RocksStore implements AutoCloseable {
     public static final String META = "meta";
@@ -52,6 +67,12 @@ public final class RocksStore implements AutoCloseable {
     public static final String ITEMS_PREFIX = "items/";
     /** The largest key and value {@link #put} passes through a direct buffer; larger items are rare. */
     static final int DIRECT_PUT_MAX = 64 * 1024;
+    /** The size of a log segment; a checkpoint follows each segment's worth of appends. */
+    static final long DEFAULT_LOG_SEGMENT_BYTES = 64L << 20;
+
+    private static final Logger log = LoggerFactory.getLogger(RocksStore.class);
+    private static final byte[] LOG_POSITION_KEY = bytes("partita/log-position");
+    private static final long FLUSH_WAIT_NANOS = 60_000_000_000L;
 
     private static final ThreadLocal<ByteBuffer> DIRECT_PUT =
             ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(DIRECT_PUT_MAX));
@@ -75,14 +96,21 @@ public final class RocksStore implements AutoCloseable {
     private final ReadOptions readOptions;
     private final RocksDB db;
     private final ThreadLocal<ReusableBatch> batches;
-    /** Whether commits stay in RocksDB's WAL buffer until {@link #makeDurable()} (persistent, unsynced stores). */
-    private final boolean manualWalFlush;
-    /** Every commit up to this sequence number has reached the operating system. */
-    private final AtomicLong durableSequence = new AtomicLong();
+    /** Partita's write-ahead log; null where RocksDB's own log is used ({@code --sync}, in memory). */
+    private final CommitLog commitLog;
+    /** Runs checkpoints of {@link #commitLog} when it asks for one; null without it. */
+    private final Thread checkpointer;
+    /** Where {@link #commitLog} keeps its segments; null in memory. */
+    private final Path logDir;
+    /** Held while the set of column families changes, and by a checkpoint, which must flush all of them. */
+    private final Object familiesChange = new Object();
+    /** Flushes RocksDB started on its own: with Partita's log there must be none (see the class comment). */
+    private final AtomicLong unexpectedFlushes = new AtomicLong();
 
     private volatile boolean closed;
+    private volatile boolean stopCheckpoints;
 
-    private RocksStore(StorageConfig config) {
+    private RocksStore(StorageConfig config, long logSegmentBytes) {
         try {
             String path;
             DBOptions dbOptions;
@@ -96,14 +124,25 @@ public final class RocksStore implements AutoCloseable {
                 dbOptions = RocksTuning.dbOptions(closer);
                 path = config.dataDir().toAbsolutePath().toString();
             }
-            manualWalFlush = !config.inMemory() && !config.sync();
-            dbOptions.setManualWalFlush(manualWalFlush);
+            boolean ownLog = !config.inMemory() && !config.sync();
+            if (!config.inMemory()) {
+                // Replay and checkpoints flush every column family at once: see the class comment.
+                dbOptions.setAtomicFlush(true);
+            }
+            if (ownLog) {
+                // Without RocksDB's log a flush at shutdown would store batches past the marker.
+                dbOptions.setAvoidFlushDuringShutdown(true);
+                dbOptions.setListeners(List.of(closer.push(new FlushWatch())));
+            }
             Cache cache = RocksTuning.blockCache(closer);
-            itemOptions = RocksTuning.itemOptions(closer, cache);
+            itemOptions = RocksTuning.memtables(RocksTuning.itemOptions(closer, cache), ownLog);
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, RocksTuning.metaOptions(closer)));
-            descriptors.add(new ColumnFamilyDescriptor(bytes(META), RocksTuning.metaOptions(closer)));
-            descriptors.add(new ColumnFamilyDescriptor(bytes(STATS), RocksTuning.statsOptions(closer)));
+            descriptors.add(new ColumnFamilyDescriptor(
+                    RocksDB.DEFAULT_COLUMN_FAMILY, RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
+            descriptors.add(new ColumnFamilyDescriptor(
+                    bytes(META), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
+            descriptors.add(new ColumnFamilyDescriptor(
+                    bytes(STATS), RocksTuning.memtables(RocksTuning.statsOptions(closer), ownLog)));
             for (String name : existingFamilies(config, path)) {
                 if (name.startsWith(ITEMS_PREFIX)) {
                     descriptors.add(new ColumnFamilyDescriptor(bytes(name), itemOptions));
@@ -117,18 +156,164 @@ public final class RocksStore implements AutoCloseable {
                 families.put(
                         new String(descriptors.get(i).getName(), StandardCharsets.UTF_8), closer.push(handles.get(i)));
             }
-            writeOptions = closer.push(new WriteOptions().setSync(config.sync()));
+            writeOptions = closer.push(new WriteOptions().setSync(config.sync()).setDisableWAL(ownLog));
             readOptions = closer.push(new ReadOptions());
             // Made inside the first write of a thread, counted in flight, so never after close(); freed with the rest.
             batches = ThreadLocal.withInitial(() -> new ReusableBatch(closer.push(new WriteBatch())));
-        } catch (RocksDBException | java.io.IOException e) {
+            logDir = config.inMemory() ? null : config.dataDir().resolve(CommitLog.DIRECTORY);
+            long firstSegment = config.inMemory() ? 0 : recover(logDir);
+            if (ownLog) {
+                checkpointer = new Thread(this::runCheckpoints, "partita-log-checkpoint");
+                checkpointer.setDaemon(true);
+                Thread wake = checkpointer;
+                commitLog = CommitLog.start(logDir, firstSegment, logSegmentBytes, () -> LockSupport.unpark(wake));
+                checkpointer.start();
+            } else {
+                checkpointer = null;
+                commitLog = null;
+            }
+        } catch (RocksDBException | IOException | RuntimeException e) {
             closer.close();
             throw new StorageException("cannot open RocksDB: " + e.getMessage(), e);
         }
     }
 
     public static RocksStore open(StorageConfig config) {
-        return new RocksStore(config);
+        return new RocksStore(config, Long.getLong("partita.log.segmentBytes", DEFAULT_LOG_SEGMENT_BYTES));
+    }
+
+    /** Opens a store whose log (if it keeps one) has segments of {@code logSegmentBytes}; for tests. */
+    static RocksStore open(StorageConfig config, long logSegmentBytes) {
+        return new RocksStore(config, logSegmentBytes);
+    }
+
+    /**
+     * Applies the batches of Partita's log that the flushed state lacks, those from the stored marker on, and flushes
+     * them with a marker past them; then deletes the old segments. Returns the number of the log's next segment.
+     */
+    private long recover(Path logDir) throws RocksDBException, IOException {
+        ColumnFamilyHandle defaultFamily = family(new String(RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8));
+        byte[] marker = db.get(defaultFamily, LOG_POSITION_KEY);
+        long from = marker == null ? 0 : ByteBuffer.wrap(marker).getLong();
+        List<Long> segments = CommitLog.segments(logDir);
+        long next = Math.max(segments.isEmpty() ? 0 : segments.get(segments.size() - 1), CommitLog.segmentOf(from)) + 1;
+        if (segments.isEmpty()) {
+            return next;
+        }
+        long replayed;
+        try (WriteOptions replay = new WriteOptions().setDisableWAL(true).setIgnoreMissingColumnFamilies(true)) {
+            replayed = CommitLog.replay(logDir, from, payload -> {
+                try (WriteBatch batch = new WriteBatch(payload)) {
+                    db.write(replay, batch);
+                } catch (RocksDBException e) {
+                    throw new StorageException("cannot replay the log: " + e.getMessage(), e);
+                }
+            });
+            if (replayed > 0) {
+                db.put(defaultFamily, replay, LOG_POSITION_KEY, positionBytes(CommitLog.position(next, 0)));
+                try (FlushOptions wait = new FlushOptions().setWaitForFlush(true)) {
+                    db.flush(wait, new ArrayList<>(families.values()));
+                }
+            }
+        }
+        log.info("replayed {} batches of the log from segment {}", replayed, CommitLog.segmentOf(from));
+        CommitLog.deleteBefore(logDir, CommitLog.position(next, 0));
+        return next;
+    }
+
+    private static byte[] positionBytes(long position) {
+        return ByteBuffer.allocate(8).putLong(position).array();
+    }
+
+    /** Counts flushes that RocksDB starts on its own, which a store with Partita's log must never see. */
+    private final class FlushWatch extends AbstractEventListener {
+        FlushWatch() {
+            super(EnabledEventCallback.ON_FLUSH_BEGIN);
+        }
+
+        @Override
+        public void onFlushBegin(RocksDB db, FlushJobInfo info) {
+            if (info.getFlushReason() != FlushReason.MANUAL_FLUSH) {
+                unexpectedFlushes.incrementAndGet();
+                log.error("RocksDB flushed {} on its own ({})", info.getColumnFamilyName(), info.getFlushReason());
+            }
+        }
+    }
+
+    /** How many flushes RocksDB has started on its own; always 0 with Partita's log. */
+    long unexpectedFlushes() {
+        return unexpectedFlushes.get();
+    }
+
+    private void runCheckpoints() {
+        while (!stopCheckpoints) {
+            if (!commitLog.checkpointWanted()) {
+                LockSupport.parkNanos(200_000_000L);
+                continue;
+            }
+            try {
+                checkpoint(false, true);
+            } catch (RuntimeException e) {
+                log.error("log checkpoint failed; retrying in a second", e);
+                LockSupport.parkNanos(1_000_000_000L);
+            }
+        }
+    }
+
+    /**
+     * At a quiet point of the log: writes the marker of that point and has RocksDB flush every column family in one
+     * atomic flush, then (unless {@code cut} is false, for tests) deletes the segments before the point once the flush
+     * is done. {@code waitForFlush} waits for the flush inside the quiet point, for close.
+     */
+    void checkpoint(boolean waitForFlush, boolean cut) {
+        long[] marked = {-1};
+        try {
+            synchronized (familiesChange) {
+                ColumnFamilyHandle defaultFamily =
+                        family(new String(RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8));
+                List<ColumnFamilyHandle> all = new ArrayList<>(families.values());
+                commitLog.checkpoint(position -> {
+                    db.put(defaultFamily, writeOptions, LOG_POSITION_KEY, positionBytes(position));
+                    try (FlushOptions options =
+                            new FlushOptions().setWaitForFlush(waitForFlush).setAllowWriteStall(false)) {
+                        db.flush(options, all);
+                    }
+                    marked[0] = position;
+                });
+            }
+            if (!waitForFlush && !awaitFlushes()) {
+                log.warn("a log checkpoint's flush has not finished in 60 s; its segments stay for now");
+                return;
+            }
+            if (cut) {
+                CommitLog.deleteBefore(logDir, marked[0]);
+            }
+        } catch (StorageException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new StorageException("log checkpoint failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Waits until no column family has a memtable waiting to be flushed; false after a minute. */
+    private boolean awaitFlushes() throws RocksDBException {
+        long deadline = System.nanoTime() + FLUSH_WAIT_NANOS;
+        while (System.nanoTime() < deadline) {
+            boolean pending = false;
+            synchronized (familiesChange) {
+                for (ColumnFamilyHandle cf : families.values()) {
+                    if (db.getLongProperty(cf, "rocksdb.num-immutable-mem-table") > 0) {
+                        pending = true;
+                        break;
+                    }
+                }
+            }
+            if (!pending) {
+                return true;
+            }
+            LockSupport.parkNanos(10_000_000L);
+        }
+        return false;
     }
 
     private static List<String> existingFamilies(StorageConfig config, String path) throws RocksDBException {
@@ -186,9 +371,11 @@ public final class RocksStore implements AutoCloseable {
 
     public ColumnFamilyHandle createItemFamily(String name) {
         return withOpenDb("create column family " + name, db -> {
-            ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(bytes(name), itemOptions));
-            families.put(name, closer.push(handle));
-            return handle;
+            synchronized (familiesChange) {
+                ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(bytes(name), itemOptions));
+                families.put(name, closer.push(handle));
+                return handle;
+            }
         });
     }
 
@@ -198,9 +385,11 @@ public final class RocksStore implements AutoCloseable {
      */
     public void dropFamily(String name) {
         withOpenDb("drop column family " + name, db -> {
-            ColumnFamilyHandle handle = families.remove(name);
-            if (handle != null) {
-                db.dropColumnFamily(handle);
+            synchronized (familiesChange) {
+                ColumnFamilyHandle handle = families.remove(name);
+                if (handle != null) {
+                    db.dropColumnFamily(handle);
+                }
             }
             return null;
         });
@@ -211,8 +400,9 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /**
-     * Builds and commits one atomic batch through the WAL. Each thread reuses one native batch, cleared after every
-     * commit, instead of creating and freeing one per write; a nested write on the same thread gets a fresh one.
+     * Builds and commits one atomic batch through the write-ahead log. Each thread reuses one native batch, cleared
+     * after every commit, instead of creating and freeing one per write; a nested write on the same thread gets a fresh
+     * one.
      */
     public void write(Consumer<WriteBatch> fill) {
         withOpenDb("write", db -> {
@@ -220,14 +410,14 @@ public final class RocksStore implements AutoCloseable {
             if (reusable.inUse) {
                 try (WriteBatch batch = new WriteBatch()) {
                     fill.accept(batch);
-                    db.write(writeOptions, batch);
+                    commit(db, batch);
                 }
                 return null;
             }
             reusable.inUse = true;
             try {
                 fill.accept(reusable.batch);
-                db.write(writeOptions, reusable.batch);
+                commit(db, reusable.batch);
             } finally {
                 reusable.batch.clear();
                 reusable.inUse = false;
@@ -237,30 +427,22 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /**
-     * Makes every commit so far survive a process crash; call it before telling anyone about a write, or about
-     * anything read, since a read may have seen a commit not yet flushed. An unsynced persistent store keeps commits
-     * in RocksDB's WAL buffer ({@code manual_wal_flush}) until then, so the answers of one event-loop pass share one
-     * {@code write()} system call instead of one each (group commit, docs/PERFORMANCE.md). A no-op for in-memory
-     * stores, and for {@code --sync} ones, whose every commit is already fsynced. Closing the DB writes out what is
-     * left in the buffer (RocksDB does, {@code StorageEngineIT}).
-     *
-     * <p>Correct because RocksDB appends a batch to the WAL buffer before it publishes the batch's sequence number:
-     * whatever a reader or writer can have seen is at or below {@code getLatestSequenceNumber()}, and the flush after
-     * it writes out all of that. A background write nobody answers for (a partition split) reaches the log with the
-     * next flush; a crash before it keeps the state before it, since the log is always written out in commit order.
+     * Appends {@code batch} to Partita's log, if the store keeps one, and then applies it. The append comes first, so
+     * nobody can read a write that a crash would take back; the lock is held for the copy only, and the memtable
+     * inserts of several threads overlap as they do in RocksDB's write group (docs/PERFORMANCE.md).
      */
-    public void makeDurable() {
-        if (!manualWalFlush) {
+    private void commit(RocksDB db, WriteBatch batch) throws RocksDBException {
+        if (commitLog == null) {
+            db.write(writeOptions, batch);
             return;
         }
-        withOpenDb("flush the WAL", db -> {
-            long last = db.getLatestSequenceNumber();
-            if (last > durableSequence.get()) {
-                db.flushWal(false);
-                durableSequence.accumulateAndGet(last, Math::max);
-            }
-            return null;
-        });
+        byte[] payload = batch.data();
+        commitLog.append(payload, CommitLog.checksum(payload));
+        try {
+            db.write(writeOptions, batch);
+        } finally {
+            commitLog.applied();
+        }
     }
 
     /**
@@ -366,6 +548,18 @@ public final class RocksStore implements AutoCloseable {
      */
     @Override
     public synchronized void close() {
+        shutDown(true);
+    }
+
+    /**
+     * Closes as a process crash would leave things: no checkpoint, and RocksDB drops its memtables, so what the store
+     * holds on disk is its last flush and the log. For tests of replay.
+     */
+    synchronized void closeAsIfCrashed() {
+        shutDown(false);
+    }
+
+    private void shutDown(boolean checkpoint) {
         if (closed) {
             return;
         }
@@ -373,6 +567,36 @@ public final class RocksStore implements AutoCloseable {
         while (inFlight.get() != 0) {
             LockSupport.parkNanos(100_000);
         }
-        closer.close();
+        try {
+            if (commitLog != null) {
+                stopCheckpoints = true;
+                LockSupport.unpark(checkpointer);
+                joinUninterruptibly(checkpointer);
+                if (checkpoint) {
+                    try {
+                        checkpoint(true, true);
+                    } catch (RuntimeException e) {
+                        log.warn("the closing checkpoint failed; the log will be replayed at the next open", e);
+                    }
+                }
+                commitLog.close();
+            }
+        } finally {
+            closer.close();
+        }
+    }
+
+    private static void joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

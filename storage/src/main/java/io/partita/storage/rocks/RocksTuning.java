@@ -47,6 +47,19 @@ final class RocksTuning {
         return options;
     }
 
+    /**
+     * With Partita's own log ({@code ownLog}), RocksDB must never flush on its own: only the store's checkpoints may,
+     * which follow every {@code partita.log.segmentBytes} of appends and hold appends back at four times that. Memtables
+     * of 1 GB are never reached (a memtable's arena grows in blocks of 1 MB, so the size reserves nothing), and four of
+     * them let a checkpoint start before the last one's flush has finished.
+     */
+    static ColumnFamilyOptions memtables(ColumnFamilyOptions options, boolean ownLog) {
+        if (ownLog) {
+            options.setWriteBufferSize(1L << 30).setMaxWriteBufferNumber(4);
+        }
+        return options;
+    }
+
     static ColumnFamilyOptions metaOptions(Closer closer) {
         return closer.push(new ColumnFamilyOptions());
     }

@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 
@@ -136,5 +137,158 @@ class RocksStoreIT {
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining("storage is closed");
         store.close();
+    }
+
+    // Partita's own write-ahead log (persistent stores without --sync): closeAsIfCrashed() leaves what a crash of the
+    // process leaves, the last flush and the log, and the next open must replay exactly what the flush lacks.
+
+    private static final long SMALL_SEGMENTS = 64 * 1024;
+
+    private static byte[] one() {
+        return java.nio.ByteBuffer.allocate(8)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putLong(1)
+                .array();
+    }
+
+    private static long counter(RocksStore store) {
+        byte[] v = store.get(store.family(RocksStore.STATS), b("n"));
+        return v == null
+                ? 0
+                : java.nio.ByteBuffer.wrap(v)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .getLong();
+    }
+
+    /** Writes {@code n} batches, each an item of 1 KB and a merge adding 1 to a counter, from two threads. */
+    private static void writeItemsAndCount(RocksStore store, ColumnFamilyHandle cf, int from, int n) throws Exception {
+        byte[] value = new byte[1024];
+        List<CompletableFuture<Void>> writers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            int thread = t;
+            writers.add(CompletableFuture.runAsync(() -> {
+                for (int i = from + thread; i < from + n; i += 2) {
+                    int k = i;
+                    store.write(batch -> {
+                        try {
+                            batch.put(cf, b("item-" + k), value);
+                            batch.merge(store.family(RocksStore.STATS), b("n"), one());
+                        } catch (RocksDBException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                }
+            }));
+        }
+        for (CompletableFuture<Void> w : writers) {
+            w.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void assertItems(RocksStore store, ColumnFamilyHandle cf, int n) {
+        List<Integer> missing = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (store.get(cf, b("item-" + i)) == null) {
+                missing.add(i);
+            }
+        }
+        assertThat(missing).as("items missing after the crash").isEmpty();
+    }
+
+    @Test
+    @Timeout(120)
+    void aCrashKeepsEveryBatchAndReplaysEachMergeExactlyOnce(@TempDir java.nio.file.Path dir) throws Exception {
+        int n = 3000; // about 3 MB of log: dozens of checkpoints of 64 KB segments, each racing the writers
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            ColumnFamilyHandle items = store.createItemFamily(RocksStore.ITEMS_PREFIX + "t");
+            writeItemsAndCount(store, items, 0, n);
+            assertThat(counter(store)).isEqualTo(n);
+            assertThat(store.unexpectedFlushes()).isZero();
+            store.closeAsIfCrashed();
+        }
+        assertThat(CommitLog.segments(dir.resolve(CommitLog.DIRECTORY)))
+                .as("segments behind the checkpoints are deleted")
+                .hasSizeLessThan(10);
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertItems(store, store.family(RocksStore.ITEMS_PREFIX + "t"), n);
+            assertThat(counter(store)).isEqualTo(n);
+        }
+    }
+
+    @Test
+    void aCrashBetweenAFlushAndTheCutReplaysOnlyWhatFollowsTheMarker(@TempDir java.nio.file.Path dir) throws Exception {
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            ColumnFamilyHandle items = store.createItemFamily(RocksStore.ITEMS_PREFIX + "t");
+            writeItemsAndCount(store, items, 0, 200);
+            store.checkpoint(true, false); // flushed with its marker, segments not deleted
+            writeItemsAndCount(store, items, 200, 50);
+            store.closeAsIfCrashed();
+        }
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertItems(store, store.family(RocksStore.ITEMS_PREFIX + "t"), 250);
+            assertThat(counter(store)).isEqualTo(250);
+            store.closeAsIfCrashed(); // nothing new: the next open replays nothing twice either
+        }
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertThat(counter(store)).isEqualTo(250);
+        }
+    }
+
+    @Test
+    void batchesForADroppedFamilyAreSkippedOnReplay(@TempDir java.nio.file.Path dir) throws Exception {
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            ColumnFamilyHandle gone = store.createItemFamily(RocksStore.ITEMS_PREFIX + "gone");
+            ColumnFamilyHandle meta = store.family(RocksStore.META);
+            store.write(batch -> put(batch, gone, "in-dropped"));
+            store.write(batch -> put(batch, meta, "before"));
+            store.dropFamily(RocksStore.ITEMS_PREFIX + "gone");
+            store.write(batch -> put(batch, meta, "after"));
+            store.closeAsIfCrashed();
+        }
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertThat(store.hasFamily(RocksStore.ITEMS_PREFIX + "gone")).isFalse();
+            assertThat(store.get(store.family(RocksStore.META), b("before"))).isEqualTo(b("v-before"));
+            assertThat(store.get(store.family(RocksStore.META), b("after"))).isEqualTo(b("v-after"));
+        }
+    }
+
+    @Test
+    void aSyncedStoreReplaysTheLogOfAnUnsyncedOneAndBack(@TempDir java.nio.file.Path dir) throws Exception {
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            writeItemsAndCount(store, store.createItemFamily(RocksStore.ITEMS_PREFIX + "t"), 0, 100);
+            store.closeAsIfCrashed();
+        }
+        StorageConfig synced = new StorageConfig(dir, false, true);
+        try (RocksStore store = RocksStore.open(synced, SMALL_SEGMENTS)) {
+            ColumnFamilyHandle items = store.family(RocksStore.ITEMS_PREFIX + "t");
+            assertItems(store, items, 100);
+            assertThat(counter(store)).isEqualTo(100);
+            writeItemsAndCount(store, items, 100, 100);
+            store.closeAsIfCrashed(); // RocksDB's own log has these
+        }
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            ColumnFamilyHandle items = store.family(RocksStore.ITEMS_PREFIX + "t");
+            assertItems(store, items, 200);
+            assertThat(counter(store)).isEqualTo(200);
+            writeItemsAndCount(store, items, 200, 100);
+        }
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertItems(store, store.family(RocksStore.ITEMS_PREFIX + "t"), 300);
+            assertThat(counter(store)).isEqualTo(300);
+        }
+    }
+
+    @Test
+    void aCleanCloseLeavesNothingToReplay(@TempDir java.nio.file.Path dir) throws Exception {
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            writeItemsAndCount(store, store.createItemFamily(RocksStore.ITEMS_PREFIX + "t"), 0, 500);
+        }
+        assertThat(CommitLog.segments(dir.resolve(CommitLog.DIRECTORY)))
+                .as("segments left after a clean close")
+                .hasSizeLessThanOrEqualTo(1);
+        try (RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertItems(store, store.family(RocksStore.ITEMS_PREFIX + "t"), 500);
+            assertThat(counter(store)).isEqualTo(500);
+        }
     }
 }

@@ -1,0 +1,349 @@
+package io.partita.storage.rocks;
+
+import io.partita.storage.StorageException;
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * Partita's write-ahead log for persistent stores without {@code --sync}: every batch is appended here, in its
+ * serialized RocksDB form, before RocksDB applies it with its own log off. An append is a copy into a shared
+ * memory-mapped file, which is in the page cache, and so survives a crash of the process, the moment it is made: no
+ * system call per write or per group (docs/PERFORMANCE.md, "Partita's own write-ahead log").
+ *
+ * <pre>
+ *   segment file   partita-log/&lt;number, 20 digits&gt;.log, sized up front (zeros), never rewritten
+ *   record         payload length (int32 LE) ‖ CRC32C of the length and payload (int32 LE) ‖ payload
+ *   position       segment number &lt;&lt; 32 | offset in the segment
+ * </pre>
+ *
+ * Appends happen one at a time under a short lock, so the log has no holes: a crash can tear only the last record, and
+ * replay stops at the first record whose length or checksum is wrong. The batches themselves are applied outside the
+ * lock, concurrently. {@link #checkpoint} finds a quiet point, where every appended record has been applied and no
+ * other is appended, for the store to mark and flush.
+ */
+final class CommitLog implements AutoCloseable {
+    static final String DIRECTORY = "partita-log";
+    static final int HEADER_BYTES = 8;
+    private static final String SUFFIX = ".log";
+    private static final MethodHandle UNMAP = unmapper();
+
+    private final Path dir;
+    private final long segmentBytes;
+    /** Appends wait while this many bytes have been appended since the last checkpoint. */
+    private final long maxBytesSinceCheckpoint;
+
+    private final Runnable wantCheckpoint;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition checkpointed = lock.newCondition();
+    /** Records appended and not yet applied (between {@link #append} and {@link #applied}). */
+    private final AtomicInteger applying = new AtomicInteger();
+
+    // Guarded by lock.
+    private long segment;
+    private MappedByteBuffer map;
+    private int offset;
+    private long bytesSinceCheckpoint;
+    private volatile boolean checkpointWanted;
+    private boolean closed;
+
+    private CommitLog(Path dir, long firstSegment, long segmentBytes, Runnable wantCheckpoint) {
+        if (segmentBytes < 4096 || segmentBytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("log segment size out of range: " + segmentBytes);
+        }
+        this.dir = dir;
+        this.segmentBytes = segmentBytes;
+        this.maxBytesSinceCheckpoint = 4 * segmentBytes;
+        this.wantCheckpoint = wantCheckpoint;
+        this.segment = firstSegment - 1;
+        this.map = null;
+    }
+
+    /**
+     * Starts a log whose first segment is {@code firstSegment}; every existing segment must be older. Calls
+     * {@code wantCheckpoint} (from an appending thread, under the lock: it must only signal) once a segment's worth of
+     * bytes has been appended since the last checkpoint.
+     */
+    static CommitLog start(Path dir, long firstSegment, long segmentBytes, Runnable wantCheckpoint) {
+        CommitLog log = new CommitLog(dir, firstSegment, segmentBytes, wantCheckpoint);
+        log.lock.lock();
+        try {
+            Files.createDirectories(dir);
+            log.roll(0);
+        } catch (IOException e) {
+            throw new StorageException("cannot start the log in " + dir + ": " + e.getMessage(), e);
+        } finally {
+            log.lock.unlock();
+        }
+        return log;
+    }
+
+    static long position(long segment, int offset) {
+        return segment << 32 | offset;
+    }
+
+    static long segmentOf(long position) {
+        return position >>> 32;
+    }
+
+    static int offsetOf(long position) {
+        return (int) position;
+    }
+
+    /** The checksum of a record, computed by the caller before {@link #append} so that the lock is held shorter. */
+    static int checksum(byte[] payload) {
+        CRC32C crc = new CRC32C();
+        for (int shift = 0; shift < 32; shift += 8) {
+            crc.update(payload.length >>> shift);
+        }
+        crc.update(payload);
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Appends one record; the caller must call {@link #applied()} once it has applied the payload (or failed to). Waits
+     * while the log holds four segments' worth of bytes since the last checkpoint, so that RocksDB's memtables never
+     * fill up between checkpoints.
+     */
+    void append(byte[] payload, int checksum) {
+        lock.lock();
+        try {
+            while (bytesSinceCheckpoint >= maxBytesSinceCheckpoint && !closed) {
+                checkpointed.awaitUninterruptibly();
+            }
+            if (closed) {
+                throw new StorageException("the log is closed");
+            }
+            int length = HEADER_BYTES + payload.length;
+            if (offset + (long) length > map.capacity()) {
+                roll(length);
+            }
+            map.put(offset + HEADER_BYTES, payload);
+            map.putInt(offset + 4, checksum);
+            map.putInt(offset, payload.length);
+            offset += length;
+            bytesSinceCheckpoint += length;
+            applying.incrementAndGet();
+            if (!checkpointWanted && bytesSinceCheckpoint >= segmentBytes) {
+                checkpointWanted = true;
+                wantCheckpoint.run();
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot extend the log: " + e.getMessage(), e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The record appended last by this thread has been applied (or has failed to apply). */
+    void applied() {
+        applying.decrementAndGet();
+    }
+
+    long bytesSinceCheckpoint() {
+        lock.lock();
+        try {
+            return bytesSinceCheckpoint;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean checkpointWanted() {
+        return checkpointWanted;
+    }
+
+    /**
+     * Holds off appends, waits until every appended record has been applied, and then calls {@code atQuietPoint} with
+     * the position of the next record: everything before it has been applied, nothing after it has. Appends resume
+     * when it returns; the bytes counted since the last checkpoint start again from zero only if it returns normally.
+     */
+    void checkpoint(PositionAction atQuietPoint) throws Exception {
+        lock.lock();
+        try {
+            while (applying.get() != 0) {
+                LockSupport.parkNanos(1_000);
+            }
+            atQuietPoint.run(position(segment, offset));
+            bytesSinceCheckpoint = 0;
+            checkpointWanted = false;
+            checkpointed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @FunctionalInterface
+    interface PositionAction {
+        void run(long position) throws Exception;
+    }
+
+    /** Deletes the segment files wholly before {@code position}; call it once the state up to it is flushed. */
+    static void deleteBefore(Path dir, long position) throws IOException {
+        for (long n : segments(dir)) {
+            if (n < segmentOf(position)) {
+                Files.deleteIfExists(segmentPath(dir, n));
+            }
+        }
+    }
+
+    private void roll(int recordBytes) throws IOException {
+        long next = segment + 1;
+        long size = Math.max(segmentBytes, recordBytes);
+        if (size > Integer.MAX_VALUE) {
+            throw new StorageException("a batch of " + recordBytes + " bytes does not fit in a log segment");
+        }
+        MappedByteBuffer fresh;
+        try (FileChannel channel = FileChannel.open(
+                segmentPath(dir, next),
+                StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        }
+        fresh.order(ByteOrder.LITTLE_ENDIAN);
+        MappedByteBuffer old = map;
+        map = fresh;
+        segment = next;
+        offset = 0;
+        unmap(old);
+    }
+
+    /** Stops appends (a waiting append fails) and unmaps the current segment. Records stay on disk. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            checkpointed.signalAll();
+            while (applying.get() != 0) {
+                LockSupport.parkNanos(1_000);
+            }
+            unmap(map);
+            map = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    static Path segmentPath(Path dir, long number) {
+        return dir.resolve(String.format("%020d%s", number, SUFFIX));
+    }
+
+    /** The numbers of the segment files in {@code dir}, in ascending order; empty if it does not exist. */
+    static List<Long> segments(Path dir) throws IOException {
+        List<Long> numbers = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return numbers;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            files.forEach(p -> {
+                String name = p.getFileName().toString();
+                if (name.endsWith(SUFFIX)) {
+                    try {
+                        numbers.add(Long.parseLong(name.substring(0, name.length() - SUFFIX.length())));
+                    } catch (NumberFormatException notOurs) {
+                        // not a segment
+                    }
+                }
+            });
+        }
+        numbers.sort(null);
+        return numbers;
+    }
+
+    /**
+     * Reads every whole record from {@code from} on, in order: in the segment of {@code from} from its offset, in
+     * every later segment from its start. Each segment is read up to its first record whose length or checksum is
+     * wrong (the end of what was written, or a record torn by a crash). Returns the number of records read.
+     */
+    static long replay(Path dir, long from, Consumer<byte[]> apply) throws IOException {
+        long count = 0;
+        for (long n : segments(dir)) {
+            if (n < segmentOf(from)) {
+                continue;
+            }
+            try (FileChannel channel = FileChannel.open(segmentPath(dir, n), StandardOpenOption.READ)) {
+                long size = channel.size();
+                long at = n == segmentOf(from) ? offsetOf(from) : 0;
+                ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                while (at + HEADER_BYTES <= size) {
+                    header.clear();
+                    readFully(channel, header, at);
+                    int length = header.getInt(0);
+                    if (length <= 0 || at + HEADER_BYTES + length > size) {
+                        break;
+                    }
+                    byte[] payload = new byte[length];
+                    readFully(channel, ByteBuffer.wrap(payload), at + HEADER_BYTES);
+                    if (checksum(payload) != header.getInt(4)) {
+                        break;
+                    }
+                    apply.accept(payload);
+                    count++;
+                    at += HEADER_BYTES + length;
+                }
+            }
+        }
+        return count;
+    }
+
+    private static void readFully(FileChannel channel, ByteBuffer into, long at) throws IOException {
+        while (into.hasRemaining()) {
+            int n = channel.read(into, at + into.position());
+            if (n < 0) {
+                throw new IOException("unexpected end of a log segment");
+            }
+        }
+    }
+
+    /**
+     * Unmaps a segment now instead of when the collector finds its buffer: a deleted segment's disk space and page
+     * cache stay taken while it is mapped. {@code sun.misc.Unsafe.invokeCleaner} through reflection (Java 17 has no
+     * public way); if that is unavailable the collector does it.
+     */
+    private static void unmap(MappedByteBuffer buffer) {
+        if (buffer == null || UNMAP == null) {
+            return;
+        }
+        try {
+            UNMAP.invokeExact((ByteBuffer) buffer);
+        } catch (Throwable e) {
+            // left to the collector
+        }
+    }
+
+    private static MethodHandle unmapper() {
+        try {
+            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
+            Field field = unsafeClass.getDeclaredField("theUnsafe");
+            field.setAccessible(true);
+            return MethodHandles.lookup()
+                    .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+                    .bindTo(field.get(null));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package io.partita.storage.rocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Partita's write-ahead log on its own: record framing, segments, replay from a position, torn records, back-off. */
+@Timeout(60)
+class CommitLogTest {
+    private static byte[] record(Random random, int size) {
+        byte[] payload = new byte[size];
+        random.nextBytes(payload);
+        return payload;
+    }
+
+    /** Appends and applies a record, and checkpoints when the log asks, as the store's checkpointer would. */
+    private static void append(CommitLog log, byte[] payload) {
+        appendOnly(log, payload);
+        if (log.checkpointWanted()) {
+            try {
+                quietPosition(log);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static void appendOnly(CommitLog log, byte[] payload) {
+        log.append(payload, CommitLog.checksum(payload));
+        log.applied();
+    }
+
+    private static List<byte[]> replay(Path dir, long from) throws IOException {
+        List<byte[]> read = new ArrayList<>();
+        CommitLog.replay(dir, from, read::add);
+        return read;
+    }
+
+    private static long quietPosition(CommitLog log) throws Exception {
+        long[] at = {-1};
+        log.checkpoint(position -> at[0] = position);
+        return at[0];
+    }
+
+    private static Path temp() throws IOException {
+        return Files.createTempDirectory("commit-log");
+    }
+
+    private static void deleteAll(Path dir) throws IOException {
+        for (long n : CommitLog.segments(dir)) {
+            Files.delete(CommitLog.segmentPath(dir, n));
+        }
+        Files.delete(dir);
+    }
+
+    @Test
+    void recordsReplayInOrderAcrossSegments(@TempDir Path dir) throws Exception {
+        Random random = new Random(1);
+        List<byte[]> written = new ArrayList<>();
+        try (CommitLog log = CommitLog.start(dir, 1, 4096, () -> {})) {
+            for (int i = 0; i < 100; i++) {
+                written.add(record(random, 1 + random.nextInt(1500)));
+                append(log, written.get(i));
+            }
+        }
+        assertThat(CommitLog.segments(dir)).hasSizeGreaterThan(10).startsWith(1L);
+        assertThat(replay(dir, 0)).containsExactlyElementsOf(written);
+    }
+
+    @Test
+    void aRecordLargerThanASegmentGetsASegmentOfItsOwn(@TempDir Path dir) throws Exception {
+        Random random = new Random(2);
+        List<byte[]> written = List.of(record(random, 100), record(random, 10_000), record(random, 100));
+        try (CommitLog log = CommitLog.start(dir, 1, 4096, () -> {})) {
+            written.forEach(r -> append(log, r));
+        }
+        assertThat(CommitLog.segments(dir)).containsExactly(1L, 2L, 3L);
+        assertThat(replay(dir, 0)).containsExactlyElementsOf(written);
+    }
+
+    @Test
+    void replayFromAQuietPositionReadsOnlyWhatFollowsIt(@TempDir Path dir) throws Exception {
+        Random random = new Random(3);
+        List<byte[]> written = new ArrayList<>();
+        long middle;
+        try (CommitLog log = CommitLog.start(dir, 7, 4096, () -> {})) {
+            for (int i = 0; i < 40; i++) {
+                written.add(record(random, 1 + random.nextInt(700)));
+                append(log, written.get(i));
+            }
+            middle = quietPosition(log);
+            for (int i = 40; i < 80; i++) {
+                written.add(record(random, 1 + random.nextInt(700)));
+                append(log, written.get(i));
+            }
+        }
+        assertThat(CommitLog.segmentOf(middle)).isGreaterThan(7);
+        assertThat(replay(dir, middle)).containsExactlyElementsOf(written.subList(40, 80));
+        CommitLog.deleteBefore(dir, middle);
+        assertThat(CommitLog.segments(dir)).first().isEqualTo(CommitLog.segmentOf(middle));
+        assertThat(replay(dir, middle)).containsExactlyElementsOf(written.subList(40, 80));
+    }
+
+    /**
+     * A crash in the middle of an append leaves a prefix of the last record's bytes (the rest of the segment is still
+     * zeros), or any other damage to it: replay returns every record before it and nothing else.
+     */
+    @Property(tries = 60)
+    void aTornOrDamagedLastRecordIsDroppedAndEverythingBeforeItReplays(
+            @ForAll @IntRange(min = 1, max = 30) int count,
+            @ForAll @IntRange(min = 1, max = 3000) int lastSize,
+            @ForAll @IntRange(min = 0, max = 1_000_000) int damageAt,
+            @ForAll boolean flipInsteadOfCut)
+            throws Exception {
+        Path dir = temp();
+        try {
+            Random random = new Random(count * 31L + lastSize);
+            List<byte[]> written = new ArrayList<>();
+            long lastStart;
+            try (CommitLog log = CommitLog.start(dir, 1, 1 << 20, () -> {})) {
+                for (int i = 0; i < count - 1; i++) {
+                    written.add(record(random, 1 + random.nextInt(500)));
+                    append(log, written.get(i));
+                }
+                lastStart = quietPosition(log);
+                append(log, record(random, lastSize));
+            }
+            int recordBytes = CommitLog.HEADER_BYTES + lastSize;
+            long at = CommitLog.offsetOf(lastStart) + damageAt % recordBytes;
+            try (FileChannel channel = FileChannel.open(
+                    CommitLog.segmentPath(dir, CommitLog.segmentOf(lastStart)),
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                if (flipInsteadOfCut) {
+                    ByteBuffer one = ByteBuffer.allocate(1);
+                    channel.read(one, at);
+                    one.put(0, (byte) (one.get(0) ^ (1 << (damageAt % 8))));
+                    one.rewind();
+                    channel.write(one, at);
+                } else {
+                    long end = CommitLog.offsetOf(lastStart) + recordBytes;
+                    channel.write(ByteBuffer.allocate((int) (end - at)), at);
+                }
+            }
+            assertThat(replay(dir, 0)).containsExactlyElementsOf(written);
+        } finally {
+            deleteAll(dir);
+        }
+    }
+
+    @Test
+    void aNewLogAfterATornOneReplaysToo(@TempDir Path dir) throws Exception {
+        byte[] first = {1, 2, 3};
+        byte[] second = {4, 5};
+        try (CommitLog log = CommitLog.start(dir, 1, 4096, () -> {})) {
+            append(log, first);
+            append(log, new byte[] {9, 9, 9, 9});
+        }
+        // Tear the second record: a zero length ends segment 1.
+        try (FileChannel channel = FileChannel.open(CommitLog.segmentPath(dir, 1), StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(4), CommitLog.HEADER_BYTES + first.length);
+        }
+        try (CommitLog log = CommitLog.start(dir, 2, 4096, () -> {})) {
+            append(log, second);
+        }
+        assertThat(replay(dir, 0)).containsExactly(first, second);
+        assertThat(replay(dir, CommitLog.position(2, 0))).containsExactly(second);
+    }
+
+    @Test
+    void itAsksForACheckpointOnceASegmentsWorthIsAppended(@TempDir Path dir) throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        try (CommitLog log = CommitLog.start(dir, 1, 4096, asked::incrementAndGet)) {
+            for (int i = 0; i < 3; i++) {
+                appendOnly(log, new byte[1000]);
+            }
+            assertThat(asked).hasValue(0);
+            appendOnly(log, new byte[1000]);
+            appendOnly(log, new byte[1000]);
+            assertThat(asked).hasValue(1);
+            assertThat(log.checkpointWanted()).isTrue();
+            quietPosition(log);
+            assertThat(log.checkpointWanted()).isFalse();
+            for (int i = 0; i < 5; i++) {
+                appendOnly(log, new byte[1000]);
+            }
+            assertThat(asked).hasValue(2);
+        }
+    }
+
+    @Test
+    void appendsWaitWhileFourSegmentsAreNotCheckpointedAndACheckpointWaitsForApplies(@TempDir Path dir)
+            throws Exception {
+        try (CommitLog log = CommitLog.start(dir, 1, 4096, () -> {})) {
+            while (log.bytesSinceCheckpoint() < 4 * 4096) {
+                appendOnly(log, new byte[1000]);
+            }
+            CompletableFuture<Void> blocked = CompletableFuture.runAsync(() -> appendOnly(log, new byte[10]));
+            Thread.sleep(200);
+            assertThat(blocked).isNotDone();
+            quietPosition(log);
+            blocked.get(10, TimeUnit.SECONDS);
+
+            // A record appended and not yet applied holds a checkpoint back until it is.
+            log.append(new byte[] {1}, CommitLog.checksum(new byte[] {1}));
+            CompletableFuture<Long> checkpoint = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return quietPosition(log);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(200);
+            assertThat(checkpoint).isNotDone();
+            log.applied();
+            assertThat(checkpoint.get(10, TimeUnit.SECONDS)).isPositive();
+        }
+    }
+}
