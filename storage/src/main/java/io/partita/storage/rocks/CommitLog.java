@@ -2,18 +2,17 @@ package io.partita.storage.rocks;
 
 import io.partita.storage.StorageException;
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -30,10 +29,17 @@ import java.util.zip.CRC32C;
  * system call per write or per group (docs/PERFORMANCE.md, "Partita's own write-ahead log").
  *
  * <pre>
- *   segment file   partita-log/&lt;number, 20 digits&gt;.log, sized up front (zeros), never rewritten
- *   record         payload length (int32 LE) ‖ CRC32C of the length and payload (int32 LE) ‖ payload
+ *   segment file   partita-log/&lt;number, 20 digits&gt;.log, sized up front
+ *   record         payload length (int32 LE) ‖ check (int32 LE) ‖ payload
+ *   check          CRC32C of the length and payload, XOR a hash of the segment's number
  *   position       segment number &lt;&lt; 32 | offset in the segment
  * </pre>
+ *
+ * <p>A segment wholly before a flushed checkpoint is not deleted but kept mapped and reused, renamed, as a later
+ * segment ({@link #release}): unmapping needs {@code sun.misc.Unsafe} on Java 17, and a deleted segment still mapped
+ * would hold its disk space until a collection found the buffer. A reused segment still holds its old records; the
+ * segment number in every record's check makes them invalid under the new number, so replay stops where the new
+ * records end. The log's files therefore take as many segments as were ever live at once, usually two or three.
  *
  * Appends happen one at a time under a short lock, so the log has no holes: a crash can tear only the last record, and
  * replay stops at the first record whose length or checksum is wrong. The batches themselves are applied outside the
@@ -44,7 +50,6 @@ final class CommitLog implements AutoCloseable {
     static final String DIRECTORY = "partita-log";
     static final int HEADER_BYTES = 8;
     private static final String SUFFIX = ".log";
-    private static final MethodHandle UNMAP = unmapper();
 
     private final Path dir;
     private final long segmentBytes;
@@ -58,6 +63,11 @@ final class CommitLog implements AutoCloseable {
     private final AtomicInteger applying = new AtomicInteger();
 
     // Guarded by lock.
+    /** Mapped segments in order, the current one last. */
+    private final Deque<Segment> live = new ArrayDeque<>();
+    /** Mapped segments no longer needed, to be reused. */
+    private final Deque<Segment> free = new ArrayDeque<>();
+
     private long segment;
     private MappedByteBuffer map;
     private int offset;
@@ -137,7 +147,7 @@ final class CommitLog implements AutoCloseable {
                 roll(length);
             }
             map.put(offset + HEADER_BYTES, payload);
-            map.putInt(offset + 4, checksum);
+            map.putInt(offset + 4, checksum ^ scramble(segment));
             map.putInt(offset, payload.length);
             offset += length;
             bytesSinceCheckpoint += length;
@@ -196,7 +206,27 @@ final class CommitLog implements AutoCloseable {
         void run(long position) throws Exception;
     }
 
-    /** Deletes the segment files wholly before {@code position}; call it once the state up to it is flushed. */
+    /**
+     * Gives up the segments wholly before {@code position}; call it once the state up to it is flushed. Segments of
+     * this log are kept for reuse; files of earlier ones are deleted.
+     */
+    void release(long position) throws IOException {
+        lock.lock();
+        try {
+            while (live.size() > 1 && live.peekFirst().number < segmentOf(position)) {
+                free.addLast(live.removeFirst());
+            }
+            for (long n : segments(dir)) {
+                if (n < segmentOf(position) && free.stream().noneMatch(f -> f.number == n)) {
+                    Files.deleteIfExists(segmentPath(dir, n));
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Deletes the segment files wholly before {@code position}, of a log not running. */
     static void deleteBefore(Path dir, long position) throws IOException {
         for (long n : segments(dir)) {
             if (n < segmentOf(position)) {
@@ -211,23 +241,40 @@ final class CommitLog implements AutoCloseable {
         if (size > Integer.MAX_VALUE) {
             throw new StorageException("a batch of " + recordBytes + " bytes does not fit in a log segment");
         }
+        Segment reused = free.peekFirst();
         MappedByteBuffer fresh;
-        try (FileChannel channel = FileChannel.open(
-                segmentPath(dir, next),
-                StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-            fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        if (reused != null && reused.map.capacity() >= size) {
+            free.removeFirst();
+            Files.move(segmentPath(dir, reused.number), segmentPath(dir, next), StandardCopyOption.ATOMIC_MOVE);
+            fresh = reused.map;
+        } else {
+            try (FileChannel channel = FileChannel.open(
+                    segmentPath(dir, next),
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            }
+            fresh.order(ByteOrder.LITTLE_ENDIAN);
         }
-        fresh.order(ByteOrder.LITTLE_ENDIAN);
-        MappedByteBuffer old = map;
+        live.addLast(new Segment(next, fresh));
         map = fresh;
         segment = next;
         offset = 0;
-        unmap(old);
     }
 
-    /** Stops appends (a waiting append fails) and unmaps the current segment. Records stay on disk. */
+    /** A mapped segment file and its number (the name it has now). */
+    private record Segment(long number, MappedByteBuffer map) {}
+
+    /** Mixes a segment's number into each record's check, so that a reused segment's old records fail it. */
+    private static int scramble(long segment) {
+        return (int) ((segment * 0x9E3779B97F4A7C15L) >>> 32);
+    }
+
+    /**
+     * Stops appends (a waiting append fails). Records stay on disk; the mappings go with their buffers (see the class
+     * comment).
+     */
     @Override
     public void close() {
         lock.lock();
@@ -240,7 +287,8 @@ final class CommitLog implements AutoCloseable {
             while (applying.get() != 0) {
                 LockSupport.parkNanos(1_000);
             }
-            unmap(map);
+            live.clear();
+            free.clear();
             map = null;
         } finally {
             lock.unlock();
@@ -297,7 +345,7 @@ final class CommitLog implements AutoCloseable {
                     }
                     byte[] payload = new byte[length];
                     readFully(channel, ByteBuffer.wrap(payload), at + HEADER_BYTES);
-                    if (checksum(payload) != header.getInt(4)) {
+                    if ((checksum(payload) ^ scramble(n)) != header.getInt(4)) {
                         break;
                     }
                     apply.accept(payload);
@@ -315,35 +363,6 @@ final class CommitLog implements AutoCloseable {
             if (n < 0) {
                 throw new IOException("unexpected end of a log segment");
             }
-        }
-    }
-
-    /**
-     * Unmaps a segment now instead of when the collector finds its buffer: a deleted segment's disk space and page
-     * cache stay taken while it is mapped. {@code sun.misc.Unsafe.invokeCleaner} through reflection (Java 17 has no
-     * public way); if that is unavailable the collector does it.
-     */
-    private static void unmap(MappedByteBuffer buffer) {
-        if (buffer == null || UNMAP == null) {
-            return;
-        }
-        try {
-            UNMAP.invokeExact((ByteBuffer) buffer);
-        } catch (Throwable e) {
-            // left to the collector
-        }
-    }
-
-    private static MethodHandle unmapper() {
-        try {
-            Class<?> unsafeClass = Class.forName("sun.misc.Unsafe");
-            Field field = unsafeClass.getDeclaredField("theUnsafe");
-            field.setAccessible(true);
-            return MethodHandles.lookup()
-                    .findVirtual(unsafeClass, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
-                    .bindTo(field.get(null));
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
         }
     }
 }

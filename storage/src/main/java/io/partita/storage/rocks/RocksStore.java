@@ -262,7 +262,7 @@ public final class RocksStore implements AutoCloseable {
 
     /**
      * At a quiet point of the log: writes the marker of that point and has RocksDB flush every column family in one
-     * atomic flush, then (unless {@code cut} is false, for tests) deletes the segments before the point once the flush
+     * atomic flush, then (unless {@code cut} is false, for tests) gives up the segments before the point once the flush
      * is done. {@code waitForFlush} waits for the flush inside the quiet point, for close.
      */
     void checkpoint(boolean waitForFlush, boolean cut) {
@@ -286,7 +286,7 @@ public final class RocksStore implements AutoCloseable {
                 return;
             }
             if (cut) {
-                CommitLog.deleteBefore(logDir, marked[0]);
+                commitLog.release(marked[0]);
             }
         } catch (StorageException e) {
             throw e;

@@ -118,6 +118,31 @@ class CommitLogTest {
         assertThat(replay(dir, middle)).containsExactlyElementsOf(written.subList(40, 80));
     }
 
+    @Test
+    void releasedSegmentsAreReusedAndTheirOldRecordsNeverReplay(@TempDir Path dir) throws Exception {
+        Random random = new Random(4);
+        List<byte[]> sinceLast = new ArrayList<>();
+        long last = 0;
+        try (CommitLog log = CommitLog.start(dir, 1, 4096, () -> {})) {
+            for (int round = 0; round < 20; round++) {
+                for (int i = 0; i < 6; i++) {
+                    appendOnly(log, record(random, 900 + random.nextInt(200)));
+                }
+                last = quietPosition(log);
+                log.release(last);
+                assertThat(CommitLog.segments(dir))
+                        .as("segment files in round %d", round)
+                        .hasSizeLessThanOrEqualTo(4);
+            }
+            for (int i = 0; i < 3; i++) {
+                sinceLast.add(record(random, 1000 + i));
+                appendOnly(log, sinceLast.get(i));
+            }
+        }
+        assertThat(CommitLog.segmentOf(last)).isGreaterThan(25);
+        assertThat(replay(dir, last)).containsExactlyElementsOf(sinceLast);
+    }
+
     /**
      * A crash in the middle of an append leaves a prefix of the last record's bytes (the rest of the segment is still
      * zeros), or any other damage to it: replay returns every record before it and nothing else.
