@@ -1,0 +1,100 @@
+package io.partita.storage.rocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+
+/** Replay of Partita's write-ahead log after a crash tore or damaged its last record. */
+class CommitLogProperties {
+    private static byte[] record(Random random, int size) {
+        byte[] payload = new byte[size];
+        random.nextBytes(payload);
+        return payload;
+    }
+
+    private static void append(CommitLog log, byte[] payload) {
+        log.append(payload, CommitLog.checksum(payload));
+        log.applied();
+    }
+
+    private static long quietPosition(CommitLog log) throws Exception {
+        long[] at = {-1};
+        log.checkpoint(position -> at[0] = position);
+        return at[0];
+    }
+
+    private static List<byte[]> replay(Path dir, long from) throws IOException {
+        List<byte[]> read = new ArrayList<>();
+        CommitLog.replay(dir, from, read::add);
+        return read;
+    }
+
+    private static Path temp() throws IOException {
+        return Files.createTempDirectory("commit-log");
+    }
+
+    private static void deleteAll(Path dir) throws IOException {
+        for (long n : CommitLog.segments(dir)) {
+            Files.delete(CommitLog.segmentPath(dir, n));
+        }
+        Files.delete(dir);
+    }
+
+    /**
+     * A crash in the middle of an append leaves a prefix of the last record's bytes (the rest of the segment is still
+     * zeros), or any other damage to it: replay returns every record before it and nothing else.
+     */
+    @Property(tries = 60)
+    void aTornOrDamagedLastRecordIsDroppedAndEverythingBeforeItReplays(
+            @ForAll @IntRange(min = 1, max = 30) int count,
+            @ForAll @IntRange(min = 1, max = 3000) int lastSize,
+            @ForAll @IntRange(min = 0, max = 1_000_000) int damageAt,
+            @ForAll boolean flipInsteadOfCut)
+            throws Exception {
+        Path dir = temp();
+        try {
+            Random random = new Random(count * 31L + lastSize);
+            List<byte[]> written = new ArrayList<>();
+            long lastStart;
+            try (CommitLog log = CommitLog.start(dir, 1, 1 << 20, () -> {})) {
+                for (int i = 0; i < count - 1; i++) {
+                    written.add(record(random, 1 + random.nextInt(500)));
+                    append(log, written.get(i));
+                }
+                lastStart = quietPosition(log);
+                append(log, record(random, lastSize));
+            }
+            int recordBytes = CommitLog.HEADER_BYTES + lastSize;
+            long at = CommitLog.offsetOf(lastStart) + damageAt % recordBytes;
+            try (FileChannel channel = FileChannel.open(
+                    CommitLog.segmentPath(dir, CommitLog.segmentOf(lastStart)),
+                    StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                if (flipInsteadOfCut) {
+                    ByteBuffer one = ByteBuffer.allocate(1);
+                    channel.read(one, at);
+                    one.put(0, (byte) (one.get(0) ^ (1 << (damageAt % 8))));
+                    one.rewind();
+                    channel.write(one, at);
+                } else {
+                    long end = CommitLog.offsetOf(lastStart) + recordBytes;
+                    channel.write(ByteBuffer.allocate((int) (end - at)), at);
+                }
+            }
+            assertThat(replay(dir, 0)).containsExactlyElementsOf(written);
+        } finally {
+            deleteAll(dir);
+        }
+    }
+}
