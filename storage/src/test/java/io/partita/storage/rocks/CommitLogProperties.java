@@ -17,29 +17,6 @@ import net.jqwik.api.constraints.IntRange;
 
 /** Replay of Partita's write-ahead log after a crash tore or damaged its last record. */
 class CommitLogProperties {
-    private static byte[] record(Random random, int size) {
-        byte[] payload = new byte[size];
-        random.nextBytes(payload);
-        return payload;
-    }
-
-    private static void append(CommitLog log, byte[] payload) {
-        log.append(payload, CommitLog.checksum(payload));
-        log.applied();
-    }
-
-    private static long quietPosition(CommitLog log) throws Exception {
-        long[] at = {-1};
-        log.checkpoint(position -> at[0] = position);
-        return at[0];
-    }
-
-    private static List<byte[]> replay(Path dir, long from) throws IOException {
-        List<byte[]> read = new ArrayList<>();
-        CommitLog.replay(dir, from, read::add);
-        return read;
-    }
-
     private static Path temp() throws IOException {
         return Files.createTempDirectory("commit-log");
     }
@@ -69,11 +46,11 @@ class CommitLogProperties {
             long lastStart;
             try (CommitLog log = CommitLog.start(dir, 1, 1 << 20, () -> {})) {
                 for (int i = 0; i < count - 1; i++) {
-                    written.add(record(random, 1 + random.nextInt(500)));
-                    append(log, written.get(i));
+                    written.add(CommitLogTest.record(random, 1 + random.nextInt(500)));
+                    CommitLogTest.appendOnly(log, written.get(i));
                 }
-                lastStart = quietPosition(log);
-                append(log, record(random, lastSize));
+                lastStart = CommitLogTest.quietPosition(log);
+                CommitLogTest.appendOnly(log, CommitLogTest.record(random, lastSize));
             }
             int recordBytes = CommitLog.HEADER_BYTES + lastSize;
             long at = CommitLog.offsetOf(lastStart) + damageAt % recordBytes;
@@ -92,7 +69,7 @@ class CommitLogProperties {
                     channel.write(ByteBuffer.allocate((int) (end - at)), at);
                 }
             }
-            assertThat(replay(dir, 0)).containsExactlyElementsOf(written);
+            assertThat(CommitLogTest.replay(dir, 0)).containsExactlyElementsOf(written);
         } finally {
             deleteAll(dir);
         }

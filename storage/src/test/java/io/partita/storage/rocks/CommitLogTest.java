@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Partita's write-ahead log on its own: record framing, segments, replay from a position, torn records, back-off. */
 @Timeout(60)
 class CommitLogTest {
-    private static byte[] record(Random random, int size) {
+    static byte[] record(Random random, int size) {
         byte[] payload = new byte[size];
         random.nextBytes(payload);
         return payload;
@@ -38,18 +38,18 @@ class CommitLogTest {
         }
     }
 
-    private static void appendOnly(CommitLog log, byte[] payload) {
+    static void appendOnly(CommitLog log, byte[] payload) {
         log.append(payload, CommitLog.checksum(payload));
         log.applied();
     }
 
-    private static List<byte[]> replay(Path dir, long from) throws IOException {
+    static List<byte[]> replay(Path dir, long from) throws IOException {
         List<byte[]> read = new ArrayList<>();
         CommitLog.replay(dir, from, read::add);
         return read;
     }
 
-    private static long quietPosition(CommitLog log) throws Exception {
+    static long quietPosition(CommitLog log) throws Exception {
         long[] at = {-1};
         log.checkpoint(position -> at[0] = position);
         return at[0];
