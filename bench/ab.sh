@@ -57,7 +57,8 @@ for r in $(seq "$reps"); do
       awk -v name="${names[$i]}" -v rep="$r" '
         /ops\/s/ {for (i = 1; i <= NF; i++) if ($i == "ops/s") {v = $(i - 1); gsub(",", "", v); ops = v}}
         /server \(pid/ {cpu = $(NF - 1)}
-        END {printf "%s #%s %s ops/s, server %s us/op\n", name, rep, ops, cpu}' | tee -a "$results"
+        /^errors:/ && !/none/ {sub(/^errors: */, ""); err = ", ERRORS " $0}
+        END {printf "%s #%s %s ops/s, server %s us/op%s\n", name, rep, ops, cpu, err}' | tee -a "$results"
   done
 done
 awk '{ops[$1] = ops[$1] " " $3; cpu[$1] = cpu[$1] " " $6}

@@ -75,7 +75,9 @@ for conns in 8 32; do
           --server-pid "${pid[$n]}" 2>&1 \
           | awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") {v=$(i-1); gsub(",","",v); printf "%s ops/s ", v}}
                  /^(get|put|query10) / {printf "p50 %s p99 %s ms ", $3, $5}
-                 /server \(pid/ {printf "server %s %s", $(NF-1), $NF}') || true
+                 /server \(pid/ {printf "server %s %s", $(NF-1), $NF}
+                 /^errors:/ && !/none/ {sub(/^errors: */, ""); err = " ERRORS " $0}
+                 END {printf "%s", err}') || true
         printf '%-10s %-4s c=%-3s #%s %s\n' "$n" "$w" "$conns" "$rep" "$line"
         ops[$n,$w,$conns]+="${line%% ops/s*} "
       done

@@ -23,7 +23,9 @@ run() { load --workload "$workload" --connections 8 --server-pid "$pid" "$@"; }
 summary() {
   awk '/ops\/s/ {for (i=1;i<=NF;i++) if ($i=="ops/s") printf "%s ops/s ", $(i-1)}
        /^[a-z0-9]+ +[0-9,]+ +[0-9.]+/ && !/ops/ {printf "p50 %s p90 %s p99 %s p99.9 %s ms ", $3, $4, $5, $6}
-       /client CPU/ {printf "client %s server %s µs/op", $3, $(NF-1)}'
+       /client CPU/ {printf "client %s server %s µs/op", $3, $(NF-1)}
+       /^errors:/ && !/none/ {sub(/^errors: */, ""); err = " ERRORS " $0}
+       END {printf "%s", err}'
 }
 # The aggregate cpu line of /proc/stat; steal_since LINE prints the steal share of the CPU time since then.
 cpu_ticks() { head -1 /proc/stat 2>/dev/null || echo cpu; }
