@@ -73,6 +73,8 @@ public final class RocksStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RocksStore.class);
     private static final byte[] LOG_POSITION_KEY = bytes("partita/log-position");
     private static final long FLUSH_WAIT_NANOS = 60_000_000_000L;
+    /** How long close waits for calls in flight before it fails the writers the log holds back. */
+    private static final long CLOSE_WAIT_NANOS = 5_000_000_000L;
 
     private static final ThreadLocal<ByteBuffer> DIRECT_PUT =
             ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(DIRECT_PUT_MAX));
@@ -243,6 +245,13 @@ public final class RocksStore implements AutoCloseable {
     /** How many flushes RocksDB has started on its own; always 0 with Partita's log. */
     long unexpectedFlushes() {
         return unexpectedFlushes.get();
+    }
+
+    /** Stops the checkpoint thread, as if every checkpoint failed from now on; for tests. */
+    void stopCheckpointsForTest() {
+        stopCheckpoints = true;
+        LockSupport.unpark(checkpointer);
+        joinUninterruptibly(checkpointer);
     }
 
     private void runCheckpoints() {
@@ -564,7 +573,13 @@ public final class RocksStore implements AutoCloseable {
             return;
         }
         closed = true;
+        long waitingSince = System.nanoTime();
         while (inFlight.get() != 0) {
+            if (commitLog != null && System.nanoTime() - waitingSince > CLOSE_WAIT_NANOS) {
+                // Writers held back for a checkpoint that keeps failing (RocksDB cannot flush) would wait forever:
+                // closing the log fails them instead. The ones already applying finish first.
+                commitLog.close();
+            }
             LockSupport.parkNanos(100_000);
         }
         try {

@@ -289,4 +289,31 @@ class RocksStoreIT {
             assertThat(counter(store)).isEqualTo(500);
         }
     }
+
+    @Test
+    @Timeout(60)
+    void closeFailsWritersHeldBackForACheckpointThatNeverComes(@TempDir java.nio.file.Path dir) throws Exception {
+        RocksStore store = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS);
+        ColumnFamilyHandle meta = store.family(RocksStore.META);
+        store.stopCheckpointsForTest();
+        CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+            for (int i = 0; ; i++) {
+                int k = i;
+                store.write(batch -> {
+                    try {
+                        batch.put(meta, b("k" + k), new byte[1024]);
+                    } catch (RocksDBException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            }
+        });
+        Thread.sleep(500); // past four segments of 64 KB: the writer now waits for a checkpoint
+        assertThat(writer).isNotDone();
+        store.close();
+        assertThatThrownBy(() -> writer.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StorageException.class);
+        try (RocksStore reopened = RocksStore.open(StorageConfig.disk(dir), SMALL_SEGMENTS)) {
+            assertThat(reopened.get(reopened.family(RocksStore.META), b("k0"))).isNotNull();
+        }
+    }
 }
