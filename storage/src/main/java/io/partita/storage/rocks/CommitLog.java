@@ -207,19 +207,14 @@ final class CommitLog implements AutoCloseable {
     }
 
     /**
-     * Gives up the segments wholly before {@code position}; call it once the state up to it is flushed. Segments of
-     * this log are kept for reuse; files of earlier ones are deleted.
+     * Gives up this log's segments wholly before {@code position}, to be reused; call it once the state up to it is
+     * flushed. Files of earlier logs are gone already: opening deletes them ({@link #deleteBefore}).
      */
-    void release(long position) throws IOException {
+    void release(long position) {
         lock.lock();
         try {
             while (live.size() > 1 && live.peekFirst().number < segmentOf(position)) {
                 free.addLast(live.removeFirst());
-            }
-            for (long n : segments(dir)) {
-                if (n < segmentOf(position) && free.stream().noneMatch(f -> f.number == n)) {
-                    Files.deleteIfExists(segmentPath(dir, n));
-                }
             }
         } finally {
             lock.unlock();

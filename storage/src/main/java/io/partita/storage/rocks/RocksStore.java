@@ -194,7 +194,7 @@ public final class RocksStore implements AutoCloseable {
      * them with a marker past them; then deletes the old segments. Returns the number of the log's next segment.
      */
     private long recover(Path logDir) throws RocksDBException, IOException {
-        ColumnFamilyHandle defaultFamily = family(new String(RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8));
+        ColumnFamilyHandle defaultFamily = defaultFamily();
         byte[] marker = db.get(defaultFamily, LOG_POSITION_KEY);
         long from = marker == null ? 0 : ByteBuffer.wrap(marker).getLong();
         List<Long> segments = CommitLog.segments(logDir);
@@ -221,6 +221,11 @@ public final class RocksStore implements AutoCloseable {
         log.info("replayed {} batches of the log from segment {}", replayed, CommitLog.segmentOf(from));
         CommitLog.deleteBefore(logDir, CommitLog.position(next, 0));
         return next;
+    }
+
+    /** The default column family, which holds the log's marker. */
+    private ColumnFamilyHandle defaultFamily() {
+        return family(new String(RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8));
     }
 
     private static byte[] positionBytes(long position) {
@@ -278,8 +283,7 @@ public final class RocksStore implements AutoCloseable {
         long[] marked = {-1};
         try {
             synchronized (familiesChange) {
-                ColumnFamilyHandle defaultFamily =
-                        family(new String(RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8));
+                ColumnFamilyHandle defaultFamily = defaultFamily();
                 List<ColumnFamilyHandle> all = new ArrayList<>(families.values());
                 commitLog.checkpoint(position -> {
                     db.put(defaultFamily, writeOptions, LOG_POSITION_KEY, positionBytes(position));
