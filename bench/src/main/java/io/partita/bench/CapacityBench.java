@@ -71,6 +71,7 @@ public class CapacityBench {
                     public void mapChanged(TablePartitions t, PartitionMap map, int nextId) {}
                 },
                 null,
+                null,
                 0,
                 0);
         hash = 0x5eed_1234_abcd_0042L;

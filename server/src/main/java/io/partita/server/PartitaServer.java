@@ -11,6 +11,7 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.admin.AdminRoutes;
 import io.partita.server.cli.ServerConfig;
+import io.partita.server.netty.EventLoopThreads;
 import io.partita.server.netty.PartitaChannelInitializer;
 import io.partita.server.netty.Transport;
 import io.partita.server.op.insights.DescribeContributorInsightsHandler;
@@ -36,11 +37,11 @@ import io.partita.server.op.table.TagResourceHandler;
 import io.partita.server.op.table.UntagResourceHandler;
 import io.partita.server.op.table.UpdateTableHandler;
 import io.partita.server.route.Dispatcher;
+import io.partita.server.route.OperationHandler;
 import io.partita.server.route.OperationRegistry;
 import io.partita.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.time.Clock;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -61,34 +62,39 @@ public final class PartitaServer implements AutoCloseable {
         transport = config.transport().resolve();
         IoHandlerFactory io = transport.ioHandlerFactory();
         boss = new MultiThreadIoEventLoopGroup(1, io);
-        loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), io);
+        loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), new EventLoopThreads(), io);
         workers = new DefaultEventExecutorGroup(config.workerThreads());
-        Dispatcher dispatcher = new Dispatcher(registry(storage), Clock.systemUTC());
+        OperationRegistry registry = registry(storage);
+        Dispatcher dispatcher = new Dispatcher(registry, Clock.systemUTC());
         channel = new ServerBootstrap()
                 .group(boss, loops)
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new PartitaChannelInitializer(
-                        dispatcher, config.region(), workers, inlineOperations(config), new AdminRoutes(storage)))
+                        dispatcher,
+                        config.region(),
+                        workers,
+                        inlineOperations(config, registry),
+                        new AdminRoutes(storage)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
     }
 
     /**
-     * Single-item operations run on the event loop unless every commit is fsynced (an fsync would stall the loop);
-     * inline they cost less CPU than a hop to a worker and back (docs/PERFORMANCE.md).
+     * Which requests may start on the event loop: those whose handler says its work is bounded (one item, a table's
+     * description), unless every commit is fsynced (an fsync would stall the loop). Inline they cost less CPU than a
+     * hop to a worker and back (docs/PERFORMANCE.md); the dispatcher still hands one over if it would wait.
      */
-    static Predicate<String> inlineOperations(ServerConfig config) {
+    static Predicate<String> inlineOperations(ServerConfig config, OperationRegistry registry) {
         if (config.storage().sync()) {
             return target -> false;
         }
-        Set<String> inline =
-                Set.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "DescribeTable", "ListTables").stream()
-                        .map(op -> OperationRegistry.DYNAMODB_PREFIX + op)
-                        .collect(java.util.stream.Collectors.toUnmodifiableSet());
-        return target -> target != null && inline.contains(target);
+        return target -> {
+            OperationHandler<?, ?> handler = target == null ? null : registry.find(target);
+            return handler != null && handler.boundedWork();
+        };
     }
 
     public static PartitaServer start(ServerConfig config) {

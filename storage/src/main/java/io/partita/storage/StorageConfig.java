@@ -1,6 +1,7 @@
 package io.partita.storage;
 
 import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.feed.FeedTrimmer;
 import java.nio.file.Path;
 
 /**
@@ -11,14 +12,26 @@ import java.nio.file.Path;
  * @param sync fsync the WAL on every commit: survives power loss, not only a process crash
  * @param capacity the partition and throughput model
  * @param itemCacheBytes the budget of the in-process cache of recently used items; 0 turns it off
+ * @param feedTrimMillis how often the change feed is trimmed behind its consumers; 0 or less: only when asked
  */
 public record StorageConfig(
-        Path dataDir, boolean inMemory, boolean sync, CapacityConfig capacity, long itemCacheBytes) {
+        Path dataDir,
+        boolean inMemory,
+        boolean sync,
+        CapacityConfig capacity,
+        long itemCacheBytes,
+        long feedTrimMillis) {
     /** The default item cache: 64 MB, enough for about 55,000 items of 1 KB. */
     public static final long DEFAULT_ITEM_CACHE_BYTES = 64L << 20;
 
     public StorageConfig(Path dataDir, boolean inMemory, boolean sync) {
-        this(dataDir, inMemory, sync, CapacityConfig.defaults(), DEFAULT_ITEM_CACHE_BYTES);
+        this(
+                dataDir,
+                inMemory,
+                sync,
+                CapacityConfig.defaults(),
+                DEFAULT_ITEM_CACHE_BYTES,
+                FeedTrimmer.periodFromProperties());
     }
 
     public static StorageConfig memory() {
@@ -30,13 +43,18 @@ public record StorageConfig(
     }
 
     public StorageConfig withCapacity(CapacityConfig c) {
-        return new StorageConfig(dataDir, inMemory, sync, c, itemCacheBytes);
+        return new StorageConfig(dataDir, inMemory, sync, c, itemCacheBytes, feedTrimMillis);
     }
 
     public StorageConfig withItemCacheBytes(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("item cache size must not be negative: " + bytes);
         }
-        return new StorageConfig(dataDir, inMemory, sync, capacity, bytes);
+        return new StorageConfig(dataDir, inMemory, sync, capacity, bytes, feedTrimMillis);
+    }
+
+    /** Trims the change feed every {@code millis}; 0 or less only when {@code StorageEngine.trimFeed} is called. */
+    public StorageConfig withFeedTrimMillis(long millis) {
+        return new StorageConfig(dataDir, inMemory, sync, capacity, itemCacheBytes, millis);
     }
 }

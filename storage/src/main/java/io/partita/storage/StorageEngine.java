@@ -3,13 +3,12 @@ package io.partita.storage;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
+import io.partita.storage.feed.ChangeFeed;
+import io.partita.storage.feed.FeedTrimmer;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCache;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.KeyLocks;
-import io.partita.storage.item.WriteDecision;
-import io.partita.storage.item.WriteOutcome;
-import io.partita.storage.key.ByteSink;
 import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.key.PartitionHash;
@@ -17,43 +16,44 @@ import io.partita.storage.partition.PartitionSplitter;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.ItemWrites;
+import io.partita.storage.write.Written;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
-import org.rocksdb.RocksDBException;
 
 /**
- * The facade request handlers use: tables, and atomic reads and read-modify-writes of single items.
+ * The facade request handlers use: tables, reads of single items and ranges, the one write path ({@link
+ * #writes()}), and the change feed ({@link #feed()}).
  *
- * <p>A write takes the item's stripe lock, reads the current image, asks the {@link ConditionalWrite} what to do, and
- * commits the item and its counter deltas in one WAL batch; the lock makes concurrent writes to one item serial.
- * Recently used items are also kept in an {@link ItemCache}, which every write updates under the same lock after
- * its commit. Items must therefore change only through {@link #write}: the cache would not see a change made to the
- * items column family any other way.
+ * <p>Recently used items are kept in an {@link ItemCache}, which every write updates under the item's lock after its
+ * commit. Items must therefore change only through {@link ItemWrites}: the cache and the feed would not see a change
+ * made to the items column family any other way.
  */
 public final class StorageEngine implements AutoCloseable {
-    /**
-     * Each thread's buffer for the stored form of the item it is writing, reused rather than grown from 256 bytes and
-     * copied out for every write. It keeps the capacity of the largest item its thread wrote, at most about 400 KB.
-     */
-    private static final ThreadLocal<ByteSink> ENCODED = ThreadLocal.withInitial(() -> new ByteSink(4096));
-
     private final RocksStore store;
     private final TableCatalog catalog;
     private final KeyLocks locks = new KeyLocks(4096);
     private final ItemCache cache;
     private final PartitionSplitter splitter;
+    private final ChangeFeed feed;
+    private final ItemWrites writes;
+    private final FeedTrimmer trimmer;
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
         this.cache = new ItemCache(config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
+        this.feed = new ChangeFeed(store, locks, config.capacity().clock());
         try {
-            this.catalog = new TableCatalog(store, config.capacity(), splitter);
+            this.catalog = new TableCatalog(store, config.capacity(), splitter, feed);
         } catch (RuntimeException e) {
             splitter.close();
             throw e;
         }
         splitter.attach(catalog);
+        this.writes = new ItemWrites(store, locks, cache, catalog, feed.recorder());
+        this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
     }
 
     public static StorageEngine open(StorageConfig config) {
@@ -70,6 +70,21 @@ public final class StorageEngine implements AutoCloseable {
         return catalog;
     }
 
+    /** The one write path: every item change goes through it. */
+    public ItemWrites writes() {
+        return writes;
+    }
+
+    /** The ordered, durable feed of committed changes, and its consumers. */
+    public ChangeFeed feed() {
+        return feed;
+    }
+
+    /** Trims the change feed now, as its background thread does every minute; returns the numbers trimmed past. */
+    public long trimFeed() {
+        return trimmer.trim(catalog.snapshot().values());
+    }
+
     /** The item with {@code key}, or null. */
     public Map<String, AttributeValue> get(Table table, PrimaryKey key) {
         return get(table, ItemKeyEncoder.encode(table.metadata().keySchema(), key));
@@ -84,7 +99,8 @@ public final class StorageEngine implements AutoCloseable {
     /**
      * The stored form of the item with {@code key} and its DynamoDB size, or null: from the {@link ItemCache} when it
      * is there, else from RocksDB, filling the cache under the item's lock so that a concurrent write cannot leave
-     * an older value behind.
+     * an older value behind. On an event loop a held lock is not waited for: the item is read without filling the
+     * cache.
      */
     public ItemCache.Entry getStored(Table table, ItemKeyEncoder.EncodedKey key) {
         byte[] k = key.bytes();
@@ -97,7 +113,13 @@ public final class StorageEngine implements AutoCloseable {
             return stored(store.get(table.items(), k), -1);
         }
         ReentrantLock lock = locks.lockFor(keyHash);
-        lock.lock();
+        if (NonBlockingThread.current()) {
+            if (!lock.tryLock()) {
+                return stored(store.get(table.items(), k), -1);
+            }
+        } else {
+            lock.lock();
+        }
         try {
             e = cache.get(table.cacheId(), k, keyHash);
             if (e == null || e.stored() == null) {
@@ -121,87 +143,17 @@ public final class StorageEngine implements AutoCloseable {
         return new ItemCache.Entry(value, knownSize >= 0 ? knownSize : ItemSize.of(ItemCodec.decode(value)));
     }
 
-    /** Applies {@code write} to the item with {@code key} atomically; a rejection is thrown after nothing changed. */
-    public WriteOutcome write(Table table, PrimaryKey key, ConditionalWrite write) {
-        return write(table, ItemKeyEncoder.encode(table.metadata().keySchema(), key), write);
-    }
-
     /**
-     * As {@link #write(Table, PrimaryKey, ConditionalWrite)}, for an already encoded key. A write that does not
-     * {@linkplain ConditionalWrite#needsCurrent need the current image} gets null for it, and so does its outcome;
-     * its size and existence still count.
+     * A user's write of the item with {@code key}, through {@link #writes()}, for callers without a request (tests,
+     * benchmarks): a rejection is thrown after nothing changed, and so is a throttle, naming the table for its
+     * resource.
      */
-    public WriteOutcome write(Table table, ItemKeyEncoder.EncodedKey encoded, ConditionalWrite write) {
-        byte[] k = encoded.bytes();
-        long keyHash = PartitionHash.of(k);
-        ReentrantLock lock = locks.lockFor(keyHash);
-        lock.lock();
-        try {
-            // A cache entry means the item exists, and always knows its size; a blind write needs nothing more.
-            ItemCache.Entry cached = cache.get(table.cacheId(), k, keyHash);
-            boolean existed;
-            long oldSize = 0;
-            Map<String, AttributeValue> old = null;
-            if (cached != null) {
-                existed = true;
-                oldSize = cached.itemSize();
-                if (write.needsCurrent()) {
-                    byte[] oldBytes = cached.stored() != null ? cached.stored() : store.get(table.items(), k);
-                    old = ItemCodec.decode(oldBytes);
-                }
-            } else {
-                byte[] oldBytes = store.get(table.items(), k);
-                existed = oldBytes != null;
-                if (existed) {
-                    Map<String, AttributeValue> decoded = ItemCodec.decode(oldBytes);
-                    oldSize = ItemSize.of(decoded);
-                    old = write.needsCurrent() ? decoded : null;
-                }
-            }
-            WriteDecision decision = write.apply(old);
-            if (decision instanceof WriteDecision.Reject reject) {
-                throw reject.error();
-            }
-            Map<String, AttributeValue> next = decision instanceof WriteDecision.Put put ? put.item() : null;
-            if (next == null && !existed) {
-                return new WriteOutcome(null, null, 0, 0);
-            }
-            long newSize = next == null ? 0 : ((WriteDecision.Put) decision).size();
-            if (next != null && newSize < 0) {
-                newSize = ItemSize.of(next);
-            }
-            long countDelta = (next == null ? 0 : 1) - (existed ? 1 : 0);
-            long sizeDelta = newSize - oldSize;
-            ByteSink nextBytes =
-                    next == null ? null : ItemCodec.encode(next, ENCODED.get().clear());
-            store.write(batch -> {
-                try {
-                    if (nextBytes == null) {
-                        batch.delete(table.items(), k);
-                    } else {
-                        RocksStore.put(batch, table.items(), k, nextBytes);
-                    }
-                } catch (RocksDBException e) {
-                    throw new StorageException("item write failed", e);
-                }
-                catalog.addStatsDelta(batch, table, countDelta, sizeDelta);
-            });
-            // Committed: the cache follows, still under the lock. It keeps only the new size: holding the bytes of
-            // every overwrite past a young collection made G1 copy them and then collect them from the old
-            // generation (docs/PERFORMANCE.md); the next GetItem brings the bytes back.
-            if (nextBytes == null) {
-                cache.remove(table.cacheId(), k, keyHash);
-            } else {
-                cache.put(table.cacheId(), k, keyHash, null, newSize);
-            }
-            catalog.applied(table, countDelta, sizeDelta);
-            if (sizeDelta != 0) {
-                table.partitions().addSize(encoded.hash(), sizeDelta);
-            }
-            return new WriteOutcome(old, next, oldSize, newSize);
-        } finally {
-            lock.unlock();
+    public Written write(Table table, PrimaryKey key, ConditionalWrite write) {
+        Written written = writes.write(ItemWrite.user(table, key, write, 0));
+        if (written.throttled()) {
+            throw written.throttle().toException(table.metadata().name());
         }
+        return written;
     }
 
     /**
@@ -225,6 +177,7 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        trimmer.close();
         splitter.close();
         store.close();
     }

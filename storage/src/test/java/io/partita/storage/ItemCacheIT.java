@@ -2,12 +2,13 @@ package io.partita.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.model.ScalarType;
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.capacity.ThroughputMode;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.item.WriteOutcome;
@@ -19,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -35,18 +35,7 @@ class ItemCacheIT {
     private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
 
     private static TableMetadata table(String name) {
-        return TableMetadata.create(
-                name,
-                UUID.randomUUID().toString(),
-                SCHEMA,
-                List.of(new AttributeDefinition("pk", "S")),
-                TableMetadata.PAY_PER_REQUEST,
-                0,
-                0,
-                1_700_000_000_000L,
-                null,
-                false,
-                Map.of());
+        return TestTables.onDemand(name, SCHEMA);
     }
 
     private static PrimaryKey key(String pk) {
@@ -64,8 +53,11 @@ class ItemCacheIT {
         return item == null ? 0 : ((AttributeValue.N) item.get("n")).value().intValue();
     }
 
+    /** Throughput is off: these tests write faster than a partition's 1,000 units a second. */
     private static StorageConfig config(Path dir, long cacheBytes) {
-        return StorageConfig.disk(dir).withItemCacheBytes(cacheBytes);
+        return StorageConfig.disk(dir)
+                .withItemCacheBytes(cacheBytes)
+                .withCapacity(CapacityConfig.defaults().withMode(ThroughputMode.OFF));
     }
 
     @Test
@@ -154,17 +146,19 @@ class ItemCacheIT {
             try (StorageEngine engine = StorageEngine.open(config(dir.resolve("c" + cacheBytes), cacheBytes))) {
                 Table t = engine.tables().create(table("t"));
                 Map<String, AttributeValue> first = item("a", "x".repeat(500), 1);
-                WriteOutcome created = engine.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(first)));
+                WriteOutcome created = engine.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(first)))
+                        .outcome();
                 assertThat(created.oldBytes()).isZero();
                 Map<String, AttributeValue> second = item("a", "y", 2);
-                WriteOutcome replaced =
-                        engine.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(second)));
+                WriteOutcome replaced = engine.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(second)))
+                        .outcome();
                 assertThat(replaced.oldItem()).isNull();
                 assertThat(replaced.oldBytes()).isEqualTo(ItemSize.of(first));
                 assertThat(replaced.newBytes()).isEqualTo(ItemSize.of(second));
                 assertThat(t.stats().itemCount()).isEqualTo(1);
                 assertThat(t.stats().sizeBytes()).isEqualTo(ItemSize.of(second));
-                WriteOutcome deleted = engine.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Delete()));
+                WriteOutcome deleted = engine.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Delete()))
+                        .outcome();
                 assertThat(deleted.oldBytes()).isEqualTo(ItemSize.of(second));
                 assertThat(t.stats().itemCount()).isZero();
                 assertThat(t.stats().sizeBytes()).isZero();
@@ -197,7 +191,8 @@ class ItemCacheIT {
                     .isNotNull()
                     .satisfies(e -> assertThat(e.itemSize()).isEqualTo(ItemSize.of(item("a", "v", 7))));
             assertThat(n(engine.get(t, key("a")))).isEqualTo(7);
-            WriteOutcome o = engine.write(t, key("a"), old -> new WriteDecision.Put(item("a", "w", n(old) + 1)));
+            WriteOutcome o = engine.write(t, key("a"), old -> new WriteDecision.Put(item("a", "w", n(old) + 1)))
+                    .outcome();
             assertThat(o.oldItem()).isEqualTo(item("a", "v", 7));
             assertThat(n(engine.get(t, key("a")))).isEqualTo(8);
         }

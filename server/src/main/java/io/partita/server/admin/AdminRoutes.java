@@ -19,12 +19,14 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The admin endpoints, plain GETs without authentication:
+ * The admin endpoints, without authentication:
  *
  * <ul>
  *   <li>{@code /admin/metrics[?table=NAME]}: per-table and per-partition counters in CloudWatch's vocabulary, as JSON;
  *   <li>{@code /metrics}: the same counters in Prometheus' text format;
- *   <li>{@code /admin/contributor-insights?table=NAME}: the most accessed and most throttled partition keys.
+ *   <li>{@code /admin/contributor-insights?table=NAME}: the most accessed and most throttled partition keys;
+ *   <li>{@code /admin/feed[?table=NAME]}, and POST and DELETE of {@code /admin/feed/consumers}: the change feed
+ *       ({@link FeedRoutes}).
  * </ul>
  *
  * Counters are cumulative since the server started (or since the partition came to be); rates are the reader's
@@ -37,9 +39,11 @@ public final class AdminRoutes {
     private static final String JSON = "application/json";
 
     private final StorageEngine storage;
+    private final FeedRoutes feed;
 
     public AdminRoutes(StorageEngine storage) {
         this.storage = storage;
+        this.feed = new FeedRoutes(storage);
     }
 
     /** True for the paths this class answers. */
@@ -58,9 +62,36 @@ public final class AdminRoutes {
                 return new Answer(200, "text/plain; version=0.0.4; charset=utf-8", prometheus());
             case "/admin/contributor-insights":
                 return json(g -> insights(g, tables(table)));
+            case "/admin/feed":
+                return feed.view(tables(table));
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
+    }
+
+    /** A POST or DELETE: the only ones are the change feed's consumers. May wait (it runs on a worker). */
+    public Answer change(String method, String uri) {
+        int q = uri.indexOf('?');
+        String path = q < 0 ? uri : uri.substring(0, q);
+        String query = q < 0 ? "" : uri.substring(q + 1);
+        if (!path.equals("/admin/feed/consumers")) {
+            return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
+        }
+        return switch (method) {
+            case "POST" -> feed.register(query);
+            case "DELETE" -> feed.unregister(query);
+            default -> new Answer(405, "text/plain; charset=utf-8", bytes("Method not allowed\n"));
+        };
+    }
+
+    /** A JSON error body {@code {"message": …}}. */
+    static Answer error(int status, String message) {
+        Answer a = json(g -> {
+            g.writeStartObject();
+            g.writeStringField("message", message);
+            g.writeEndObject();
+        });
+        return new Answer(status, a.contentType(), a.body());
     }
 
     private Collection<Table> tables(String name) {
@@ -301,7 +332,7 @@ public final class AdminRoutes {
         return String.format("%016x", v);
     }
 
-    private static String parameter(String query, String name) {
+    static String parameter(String query, String name) {
         for (String pair : query.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0 && pair.substring(0, eq).equals(name)) {
@@ -312,11 +343,11 @@ public final class AdminRoutes {
     }
 
     @FunctionalInterface
-    private interface Writer {
+    interface Writer {
         void write(JsonGenerator g) throws IOException;
     }
 
-    private static Answer json(Writer w) {
+    static Answer json(Writer w) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
         try (JsonGenerator g = DynamoJson.factory().createGenerator(out)) {
             g.useDefaultPrettyPrinter();

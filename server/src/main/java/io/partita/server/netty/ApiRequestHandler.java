@@ -33,8 +33,10 @@ import java.util.function.Supplier;
 /**
  * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
  * every answer carries {@code x-amzn-RequestId} and the {@code x-amz-crc32} of its body (the AWS SDKs verify it).
- * Short single-item operations run inline on the event loop (they are served from memory and the unsynced WAL, and
- * measured faster that way, docs/PERFORMANCE.md); everything else runs on the connection's worker.
+ * Bounded work ({@code OperationHandler.boundedWork}: one item, a table's description) with a body of up to 64 KB
+ * runs inline on the event loop (it is served from memory and the unsynced log, and measured faster that way,
+ * docs/PERFORMANCE.md); everything else runs on the connection's worker, and so does a request the dispatcher
+ * deferred because it would have waited (a held item lock, a commit log waiting for its checkpoint).
  *
  * <p>It also collects each request's body from Netty's decoder straight into one array, up to DynamoDB's 16 MB request
  * limit (a larger declared {@code Content-Length} is refused with 413 before any of the body is read, and the
@@ -43,6 +45,9 @@ import java.util.function.Supplier;
  */
 public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+    /** A larger body is decoded on the worker: a 400 KB item takes about a millisecond to decode and validate. */
+    static final int MAX_INLINE_BODY_BYTES = 64 * 1024;
+
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -192,7 +197,15 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void answer(ChannelHandlerContext ctx, HttpRequest request, byte[] content) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
-        if (request.method().equals(HttpMethod.POST)) {
+        HttpMethod method = request.method();
+        if ((method.equals(HttpMethod.POST) || method.equals(HttpMethod.DELETE))
+                && AdminRoutes.handles(request.uri())) {
+            String uri = request.uri();
+            run(false, keepAlive, () -> {
+                AdminRoutes.Answer a = admin.change(method.name(), uri);
+                return HttpAnswer.encode(ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false);
+            });
+        } else if (method.equals(HttpMethod.POST)) {
             HttpHeaders h = request.headers();
             String date = h.get("X-Amz-Date");
             String target = h.get("X-Amz-Target");
@@ -203,8 +216,12 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                     h.get(HttpHeaderNames.CONTENT_TYPE),
                     h.get(HttpHeaderNames.HOST),
                     content);
-            run(inline.test(target), keepAlive, () -> {
+            boolean mayInline = content.length <= MAX_INLINE_BODY_BYTES && inline.test(target);
+            run(mayInline, keepAlive, () -> {
                 ApiResponse result = dispatcher.dispatch(api);
+                if (result.deferred()) {
+                    return null;
+                }
                 return HttpAnswer.encode(
                         ctx.alloc(),
                         result.status(),
@@ -236,14 +253,19 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
      * Answers are already encoded by {@link HttpAnswer}; there is no HTTP encoder in the pipeline.
      *
      * <p>An inline answer is written and left to the event loop's {@link AnswerBatch}, which flushes the pass's
-     * answers together; a worker flushes its own.
+     * answers together; a worker flushes its own. An inline {@code answer} that returns null was deferred by the
+     * dispatcher and is run again, whole, on the worker, where it never returns null.
      */
     private void run(boolean mayInline, boolean keepAlive, Supplier<ByteBuf> answer) {
         boolean close = !keepAlive;
         if (mayInline && pending == 0) {
-            closeAfter(out.write(answer.get()), close);
-            batch.flushLater(out);
-            return;
+            ByteBuf encoded = answer.get();
+            if (encoded != null) {
+                closeAfter(out.write(encoded), close);
+                batch.flushLater(out);
+                return;
+            }
+            // Deferred: it would have waited on the loop. It changed nothing and runs again on the worker.
         }
         pending++;
         worker.execute(() -> {

@@ -4,14 +4,16 @@ import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.KeyText;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
 
 /**
- * What every data-plane handler does about throughput: admit the request on the partition that holds its key (or
- * answer DynamoDB's throttling error), then charge what it consumed. See {@link
- * io.partita.storage.partition.TablePartitions} for the model.
+ * What every read handler does about throughput: admit the request on the partition that holds its key (or answer
+ * DynamoDB's throttling error), then charge what it consumed. Writes are admitted and charged by the storage's one
+ * write path ({@link io.partita.storage.write.ItemWrites}). See {@link io.partita.storage.partition.TablePartitions}
+ * for the model.
  */
 public final class CapacityGate {
     private CapacityGate() {}
@@ -20,7 +22,7 @@ public final class CapacityGate {
     public static Partition admit(
             RequestContext context, Table table, long hash, CapacityKind kind, AttributeValue partitionKey) {
         Partition p = table.partitions().partitionFor(hash);
-        Throttle t = table.partitions().admit(p, kind, () -> keyText(partitionKey));
+        Throttle t = table.partitions().admit(p, kind, () -> KeyText.of(partitionKey));
         if (t != null) {
             throw t.toException(TableNames.arn(context, table.metadata().name()));
         }
@@ -29,12 +31,12 @@ public final class CapacityGate {
 
     /** For batches: null when the request may go ahead, else the refusal (never thrown here). */
     public static Throttle tryAdmit(Table table, long hash, CapacityKind kind, AttributeValue partitionKey) {
-        return table.partitions().admit(table.partitions().partitionFor(hash), kind, () -> keyText(partitionKey));
+        return table.partitions().admit(table.partitions().partitionFor(hash), kind, () -> KeyText.of(partitionKey));
     }
 
     public static void charge(
             Table table, Partition p, CapacityKind kind, double units, long hash, AttributeValue partitionKey) {
-        table.partitions().charge(p, kind, units, hash, () -> keyText(partitionKey));
+        table.partitions().charge(p, kind, units, hash, () -> KeyText.of(partitionKey));
     }
 
     /** As {@link #charge(Table, Partition, CapacityKind, double, long, AttributeValue)}, finding the partition. */
@@ -49,22 +51,5 @@ public final class CapacityGate {
         }
         ConsumedCapacity.Capacity table = mode.equals("INDEXES") ? new ConsumedCapacity.Capacity(units) : null;
         return new ConsumedCapacity(tableName, units, table);
-    }
-
-    /** A partition key as Contributor Insights shows it: the string, the number, or binary in base64. */
-    static String keyText(AttributeValue v) {
-        if (v == null) {
-            return "(scan)";
-        }
-        if (v instanceof AttributeValue.S s) {
-            return s.value();
-        }
-        if (v instanceof AttributeValue.N n) {
-            return n.value().toString();
-        }
-        if (v instanceof AttributeValue.B b) {
-            return b.value().base64();
-        }
-        return String.valueOf(v);
     }
 }

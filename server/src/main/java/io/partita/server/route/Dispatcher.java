@@ -7,6 +7,7 @@ import io.partita.server.auth.Credentials;
 import io.partita.server.auth.OpenAuthenticator;
 import io.partita.server.http.ErrorBody;
 import io.partita.server.http.RequestIds;
+import io.partita.storage.WouldBlock;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,11 +34,17 @@ public final class Dispatcher {
         this.clock = clock;
     }
 
+    /**
+     * Answers {@code request}; on an event loop ({@link io.partita.storage.NonBlockingThread}) the answer may be
+     * {@link ApiResponse#DEFERRED} instead, with nothing changed, when the request would have had to wait.
+     */
     public ApiResponse dispatch(ApiRequest request) {
         String requestId = RequestIds.next();
         try {
             byte[] body = handle(request, requestId);
             return new ApiResponse(200, body, requestId);
+        } catch (WouldBlock e) {
+            return ApiResponse.DEFERRED;
         } catch (ApiException e) {
             log.debug("{} {} answered {}: {}", requestId, request.target(), e.code(), e.getMessage());
             return new ApiResponse(e.code().httpStatus(), ErrorBody.of(e), requestId);

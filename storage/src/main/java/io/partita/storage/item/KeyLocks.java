@@ -19,6 +19,18 @@ public final class KeyLocks {
         this.mask = n - 1;
     }
 
+    /**
+     * Takes and releases every stripe in turn: once it returns, every write that held a stripe when it was called has
+     * finished. A change of what writes must do (a table gaining a consumer of its changes) sets its flag first and
+     * then calls this, so that no write that read the old flag is still running. Never call it on an event loop.
+     */
+    public void barrier() {
+        for (ReentrantLock stripe : stripes) {
+            stripe.lock();
+            stripe.unlock();
+        }
+    }
+
     public ReentrantLock lockFor(long keyHash) {
         long h = keyHash ^ (keyHash >>> 29) ^ (keyHash >>> 47);
         return stripes[(int) h & mask];

@@ -29,6 +29,11 @@ public final class ByteSink {
         return this;
     }
 
+    /** The bytes written so far into {@code other}. */
+    public ByteSink put(ByteSink other) {
+        return put(other.buf, 0, other.size);
+    }
+
     public ByteSink putLong(long v) {
         ensure(8);
         for (int i = 7; i >= 0; i--) {

@@ -1,6 +1,7 @@
 package io.partita.storage.partition;
 
 import io.partita.storage.capacity.PartitionThroughput;
+import io.partita.storage.feed.FeedShard;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -11,43 +12,42 @@ import java.util.concurrent.atomic.AtomicLong;
  * @see PartitionMap
  */
 public final class Partition {
-    private final String id;
-    private final long start;
-    private final long end;
-    private final String parentId;
     private final PartitionThroughput throughput;
     private final AtomicLong sizeBytes;
+    private final FeedShard shard;
     /** Set while a split of this partition is queued or running, so one is queued at a time. */
     final AtomicBoolean splitting = new AtomicBoolean();
     /** A size split found no cut that keeps every key whole; retry only once the partition has grown past this. */
     volatile long noSizeSplitBelow;
 
     Partition(String id, long start, long end, String parentId, PartitionThroughput throughput, long sizeBytes) {
-        this.id = id;
-        this.start = start;
-        this.end = end;
-        this.parentId = parentId;
         this.throughput = throughput;
         this.sizeBytes = new AtomicLong(sizeBytes);
+        this.shard = new FeedShard(id, start, end, parentId);
     }
 
     public String id() {
-        return id;
+        return shard.partitionId();
     }
 
     /** First hash of the range, unsigned. */
     public long start() {
-        return start;
+        return shard.start();
     }
 
     /** Last hash of the range, unsigned and inclusive. */
     public long end() {
-        return end;
+        return shard.end();
     }
 
     /** The partition this one was split from, or null. */
     public String parentId() {
-        return parentId;
+        return shard.parentId();
+    }
+
+    /** This partition's part of the change feed: its sequence numbers, closed when the partition splits. */
+    public FeedShard shard() {
+        return shard;
     }
 
     public PartitionThroughput throughput() {
@@ -63,12 +63,12 @@ public final class Partition {
     }
 
     public boolean contains(long hash) {
-        return Long.compareUnsigned(hash, start) >= 0 && Long.compareUnsigned(hash, end) <= 0;
+        return Long.compareUnsigned(hash, start()) >= 0 && Long.compareUnsigned(hash, end()) <= 0;
     }
 
     /** The fraction of the whole hash space this partition covers. */
     double width() {
-        return (unsigned(end - start) + 1) / 0x1p64;
+        return (unsigned(end() - start()) + 1) / 0x1p64;
     }
 
     private static double unsigned(long v) {

@@ -1,5 +1,6 @@
 package io.partita.storage.partition;
 
+import io.partita.storage.feed.FeedShard;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,14 +9,20 @@ import java.util.List;
  * A table's partitions: contiguous, non-overlapping ranges of the unsigned 64-bit key hash that together cover all
  * of it, in hash order. Immutable; a split makes a new map. Because item keys start with the hash, a partition is
  * also a contiguous range of RocksDB keys, so a split moves no data.
+ *
+ * <p>The map also holds the change-feed shards of partitions that have split and whose records the feed still keeps
+ * ({@link #retired}), so that one read of the map gives every shard: a split moves its parent's shard from the
+ * partitions to the retired ones in the same step, and a consumer never sees a child without its parent.
  */
 public final class PartitionMap {
     private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
 
     private final Partition[] partitions;
+    private final List<FeedShard> retired;
 
-    PartitionMap(List<Partition> partitions) {
+    PartitionMap(List<Partition> partitions, List<FeedShard> retired) {
         this.partitions = partitions.toArray(new Partition[0]);
+        this.retired = List.copyOf(retired);
         check();
     }
 
@@ -53,7 +60,22 @@ public final class PartitionMap {
         return partitions.length;
     }
 
-    /** This map with {@code parent} replaced by {@code left} and {@code right}. */
+    /** The shards of split partitions the change feed still keeps, oldest first. */
+    public List<FeedShard> retired() {
+        return retired;
+    }
+
+    /** Every shard of the change feed: the retired ones, oldest first, then those of the partitions. */
+    public List<FeedShard> shards() {
+        List<FeedShard> all = new ArrayList<>(retired.size() + partitions.length);
+        all.addAll(retired);
+        for (Partition p : partitions) {
+            all.add(p.shard());
+        }
+        return all;
+    }
+
+    /** This map with {@code parent} replaced by {@code left} and {@code right}, and its shard retired. */
     PartitionMap replace(Partition parent, Partition left, Partition right) {
         List<Partition> next = new ArrayList<>(partitions.length + 1);
         for (Partition p : partitions) {
@@ -64,7 +86,16 @@ public final class PartitionMap {
                 next.add(p);
             }
         }
-        return new PartitionMap(next);
+        List<FeedShard> r = new ArrayList<>(retired);
+        r.add(parent.shard());
+        return new PartitionMap(next, r);
+    }
+
+    /** This map without the retired {@code shard}. */
+    PartitionMap forget(FeedShard shard) {
+        List<FeedShard> r = new ArrayList<>(retired);
+        r.remove(shard);
+        return new PartitionMap(List.of(partitions), r);
     }
 
     /** The starts of {@code n} equal ranges over the hash space. */

@@ -1,12 +1,12 @@
 package io.partita.storage.partition;
 
+import io.partita.storage.BackgroundThreads;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,11 +20,8 @@ public final class PartitionSplitter implements TablePartitions.Listener, AutoCl
     private static final Logger log = LoggerFactory.getLogger(PartitionSplitter.class);
 
     private final RocksStore store;
-    private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "partita-splitter");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService executor =
+            Executors.newSingleThreadExecutor(BackgroundThreads.named("partita-splitter"));
     private volatile TableCatalog catalog;
 
     public PartitionSplitter(RocksStore store) {
@@ -157,11 +154,6 @@ public final class PartitionSplitter implements TablePartitions.Listener, AutoCl
 
     @Override
     public void close() {
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        BackgroundThreads.stop(executor);
     }
 }

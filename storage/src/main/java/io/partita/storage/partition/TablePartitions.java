@@ -7,6 +7,7 @@ import io.partita.storage.capacity.TableThroughput;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.capacity.ThroughputMode;
 import io.partita.storage.capacity.TokenBucket;
+import io.partita.storage.feed.FeedShard;
 import io.partita.storage.table.TableMetadata;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +54,7 @@ public final class TablePartitions {
             CapacityConfig config,
             Listener listener,
             List<PersistedPartition> persisted,
+            List<PersistedPartition> persistedRetired,
             int persistedNextId,
             long tableSizeBytes) {
         this.config = config;
@@ -77,11 +79,19 @@ public final class TablePartitions {
             }
             nextId = persistedNextId;
         }
+        List<FeedShard> retired = new ArrayList<>();
+        if (persistedRetired != null) {
+            for (PersistedPartition p : persistedRetired) {
+                FeedShard shard = new FeedShard(p.id(), p.start(), p.end(), p.parentId());
+                shard.close();
+                retired.add(shard);
+            }
+        }
         // Sizes are not persisted per partition: share the table's size out by hash width (keys hash uniformly).
         for (Partition p : parts) {
             p.addSize(Math.round(tableSizeBytes * p.width()));
         }
-        this.map = new PartitionMap(parts);
+        this.map = new PartitionMap(parts, retired);
     }
 
     /**
@@ -266,6 +276,8 @@ public final class TablePartitions {
         PartitionMap next = map.replace(parent, left, right);
         reshare(next, now);
         map = next;
+        // After the new map: a write whose numbering the closed shard refuses finds its child (FeedShard).
+        parent.shard().close();
         splits.add(new SplitEvent(now, parent.id(), left.id(), right.id(), reason));
         if (splits.size() > 100) {
             splits.remove(0);
@@ -339,6 +351,34 @@ public final class TablePartitions {
         return map.partitions().stream()
                 .map(p -> new PersistedPartition(p.id(), p.start(), p.end(), p.parentId()))
                 .toList();
+    }
+
+    /** The shards of split partitions the change feed still keeps, oldest first. */
+    public List<FeedShard> retired() {
+        return map.retired();
+    }
+
+    /** Every shard of the change feed, from one read of the map: the retired ones, oldest first, then the rest. */
+    public List<FeedShard> shards() {
+        return map.shards();
+    }
+
+    /** The retired shards to persist with the map. */
+    public List<PersistedPartition> persistableRetired() {
+        return map.retired().stream()
+                .map(s -> new PersistedPartition(s.partitionId(), s.start(), s.end(), s.parentId()))
+                .toList();
+    }
+
+    /**
+     * Forgets a retired shard that the feed has emptied and no write can add to; the map is persisted again. Its
+     * children keep naming it as their parent, which a consumer treats as a parent read to the end.
+     */
+    public synchronized void forgetRetired(FeedShard shard) {
+        if (map.retired().contains(shard)) {
+            map = map.forget(shard);
+            listener.mapChanged(this, map, nextId);
+        }
     }
 
     /** A partition's range as stored in the {@code stats} column family. */

@@ -1,6 +1,8 @@
 package io.partita.storage.rocks;
 
+import io.partita.storage.NonBlockingThread;
 import io.partita.storage.StorageException;
+import io.partita.storage.WouldBlock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -131,12 +133,19 @@ final class CommitLog implements AutoCloseable {
     /**
      * Appends one record; the caller must call {@link #applied()} once it has applied the payload (or failed to). Waits
      * while the log holds four segments' worth of bytes since the last checkpoint, so that RocksDB's memtables never
-     * fill up between checkpoints.
+     * fill up between checkpoints; a {@link NonBlockingThread} gets {@link WouldBlock} instead, with nothing appended.
+     *
+     * <p>The lock itself is held by other appends for a copy each, and by {@link #checkpoint} while the batches
+     * appended before it finish applying and the store writes its marker and starts a flush: tens of microseconds,
+     * at most about a millisecond. An event loop may wait that long here.
      */
     void append(byte[] payload, int checksum) {
         lock.lock();
         try {
             while (bytesSinceCheckpoint >= maxBytesSinceCheckpoint && !closed) {
+                if (NonBlockingThread.current()) {
+                    throw WouldBlock.INSTANCE;
+                }
                 checkpointed.awaitUninterruptibly();
             }
             if (closed) {

@@ -46,6 +46,9 @@ import org.slf4j.LoggerFactory;
  *   default           'partita/log-position'   where replay of Partita's log starts (see below)
  *   meta              table name (UTF-8)       TableMetadata as JSON
  *   stats             table id ‖ 'c' | 's'     uint64 little-endian, updated by merge (item count, size)
+ *                     table id ‖ 'p'           the partition map, JSON
+ *   changelog         table ‖ shard ‖ seq      ChangeRecord: the change feed (see FeedKeys)
+ *   feed              'c' | 'p' | 'f' ‖ …      the feed's consumers, their positions, trim floors (FeedKeys)
  *   items/&lt;id&gt;        ItemKeyEncoder key       ItemCodec value
  * </pre>
  *
@@ -64,6 +67,8 @@ import org.slf4j.LoggerFactory;
 public final class RocksStore implements AutoCloseable {
     public static final String META = "meta";
     public static final String STATS = "stats";
+    public static final String CHANGELOG = "changelog";
+    public static final String FEED = "feed";
     public static final String ITEMS_PREFIX = "items/";
     /** The largest key and value {@link #put} passes through a direct buffer; larger items are rare. */
     static final int DIRECT_PUT_MAX = 64 * 1024;
@@ -145,6 +150,10 @@ public final class RocksStore implements AutoCloseable {
                     bytes(META), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
             descriptors.add(new ColumnFamilyDescriptor(
                     bytes(STATS), RocksTuning.memtables(RocksTuning.statsOptions(closer), ownLog)));
+            descriptors.add(new ColumnFamilyDescriptor(
+                    bytes(CHANGELOG), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
+            descriptors.add(new ColumnFamilyDescriptor(
+                    bytes(FEED), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
             for (String name : existingFamilies(config, path)) {
                 if (name.startsWith(ITEMS_PREFIX)) {
                     descriptors.add(new ColumnFamilyDescriptor(bytes(name), itemOptions));

@@ -4,6 +4,8 @@ import io.partita.protocol.error.ApiException;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.storage.StorageException;
 import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.feed.ChangeFeed;
+import io.partita.storage.feed.TableFeed;
 import io.partita.storage.item.ItemCache;
 import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -26,6 +29,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The set of tables: their metadata in the {@code meta} column family, their item column families, and their live
  * item count and size (persisted in the {@code stats} column family by merge operands written in each item batch).
+ *
+ * <p>Lookups ({@link #find}, {@link #snapshot}) read an immutable map without a lock, so a request on an event loop
+ * never waits for a CreateTable or DeleteTable, which hold the catalog's monitor while RocksDB creates or drops a
+ * column family.
  */
 public final class TableCatalog {
     private static final Logger log = LoggerFactory.getLogger(TableCatalog.class);
@@ -33,9 +40,12 @@ public final class TableCatalog {
     private final RocksStore store;
     private final ColumnFamilyHandle meta;
     private final ColumnFamilyHandle stats;
-    private final TreeMap<String, Table> tables = new TreeMap<>();
+    /** Replaced whole under this catalog's monitor; read without it. */
+    private volatile TreeMap<String, Table> tables = new TreeMap<>();
+
     private final CapacityConfig capacity;
     private final TablePartitions.Listener partitionListener;
+    private final ChangeFeed feed;
 
     /** One live table: its current metadata, its items column family, and its counters. */
     public static final class Table {
@@ -45,6 +55,7 @@ public final class TableCatalog {
         private final AtomicLong sizeBytes;
         private final TablePartitions partitions;
         private final long cacheId = ItemCache.newTableId();
+        private final TableFeed feed = new TableFeed();
 
         Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size, TablePartitions partitions) {
             this.metadata = metadata;
@@ -67,6 +78,11 @@ public final class TableCatalog {
             return items;
         }
 
+        /** Whether the table's changes are recorded, and who consumes them. */
+        public TableFeed feed() {
+            return feed;
+        }
+
         /** This table's part of the {@link ItemCache}: unique for the life of the process, never reused. */
         public long cacheId() {
             return cacheId;
@@ -77,16 +93,19 @@ public final class TableCatalog {
         }
     }
 
-    public TableCatalog(RocksStore store, CapacityConfig capacity, TablePartitions.Listener partitionListener) {
+    public TableCatalog(
+            RocksStore store, CapacityConfig capacity, TablePartitions.Listener partitionListener, ChangeFeed feed) {
         this.store = store;
         this.capacity = capacity;
         this.partitionListener = partitionListener;
+        this.feed = feed;
         this.meta = store.family(RocksStore.META);
         this.stats = store.family(RocksStore.STATS);
         load();
     }
 
     private void load() {
+        TreeMap<String, Table> loaded = new TreeMap<>();
         store.forEach(meta, (key, value) -> {
             TableMetadata m = decode(value);
             if (!store.hasFamily(m.itemsFamily())) {
@@ -100,10 +119,15 @@ public final class TableCatalog {
                     capacity,
                     partitionListener,
                     persisted == null ? null : persisted.partitions(),
+                    persisted == null ? null : persisted.retired(),
                     persisted == null ? 0 : persisted.nextId(),
                     size);
-            tables.put(m.name(), new Table(m, store.family(m.itemsFamily()), count, size, partitions));
+            Table t = new Table(m, store.family(m.itemsFamily()), count, size, partitions);
+            feed.recover(t);
+            loaded.put(m.name(), t);
         });
+        tables = loaded;
+        feed.dropOrphans(loaded.values().stream().map(t -> t.metadata.id()).collect(Collectors.toSet()));
         // A crash between dropping a table's metadata and its column family leaves an orphan: drop it now.
         for (String family : store.familyNames()) {
             if (family.startsWith(RocksStore.ITEMS_PREFIX)
@@ -121,8 +145,14 @@ public final class TableCatalog {
         return v == null ? 0 : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
-    /** The partition ranges of a table, as kept under its id and {@code p} in the {@code stats} column family. */
-    record PersistedMap(int nextId, List<TablePartitions.PersistedPartition> partitions) {}
+    /**
+     * The partition ranges of a table, as kept under its id and {@code p} in the {@code stats} column family, with
+     * those of split partitions whose shards the change feed still keeps ({@code retired}, absent before the feed).
+     */
+    record PersistedMap(
+            int nextId,
+            List<TablePartitions.PersistedPartition> partitions,
+            List<TablePartitions.PersistedPartition> retired) {}
 
     private PersistedMap readPartitions(String id) {
         byte[] v = store.get(stats, counterKey(id, 'p'));
@@ -140,7 +170,9 @@ public final class TableCatalog {
     public void savePartitions(TablePartitions partitions, int nextId) {
         byte[] json;
         try {
-            json = DynamoJson.mapper().writeValueAsBytes(new PersistedMap(nextId, partitions.persistable()));
+            json = DynamoJson.mapper()
+                    .writeValueAsBytes(
+                            new PersistedMap(nextId, partitions.persistable(), partitions.persistableRetired()));
         } catch (IOException e) {
             throw new StorageException("cannot encode partition map", e);
         }
@@ -212,7 +244,7 @@ public final class TableCatalog {
         });
     }
 
-    public synchronized Table find(String name) {
+    public Table find(String name) {
         return tables.get(name);
     }
 
@@ -231,10 +263,12 @@ public final class TableCatalog {
         }
         ColumnFamilyHandle cf = store.createItemFamily(m.itemsFamily());
         persist(m);
-        TablePartitions partitions = new TablePartitions(m, capacity, partitionListener, null, 0, 0);
+        TablePartitions partitions = new TablePartitions(m, capacity, partitionListener, null, null, 0, 0);
         savePartitions(partitions, partitions.nextId());
         Table t = new Table(m, cf, 0, 0, partitions);
-        tables.put(m.name(), t);
+        TreeMap<String, Table> next = new TreeMap<>(tables);
+        next.put(m.name(), t);
+        tables = next;
         return t;
     }
 
@@ -263,21 +297,24 @@ public final class TableCatalog {
                 batch.delete(stats, counterKey(m.id(), 'c'));
                 batch.delete(stats, counterKey(m.id(), 's'));
                 batch.delete(stats, counterKey(m.id(), 'p'));
+                feed.dropTable(batch, m.id());
             } catch (RocksDBException e) {
                 throw new StorageException("metadata delete failed", e);
             }
         });
         store.dropFamily(m.itemsFamily());
-        tables.remove(name);
+        TreeMap<String, Table> next = new TreeMap<>(tables);
+        next.remove(name);
+        tables = next;
         return t;
     }
 
     /** Table names in DynamoDB's ListTables order (ascending). */
-    public synchronized List<String> names() {
+    public List<String> names() {
         return new ArrayList<>(tables.keySet());
     }
 
-    public synchronized Map<String, Table> snapshot() {
+    public Map<String, Table> snapshot() {
         return new TreeMap<>(tables);
     }
 }

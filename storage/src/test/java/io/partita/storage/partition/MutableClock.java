@@ -6,14 +6,14 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock tests move by hand. */
-final class MutableClock extends Clock {
-    private long millis;
+public final class MutableClock extends Clock {
+    private volatile long millis;
 
-    MutableClock(long millis) {
+    public MutableClock(long millis) {
         this.millis = millis;
     }
 
-    void advance(long byMillis) {
+    public void advance(long byMillis) {
         millis += byMillis;
     }
 

@@ -67,7 +67,7 @@ class TablePartitionsTest {
     }
 
     private TablePartitions table(TableMetadata m, CapacityConfig config) {
-        return new TablePartitions(m, config.withClock(clock), listener, null, 0, 0);
+        return new TablePartitions(m, config.withClock(clock), listener, null, null, 0, 0);
     }
 
     private static CapacityConfig config() {

@@ -6,7 +6,6 @@ import io.partita.protocol.message.BatchWriteItemOutput;
 import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.message.WriteRequest;
 import io.partita.protocol.model.AttributeValue;
-import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
@@ -15,13 +14,12 @@ import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
-import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
-import io.partita.storage.item.WriteOutcome;
-import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.Written;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -91,27 +89,22 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
         Throttle firstThrottle = null;
         for (Write w : writes) {
-            ItemKeyEncoder.EncodedKey encoded =
-                    ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
+            Written written = storage.writes()
+                    .write(ItemWrite.user(
+                            w.table(),
+                            w.key(),
+                            ConditionalWrite.blind(
+                                    w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item())),
+                            0));
             // A throttled write is returned in UnprocessedItems rather than failing the batch (BatchWriteItem).
-            Throttle throttle = CapacityGate.tryAdmit(
-                    w.table(), encoded.hash(), CapacityKind.WRITE, w.key().partition());
-            if (throttle != null) {
-                firstThrottle = firstThrottle == null ? throttle : firstThrottle;
+            if (written.throttled()) {
+                firstThrottle = firstThrottle == null ? written.throttle() : firstThrottle;
                 unprocessed
                         .computeIfAbsent(w.requestName(), n -> new ArrayList<>())
                         .add(w.request());
                 continue;
             }
-            WriteOutcome outcome = storage.write(
-                    w.table(),
-                    encoded,
-                    ConditionalWrite.blind(
-                            w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item())));
-            double u = CapacityUnits.write(outcome.oldBytes(), outcome.newBytes());
-            CapacityGate.charge(
-                    w.table(), CapacityKind.WRITE, u, encoded.hash(), w.key().partition());
-            units.merge(w.table().metadata().name(), u, Double::sum);
+            units.merge(w.table().metadata().name(), written.units(), Double::sum);
         }
         if (units.isEmpty() && firstThrottle != null) {
             // "If none of the items can be processed due to insufficient provisioned throughput on all of the

@@ -12,6 +12,7 @@ import io.partita.storage.StorageEngine;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.Written;
 
 /** DeleteItem: deleting an absent item succeeds; optional condition; {@code ReturnValues} NONE or ALL_OLD. */
 public final class DeleteItemHandler implements OperationHandler<DeleteItemInput, WriteItemOutput> {
@@ -26,6 +27,12 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
     @Override
     public Class<DeleteItemInput> inputType() {
         return DeleteItemInput.class;
+    }
+
+    /** Bounded: one item written. */
+    @Override
+    public boolean boundedWork() {
+        return true;
     }
 
     @Override
@@ -53,7 +60,7 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
 
         Table table = ItemRequests.table(storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
-        ItemRequests.Charged charged = ItemRequests.write(
+        Written written = ItemRequests.write(
                 context,
                 storage,
                 table,
@@ -64,8 +71,8 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
                         : old -> ItemExpressions.checked(
                                 condition, old, in.returnValuesOnConditionCheckFailure(), WriteDecision.Delete::new));
         return new WriteItemOutput(
-                "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
+                "ALL_OLD".equals(in.returnValues()) ? written.outcome().oldItem() : null,
                 CapacityGate.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
+                        in.returnConsumedCapacity(), table.metadata().name(), written.units()));
     }
 }

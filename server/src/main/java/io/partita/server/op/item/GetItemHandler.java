@@ -43,6 +43,12 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         return GetItemInput.class;
     }
 
+    /** Bounded: one item read. */
+    @Override
+    public boolean boundedWork() {
+        return true;
+    }
+
     @Override
     public GetItemOutput handle(RequestContext context, GetItemInput in) {
         ConstraintSet c = new ConstraintSet();

@@ -1,23 +1,17 @@
 package io.partita.server.op.item;
 
 import io.partita.protocol.error.ApiException;
-import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.model.AttributeValue;
-import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
-import io.partita.server.op.CapacityGate;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
-import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.item.ConditionalWrite;
-import io.partita.storage.item.WriteDecision;
-import io.partita.storage.item.WriteOutcome;
-import io.partita.storage.key.ItemKeyEncoder;
-import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.Written;
 import java.util.List;
 import java.util.Map;
 
@@ -80,50 +74,24 @@ final class ItemRequests {
         }
     }
 
-    /** A committed single-item write and the write units it consumed. */
-    record Charged(WriteOutcome outcome, double units) {}
-
     /**
-     * One single-item write with its throughput: admitted on the key's partition, then charged on the larger of
-     * the old and new item. A write whose condition fails is charged too, on the item it found ("Conditional
-     * writes": a failed conditional write still consumes write capacity).
+     * One single-item write through the storage's one write path, which admits it on the key's partition, applies it
+     * and charges it; a throttle becomes DynamoDB's throttling error, a failed condition arrives as its rejection.
      *
      * @param newSize the size of the item a failed write would have written (PutItem), or 0
      */
-    static Charged write(
+    static Written write(
             RequestContext context,
             StorageEngine storage,
             Table table,
             PrimaryKey key,
             long newSize,
             ConditionalWrite write) {
-        ItemKeyEncoder.EncodedKey encoded =
-                ItemKeyEncoder.encode(table.metadata().keySchema(), key);
-        Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.WRITE, key.partition());
-        long[] rejectedOldSize = {0};
-        try {
-            // A write that never looks at the item cannot be rejected: it goes in as it is.
-            WriteOutcome outcome = storage.write(
-                    table,
-                    encoded,
-                    !write.needsCurrent()
-                            ? write
-                            : old -> {
-                                WriteDecision decision = write.apply(old);
-                                if (decision instanceof WriteDecision.Reject && old != null) {
-                                    rejectedOldSize[0] = ItemSize.of(old);
-                                }
-                                return decision;
-                            });
-            double units = CapacityUnits.write(outcome.oldBytes(), outcome.newBytes());
-            CapacityGate.charge(table, partition, CapacityKind.WRITE, units, encoded.hash(), key.partition());
-            return new Charged(outcome, units);
-        } catch (ApiException e) {
-            if (e.code() == ErrorCode.CONDITIONAL_CHECK_FAILED) {
-                double units = CapacityUnits.write(rejectedOldSize[0], newSize);
-                CapacityGate.charge(table, partition, CapacityKind.WRITE, units, encoded.hash(), key.partition());
-            }
-            throw e;
+        Written written = storage.writes().write(ItemWrite.user(table, key, write, newSize));
+        if (written.throttled()) {
+            throw written.throttle()
+                    .toException(TableNames.arn(context, table.metadata().name()));
         }
+        return written;
     }
 }

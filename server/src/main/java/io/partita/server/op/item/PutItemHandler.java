@@ -15,6 +15,7 @@ import io.partita.storage.StorageEngine;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.Written;
 import java.util.Map;
 
 /** PutItem: replaces the whole item, optionally under a condition; {@code ReturnValues} NONE or ALL_OLD. */
@@ -30,6 +31,12 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
     @Override
     public Class<PutItemInput> inputType() {
         return PutItemInput.class;
+    }
+
+    /** Bounded: one item written. */
+    @Override
+    public boolean boundedWork() {
+        return true;
     }
 
     @Override
@@ -63,7 +70,7 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
         if (size > ItemSize.MAX_ITEM_BYTES) {
             throw ApiException.validation("Item size has exceeded the maximum allowed size");
         }
-        ItemRequests.Charged charged = ItemRequests.write(
+        Written written = ItemRequests.write(
                 context,
                 storage,
                 table,
@@ -77,8 +84,8 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                                 in.returnValuesOnConditionCheckFailure(),
                                 () -> new WriteDecision.Put(item, size)));
         return new WriteItemOutput(
-                "ALL_OLD".equals(in.returnValues()) ? charged.outcome().oldItem() : null,
+                "ALL_OLD".equals(in.returnValues()) ? written.outcome().oldItem() : null,
                 CapacityGate.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
+                        in.returnConsumedCapacity(), table.metadata().name(), written.units()));
     }
 }

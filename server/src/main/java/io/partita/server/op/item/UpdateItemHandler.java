@@ -21,6 +21,7 @@ import io.partita.storage.StorageEngine;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.item.WriteOutcome;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.Written;
 import java.util.List;
 import java.util.Map;
 
@@ -41,6 +42,12 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
     @Override
     public Class<UpdateItemInput> inputType() {
         return UpdateItemInput.class;
+    }
+
+    /** Bounded: one item written. */
+    @Override
+    public boolean boundedWork() {
+        return true;
     }
 
     @Override
@@ -88,7 +95,7 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
             }
         }
         Map<String, AttributeValue> keyItem = schema.keyMap(key);
-        ItemRequests.Charged charged = ItemRequests.write(
+        Written written = ItemRequests.write(
                 context,
                 storage,
                 table,
@@ -105,9 +112,9 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                     return new WriteDecision.Put(next);
                 }));
         return new WriteItemOutput(
-                returned(in.returnValues(), charged.outcome(), targets),
+                returned(in.returnValues(), written.outcome(), targets),
                 CapacityGate.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), charged.units()));
+                        in.returnConsumedCapacity(), table.metadata().name(), written.units()));
     }
 
     private static Map<String, AttributeValue> returned(String mode, WriteOutcome outcome, List<Path> targets) {

@@ -22,6 +22,12 @@ public final class DescribeTableHandler implements OperationHandler<DescribeTabl
         return DescribeTableInput.class;
     }
 
+    /** Bounded: a table's description. */
+    @Override
+    public boolean boundedWork() {
+        return true;
+    }
+
     @Override
     public TableOutput handle(RequestContext context, DescribeTableInput in) {
         ConstraintSet c = new ConstraintSet();

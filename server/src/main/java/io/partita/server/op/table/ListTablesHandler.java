@@ -24,6 +24,12 @@ public final class ListTablesHandler implements OperationHandler<ListTablesInput
         return ListTablesInput.class;
     }
 
+    /** Bounded: names from memory. */
+    @Override
+    public boolean boundedWork() {
+        return true;
+    }
+
     @Override
     public ListTablesOutput handle(RequestContext context, ListTablesInput in) {
         new ConstraintSet()

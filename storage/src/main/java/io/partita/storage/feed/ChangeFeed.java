@@ -1,0 +1,334 @@
+package io.partita.storage.feed;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.storage.StorageException;
+import io.partita.storage.item.KeyLocks;
+import io.partita.storage.key.ByteSink;
+import io.partita.storage.rocks.RocksStore;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.BatchContributor;
+import io.partita.storage.write.ItemChange;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+/**
+ * The ordered, durable feed of committed item changes that GSIs, Streams and event-source mappings read.
+ *
+ * <ul>
+ *   <li><b>Same batch.</b> A table with a consumer {@linkplain TableFeed#recording records}: each of its writes adds
+ *       a {@link ChangeRecord} (old and new image, sizes, cause, time) to the batch that commits the change, through
+ *       {@link #recorder()}. No acknowledged write is missing from the feed, and no record exists for a write that did
+ *       not commit, across a crash at any moment: the batch is in the log whole or not at all.
+ *   <li><b>Numbered per partition.</b> Each partition has its own sequence ({@link FeedShard}), because a partition
+ *       is the unit DynamoDB Streams shards follow and that replication will follow (one Raft group per partition,
+ *       whose log index orders it). A split closes the parent's sequence and opens the children's.
+ *   <li><b>Visible in order.</b> Reads stop at each shard's watermark, below which every numbered write has
+ *       finished, so a reader never meets a lower number after reading past it.
+ *   <li><b>Trimmed behind its consumers.</b> See {@link FeedTrimmer}.
+ * </ul>
+ *
+ * <p>Keys and values: {@link FeedKeys}, {@link ChangeRecord}.
+ */
+public final class ChangeFeed {
+    /** Consumer names: what a GSI or stream id needs, and nothing that could break a key. */
+    private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,255}");
+
+    /** Each thread's buffer for the record it is adding to a batch. */
+    private static final ThreadLocal<ByteSink> RECORD = ThreadLocal.withInitial(() -> new ByteSink(4096));
+
+    private final RocksStore store;
+    private final ColumnFamilyHandle changelog;
+    private final ColumnFamilyHandle meta;
+    private final KeyLocks locks;
+    private final Clock clock;
+    private final BatchContributor recorder = new Recorder();
+
+    /** A consumer's registration, stored as JSON; {@code retentionMillis} -1 for none. */
+    record Registration(long retentionMillis) {}
+
+    public ChangeFeed(RocksStore store, KeyLocks locks, Clock clock) {
+        this.store = store;
+        this.changelog = store.family(RocksStore.CHANGELOG);
+        this.meta = store.family(RocksStore.FEED);
+        this.locks = locks;
+        this.clock = clock;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    RocksStore store() {
+        return store;
+    }
+
+    ColumnFamilyHandle changelog() {
+        return changelog;
+    }
+
+    ColumnFamilyHandle meta() {
+        return meta;
+    }
+
+    /** The write path's contributor that numbers each change of a recording table and adds its record. */
+    public BatchContributor recorder() {
+        return recorder;
+    }
+
+    private final class Recorder implements BatchContributor {
+        @Override
+        public void contribute(WriteBatch batch, ItemChange change) throws RocksDBException {
+            Table table = change.table();
+            FeedShard shard;
+            long n;
+            do {
+                // A closed shard refuses: its partition has split since the lookup, and the map has its child.
+                shard = table.partitions().partitionFor(change.partitionHash()).shard();
+                n = shard.begin();
+            } while (n < 0);
+            change.sequenced(shard, n);
+            ByteSink value = ChangeRecord.encode(
+                    RECORD.get().clear(),
+                    change.cause(),
+                    clock.millis(),
+                    change.key(),
+                    change.oldStored(),
+                    change.newStored(),
+                    change.oldSize(),
+                    change.newSize());
+            byte[] key = FeedKeys.record(FeedKeys.shard(table.metadata().id(), shard.number()), n);
+            RocksStore.put(batch, changelog, key, value);
+        }
+
+        @Override
+        public void finished(ItemChange change, boolean committed) {
+            if (change.shard() != null) {
+                change.shard().end(change.sequence());
+            }
+        }
+    }
+
+    /**
+     * Up to {@code limit} records of {@code shard} numbered above {@code after}, in order, none at or above the
+     * shard's watermark; records trimmed away are skipped.
+     */
+    public List<ChangeRecord> read(Table table, FeedShard shard, long after, int limit) {
+        long visible = shard.visible();
+        long from = Math.max(after, shard.floor()) + 1;
+        List<ChangeRecord> out = new ArrayList<>();
+        if (from >= visible || limit <= 0) {
+            return out;
+        }
+        byte[] prefix = FeedKeys.shard(table.metadata().id(), shard.number());
+        store.range(changelog, FeedKeys.record(prefix, from), FeedKeys.record(prefix, visible), true, (k, v) -> {
+            out.add(ChangeRecord.decode(shard.partitionId(), FeedKeys.sequenceOf(k), v));
+            return out.size() < limit;
+        });
+        return out;
+    }
+
+    /** The shards of a table's feed: those of split partitions still kept, oldest first, then the current ones. */
+    public List<FeedShard> shards(Table table) {
+        return table.partitions().shards();
+    }
+
+    /**
+     * Registers a consumer of {@code table}'s changes, or returns the one registered under {@code name}. It starts
+     * after every record visible now. The table records from the moment this returns: it turns recording on, then
+     * waits for every write in flight (which may have read the old setting) to finish ({@link KeyLocks#barrier}), so
+     * a change that commits after this returns always has its record. Never call it on an event loop.
+     *
+     * @param retention how long records are kept for it whether it has read them or not; null: until it has
+     */
+    public FeedConsumer register(Table table, String name, Duration retention) {
+        if (name == null || !CONSUMER_NAME.matcher(name).matches()) {
+            throw ApiException.validation("Invalid consumer name: " + name);
+        }
+        if (retention != null && (retention.isNegative() || retention.isZero())) {
+            throw ApiException.validation("A consumer's retention must be positive: " + retention);
+        }
+        TableFeed tf = table.feed();
+        synchronized (tf) {
+            FeedConsumer existing = tf.consumer(name);
+            if (existing != null) {
+                return existing;
+            }
+            FeedConsumer c = new FeedConsumer(this, table, name, retention);
+            String id = table.metadata().id();
+            byte[] registration = json(new Registration(retention == null ? -1 : retention.toMillis()));
+            List<FeedShard> shards = shards(table);
+            long[] starts = new long[shards.size()];
+            store.write(batch -> {
+                try {
+                    batch.put(meta, FeedKeys.consumer(id, name), registration);
+                    for (int i = 0; i < shards.size(); i++) {
+                        starts[i] = shards.get(i).visible() - 1;
+                        batch.put(
+                                meta,
+                                FeedKeys.position(id, shards.get(i).number(), name),
+                                FeedKeys.longValue(starts[i]));
+                    }
+                } catch (RocksDBException e) {
+                    throw new StorageException("consumer registration failed", e);
+                }
+            });
+            for (int i = 0; i < shards.size(); i++) {
+                c.positionLoaded(shards.get(i).partitionId(), starts[i]);
+            }
+            tf.add(c);
+            if (!tf.recording()) {
+                tf.recording(true);
+                locks.barrier();
+            }
+            return c;
+        }
+    }
+
+    /** Removes a consumer and its positions; a table left without consumers stops recording. */
+    public void unregister(Table table, String name) {
+        TableFeed tf = table.feed();
+        synchronized (tf) {
+            if (tf.consumer(name) == null) {
+                return;
+            }
+            String id = table.metadata().id();
+            byte[] positionsPrefix = FeedKeys.meta(FeedKeys.POSITION, id);
+            List<byte[]> positionKeys = new ArrayList<>();
+            store.range(meta, positionsPrefix, FeedKeys.after(positionsPrefix), true, (k, v) -> {
+                if (FeedKeys.suffix(k, positionsPrefix.length + 4).equals(name)) {
+                    positionKeys.add(k);
+                }
+                return true;
+            });
+            store.write(batch -> {
+                try {
+                    batch.delete(meta, FeedKeys.consumer(id, name));
+                    for (byte[] k : positionKeys) {
+                        batch.delete(meta, k);
+                    }
+                } catch (RocksDBException e) {
+                    throw new StorageException("consumer removal failed", e);
+                }
+            });
+            if (tf.remove(name)) {
+                tf.recording(false);
+            }
+        }
+    }
+
+    void savePosition(Table table, FeedShard shard, String name, long sequence) {
+        byte[] key = FeedKeys.position(table.metadata().id(), shard.number(), name);
+        store.write(batch -> {
+            try {
+                batch.put(meta, key, FeedKeys.longValue(sequence));
+            } catch (RocksDBException e) {
+                throw new StorageException("consumer position write failed", e);
+            }
+        });
+    }
+
+    /**
+     * Brings a table's feed back after opening: each shard numbers on after the highest number it has stored, and
+     * the consumers come back with their saved positions (and with them, recording).
+     */
+    public void recover(Table table) {
+        String id = table.metadata().id();
+        for (FeedShard s : shards(table)) {
+            byte[] prefix = FeedKeys.shard(id, s.number());
+            long[] last = {0};
+            store.range(changelog, prefix, FeedKeys.after(prefix), false, (k, v) -> {
+                last[0] = FeedKeys.sequenceOf(k);
+                return false;
+            });
+            byte[] floor = store.get(meta, FeedKeys.floor(id, s.number()));
+            s.recover(last[0], floor == null ? 0 : FeedKeys.longOf(floor));
+        }
+        TableFeed tf = table.feed();
+        byte[] consumers = FeedKeys.meta(FeedKeys.CONSUMER, id);
+        store.range(meta, consumers, FeedKeys.after(consumers), true, (k, v) -> {
+            Registration r = registration(v);
+            Duration retention = r.retentionMillis() < 0 ? null : Duration.ofMillis(r.retentionMillis());
+            tf.add(new FeedConsumer(this, table, FeedKeys.suffix(k, consumers.length), retention));
+            return true;
+        });
+        byte[] positions = FeedKeys.meta(FeedKeys.POSITION, id);
+        store.range(meta, positions, FeedKeys.after(positions), true, (k, v) -> {
+            FeedConsumer c = tf.consumer(FeedKeys.suffix(k, positions.length + 4));
+            if (c != null) {
+                c.positionLoaded(Integer.toString(FeedKeys.shardOf(k, positions.length)), FeedKeys.longOf(v));
+            }
+            return true;
+        });
+        tf.recording(!tf.consumers().isEmpty());
+    }
+
+    /** Adds the deletion of everything the feed keeps for a table to {@code batch} (the table's own deletion). */
+    public void dropTable(WriteBatch batch, String tableId) throws RocksDBException {
+        byte[] records = FeedKeys.table(tableId);
+        batch.deleteRange(changelog, records, FeedKeys.after(records));
+        for (byte kind : new byte[] {FeedKeys.CONSUMER, FeedKeys.POSITION, FeedKeys.FLOOR}) {
+            byte[] prefix = FeedKeys.meta(kind, tableId);
+            batch.deleteRange(meta, prefix, FeedKeys.after(prefix));
+        }
+    }
+
+    /**
+     * Deletes what the feed keeps for tables that no longer exist: a write still in flight when its table was deleted
+     * can add a record after the table's own deletion removed the rest.
+     */
+    public void dropOrphans(Set<String> liveTableIds) {
+        List<String> orphans = new ArrayList<>();
+        byte[] start = new byte[0];
+        while (start != null) {
+            String[] found = {null};
+            store.range(changelog, start, null, true, (k, v) -> {
+                found[0] = FeedKeys.tableIdOf(k);
+                return false;
+            });
+            if (found[0] == null) {
+                break;
+            }
+            if (!liveTableIds.contains(found[0])) {
+                orphans.add(found[0]);
+            }
+            start = FeedKeys.after(FeedKeys.table(found[0]));
+        }
+        if (orphans.isEmpty()) {
+            return;
+        }
+        store.write(batch -> {
+            try {
+                for (String id : orphans) {
+                    dropTable(batch, id);
+                }
+            } catch (RocksDBException e) {
+                throw new StorageException("orphaned feed removal failed", e);
+            }
+        });
+    }
+
+    private static byte[] json(Registration r) {
+        try {
+            return DynamoJson.mapper().writeValueAsBytes(r);
+        } catch (IOException e) {
+            throw new StorageException("cannot encode a consumer registration", e);
+        }
+    }
+
+    private static Registration registration(byte[] json) {
+        try {
+            return DynamoJson.mapper().readValue(json, Registration.class);
+        } catch (IOException e) {
+            throw new StorageException("corrupt consumer registration", e);
+        }
+    }
+}

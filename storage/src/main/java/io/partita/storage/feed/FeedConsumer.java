@@ -1,0 +1,83 @@
+package io.partita.storage.feed;
+
+import io.partita.storage.table.TableCatalog.Table;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A registered reader of one table's change feed (a GSI's applier, a stream, an event-source mapping). It keeps,
+ * durably, how far it has read each shard; the feed is trimmed only behind the slowest consumer's position, and, for
+ * a consumer with a retention, also behind records older than it (a stream keeps its records 24 hours, whether read
+ * or not). To see each item's changes in order across a split, read a shard's parent until it is {@linkplain
+ * #finished finished} before reading the shard.
+ *
+ * <p>A consumer starts after the records that were visible when it registered; shards created later (by splits) are
+ * read from their beginning. Positions are saved with {@link #commit}: after a restart the consumer resumes from the
+ * last saved one, so it sees every record at least once (exactly once if it commits its own effects in the same
+ * batch, as the GSI applier will).
+ */
+public final class FeedConsumer {
+    private final ChangeFeed feed;
+    private final Table table;
+    private final String name;
+    private final Duration retention;
+    /** Saved positions by partition id: the number of the last record read. */
+    private final Map<String, Long> positions = new ConcurrentHashMap<>();
+
+    FeedConsumer(ChangeFeed feed, Table table, String name, Duration retention) {
+        this.feed = feed;
+        this.table = table;
+        this.name = name;
+        this.retention = retention;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Table table() {
+        return table;
+    }
+
+    /** How long the feed keeps records for this consumer whether it has read them or not; null: until it has. */
+    public Duration retention() {
+        return retention;
+    }
+
+    /** The number of the last record of {@code shard} this consumer has committed; 0 for none. */
+    public long position(FeedShard shard) {
+        return positions.getOrDefault(shard.partitionId(), 0L);
+    }
+
+    void positionLoaded(String partitionId, long sequence) {
+        positions.put(partitionId, sequence);
+    }
+
+    /** Up to {@code limit} records of {@code shard} after this consumer's position, in order. */
+    public List<ChangeRecord> read(FeedShard shard, int limit) {
+        return feed.read(table, shard, position(shard), limit);
+    }
+
+    /**
+     * Saves that this consumer has read {@code shard} up to and including {@code sequence}; a lower position than the
+     * saved one is ignored.
+     */
+    public synchronized void commit(FeedShard shard, long sequence) {
+        if (sequence <= position(shard)) {
+            return;
+        }
+        feed.savePosition(table, shard, name, sequence);
+        positions.put(shard.partitionId(), sequence);
+    }
+
+    /** Whether this consumer has read every record {@code shard} will ever have (the shard is closed and drained). */
+    public boolean finished(FeedShard shard) {
+        return shard.drained() && read(shard, 1).isEmpty();
+    }
+
+    void forget(String partitionId) {
+        positions.remove(partitionId);
+    }
+}

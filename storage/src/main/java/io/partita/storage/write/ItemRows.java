@@ -1,0 +1,41 @@
+package io.partita.storage.write;
+
+import io.partita.storage.item.ItemCache;
+import io.partita.storage.rocks.RocksStore;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+/**
+ * The item itself: its row in the table's items column family, and, once that has committed, the {@link ItemCache}.
+ * The cache keeps only the new size: holding the bytes of every overwrite past a young collection made G1 copy them
+ * and then collect them from the old generation (docs/PERFORMANCE.md); the next GetItem brings the bytes back.
+ */
+final class ItemRows implements BatchContributor {
+    private final ItemCache cache;
+
+    ItemRows(ItemCache cache) {
+        this.cache = cache;
+    }
+
+    @Override
+    public void contribute(WriteBatch batch, ItemChange change) throws RocksDBException {
+        if (change.newStored() == null) {
+            batch.delete(change.table().items(), change.key());
+        } else {
+            RocksStore.put(batch, change.table().items(), change.key(), change.newStored());
+        }
+    }
+
+    @Override
+    public void finished(ItemChange change, boolean committed) {
+        if (!committed) {
+            return;
+        }
+        long table = change.table().cacheId();
+        if (change.newStored() == null) {
+            cache.remove(table, change.key(), change.keyHash());
+        } else {
+            cache.put(table, change.key(), change.keyHash(), null, change.newSize());
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.partita.storage.write;
+
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.storage.feed.ChangeCause;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.table.TableCatalog.Table;
+
+/**
+ * One item write for {@link ItemWrites}: which item, what to do with it, and who asks.
+ *
+ * @param rejectedNewSize the size of the item the write would have stored (PutItem's item), charged with the old
+ *     item's when its condition fails; 0 when unknown (UpdateItem, DeleteItem)
+ */
+public record ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize, ChangeCause cause) {
+    /** A user's write. */
+    public static ItemWrite user(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize) {
+        return new ItemWrite(table, key, write, rejectedNewSize, ChangeCause.USER);
+    }
+}

@@ -1,0 +1,230 @@
+package io.partita.storage.write;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.Values;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
+import io.partita.protocol.model.ItemSize;
+import io.partita.storage.NonBlockingThread;
+import io.partita.storage.StorageException;
+import io.partita.storage.WouldBlock;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.KeyText;
+import io.partita.storage.capacity.Throttle;
+import io.partita.storage.item.ItemCache;
+import io.partita.storage.item.ItemCodec;
+import io.partita.storage.item.KeyLocks;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.item.WriteOutcome;
+import io.partita.storage.key.ByteSink;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.key.PartitionHash;
+import io.partita.storage.partition.Partition;
+import io.partita.storage.partition.TablePartitions;
+import io.partita.storage.rocks.RocksStore;
+import io.partita.storage.table.TableCatalog;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rocksdb.RocksDBException;
+
+/**
+ * The one path every item change takes: PutItem, UpdateItem, DeleteItem and BatchWriteItem today, TTL deletions,
+ * transactions and PartiQL writes as they land.
+ *
+ * <pre>
+ *   admit on the key's partition ─ refused: Written.throttled, nothing happens
+ *   take the item's lock           (an event loop does not wait for it: WouldBlock)
+ *   read the current image         if the write looks at it or the table records its changes;
+ *                                  else only its size and existence (from the cache when it is there)
+ *   ConditionalWrite.apply         reject: unlock, charge, throw the rejection
+ *   nothing to change?             deleting an absent item; on a recording table, storing an equal item
+ *   contributors fill one batch    item row, statistics, and the change record if the table records
+ *   commit                         RocksStore.write: the log, then RocksDB
+ *   contributors finish            cache, live counters, partition size, the feed's watermark
+ *   unlock, charge                 the larger of the old and new item, at least one unit
+ * </pre>
+ *
+ * Capacity is admitted before the lock and charged after it, in this one place, so a GSI's capacity and index write
+ * units, and the doubling of transactional writes, are added here once. Items must change only through this class:
+ * the {@link ItemCache} and the feed would not see a change made to the items column family any other way.
+ */
+public final class ItemWrites {
+    /**
+     * Each thread's buffer for the stored form of the item it is writing, reused rather than grown from 256 bytes and
+     * copied out for every write. It keeps the capacity of the largest item its thread wrote, at most about 400 KB.
+     */
+    private static final ThreadLocal<ByteSink> ENCODED = ThreadLocal.withInitial(() -> new ByteSink(4096));
+
+    private final RocksStore store;
+    private final KeyLocks locks;
+    private final ItemCache cache;
+    /** The parts of a change on a table nobody consumes the changes of. */
+    private final BatchContributor[] plain;
+    /** The parts of a change on a table whose changes are recorded. */
+    private final BatchContributor[] recorded;
+
+    public ItemWrites(
+            RocksStore store, KeyLocks locks, ItemCache cache, TableCatalog catalog, BatchContributor changeRecords) {
+        this.store = store;
+        this.locks = locks;
+        this.cache = cache;
+        BatchContributor rows = new ItemRows(cache);
+        BatchContributor statistics = new TableStatistics(catalog);
+        this.plain = new BatchContributor[] {rows, statistics};
+        this.recorded = new BatchContributor[] {rows, statistics, changeRecords};
+    }
+
+    /**
+     * Applies one write: see the class comment. A failed condition is charged and then thrown as the write's
+     * rejection; a throttled write is returned, not thrown, so that batches can return it unprocessed.
+     *
+     * @throws WouldBlock on a {@link NonBlockingThread} whose write would wait; nothing has changed
+     */
+    public Written write(ItemWrite w) {
+        Table table = w.table();
+        ItemKeyEncoder.EncodedKey encoded =
+                ItemKeyEncoder.encode(table.metadata().keySchema(), w.key());
+        TablePartitions partitions = table.partitions();
+        Partition partition = partitions.partitionFor(encoded.hash());
+        AttributeValue partitionKey = w.key().partition();
+        Throttle throttle = partitions.admit(partition, CapacityKind.WRITE, () -> KeyText.of(partitionKey));
+        if (throttle != null) {
+            return Written.throttled(throttle);
+        }
+        Applied applied = apply(table, encoded, w);
+        ApiException rejection = applied.rejection;
+        // A write whose condition fails still consumes write capacity, on the item it found ("Conditional writes").
+        double units = rejection != null
+                ? CapacityUnits.write(applied.oldSize, w.rejectedNewSize())
+                : CapacityUnits.write(applied.outcome.oldBytes(), applied.outcome.newBytes());
+        partitions.charge(partition, CapacityKind.WRITE, units, encoded.hash(), () -> KeyText.of(partitionKey));
+        if (rejection != null) {
+            throw rejection;
+        }
+        return new Written(applied.outcome, units, null);
+    }
+
+    /** The result of the locked part: an outcome, or a rejection and the size of the item it found. */
+    private record Applied(WriteOutcome outcome, ApiException rejection, long oldSize) {}
+
+    private Applied apply(Table table, ItemKeyEncoder.EncodedKey encoded, ItemWrite w) {
+        byte[] k = encoded.bytes();
+        long keyHash = PartitionHash.of(k);
+        ReentrantLock lock = locks.lockFor(keyHash);
+        if (NonBlockingThread.current()) {
+            // Another thread's write (a batch, a transaction) holds the stripe: the event loop hands this one over.
+            if (!lock.tryLock()) {
+                throw WouldBlock.INSTANCE;
+            }
+        } else {
+            lock.lock();
+        }
+        try {
+            return applyLocked(table, encoded, k, keyHash, w);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Applied applyLocked(Table table, ItemKeyEncoder.EncodedKey encoded, byte[] k, long keyHash, ItemWrite w) {
+        boolean recording = table.feed().recording();
+        boolean looks = w.write().needsCurrent();
+        boolean wantOld = looks || recording;
+        // A cache entry means the item exists, and always knows its size; a blind write needs nothing more.
+        ItemCache.Entry cached = cache.get(table.cacheId(), k, keyHash);
+        boolean existed;
+        long oldSize = 0;
+        byte[] oldStored = null;
+        Map<String, AttributeValue> old = null;
+        if (cached != null) {
+            existed = true;
+            oldSize = cached.itemSize();
+            if (wantOld) {
+                oldStored = cached.stored() != null ? cached.stored() : store.get(table.items(), k);
+                old = ItemCodec.decode(oldStored);
+            }
+        } else {
+            byte[] stored = store.get(table.items(), k);
+            existed = stored != null;
+            if (existed) {
+                Map<String, AttributeValue> decoded = ItemCodec.decode(stored);
+                oldSize = ItemSize.of(decoded);
+                if (wantOld) {
+                    oldStored = stored;
+                    old = decoded;
+                }
+            }
+        }
+        WriteDecision decision = w.write().apply(looks ? old : null);
+        if (decision instanceof WriteDecision.Reject reject) {
+            return new Applied(null, reject.error(), oldSize);
+        }
+        Map<String, AttributeValue> next = decision instanceof WriteDecision.Put put ? put.item() : null;
+        if (next == null && !existed) {
+            return new Applied(new WriteOutcome(null, null, 0, 0), null, 0);
+        }
+        long newSize = next == null ? 0 : ((WriteDecision.Put) decision).size();
+        if (next != null && newSize < 0) {
+            newSize = ItemSize.of(next);
+        }
+        WriteOutcome outcome = new WriteOutcome(old, next, oldSize, newSize);
+        // "If you perform a PutItem or UpdateItem operation that does not change any data in an item, DynamoDB
+        // Streams does not write a stream record for that operation" (Change data capture for DynamoDB Streams): a
+        // recording table commits nothing for it. Elsewhere the equal item is stored again, which nobody can tell.
+        if (recording && next != null && old != null && sameItem(old, next)) {
+            return new Applied(outcome, null, oldSize);
+        }
+        ByteSink nextBytes =
+                next == null ? null : ItemCodec.encode(next, ENCODED.get().clear());
+        ItemChange change = new ItemChange(
+                table,
+                k,
+                keyHash,
+                encoded.hash(),
+                w.cause(),
+                existed,
+                oldStored,
+                old,
+                oldSize,
+                next,
+                nextBytes,
+                newSize);
+        commit(recording ? recorded : plain, change);
+        return new Applied(outcome, null, oldSize);
+    }
+
+    /** Commits one change's batch, built by {@code parts}, and lets every part finish whatever happened. */
+    private void commit(BatchContributor[] parts, ItemChange change) {
+        boolean committed = false;
+        try {
+            store.write(batch -> {
+                for (BatchContributor part : parts) {
+                    try {
+                        part.contribute(batch, change);
+                    } catch (RocksDBException e) {
+                        throw new StorageException("write batch failed", e);
+                    }
+                }
+            });
+            committed = true;
+        } finally {
+            for (BatchContributor part : parts) {
+                part.finished(change, committed);
+            }
+        }
+    }
+
+    /** DynamoDB's equality of two items: the same attributes with equal values (sets compared as sets). */
+    static boolean sameItem(Map<String, AttributeValue> a, Map<String, AttributeValue> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (Map.Entry<String, AttributeValue> e : a.entrySet()) {
+            if (!Values.equal(e.getValue(), b.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,149 @@
+package io.partita.storage.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.model.ScalarType;
+import io.partita.storage.NonBlockingThread;
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.TestTables;
+import io.partita.storage.WouldBlock;
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.feed.FeedShard;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The one write path: capacity admitted and charged in it, and an event loop that never waits in it. */
+class ItemWritesIT {
+    private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
+
+    private static TableMetadata provisioned(String name, long wcu) {
+        return TestTables.provisioned(name, SCHEMA, 5, wcu);
+    }
+
+    private static PrimaryKey key(String pk) {
+        return new PrimaryKey(new AttributeValue.S(pk), null);
+    }
+
+    private static Map<String, AttributeValue> item(String pk, int bytes) {
+        return Map.of("pk", new AttributeValue.S(pk), "v", new AttributeValue.S("x".repeat(bytes)));
+    }
+
+    /** A thread marked as an event loop, running {@code body} and handing back what it threw. */
+    private static Throwable onLoop(Runnable body) throws InterruptedException {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        class Loop extends Thread implements NonBlockingThread {
+            Loop() {
+                super(() -> {
+                    try {
+                        body.run();
+                    } catch (Throwable t) {
+                        thrown.set(t);
+                    }
+                });
+            }
+        }
+        Thread t = new Loop();
+        t.start();
+        t.join(10_000);
+        return thrown.get();
+    }
+
+    @Test
+    void anEventLoopDoesNotWaitForAHeldItemLockAndItsWriteChangesNothing() throws Exception {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table t = e.tables().create(provisioned("t", 100));
+            e.feed().register(t, "c", null);
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Written> slow = CompletableFuture.supplyAsync(() -> e.write(t, key("a"), old -> {
+                holding.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
+                }
+                return new WriteDecision.Put(item("a", 10));
+            }));
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            Throwable thrown = onLoop(() -> e.write(t, key("a"), old -> new WriteDecision.Put(item("a", 20))));
+            assertThat(thrown).isSameAs(WouldBlock.INSTANCE);
+            // Reads on the loop do not wait either: they skip the cache fill.
+            assertThat(onLoop(() -> e.get(t, key("a")))).isNull();
+            release.countDown();
+            slow.get(10, TimeUnit.SECONDS);
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", 10));
+            FeedShard shard = e.feed().shards(t).get(0);
+            assertThat(e.feed().read(t, shard, 0, 10))
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.newImage()).isEqualTo(item("a", 10)));
+            assertThat(onLoop(() -> e.write(t, key("a"), old -> new WriteDecision.Put(item("a", 20)))))
+                    .as("once the lock is free the loop's write goes through")
+                    .isNull();
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", 20));
+        }
+    }
+
+    @Test
+    void writesAreAdmittedOnTheirPartitionAndChargedTheLargerImageEvenWhenTheirConditionFails() {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table t = e.tables().create(provisioned("t", 1));
+            Map<String, AttributeValue> big = item("a", 2500);
+            Written first = e.writes()
+                    .write(ItemWrite.user(
+                            t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(big)), ItemSize.of(big)));
+            assertThat(first.throttled()).isFalse();
+            assertThat(first.units()).isEqualTo(3);
+            ApiException failed =
+                    new ApiException(ErrorCode.CONDITIONAL_CHECK_FAILED, "The conditional request failed");
+            assertThatThrownBy(() ->
+                            e.writes().write(ItemWrite.user(t, key("a"), old -> new WriteDecision.Reject(failed), 100)))
+                    .isSameAs(failed);
+            double consumed = t.partitions().throughput().consumption().consumedWriteUnits();
+            assertThat(consumed)
+                    .as("3 for the put, 3 for the failed write on the 2.5 KB item")
+                    .isEqualTo(6);
+            // 1 WCU provisioned and its 300 s of burst spent many times over: the next write is refused, unchanged.
+            Written refused = null;
+            for (int i = 0; i < 200 && (refused == null || !refused.throttled()); i++) {
+                refused = e.writes()
+                        .write(ItemWrite.user(
+                                t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(big)), ItemSize.of(big)));
+            }
+            assertThat(refused.throttled()).isTrue();
+            assertThat(refused.outcome()).isNull();
+            assertThat(refused.throttle().onDemand()).isFalse();
+        }
+    }
+
+    @Test
+    void withThroughputOffNothingIsRefusedOrCharged() {
+        StorageConfig off = StorageConfig.memory()
+                .withCapacity(CapacityConfig.defaults().withMode(io.partita.storage.capacity.ThroughputMode.OFF));
+        try (StorageEngine e = StorageEngine.open(off)) {
+            Table t = e.tables().create(provisioned("t", 1));
+            for (int i = 0; i < 500; i++) {
+                assertThat(e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", 2500))))
+                                .throttled())
+                        .isFalse();
+            }
+            assertThat(t.partitions().throughput().consumption().consumedWriteUnits())
+                    .isZero();
+        }
+    }
+}
