@@ -92,4 +92,12 @@ class DispatcherTest {
         assertThat(appender.list.get(0).getFormattedMessage())
                 .startsWith(response.requestId() + " DynamoDB_20120810.ListTables answered ");
     }
+
+    @Test
+    void aRequestThatWouldWaitOnAnEventLoopIsDeferredUnloggedAndUnanswered() {
+        ApiResponse response = dispatch(failing(io.partita.storage.WouldBlock.INSTANCE));
+
+        assertThat(response.deferred()).isTrue();
+        assertThat(appender.list).isEmpty();
+    }
 }

@@ -5,68 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Durability: a write acknowledged by a server process survives that process being killed with SIGKILL (no
- * shutdown hook, no flush), because it was in Partita's write-ahead log before it was applied. The servers run with
- * log segments of 64 KB, so that checkpoints (a flush and a cut of the log) happen all through the load.
+ * shutdown hook, no flush), because it was in Partita's write-ahead log before it was applied ({@link ServerProcess}).
  */
 class CrashRecoveryIT {
-    private static final Pattern PORT = Pattern.compile("listening on port (\\d+)");
-
-    private static Process launch(Path dataDir) {
-        try {
-            String java =
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            return new ProcessBuilder(
-                            java,
-                            "-Dpartita.log.segmentBytes=65536",
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            "io.partita.server.cli.Main",
-                            "--port",
-                            "0",
-                            "--host",
-                            "127.0.0.1",
-                            "--data-dir",
-                            dataDir.toString())
-                    .redirectErrorStream(true)
-                    .start();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static int portOf(Process p) throws Exception {
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
-            Matcher m = PORT.matcher(line);
-            if (m.find()) {
-                Thread drain = new Thread(() -> r.lines().forEach(l -> {}));
-                drain.setDaemon(true);
-                drain.start();
-                return Integer.parseInt(m.group(1));
-            }
-        }
-        throw new IllegalStateException("server exited before announcing its port");
-    }
-
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static long scanCount(RawApi api) throws Exception {
@@ -89,13 +43,9 @@ class CrashRecoveryIT {
 
     @Test
     void anAcknowledgedWriteSurvivesSigkill(@TempDir Path dir) throws Exception {
-        Process first = launch(dir);
-        try {
-            RawApi api = new RawApi(URI.create("http://127.0.0.1:" + portOf(first)));
-            HttpResponse<String> created = api.post(
-                    "DynamoDB_20120810.CreateTable",
-                    "{\"TableName\":\"durable\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\",\"AttributeType\":\"S\"}],"
-                            + "\"KeySchema\":[{\"AttributeName\":\"id\",\"KeyType\":\"HASH\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}");
+        try (ServerProcess first = ServerProcess.start(dir)) {
+            RawApi api = first.api();
+            HttpResponse<String> created = api.createTable("durable");
             assertThat(created.statusCode()).isEqualTo(200);
             for (int i = 0; i < 100; i++) {
                 HttpResponse<String> put = api.post(
@@ -104,12 +54,9 @@ class CrashRecoveryIT {
                                 + "\"}}}");
                 assertThat(put.statusCode()).isEqualTo(200);
             }
-        } finally {
-            first.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
-        Process second = launch(dir);
-        try {
-            RawApi api = new RawApi(URI.create("http://127.0.0.1:" + portOf(second)));
+        try (ServerProcess second = ServerProcess.start(dir)) {
+            RawApi api = second.api();
             for (int i = 0; i < 100; i += 33) {
                 HttpResponse<String> got = api.post(
                         "DynamoDB_20120810.GetItem",
@@ -119,8 +66,6 @@ class CrashRecoveryIT {
             }
             HttpResponse<String> described = api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":\"durable\"}");
             assertThat(described.body()).contains("\"ItemCount\":100");
-        } finally {
-            second.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 
@@ -134,16 +79,10 @@ class CrashRecoveryIT {
         int writers = 4;
         AtomicIntegerArray acknowledged = new AtomicIntegerArray(writers); // count of answered puts per writer
         Set<String> observed = ConcurrentHashMap.newKeySet();
-        Process first = launch(dir);
-        int port = portOf(first);
-        RawApi setup = new RawApi(URI.create("http://127.0.0.1:" + port));
-        assertThat(setup.post(
-                                "DynamoDB_20120810.CreateTable",
-                                "{\"TableName\":\"durable\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\","
-                                        + "\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"id\","
-                                        + "\"KeyType\":\"HASH\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}")
-                        .statusCode())
-                .isEqualTo(200);
+        ServerProcess first = ServerProcess.start(dir);
+        int port = first.port();
+        RawApi setup = first.api();
+        assertThat(setup.createTable("durable").statusCode()).isEqualTo(200);
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
             int writer = w;
@@ -181,12 +120,11 @@ class CrashRecoveryIT {
             threads.forEach(Thread::start);
             Thread.sleep(1500);
         } finally {
-            first.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            first.kill();
         }
         for (Thread t : threads) t.join(10_000);
-        Process second = launch(dir);
-        try {
-            RawApi api = new RawApi(URI.create("http://127.0.0.1:" + portOf(second)));
+        try (ServerProcess second = ServerProcess.start(dir)) {
+            RawApi api = second.api();
             List<String> expected = new ArrayList<>(observed);
             for (int w = 0; w < writers; w++) {
                 assertThat(acknowledged.get(w))
@@ -208,8 +146,6 @@ class CrashRecoveryIT {
                             .body())
                     .get("Table");
             assertThat(table.get("ItemCount").asLong()).isEqualTo(scanCount(api));
-        } finally {
-            second.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 }

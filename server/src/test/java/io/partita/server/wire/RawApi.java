@@ -36,6 +36,24 @@ final class RawApi {
         return post(target, body, AUTH);
     }
 
+    /** A request without a body to {@code path}: an admin POST or DELETE. */
+    HttpResponse<String> send(String method, String path) throws IOException, InterruptedException {
+        return http.send(
+                HttpRequest.newBuilder(endpoint.resolve(path))
+                        .method(method, HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Creates an on-demand table keyed by the string {@code id}. */
+    HttpResponse<String> createTable(String name) throws IOException, InterruptedException {
+        return post(
+                "DynamoDB_20120810.CreateTable",
+                "{\"TableName\":\"" + name + "\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\","
+                        + "\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"id\","
+                        + "\"KeyType\":\"HASH\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}");
+    }
+
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return http.send(
                 HttpRequest.newBuilder(endpoint.resolve(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
