@@ -31,6 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * made to the items column family any other way.
  */
 public final class StorageEngine implements AutoCloseable {
+    /** How long a checkpoint waits for the feed's trim before it flushes anyway. */
+    private static final long CHECKPOINT_TRIM_WAIT_MILLIS = 100;
+
     private final RocksStore store;
     private final TableCatalog catalog;
     private final KeyLocks locks = new KeyLocks(4096);
@@ -54,6 +57,8 @@ public final class StorageEngine implements AutoCloseable {
         splitter.attach(catalog);
         this.writes = new ItemWrites(store, locks, cache, catalog, feed.recorder());
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
+        // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
+        store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
     }
 
     public static StorageEngine open(StorageConfig config) {
@@ -177,6 +182,7 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        feed.stopFollowers(catalog.snapshot().values());
         trimmer.close();
         splitter.close();
         store.close();

@@ -5,6 +5,7 @@ import io.partita.protocol.error.ApiException;
 import io.partita.server.admin.AdminRoutes.Answer;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.feed.FeedConsumer;
+import io.partita.storage.feed.FeedFollower;
 import io.partita.storage.feed.FeedShard;
 import io.partita.storage.table.TableCatalog.Table;
 import java.io.IOException;
@@ -19,8 +20,10 @@ import java.util.List;
  *   <li>{@code GET /admin/feed[?table=NAME]}: per table, whether it records its changes, its shards (partitions,
  *       with those split ones the feed still keeps) with their watermark and trim floor, and its consumers with
  *       their positions and lag;
- *   <li>{@code POST /admin/feed/consumers?table=NAME&name=C[&retentionSeconds=S]}: registers a consumer, which makes
- *       the table record its changes from then on (for tests and benchmarks: indexes and streams register their own);
+ *   <li>{@code POST /admin/feed/consumers?table=NAME&name=C[&retentionSeconds=S | &follow=true]}: registers a
+ *       consumer, which makes the table record its changes from then on (for tests and benchmarks: indexes and streams
+ *       register their own); with {@code follow=true} the server itself follows it and discards its records as they
+ *       come, a consumer that keeps up;
  *   <li>{@code DELETE /admin/feed/consumers?table=NAME&name=C}: removes it.
  * </ul>
  */
@@ -70,6 +73,10 @@ final class FeedRoutes {
             if (c.retention() != null) {
                 g.writeNumberField("retentionSeconds", c.retention().toSeconds());
             }
+            FeedFollower follower = t.feed().follower(c.name());
+            if (follower != null) {
+                g.writeNumberField("followedRecords", follower.records());
+            }
             long lag = 0;
             g.writeObjectFieldStart("positions");
             for (FeedShard s : shards) {
@@ -93,9 +100,18 @@ final class FeedRoutes {
             return notFound(query);
         }
         String retention = AdminRoutes.parameter(query, "retentionSeconds");
+        boolean follow = "true".equals(AdminRoutes.parameter(query, "follow"));
+        if (follow && retention != null) {
+            return AdminRoutes.error(400, "a followed consumer keeps no retention: give follow or retentionSeconds");
+        }
         try {
-            Duration d = retention == null ? null : Duration.ofSeconds(Long.parseLong(retention));
-            storage.feed().register(t, AdminRoutes.parameter(query, "name"), d);
+            String name = AdminRoutes.parameter(query, "name");
+            if (follow) {
+                storage.feed().followDiscarding(t, name);
+            } else {
+                Duration d = retention == null ? null : Duration.ofSeconds(Long.parseLong(retention));
+                storage.feed().register(t, name, d);
+            }
         } catch (NumberFormatException e) {
             return AdminRoutes.error(400, "retentionSeconds must be a whole number of seconds: " + retention);
         } catch (ApiException e) {

@@ -54,6 +54,22 @@ class AdminFeedIT {
                             .statusCode())
                     .isEqualTo(200);
             assertThat(table(api, "fed").get("recording").asBoolean()).isFalse();
+
+            // A consumer the server follows itself: its records are read as they come.
+            assertThat(api.send("POST", "/admin/feed/consumers?table=fed&name=tail&follow=true")
+                            .statusCode())
+                    .isEqualTo(200);
+            api.post("DynamoDB_20120810.PutItem", "{\"TableName\":\"fed\",\"Item\":{\"id\":{\"S\":\"x\"}}}");
+            JsonNode tail = null;
+            for (int i = 0; i < 1000; i++) {
+                tail = table(api, "fed").get("consumers").get(0);
+                if (tail.get("followedRecords").asLong() == 1) {
+                    break;
+                }
+                Thread.sleep(10);
+            }
+            assertThat(tail.get("followedRecords").asLong()).isEqualTo(1);
+            assertThat(tail.get("lag").asLong()).isZero();
         }
     }
 
@@ -69,6 +85,9 @@ class AdminFeedIT {
             assertThat(badName.statusCode()).isEqualTo(400);
             assertThat(badName.body()).contains("Invalid consumer name");
             assertThat(api.send("POST", "/admin/feed/consumers?table=fed&name=c&retentionSeconds=x")
+                            .statusCode())
+                    .isEqualTo(400);
+            assertThat(api.send("POST", "/admin/feed/consumers?table=fed&name=c&follow=true&retentionSeconds=9")
                             .statusCode())
                     .isEqualTo(400);
             assertThat(api.send("POST", "/admin/feed/elsewhere").statusCode()).isEqualTo(404);

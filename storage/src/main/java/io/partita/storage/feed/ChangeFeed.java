@@ -14,6 +14,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.rocksdb.ColumnFamilyHandle;
@@ -52,8 +53,11 @@ public final class ChangeFeed {
     private final Clock clock;
     private final BatchContributor recorder = new Recorder();
 
-    /** A consumer's registration, stored as JSON; {@code retentionMillis} -1 for none. */
-    record Registration(long retentionMillis) {}
+    /**
+     * A consumer's registration, stored as JSON; {@code retentionMillis} -1 for none. {@code discard}: the engine
+     * itself follows the consumer and discards its records ({@link #followDiscarding}), again after a restart.
+     */
+    record Registration(long retentionMillis, boolean discard) {}
 
     public ChangeFeed(RocksStore store, KeyLocks locks, Clock clock) {
         this.store = store;
@@ -150,6 +154,19 @@ public final class ChangeFeed {
      * @param retention how long records are kept for it whether it has read them or not; null: until it has
      */
     public FeedConsumer register(Table table, String name, Duration retention) {
+        return register(table, name, retention, false);
+    }
+
+    /**
+     * Registers a consumer that the engine follows itself, discarding its records as they become visible: a table
+     * whose changes are consumed as fast as they come, for benchmarks and for watching a feed's lag. It survives a
+     * restart like any consumer, and its following with it.
+     */
+    public FeedConsumer followDiscarding(Table table, String name) {
+        return register(table, name, null, true);
+    }
+
+    private FeedConsumer register(Table table, String name, Duration retention, boolean discard) {
         if (name == null || !CONSUMER_NAME.matcher(name).matches()) {
             throw ApiException.validation("Invalid consumer name: " + name);
         }
@@ -164,7 +181,7 @@ public final class ChangeFeed {
             }
             FeedConsumer c = new FeedConsumer(this, table, name, retention);
             String id = table.metadata().id();
-            byte[] registration = json(new Registration(retention == null ? -1 : retention.toMillis()));
+            byte[] registration = json(new Registration(retention == null ? -1 : retention.toMillis(), discard));
             List<FeedShard> shards = shards(table);
             long[] starts = new long[shards.size()];
             store.write(batch -> {
@@ -189,6 +206,9 @@ public final class ChangeFeed {
                 tf.recording(true);
                 locks.barrier();
             }
+            if (discard) {
+                tf.follow(new FeedFollower(this, c, FeedFollower.discarding()).start());
+            }
             return c;
         }
     }
@@ -200,6 +220,7 @@ public final class ChangeFeed {
             if (tf.consumer(name) == null) {
                 return;
             }
+            tf.stopFollowing(name);
             String id = table.metadata().id();
             byte[] positionsPrefix = FeedKeys.meta(FeedKeys.POSITION, id);
             List<byte[]> positionKeys = new ArrayList<>();
@@ -225,11 +246,13 @@ public final class ChangeFeed {
         }
     }
 
-    void savePosition(Table table, FeedShard shard, String name, long sequence) {
-        byte[] key = FeedKeys.position(table.metadata().id(), shard.number(), name);
+    void savePositions(Table table, String name, Map<FeedShard, Long> positions) {
+        String id = table.metadata().id();
         store.write(batch -> {
             try {
-                batch.put(meta, key, FeedKeys.longValue(sequence));
+                for (Map.Entry<FeedShard, Long> p : positions.entrySet()) {
+                    batch.put(meta, FeedKeys.position(id, p.getKey().number(), name), FeedKeys.longValue(p.getValue()));
+                }
             } catch (RocksDBException e) {
                 throw new StorageException("consumer position write failed", e);
             }
@@ -253,11 +276,16 @@ public final class ChangeFeed {
             s.recover(last[0], floor == null ? 0 : FeedKeys.longOf(floor));
         }
         TableFeed tf = table.feed();
+        List<FeedConsumer> discarding = new ArrayList<>();
         byte[] consumers = FeedKeys.meta(FeedKeys.CONSUMER, id);
         store.range(meta, consumers, FeedKeys.after(consumers), true, (k, v) -> {
             Registration r = registration(v);
             Duration retention = r.retentionMillis() < 0 ? null : Duration.ofMillis(r.retentionMillis());
-            tf.add(new FeedConsumer(this, table, FeedKeys.suffix(k, consumers.length), retention));
+            FeedConsumer c = new FeedConsumer(this, table, FeedKeys.suffix(k, consumers.length), retention);
+            tf.add(c);
+            if (r.discard()) {
+                discarding.add(c);
+            }
             return true;
         });
         byte[] positions = FeedKeys.meta(FeedKeys.POSITION, id);
@@ -269,6 +297,9 @@ public final class ChangeFeed {
             return true;
         });
         tf.recording(!tf.consumers().isEmpty());
+        for (FeedConsumer c : discarding) {
+            tf.follow(new FeedFollower(this, c, FeedFollower.discarding()).start());
+        }
     }
 
     /** Adds the deletion of everything the feed keeps for a table to {@code batch} (the table's own deletion). */
@@ -314,6 +345,13 @@ public final class ChangeFeed {
                 throw new StorageException("orphaned feed removal failed", e);
             }
         });
+    }
+
+    /** Stops the engine's followers of {@code tables}' consumers: the engine is closing, or the table going. */
+    public void stopFollowers(Iterable<Table> tables) {
+        for (Table t : tables) {
+            t.feed().stopFollowingAll();
+        }
     }
 
     private static byte[] json(Registration r) {

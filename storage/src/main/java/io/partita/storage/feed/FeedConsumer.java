@@ -68,8 +68,23 @@ public final class FeedConsumer {
         if (sequence <= position(shard)) {
             return;
         }
-        feed.savePosition(table, shard, name, sequence);
+        feed.savePositions(table, name, Map.of(shard, sequence));
         positions.put(shard.partitionId(), sequence);
+    }
+
+    /** As {@link #commit(FeedShard, long)} for several shards at once, in one batch; lower positions are ignored. */
+    public synchronized void commit(Map<FeedShard, Long> read) {
+        Map<FeedShard, Long> forward = new java.util.HashMap<>();
+        read.forEach((shard, sequence) -> {
+            if (sequence > position(shard)) {
+                forward.put(shard, sequence);
+            }
+        });
+        if (forward.isEmpty()) {
+            return;
+        }
+        feed.savePositions(table, name, forward);
+        forward.forEach((shard, sequence) -> positions.put(shard.partitionId(), sequence));
     }
 
     /** Whether this consumer has read every record {@code shard} will ever have (the shard is closed and drained). */

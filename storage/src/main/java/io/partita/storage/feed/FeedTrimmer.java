@@ -4,17 +4,20 @@ import io.partita.storage.BackgroundThreads;
 import io.partita.storage.StorageException;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.Collection;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.rocksdb.RocksDBException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes change records no consumer needs any more, on one named thread, every minute by default
- * ({@code -Dpartita.feed.trimMillis=N}).
+ * Deletes change records no consumer needs any more, on one named thread: every 10 s by default
+ * ({@code -Dpartita.feed.trimMillis=N}), and before each of the commit log's checkpoints ({@link #trimSoon}).
  *
  * <p>A consumer needs the records of a shard after its position; one with a retention (a stream: 24 hours) needs
  * only those of them younger than the retention. A shard is trimmed up to the lowest record any consumer needs, never
@@ -23,14 +26,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class FeedTrimmer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FeedTrimmer.class);
-    static final long DEFAULT_PERIOD_MILLIS = 60_000;
+    static final long DEFAULT_PERIOD_MILLIS = 10_000;
 
     private final ChangeFeed feed;
+    private final Supplier<Collection<Table>> tables;
     private final ScheduledExecutorService executor;
 
     /** Starts trimming {@code tables()} every {@code periodMillis}; 0 or less never trims on its own (tests). */
     public FeedTrimmer(ChangeFeed feed, Supplier<Collection<Table>> tables, long periodMillis) {
         this.feed = feed;
+        this.tables = tables;
         this.executor = Executors.newSingleThreadScheduledExecutor(BackgroundThreads.named("partita-feed-trim"));
         if (periodMillis > 0) {
             executor.scheduleWithFixedDelay(
@@ -44,6 +49,23 @@ public final class FeedTrimmer implements AutoCloseable {
                     periodMillis,
                     periodMillis,
                     TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Trims on the trim thread now and waits for it, at most {@code waitMillis}: before a checkpoint flushes, so that
+     * records every consumer has read are deleted while still in the memtable and are never flushed or compacted.
+     * The wait is bounded because the trim's own batch may wait for that very checkpoint (a full log).
+     */
+    public void trimSoon(long waitMillis) {
+        try {
+            executor.submit(() -> trim(tables.get())).get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | RejectedExecutionException e) {
+            // Flush what there is; the trim finishes after the checkpoint, or the engine is closing.
+        } catch (ExecutionException e) {
+            log.warn("change feed trim before a checkpoint failed", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class TableFeed {
     private final Map<String, FeedConsumer> consumers = new ConcurrentHashMap<>();
+    /** The engine's own followers, by consumer name. */
+    private final Map<String, FeedFollower> followers = new ConcurrentHashMap<>();
     /** Read by every write under its item's lock; see {@link ChangeFeed#register} for how it is turned on. */
     private volatile boolean recording;
 
@@ -36,6 +38,28 @@ public final class TableFeed {
 
     void add(FeedConsumer c) {
         consumers.put(c.name(), c);
+    }
+
+    /** The engine's follower of consumer {@code name}, or null. */
+    public FeedFollower follower(String name) {
+        return followers.get(name);
+    }
+
+    void follow(FeedFollower f) {
+        followers.put(f.consumer().name(), f);
+    }
+
+    void stopFollowing(String name) {
+        FeedFollower f = followers.remove(name);
+        if (f != null) {
+            f.close();
+        }
+    }
+
+    void stopFollowingAll() {
+        for (String name : List.copyOf(followers.keySet())) {
+            stopFollowing(name);
+        }
     }
 
     /** Removes {@code name}; true if no consumer is left. */

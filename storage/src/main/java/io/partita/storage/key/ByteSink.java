@@ -66,6 +66,11 @@ public final class ByteSink {
         out.put(buf, 0, size);
     }
 
+    /** Whether the bytes written so far are exactly {@code other}. */
+    public boolean contentEquals(byte[] other) {
+        return Arrays.equals(buf, 0, size, other, 0, other.length);
+    }
+
     /** Empties the sink for reuse, keeping its array. */
     public ByteSink clear() {
         size = 0;

@@ -116,6 +116,8 @@ public final class RocksStore implements AutoCloseable {
 
     private volatile boolean closed;
     private volatile boolean stopCheckpoints;
+    /** Runs on the checkpoint thread before each checkpoint of the log; must return within a bounded time. */
+    private volatile Runnable beforeCheckpoint = () -> {};
 
     private RocksStore(StorageConfig config, long logSegmentBytes) {
         try {
@@ -268,6 +270,15 @@ public final class RocksStore implements AutoCloseable {
         joinUninterruptibly(checkpointer);
     }
 
+    /**
+     * Sets what runs before each checkpoint of Partita's log, on the checkpoint thread: the change feed's trim, so that
+     * the checkpoint's flush does not write records every consumer has read. It must return within a bounded time:
+     * appends may be waiting for the checkpoint.
+     */
+    public void beforeCheckpoint(Runnable hook) {
+        beforeCheckpoint = hook;
+    }
+
     private void runCheckpoints() {
         while (!stopCheckpoints) {
             if (!commitLog.checkpointWanted()) {
@@ -275,6 +286,7 @@ public final class RocksStore implements AutoCloseable {
                 continue;
             }
             try {
+                beforeCheckpoint.run();
                 checkpoint(false, true);
             } catch (RuntimeException e) {
                 log.error("log checkpoint failed; retrying in a second", e);
@@ -452,6 +464,11 @@ public final class RocksStore implements AutoCloseable {
      * Appends {@code batch} to Partita's log, if the store keeps one, and then applies it. The append comes first, so
      * nobody can read a write that a crash would take back; the lock is held for the copy only, and the memtable
      * inserts of several threads overlap as they do in RocksDB's write group (docs/PERFORMANCE.md).
+     *
+     * <p>On an event loop: the append may wait for the log's lock (see {@link CommitLog#append}, at most about a
+     * millisecond) and throws {@code WouldBlock} rather than wait for a checkpoint; {@code db.write} may wait while it
+     * joins another thread's write group (that group's memtable inserts), or if RocksDB stalls writes because
+     * compaction is far behind, which with Partita's log (RocksDB flushes only at checkpoints) has not been seen.
      */
     private void commit(RocksDB db, WriteBatch batch) throws RocksDBException {
         if (commitLog == null) {

@@ -291,6 +291,7 @@ public final class TableCatalog {
             throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
         }
         TableMetadata m = t.metadata;
+        feed.stopFollowers(List.of(t));
         store.write(batch -> {
             try {
                 batch.delete(meta, m.name().getBytes(StandardCharsets.UTF_8));

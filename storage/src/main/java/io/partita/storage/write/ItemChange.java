@@ -8,9 +8,9 @@ import io.partita.storage.table.TableCatalog.Table;
 import java.util.Map;
 
 /**
- * An item change the write path is about to commit, as its {@link BatchContributor}s see it. The old image is
- * present whenever the table records its changes or the write looked at it; otherwise only its size and existence
- * are known.
+ * An item change the write path is about to commit, as its {@link BatchContributor}s see it. The old image's stored
+ * bytes are present whenever the table records its changes or the write looked at it, decoded only if the write
+ * looked at it; otherwise only its size and existence are known.
  */
 public final class ItemChange {
     private final Table table;
@@ -89,7 +89,7 @@ public final class ItemChange {
         return oldStored;
     }
 
-    /** The old item, or null if it did not exist or was not read. */
+    /** The old item, or null if it did not exist or the write did not look at it (see {@link #oldStored}). */
     public Map<String, AttributeValue> oldItem() {
         return oldItem;
     }

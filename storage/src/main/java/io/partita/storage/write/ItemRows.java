@@ -8,7 +8,9 @@ import org.rocksdb.WriteBatch;
 /**
  * The item itself: its row in the table's items column family, and, once that has committed, the {@link ItemCache}.
  * The cache keeps only the new size: holding the bytes of every overwrite past a young collection made G1 copy them
- * and then collect them from the old generation (docs/PERFORMANCE.md); the next GetItem brings the bytes back.
+ * and then collect them from the old generation (docs/PERFORMANCE.md); the next GetItem brings the bytes back. On a
+ * table that records its changes it keeps the bytes too: the next write needs the old image for its change record,
+ * and reading it back from RocksDB's memtable cost more than the copy (docs/PERFORMANCE.md, "What recording costs").
  */
 final class ItemRows implements BatchContributor {
     private final ItemCache cache;
@@ -35,7 +37,9 @@ final class ItemRows implements BatchContributor {
         if (change.newStored() == null) {
             cache.remove(table, change.key(), change.keyHash());
         } else {
-            cache.put(table, change.key(), change.keyHash(), null, change.newSize());
+            byte[] stored =
+                    change.table().feed().recording() ? change.newStored().toByteArray() : null;
+            cache.put(table, change.key(), change.keyHash(), stored, change.newSize());
         }
     }
 }

@@ -142,7 +142,8 @@ public final class ItemWrites {
             oldSize = cached.itemSize();
             if (wantOld) {
                 oldStored = cached.stored() != null ? cached.stored() : store.get(table.items(), k);
-                old = ItemCodec.decode(oldStored);
+                // A blind write on a recording table needs the bytes for the record; decoded only if compared.
+                old = looks ? ItemCodec.decode(oldStored) : null;
             }
         } else {
             byte[] stored = store.get(table.items(), k);
@@ -172,11 +173,11 @@ public final class ItemWrites {
         // "If you perform a PutItem or UpdateItem operation that does not change any data in an item, DynamoDB
         // Streams does not write a stream record for that operation" (Change data capture for DynamoDB Streams): a
         // recording table commits nothing for it. Elsewhere the equal item is stored again, which nobody can tell.
-        if (recording && next != null && old != null && sameItem(old, next)) {
-            return new Applied(outcome, null, oldSize);
-        }
         ByteSink nextBytes =
                 next == null ? null : ItemCodec.encode(next, ENCODED.get().clear());
+        if (recording && next != null && oldStored != null && unchanged(oldStored, old, nextBytes, next)) {
+            return new Applied(outcome, null, oldSize);
+        }
         ItemChange change = new ItemChange(
                 table,
                 k,
@@ -213,6 +214,19 @@ public final class ItemWrites {
                 part.finished(change, committed);
             }
         }
+    }
+
+    /**
+     * Whether storing {@code next} changes nothing. Equal items encode to the same length (the same parts, perhaps in
+     * another order), so a different length settles it without decoding the old item; equal bytes settle it the
+     * other way. {@code old} is the decoded old item, or null if it has not been decoded.
+     */
+    private static boolean unchanged(
+            byte[] oldStored, Map<String, AttributeValue> old, ByteSink nextBytes, Map<String, AttributeValue> next) {
+        if (oldStored.length != nextBytes.size()) {
+            return false;
+        }
+        return nextBytes.contentEquals(oldStored) || sameItem(old != null ? old : ItemCodec.decode(oldStored), next);
     }
 
     /** DynamoDB's equality of two items: the same attributes with equal values (sets compared as sets). */

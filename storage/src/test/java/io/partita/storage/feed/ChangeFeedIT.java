@@ -298,6 +298,45 @@ class ChangeFeedIT {
     }
 
     @Test
+    void aConsumerTheEngineFollowsKeepsUpIsFollowedAgainAfterAReopenAndStopsWhenRemoved(@TempDir Path dir)
+            throws InterruptedException {
+        try (StorageEngine e = StorageEngine.open(config(dir))) {
+            Table t = e.tables().create(table("t"));
+            FeedConsumer c = e.feed().followDiscarding(t, "tail");
+            for (int i = 0; i < 20; i++) {
+                put(e, t, "k" + i, "v");
+            }
+            FeedFollower f = t.feed().follower("tail");
+            awaitRecords(f, 20);
+            e.trimFeed();
+            for (FeedShard s : e.feed().shards(t)) {
+                assertThat(e.feed().read(t, s, 0, 100))
+                        .as("read by the follower, then trimmed")
+                        .isEmpty();
+                assertThat(c.position(s)).isEqualTo(s.lastAssigned());
+            }
+        }
+        try (StorageEngine e = StorageEngine.open(config(dir))) {
+            Table t = e.tables().find("t");
+            FeedFollower f = t.feed().follower("tail");
+            assertThat(f).as("followed again after the reopen").isNotNull();
+            put(e, t, "k0", "again");
+            awaitRecords(f, 1);
+            e.feed().unregister(t, "tail");
+            assertThat(t.feed().follower("tail")).isNull();
+            assertThat(t.feed().recording()).isFalse();
+        }
+    }
+
+    /** Waits, at most 10 s, for a follower's thread to have handed over {@code n} records. */
+    private static void awaitRecords(FeedFollower f, long n) throws InterruptedException {
+        for (int i = 0; i < 1000 && f.records() < n; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(f.records()).isEqualTo(n);
+    }
+
+    @Test
     void consumerNamesAndRetentionsAreChecked(@TempDir Path dir) {
         try (StorageEngine e = StorageEngine.open(config(dir))) {
             Table t = e.tables().create(table("t"));

@@ -1,0 +1,144 @@
+package io.partita.storage.feed;
+
+import io.partita.storage.BackgroundThreads;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads a consumer's records as they become visible and hands each page to a {@link Sink}, committing the consumer's
+ * position after the sink has taken it: the loop a GSI's applier runs, or any consumer that keeps up with its table.
+ *
+ * <p>It reads a shard only once the shard's parent is finished (or forgotten), so the sink sees each item's changes in
+ * commit order across splits. {@link #poll} reads until nothing more is visible; {@link #start} polls on a thread of
+ * its own, resting {@value #IDLE_MICROS} µs between polls.
+ */
+public final class FeedFollower implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(FeedFollower.class);
+    static final int PAGE = 500;
+    static final long IDLE_MICROS = Long.getLong("partita.feed.followMicros", 5000);
+
+    /** Receives one page of one shard's records, in order; the position is committed once it returns. */
+    @FunctionalInterface
+    public interface Sink {
+        void accept(FeedShard shard, List<ChangeRecord> page);
+    }
+
+    private final ChangeFeed feed;
+    private final FeedConsumer consumer;
+    private final Sink sink;
+    private final AtomicLong records = new AtomicLong();
+    private volatile ExecutorService thread;
+    private volatile boolean stopped;
+
+    public FeedFollower(ChangeFeed feed, FeedConsumer consumer, Sink sink) {
+        this.feed = feed;
+        this.consumer = consumer;
+        this.sink = sink;
+    }
+
+    public FeedConsumer consumer() {
+        return consumer;
+    }
+
+    /** Records handed to the sink so far. */
+    public long records() {
+        return records.get();
+    }
+
+    /**
+     * Hands every record visible now that the consumer has not read to the sink, shard by shard, parents before
+     * children, and then commits how far it got, for all shards in one batch; returns how many it handed over.
+     */
+    public long poll() {
+        long handed = 0;
+        boolean progress = true;
+        while (progress && !stopped) {
+            progress = false;
+            List<FeedShard> shards = feed.shards(consumer.table());
+            Set<String> unfinished = new HashSet<>();
+            for (FeedShard s : shards) {
+                if (!consumer.finished(s)) {
+                    unfinished.add(s.partitionId());
+                }
+            }
+            Map<FeedShard, Long> read = new HashMap<>();
+            for (FeedShard s : shards) {
+                if (s.parentId() != null && unfinished.contains(s.parentId())) {
+                    continue;
+                }
+                long after = consumer.position(s);
+                List<ChangeRecord> page;
+                do {
+                    page = feed.read(consumer.table(), s, after, PAGE);
+                    if (!page.isEmpty()) {
+                        sink.accept(s, page);
+                        after = page.get(page.size() - 1).sequence();
+                        read.put(s, after);
+                        records.addAndGet(page.size());
+                        handed += page.size();
+                    }
+                } while (page.size() == PAGE && !stopped);
+            }
+            if (!read.isEmpty()) {
+                // A parent read to its end now lets its children be read in the next round.
+                consumer.commit(read);
+                progress = true;
+            }
+        }
+        return handed;
+    }
+
+    /** Follows on a thread of its own until {@link #close}. */
+    public FeedFollower start() {
+        ExecutorService t = Executors.newSingleThreadExecutor(BackgroundThreads.named(
+                "partita-feed-follow-" + consumer.table().metadata().name() + "/" + consumer.name()));
+        thread = t;
+        t.execute(() -> {
+            while (!stopped) {
+                try {
+                    // Resting after each pass lets records gather into pages: a consumer this close behind (a
+                    // millisecond) costs a read and a commit per page rather than per record.
+                    poll();
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(IDLE_MICROS));
+                } catch (RuntimeException e) {
+                    if (stopped) {
+                        return;
+                    }
+                    log.warn("following {} failed; trying again in a second", consumer.name(), e);
+                    LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+                }
+            }
+        });
+        return this;
+    }
+
+    /** Records as they come, discarded: what a consumer that keeps up costs, and nothing more. */
+    public static Sink discarding() {
+        return (shard, page) -> {};
+    }
+
+    /** The records of every pass, collected (for tests). */
+    public static Sink collecting(List<ChangeRecord> into) {
+        return (shard, page) -> into.addAll(new ArrayList<>(page));
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        ExecutorService t = thread;
+        if (t != null) {
+            BackgroundThreads.stop(t);
+        }
+    }
+}
