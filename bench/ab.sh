@@ -6,9 +6,16 @@
 # compare the pairs, not runs made minutes apart. The order flips every pair so that neither is always measured first.
 # Two instances of one jar can differ by themselves (the same jar as A and B: A won 5 of 6 pairs, by up to 22 %;
 # docs/PERFORMANCE.md), so run it again with the jars swapped before believing a difference.
-# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
+# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] [RATE=ops/s] [CONSUMED=A|B [HOW=follow|retain]] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
 #   bench/ab.sh put old.jar server/target/partita.jar
 #   bench/ab.sh put server/target/partita.jar server/target/partita.jar "" "-XX:+UseTransparentHugePages"
+#   CONSUMED=B bench/ab.sh put server/target/partita.jar server/target/partita.jar
+# CONSUMED=B registers a change-feed consumer (POST /admin/feed/consumers) on B's table after the preload, so B's
+# writes record their changes: what a table with a GSI or a stream costs its writes. HOW=follow (the default): the
+# server reads the records as fast as they come; HOW=retain: nobody reads them and they are kept 60 s.
+# RATE runs the load open loop at that many ops/s (with 5 s of warm-up): CPU per operation at the same offered load.
+# At full speed the slower server also batches fewer requests per event-loop pass, which adds CPU per operation of
+# its own; on a 2-core machine shared with the load generator that second-order cost is not small.
 # (after ./mvnw -q -B -pl bench -am package -DskipTests; JVM flags default to a 1 GB G1 heap, and are added to it)
 set -euo pipefail
 workload=$1
@@ -45,15 +52,22 @@ for i in 0 1; do
     sleep 0.1
   done
   load "${ports[$i]}" --create --workload get --connections 8 --duration 3 >/dev/null 2>&1
+  if [[ ${CONSUMED:-} == "${names[$i]}" ]]; then
+    how=$([[ ${HOW:-follow} == retain ]] && echo retentionSeconds=60 || echo follow=true)
+    curl -sf -X POST "http://127.0.0.1:${ports[$i]}/admin/feed/consumers?table=partita-bench&name=ab&$how" >/dev/null
+  fi
   load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration 10 >/dev/null 2>&1
 done
 results=$(mktemp)
 dirs+=("$results")
+rate_args=()
+if [[ -n ${RATE:-} ]]; then rate_args=(--rate "$RATE" --warmup 5); fi
 for r in $(seq "$reps"); do
   order=(0 1)
   if ((r % 2 == 0)); then order=(1 0); fi
   for i in "${order[@]}"; do
-    load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration "$secs" --server-pid "${pids[$i]}" 2>&1 |
+    load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration "$secs" --server-pid "${pids[$i]}" \
+      "${rate_args[@]}" 2>&1 |
       awk -v name="${names[$i]}" -v rep="$r" '
         /ops\/s/ {for (i = 1; i <= NF; i++) if ($i == "ops/s") {v = $(i - 1); gsub(",", "", v); ops = v}}
         /server \(pid/ {cpu = $(NF - 1)}

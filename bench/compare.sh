@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One run that measures Partita (persistent, WAL on), dynalite (in memory) and a fixed-response Netty server (the
 # HTTP ceiling) with the same load generator, workloads and connection counts on this machine.
-# Usage: [WARMUP=seconds] [REPS=n] bench/compare.sh [seconds] [dynalite-dir]
+# Usage: [WARMUP=seconds] [REPS=n] [BEFORE=old.jar] bench/compare.sh [seconds] [dynalite-dir]
 #        (after ./mvnw -q -B -pl bench -am package -DskipTests; dynalite from `npm install dynalite` in dynalite-dir,
-#        default /tmp/dynalite; skipped if absent)
+#        default /tmp/dynalite; skipped if absent. BEFORE adds an earlier Partita build, persistent too, as "before":
+#        the way to check a change stays within noise of the build before it, next to the ceiling)
 #
 # The servers run side by side, and each workload is measured REPS times (default 3) in turn: Partita, ceiling,
 # dynalite, then ceiling, dynalite, Partita, and so on (each round starts with the next server). This machine's speed
@@ -37,6 +38,12 @@ java -Xms256m -Xmx1g -XX:+UseG1GC -jar server/target/partita.jar --port 8050 --d
 pid[partita]=$!; port[partita]=8050; names+=(partita)
 java -cp "$cp" io.partita.bench.load.FixedResponseServer --port 8051 >/dev/null 2>&1 &
 pid[ceiling]=$!; port[ceiling]=8051; names+=(ceiling)
+if [[ -n ${BEFORE:-} ]]; then
+  mkdir -p "$data/before"
+  java -Xms256m -Xmx1g -XX:+UseG1GC -jar "$BEFORE" --port 8053 --data-dir "$data/before" --throughput off \
+    >/dev/null 2>&1 &
+  pid[before]=$!; port[before]=8053; names+=(before)
+fi
 if [[ -x "$dyn_dir/node_modules/.bin/dynalite" ]]; then
   "$dyn_dir/node_modules/.bin/dynalite" --port 8052 >/dev/null 2>&1 &
   pid[dynalite]=$!; port[dynalite]=8052; names+=(dynalite)
@@ -97,6 +104,11 @@ for conns in 8 32; do
     if [[ -n ${pid[dynalite]:-} ]]; then
       d=$(echo "${ops[dynalite,$w,$conns]}" | median)
       printf '  dynalite %6s (%sx)' "$d" "$(awk -v a="$p" -v b="$d" 'BEGIN {printf "%.1f", b ? a / b : 0}')"
+    fi
+    if [[ -n ${pid[before]:-} ]]; then
+      o=$(echo "${ops[before,$w,$conns]}" | median)
+      printf '  before %6s (%s %% of the ceiling)' "$o" \
+        "$(awk -v a="$o" -v b="$c" 'BEGIN {printf "%.0f", b ? 100 * a / b : 0}')"
     fi
     echo
   done

@@ -135,7 +135,7 @@ public final class Workload {
             }
             case PUT -> {
                 out.ascii("{\"TableName\":\"").ascii(table).ascii("\",\"Item\":");
-                item(out, rnd.nextLong(items));
+                item(out, rnd.nextLong(items), rnd);
                 out.ascii("}");
             }
             case UPDATE -> {
@@ -185,7 +185,7 @@ public final class Workload {
         for (long i = from; i < to; i++) {
             if (i > from) out.ascii(",");
             out.ascii("{\"PutRequest\":{\"Item\":");
-            item(out, i);
+            item(out, i, null);
             out.ascii("}}");
         }
         out.ascii("]}}");
@@ -227,10 +227,24 @@ public final class Workload {
         }
     }
 
-    private void item(Bytes out, long i) {
+    /**
+     * An item of the requested size. With {@code vary}, the first characters of its padding are random, so that a put
+     * changes the item it overwrites, as an application's writes do: a table that records its changes (for an index or
+     * a stream) commits nothing for a put that stores the item it found.
+     */
+    private void item(Bytes out, long i, SplittableRandom vary) {
         out.ascii("{");
         keyAttributes(out, i);
-        out.ascii(",\"v\":{\"S\":\"").bytes(padding).ascii("\"}}");
+        out.ascii(",\"v\":{\"S\":\"");
+        int at = out.length();
+        out.bytes(padding);
+        if (vary != null) {
+            long r = vary.nextLong();
+            for (int k = 0; k < Math.min(16, padding.length); k++) {
+                out.array()[at + k] = (byte) ('a' + ((r >>> (4 * k)) & 0xF));
+            }
+        }
+        out.ascii("\"}}");
     }
 
     /** A growable byte array, reused per connection. */
