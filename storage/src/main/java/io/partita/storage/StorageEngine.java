@@ -182,7 +182,7 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
-        feed.stopFollowers(catalog.snapshot().values());
+        feed.close(catalog.snapshot().values());
         trimmer.close();
         splitter.close();
         store.close();

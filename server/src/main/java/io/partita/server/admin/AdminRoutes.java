@@ -17,6 +17,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The admin endpoints, without authentication:
@@ -37,6 +39,7 @@ public final class AdminRoutes {
     public record Answer(int status, String contentType, byte[] body) {}
 
     private static final String JSON = "application/json";
+    private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
 
     private final StorageEngine storage;
     private final FeedRoutes feed;
@@ -51,7 +54,17 @@ public final class AdminRoutes {
         return path.startsWith("/admin/") || path.equals("/metrics");
     }
 
+    /** A GET; any failure is a 500 (logged), never a connection left without an answer. */
     public Answer get(String uri) {
+        try {
+            return route(uri);
+        } catch (RuntimeException e) {
+            log.error("admin GET {} failed", uri, e);
+            return error(500, "Internal error");
+        }
+    }
+
+    private Answer route(String uri) {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         String table = q < 0 ? null : parameter(uri.substring(q + 1), "table");
@@ -71,6 +84,15 @@ public final class AdminRoutes {
 
     /** A POST or DELETE: the only ones are the change feed's consumers. May wait (it runs on a worker). */
     public Answer change(String method, String uri) {
+        try {
+            return routeChange(method, uri);
+        } catch (RuntimeException e) {
+            log.error("admin {} {} failed", method, uri, e);
+            return error(500, "Internal error");
+        }
+    }
+
+    private Answer routeChange(String method, String uri) {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         String query = q < 0 ? "" : uri.substring(q + 1);

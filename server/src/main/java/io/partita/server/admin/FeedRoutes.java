@@ -28,6 +28,9 @@ import java.util.List;
  * </ul>
  */
 final class FeedRoutes {
+    /** Longer than any retention a consumer would want (a stream keeps 24 hours), short of Duration's overflow. */
+    static final Duration MAX_RETENTION = Duration.ofDays(3650);
+
     private final StorageEngine storage;
 
     FeedRoutes(StorageEngine storage) {
@@ -110,6 +113,9 @@ final class FeedRoutes {
                 storage.feed().followDiscarding(t, name);
             } else {
                 Duration d = retention == null ? null : Duration.ofSeconds(Long.parseLong(retention));
+                if (d != null && d.compareTo(MAX_RETENTION) > 0) {
+                    return AdminRoutes.error(400, "retentionSeconds must be at most " + MAX_RETENTION.toSeconds());
+                }
                 storage.feed().register(t, name, d);
             }
         } catch (NumberFormatException e) {
@@ -126,7 +132,11 @@ final class FeedRoutes {
         if (t == null) {
             return notFound(query);
         }
-        storage.feed().unregister(t, AdminRoutes.parameter(query, "name"));
+        String name = AdminRoutes.parameter(query, "name");
+        if (name == null) {
+            return AdminRoutes.error(400, "name is required");
+        }
+        storage.feed().unregister(t, name);
         return view(List.of(t));
     }
 

@@ -90,6 +90,11 @@ class AdminFeedIT {
             assertThat(api.send("POST", "/admin/feed/consumers?table=fed&name=c&follow=true&retentionSeconds=9")
                             .statusCode())
                     .isEqualTo(400);
+            assertThat(api.send("POST", "/admin/feed/consumers?table=fed&name=c&retentionSeconds=9999999999999")
+                            .statusCode())
+                    .isEqualTo(400);
+            assertThat(api.send("DELETE", "/admin/feed/consumers?table=fed").statusCode())
+                    .isEqualTo(400);
             assertThat(api.send("POST", "/admin/feed/elsewhere").statusCode()).isEqualTo(404);
             assertThat(api.send("PUT", "/admin/feed/consumers?table=fed&name=c").statusCode())
                     .isEqualTo(405);

@@ -8,6 +8,7 @@ import io.partita.storage.key.ByteSink;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.write.BatchContributor;
+import io.partita.storage.write.CommitOutcome;
 import io.partita.storage.write.ItemChange;
 import java.io.IOException;
 import java.time.Clock;
@@ -20,6 +21,8 @@ import java.util.regex.Pattern;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ordered, durable feed of committed item changes that GSIs, Streams and event-source mappings read.
@@ -28,7 +31,8 @@ import org.rocksdb.WriteBatch;
  *   <li><b>Same batch.</b> A table with a consumer {@linkplain TableFeed#recording records}: each of its writes adds
  *       a {@link ChangeRecord} (old and new image, sizes, cause, time) to the batch that commits the change, through
  *       {@link #recorder()}. No acknowledged write is missing from the feed, and no record exists for a write that did
- *       not commit, across a crash at any moment: the batch is in the log whole or not at all.
+ *       not commit, across a crash at any moment: the batch is in the log whole or not at all (see {@link
+ *       CommitOutcome#UNKNOWN} for a commit that fails after reaching it).
  *   <li><b>Numbered per partition.</b> Each partition has its own sequence ({@link FeedShard}), because a partition
  *       is the unit DynamoDB Streams shards follow and that replication will follow (one Raft group per partition,
  *       whose log index orders it). A split closes the parent's sequence and opens the children's.
@@ -40,6 +44,8 @@ import org.rocksdb.WriteBatch;
  * <p>Keys and values: {@link FeedKeys}, {@link ChangeRecord}.
  */
 public final class ChangeFeed {
+    private static final Logger log = LoggerFactory.getLogger(ChangeFeed.class);
+
     /** Consumer names: what a GSI or stream id needs, and nothing that could break a key. */
     private static final Pattern CONSUMER_NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,255}");
 
@@ -114,10 +120,22 @@ public final class ChangeFeed {
         }
 
         @Override
-        public void finished(ItemChange change, boolean committed) {
-            if (change.shard() != null) {
-                change.shard().end(change.sequence());
+        public void finished(ItemChange change, CommitOutcome outcome) {
+            if (change.shard() == null) {
+                return;
             }
+            if (outcome == CommitOutcome.UNKNOWN) {
+                // Replay may bring the record back, below where consumers would have read past a hole: the shard's
+                // watermark stays here until a restart settles it.
+                log.error(
+                        "a write failed after it may have reached the log; the change feed of {} shard {} stops at {}"
+                                + " until a restart",
+                        change.table().metadata().name(),
+                        change.shard().partitionId(),
+                        change.sequence());
+                return;
+            }
+            change.shard().end(change.sequence());
         }
     }
 
@@ -175,6 +193,10 @@ public final class ChangeFeed {
         }
         TableFeed tf = table.feed();
         synchronized (tf) {
+            if (tf.closed()) {
+                throw ApiException.resourceNotFound("Requested resource not found: Table: "
+                        + table.metadata().name() + " not found");
+            }
             FeedConsumer existing = tf.consumer(name);
             if (existing != null) {
                 return existing;
@@ -260,21 +282,13 @@ public final class ChangeFeed {
     }
 
     /**
-     * Brings a table's feed back after opening: each shard numbers on after the highest number it has stored, and
-     * the consumers come back with their saved positions (and with them, recording).
+     * Brings a table's feed back after opening: the consumers come back with their saved positions (and with them,
+     * recording), and each shard numbers on after the highest number it has stored: its last record, its trim floor,
+     * or a consumer's position, which can be a number whose write failed (a consumer registers after what was visible,
+     * holes included) and must not be handed out again.
      */
     public void recover(Table table) {
         String id = table.metadata().id();
-        for (FeedShard s : shards(table)) {
-            byte[] prefix = FeedKeys.shard(id, s.number());
-            long[] last = {0};
-            store.range(changelog, prefix, FeedKeys.after(prefix), false, (k, v) -> {
-                last[0] = FeedKeys.sequenceOf(k);
-                return false;
-            });
-            byte[] floor = store.get(meta, FeedKeys.floor(id, s.number()));
-            s.recover(last[0], floor == null ? 0 : FeedKeys.longOf(floor));
-        }
         TableFeed tf = table.feed();
         List<FeedConsumer> discarding = new ArrayList<>();
         byte[] consumers = FeedKeys.meta(FeedKeys.CONSUMER, id);
@@ -288,14 +302,28 @@ public final class ChangeFeed {
             }
             return true;
         });
+        Map<String, Long> highestPosition = new java.util.HashMap<>();
         byte[] positions = FeedKeys.meta(FeedKeys.POSITION, id);
         store.range(meta, positions, FeedKeys.after(positions), true, (k, v) -> {
+            String shard = Integer.toString(FeedKeys.shardOf(k, positions.length));
+            long at = FeedKeys.longOf(v);
+            highestPosition.merge(shard, at, Math::max);
             FeedConsumer c = tf.consumer(FeedKeys.suffix(k, positions.length + 4));
             if (c != null) {
-                c.positionLoaded(Integer.toString(FeedKeys.shardOf(k, positions.length)), FeedKeys.longOf(v));
+                c.positionLoaded(shard, at);
             }
             return true;
         });
+        for (FeedShard s : shards(table)) {
+            byte[] prefix = FeedKeys.shard(id, s.number());
+            long[] last = {highestPosition.getOrDefault(s.partitionId(), 0L)};
+            store.range(changelog, prefix, FeedKeys.after(prefix), false, (k, v) -> {
+                last[0] = Math.max(last[0], FeedKeys.sequenceOf(k));
+                return false;
+            });
+            byte[] floor = store.get(meta, FeedKeys.floor(id, s.number()));
+            s.recover(last[0], floor == null ? 0 : FeedKeys.longOf(floor));
+        }
         tf.recording(!tf.consumers().isEmpty());
         for (FeedConsumer c : discarding) {
             tf.follow(new FeedFollower(this, c, FeedFollower.discarding()).start());
@@ -313,25 +341,13 @@ public final class ChangeFeed {
     }
 
     /**
-     * Deletes what the feed keeps for tables that no longer exist: a write still in flight when its table was deleted
-     * can add a record after the table's own deletion removed the rest.
+     * Deletes what the feed keeps for tables that no longer exist: a write or a consumer's commit still in flight when
+     * its table was deleted can add a record or a position after the table's own deletion removed the rest.
      */
     public void dropOrphans(Set<String> liveTableIds) {
-        List<String> orphans = new ArrayList<>();
-        byte[] start = new byte[0];
-        while (start != null) {
-            String[] found = {null};
-            store.range(changelog, start, null, true, (k, v) -> {
-                found[0] = FeedKeys.tableIdOf(k);
-                return false;
-            });
-            if (found[0] == null) {
-                break;
-            }
-            if (!liveTableIds.contains(found[0])) {
-                orphans.add(found[0]);
-            }
-            start = FeedKeys.after(FeedKeys.table(found[0]));
+        Set<String> orphans = new java.util.TreeSet<>(orphans(changelog, new byte[0], liveTableIds));
+        for (byte kind : new byte[] {FeedKeys.CONSUMER, FeedKeys.POSITION, FeedKeys.FLOOR}) {
+            orphans.addAll(orphans(meta, new byte[] {kind}, liveTableIds));
         }
         if (orphans.isEmpty()) {
             return;
@@ -347,10 +363,39 @@ public final class ChangeFeed {
         });
     }
 
-    /** Stops the engine's followers of {@code tables}' consumers: the engine is closing, or the table going. */
-    public void stopFollowers(Iterable<Table> tables) {
+    /** The ids of tables not in {@code live} that have keys under {@code kind} ‖ table in {@code cf}, one seek each. */
+    private List<String> orphans(ColumnFamilyHandle cf, byte[] kind, Set<String> live) {
+        List<String> found = new ArrayList<>();
+        byte[] end = kind.length == 0 ? null : FeedKeys.after(kind);
+        byte[] start = kind;
+        while (start != null) {
+            String[] id = {null};
+            store.range(cf, start, end, true, (k, v) -> {
+                id[0] = FeedKeys.tableIdOf(java.util.Arrays.copyOfRange(k, kind.length, k.length));
+                return false;
+            });
+            if (id[0] == null) {
+                break;
+            }
+            if (!live.contains(id[0])) {
+                found.add(id[0]);
+            }
+            byte[] prefix = FeedKeys.table(id[0]);
+            byte[] next = new byte[kind.length + prefix.length];
+            System.arraycopy(kind, 0, next, 0, kind.length);
+            System.arraycopy(prefix, 0, next, kind.length, prefix.length);
+            start = FeedKeys.after(next);
+        }
+        return found;
+    }
+
+    /**
+     * Closes the feeds of {@code tables}, which the engine is closing or deleting: no consumer registers any more, and
+     * the engine's followers stop.
+     */
+    public void close(Iterable<Table> tables) {
         for (Table t : tables) {
-            t.feed().stopFollowingAll();
+            t.feed().close();
         }
     }
 

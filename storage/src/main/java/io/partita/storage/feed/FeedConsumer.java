@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A registered reader of one table's change feed (a GSI's applier, a stream, an event-source mapping). It keeps,
  * durably, how far it has read each shard; the feed is trimmed only behind the slowest consumer's position, and, for
  * a consumer with a retention, also behind records older than it (a stream keeps its records 24 hours, whether read
- * or not). To see each item's changes in order across a split, read a shard's parent until it is {@linkplain
- * #finished finished} before reading the shard.
+ * or not). To see each item's changes in order across splits, read a shard only when {@link #mayRead} says so: once
+ * its ancestors are {@linkplain #finished finished}.
  *
  * <p>A consumer starts after the records that were visible when it registered; shards created later (by splits) are
  * read from their beginning. Positions are saved with {@link #commit}: after a restart the consumer resumes from the
@@ -85,6 +85,24 @@ public final class FeedConsumer {
         }
         feed.savePositions(table, name, forward);
         forward.forEach((shard, sequence) -> positions.put(shard.partitionId(), sequence));
+    }
+
+    /**
+     * Whether this consumer may read {@code shard} without meeting an item's change before an earlier one: every
+     * ancestor of it still in {@code shards} (the feed's shards, read once) is finished. An ancestor that split again
+     * before it had a record is finished at once, so its own parent must be checked too.
+     */
+    public boolean mayRead(FeedShard shard, List<FeedShard> shards) {
+        Map<String, FeedShard> byId = new java.util.HashMap<>();
+        for (FeedShard s : shards) {
+            byId.put(s.partitionId(), s);
+        }
+        for (FeedShard a = byId.get(shard.parentId()); a != null; a = byId.get(a.parentId())) {
+            if (!finished(a)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether this consumer has read every record {@code shard} will ever have (the shard is closed and drained). */

@@ -3,10 +3,8 @@ package io.partita.storage.feed;
 import io.partita.storage.BackgroundThreads;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -19,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * Reads a consumer's records as they become visible and hands each page to a {@link Sink}, committing the consumer's
  * position after the sink has taken it: the loop a GSI's applier runs, or any consumer that keeps up with its table.
  *
- * <p>It reads a shard only once the shard's parent is finished (or forgotten), so the sink sees each item's changes in
- * commit order across splits. {@link #poll} reads until nothing more is visible; {@link #start} polls on a thread of
+ * <p>It reads a shard only once its ancestors are finished ({@link FeedConsumer#mayRead}), so the sink sees each
+ * item's changes in commit order across splits. {@link #poll} reads until nothing more is visible; {@link #start} polls on a thread of
  * its own, resting {@value #IDLE_MICROS} µs between polls.
  */
 public final class FeedFollower implements AutoCloseable {
@@ -51,7 +49,7 @@ public final class FeedFollower implements AutoCloseable {
         return consumer;
     }
 
-    /** Records handed to the sink so far. */
+    /** Records handed to the sink and committed so far. */
     public long records() {
         return records.get();
     }
@@ -62,19 +60,14 @@ public final class FeedFollower implements AutoCloseable {
      */
     public long poll() {
         long handed = 0;
+        long counted = 0;
         boolean progress = true;
         while (progress && !stopped) {
             progress = false;
             List<FeedShard> shards = feed.shards(consumer.table());
-            Set<String> unfinished = new HashSet<>();
-            for (FeedShard s : shards) {
-                if (!consumer.finished(s)) {
-                    unfinished.add(s.partitionId());
-                }
-            }
             Map<FeedShard, Long> read = new HashMap<>();
             for (FeedShard s : shards) {
-                if (s.parentId() != null && unfinished.contains(s.parentId())) {
+                if (!consumer.mayRead(s, shards)) {
                     continue;
                 }
                 long after = consumer.position(s);
@@ -85,7 +78,6 @@ public final class FeedFollower implements AutoCloseable {
                         sink.accept(s, page);
                         after = page.get(page.size() - 1).sequence();
                         read.put(s, after);
-                        records.addAndGet(page.size());
                         handed += page.size();
                     }
                 } while (page.size() == PAGE && !stopped);
@@ -93,6 +85,8 @@ public final class FeedFollower implements AutoCloseable {
             if (!read.isEmpty()) {
                 // A parent read to its end now lets its children be read in the next round.
                 consumer.commit(read);
+                records.addAndGet(handed - counted);
+                counted = handed;
                 progress = true;
             }
         }

@@ -8,7 +8,8 @@ package io.partita.storage.feed;
  * them in parallel), so they finish out of order. {@link #visible} is the watermark: every number below it has
  * finished. A reader returns only records below the watermark, and so it never meets a lower number after it has read
  * past one. Writes to one item hold its lock from {@code begin} to {@code end}, so one item's records are numbered in
- * commit order. A number whose batch failed is a hole; numbers only ever grow.
+ * commit order. A number whose batch never reached the log is a hole; one whose commit failed after its batch may have
+ * reached it is never ended, so the watermark waits there until a restart settles it. Numbers only ever grow.
  *
  * <p>A split {@linkplain #close closes} the shard of the partition it replaces, after the new map is in place: {@code
  * begin} then fails and the writer looks its partition up again, finding a child. Once the writes in flight have ended
@@ -145,11 +146,11 @@ public final class FeedShard {
     }
 
     /**
-     * Starts numbering after the highest number stored for this shard, {@code highestRecord} or its trim floor when
-     * every record has been trimmed; called before any write.
+     * Starts numbering after the highest number stored for this shard, {@code highest} (a record, or a consumer's
+     * position) or its trim floor when every record has been trimmed; called before any write.
      */
-    synchronized void recover(long highestRecord, long trimmedFloor) {
-        next = Math.max(highestRecord, trimmedFloor) + 1;
+    synchronized void recover(long highest, long trimmedFloor) {
+        next = Math.max(highest, trimmedFloor) + 1;
         visible = next;
         floor = trimmedFloor;
     }

@@ -4,6 +4,9 @@ import io.partita.storage.BackgroundThreads;
 import io.partita.storage.StorageException;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -75,19 +78,26 @@ public final class FeedTrimmer implements AutoCloseable {
 
     /**
      * Trims every shard of {@code tables} now; returns how many sequence numbers the floors moved past (records and
-     * the holes of failed writes).
+     * the holes of failed writes). One trim at a time: two at once could each save a floor, the lower one last.
      */
-    public long trim(Collection<Table> tables) {
+    public synchronized long trim(Collection<Table> tables) {
         long started = System.nanoTime();
         long now = feed.clock().millis();
         long deleted = 0;
         for (Table t : tables) {
-            for (FeedShard s : feed.shards(t)) {
+            List<FeedShard> shards = feed.shards(t);
+            Set<String> present = new HashSet<>();
+            shards.forEach(s -> present.add(s.partitionId()));
+            for (FeedShard s : shards) {
                 deleted += trim(t, s, now);
+                // Oldest first, and only once the parent is gone: a child names its parent, and a consumer must find
+                // every ancestor still unread (FeedConsumer.mayRead).
                 if (s.drained()
                         && s.floor() >= s.visible() - 1
-                        && t.partitions().retired().contains(s)) {
+                        && t.partitions().retired().contains(s)
+                        && !present.contains(s.parentId())) {
                     forget(t, s);
+                    present.remove(s.partitionId());
                 }
             }
         }
@@ -103,8 +113,11 @@ public final class FeedTrimmer implements AutoCloseable {
     /** Trims one shard up to what its consumers still need; returns how many numbers its floor moved past. */
     private long trim(Table table, FeedShard shard, long now) {
         long through = shard.visible() - 1;
+        boolean drained = shard.drained();
         for (FeedConsumer c : table.feed().consumers()) {
-            long read = c.position(shard);
+            // A consumer's position is its last record: one that has finished a drained shard has read through the
+            // holes after it too, else a shard ending in a failed write's number could never be forgotten.
+            long read = drained && c.finished(shard) ? through : c.position(shard);
             if (c.retention() != null) {
                 read = Math.max(
                         read, expiredThrough(table, shard, now - c.retention().toMillis()));

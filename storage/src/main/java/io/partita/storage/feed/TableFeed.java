@@ -16,6 +16,8 @@ public final class TableFeed {
     private final Map<String, FeedFollower> followers = new ConcurrentHashMap<>();
     /** Read by every write under its item's lock; see {@link ChangeFeed#register} for how it is turned on. */
     private volatile boolean recording;
+    /** Set under this object's monitor when the table is deleted or the engine closes: no consumer registers after. */
+    private boolean closed;
 
     /** Whether writes to the table add a change record to their batch (and so always read the old image). */
     public boolean recording() {
@@ -54,6 +56,17 @@ public final class TableFeed {
         if (f != null) {
             f.close();
         }
+    }
+
+    /** Refuses new consumers and stops the followers; under this object's monitor, as registration is. */
+    synchronized void close() {
+        closed = true;
+        stopFollowingAll();
+    }
+
+    /** Whether {@link #close} has run; read under this object's monitor. */
+    boolean closed() {
+        return closed;
     }
 
     void stopFollowingAll() {

@@ -60,6 +60,24 @@ public final class PartitionMap {
         return partitions.length;
     }
 
+    /** The ranges to persist. */
+    public List<TablePartitions.PersistedPartition> persistable() {
+        List<TablePartitions.PersistedPartition> out = new ArrayList<>(partitions.length);
+        for (Partition p : partitions) {
+            out.add(new TablePartitions.PersistedPartition(p.id(), p.start(), p.end(), p.parentId()));
+        }
+        return out;
+    }
+
+    /** The retired shards to persist with the map. */
+    public List<TablePartitions.PersistedPartition> persistableRetired() {
+        List<TablePartitions.PersistedPartition> out = new ArrayList<>(retired.size());
+        for (FeedShard s : retired) {
+            out.add(new TablePartitions.PersistedPartition(s.partitionId(), s.start(), s.end(), s.parentId()));
+        }
+        return out;
+    }
+
     /** The shards of split partitions the change feed still keeps, oldest first. */
     public List<FeedShard> retired() {
         return retired;

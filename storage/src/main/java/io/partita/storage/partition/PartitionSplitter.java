@@ -7,6 +7,7 @@ import io.partita.storage.table.TableCatalog.Table;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,25 +36,29 @@ public final class PartitionSplitter implements TablePartitions.Listener, AutoCl
 
     @Override
     public void splitWanted(TablePartitions table, Partition partition, TablePartitions.SplitReason reason) {
-        executor.execute(() -> {
-            try {
-                run(table, partition, reason);
-            } catch (RuntimeException e) {
-                log.warn(
-                        "split of partition {} of {} failed",
-                        partition.id(),
-                        table.metadata().name(),
-                        e);
-                table.splitAbandoned(partition, reason == TablePartitions.SplitReason.SIZE);
-            }
-        });
+        try {
+            executor.execute(() -> {
+                try {
+                    run(table, partition, reason);
+                } catch (RuntimeException e) {
+                    log.warn(
+                            "split of partition {} of {} failed",
+                            partition.id(),
+                            table.metadata().name(),
+                            e);
+                    table.splitAbandoned(partition, reason == TablePartitions.SplitReason.SIZE);
+                }
+            });
+        } catch (RejectedExecutionException closing) {
+            // The engine is closing: a write that finished just now asked; the split is not needed any more.
+        }
     }
 
     @Override
     public void mapChanged(TablePartitions table, PartitionMap map, int nextId) {
         TableCatalog c = catalog;
         if (c != null) {
-            c.savePartitions(table, nextId);
+            c.savePartitions(table, map, nextId);
         }
     }
 

@@ -28,6 +28,7 @@ public final class TablePartitions {
     public interface Listener {
         void splitWanted(TablePartitions table, Partition partition, SplitReason reason);
 
+        /** Persists {@code map}, which replaces the current one once this returns; a failure leaves it out. */
         void mapChanged(TablePartitions table, PartitionMap map, int nextId);
     }
 
@@ -274,6 +275,9 @@ public final class TablePartitions {
         Partition right = new Partition(
                 Integer.toString(nextId++), at, parent.end(), parent.id(), childThroughput(parent, n, now), rightSize);
         PartitionMap next = map.replace(parent, left, right);
+        // Saved before anyone can use it: a write that found a child commits records under the child's number, which
+        // must still be the child's after a crash, and the next split must not hand the children's ids out again.
+        listener.mapChanged(this, next, nextId);
         reshare(next, now);
         map = next;
         // After the new map: a write whose numbering the closed shard refuses finds its child (FeedShard).
@@ -282,7 +286,6 @@ public final class TablePartitions {
         if (splits.size() > 100) {
             splits.remove(0);
         }
-        listener.mapChanged(this, next, nextId);
     }
 
     /** Called when a split was wanted but did not happen: lets a later one be queued. */
@@ -346,13 +349,6 @@ public final class TablePartitions {
         return List.copyOf(splits);
     }
 
-    /** The ranges to persist. */
-    public List<PersistedPartition> persistable() {
-        return map.partitions().stream()
-                .map(p -> new PersistedPartition(p.id(), p.start(), p.end(), p.parentId()))
-                .toList();
-    }
-
     /** The shards of split partitions the change feed still keeps, oldest first. */
     public List<FeedShard> retired() {
         return map.retired();
@@ -363,21 +359,15 @@ public final class TablePartitions {
         return map.shards();
     }
 
-    /** The retired shards to persist with the map. */
-    public List<PersistedPartition> persistableRetired() {
-        return map.retired().stream()
-                .map(s -> new PersistedPartition(s.partitionId(), s.start(), s.end(), s.parentId()))
-                .toList();
-    }
-
     /**
      * Forgets a retired shard that the feed has emptied and no write can add to; the map is persisted again. Its
      * children keep naming it as their parent, which a consumer treats as a parent read to the end.
      */
     public synchronized void forgetRetired(FeedShard shard) {
         if (map.retired().contains(shard)) {
-            map = map.forget(shard);
-            listener.mapChanged(this, map, nextId);
+            PartitionMap next = map.forget(shard);
+            listener.mapChanged(this, next, nextId);
+            map = next;
         }
     }
 

@@ -7,6 +7,7 @@ import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.feed.ChangeFeed;
 import io.partita.storage.feed.TableFeed;
 import io.partita.storage.item.ItemCache;
+import io.partita.storage.partition.PartitionMap;
 import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
@@ -166,13 +167,12 @@ public final class TableCatalog {
         }
     }
 
-    /** Persists a table's partition ranges; called whenever a split changes them. */
-    public void savePartitions(TablePartitions partitions, int nextId) {
+    /** Persists a table's partition ranges, {@code map}; called whenever a split changes them, before it takes effect. */
+    public void savePartitions(TablePartitions partitions, PartitionMap map, int nextId) {
         byte[] json;
         try {
             json = DynamoJson.mapper()
-                    .writeValueAsBytes(
-                            new PersistedMap(nextId, partitions.persistable(), partitions.persistableRetired()));
+                    .writeValueAsBytes(new PersistedMap(nextId, map.persistable(), map.persistableRetired()));
         } catch (IOException e) {
             throw new StorageException("cannot encode partition map", e);
         }
@@ -264,7 +264,7 @@ public final class TableCatalog {
         ColumnFamilyHandle cf = store.createItemFamily(m.itemsFamily());
         persist(m);
         TablePartitions partitions = new TablePartitions(m, capacity, partitionListener, null, null, 0, 0);
-        savePartitions(partitions, partitions.nextId());
+        savePartitions(partitions, partitions.map(), partitions.nextId());
         Table t = new Table(m, cf, 0, 0, partitions);
         TreeMap<String, Table> next = new TreeMap<>(tables);
         next.put(m.name(), t);
@@ -291,7 +291,7 @@ public final class TableCatalog {
             throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
         }
         TableMetadata m = t.metadata;
-        feed.stopFollowers(List.of(t));
+        feed.close(List.of(t));
         store.write(batch -> {
             try {
                 batch.delete(meta, m.name().getBytes(StandardCharsets.UTF_8));

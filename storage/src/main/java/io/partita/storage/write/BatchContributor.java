@@ -16,8 +16,8 @@ public interface BatchContributor {
     void contribute(WriteBatch batch, ItemChange change) throws RocksDBException;
 
     /**
-     * Called once the batch has committed ({@code committed}) or failed to, for every contributor of the write, even
-     * if another's {@link #contribute} failed: in-memory state follows the commit here.
+     * Called once the batch has ended, however it ended, for every contributor of the write, even if another's
+     * {@link #contribute} or {@code finished} failed: in-memory state follows the commit here.
      */
-    default void finished(ItemChange change, boolean committed) {}
+    default void finished(ItemChange change, CommitOutcome outcome) {}
 }

@@ -29,8 +29,8 @@ final class ItemRows implements BatchContributor {
     }
 
     @Override
-    public void finished(ItemChange change, boolean committed) {
-        if (!committed) {
+    public void finished(ItemChange change, CommitOutcome outcome) {
+        if (outcome != CommitOutcome.COMMITTED) {
             return;
         }
         long table = change.table().cacheId();

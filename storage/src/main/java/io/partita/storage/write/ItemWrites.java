@@ -195,9 +195,14 @@ public final class ItemWrites {
         return new Applied(outcome, null, oldSize);
     }
 
-    /** Commits one change's batch, built by {@code parts}, and lets every part finish whatever happened. */
+    /**
+     * Commits one change's batch, built by {@code parts}, and lets every part finish, however the commit ended and
+     * whatever another part's {@code finished} threw; the first failure is thrown after all have finished.
+     */
     private void commit(BatchContributor[] parts, ItemChange change) {
-        boolean committed = false;
+        boolean[] built = {false};
+        CommitOutcome outcome;
+        Throwable failure = null;
         try {
             store.write(batch -> {
                 for (BatchContributor part : parts) {
@@ -207,12 +212,33 @@ public final class ItemWrites {
                         throw new StorageException("write batch failed", e);
                     }
                 }
+                built[0] = true;
             });
-            committed = true;
-        } finally {
-            for (BatchContributor part : parts) {
-                part.finished(change, committed);
+            outcome = CommitOutcome.COMMITTED;
+        } catch (WouldBlock e) {
+            // The log refuses before it appends anything.
+            outcome = CommitOutcome.NOT_WRITTEN;
+            failure = e;
+        } catch (RuntimeException | Error e) {
+            outcome = built[0] ? CommitOutcome.UNKNOWN : CommitOutcome.NOT_WRITTEN;
+            failure = e;
+        }
+        for (BatchContributor part : parts) {
+            try {
+                part.finished(change, outcome);
+            } catch (RuntimeException | Error e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
             }
+        }
+        if (failure instanceof RuntimeException r) {
+            throw r;
+        }
+        if (failure instanceof Error err) {
+            throw err;
         }
     }
 

@@ -24,8 +24,8 @@ final class TableStatistics implements BatchContributor {
     }
 
     @Override
-    public void finished(ItemChange change, boolean committed) {
-        if (!committed) {
+    public void finished(ItemChange change, CommitOutcome outcome) {
+        if (outcome != CommitOutcome.COMMITTED) {
             return;
         }
         long sizeDelta = change.newSize() - change.oldSize();

@@ -337,6 +337,71 @@ class ChangeFeedIT {
     }
 
     @Test
+    void aShardIsReadOnlyOnceEveryAncestorIsFinishedEvenThroughAnEmptyOne(@TempDir Path dir) {
+        try (StorageEngine e = StorageEngine.open(config(dir))) {
+            Table t = e.tables().create(table("t"));
+            FeedReader reader = new FeedReader(e, e.feed().register(t, "c", null));
+            put(e, t, "k", "1");
+            long h = hashOf(t, "k");
+            Partition p = t.partitions().partitionFor(h);
+            assertThat(h).isNotEqualTo(p.start()).isNotEqualTo(p.end());
+            // A write still in flight in the grandparent: its number is taken, not yet ended.
+            long inFlight = p.shard().begin();
+            t.partitions().split(p, h + 1, 0, 0, TablePartitions.SplitReason.SIZE);
+            Partition c = t.partitions().partitionFor(h);
+            t.partitions().split(c, h, 0, 0, TablePartitions.SplitReason.SIZE);
+            put(e, t, "k", "2");
+            FeedShard grandchild = shardOf(e, t, "k");
+            assertThat(grandchild.parentId()).isEqualTo(c.id());
+            assertThat(c.parentId()).isEqualTo(p.id());
+
+            assertThat(reader.poll()).extracting(r -> v(r.newImage())).containsExactly("1");
+            e.trimFeed();
+            assertThat(t.partitions().retired())
+                    .as("the empty middle shard stays while its parent does")
+                    .contains(c.shard());
+            p.shard().end(inFlight);
+            assertThat(reader.poll()).extracting(r -> v(r.newImage())).containsExactly("2");
+            e.trimFeed();
+            e.trimFeed();
+            assertThat(t.partitions().retired()).isEmpty();
+        }
+    }
+
+    @Test
+    void aConsumerPlacedAtAFailedWritesNumberIsNotHandedThatNumberAfterARestart(@TempDir Path dir) {
+        FeedShard before;
+        try (StorageEngine e = StorageEngine.open(config(dir))) {
+            Table t = e.tables().create(table("t"));
+            e.feed().register(t, "first", null);
+            put(e, t, "k", "1");
+            before = shardOf(e, t, "k");
+            // A write that took the next number and failed before its batch reached the log: a hole at the top.
+            before.end(before.begin());
+            assertThat(e.feed().register(t, "second", null).position(before)).isEqualTo(2);
+        }
+        try (StorageEngine e = StorageEngine.open(config(dir))) {
+            Table t = e.tables().find("t");
+            put(e, t, "k", "2");
+            List<ChangeRecord> seen = new FeedReader(e, t.feed().consumer("second")).poll();
+            assertThat(seen)
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.sequence()).isEqualTo(3));
+        }
+    }
+
+    @Test
+    void noConsumerRegistersOnADeletedTable(@TempDir Path dir) {
+        try (StorageEngine e = StorageEngine.open(config(dir))) {
+            Table t = e.tables().create(table("t"));
+            e.tables().delete("t");
+            assertThatThrownBy(() -> e.feed().register(t, "late", null))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, x -> assertThat(x.code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND));
+        }
+    }
+
+    @Test
     void consumerNamesAndRetentionsAreChecked(@TempDir Path dir) {
         try (StorageEngine e = StorageEngine.open(config(dir))) {
             Table t = e.tables().create(table("t"));

@@ -32,7 +32,8 @@ class TablePartitionsTest {
 
         @Override
         public void mapChanged(TablePartitions table, PartitionMap map, int nextId) {
-            events.add("map " + map.size());
+            // Saved before it takes effect: a write that used it must find it again after a crash.
+            events.add("map " + map.size() + (table.map() == map ? " (already in use)" : ""));
         }
     };
 
