@@ -6,11 +6,12 @@
 # compare the pairs, not runs made minutes apart. The order flips every pair so that neither is always measured first.
 # Two instances of one jar can differ by themselves (the same jar as A and B: A won 5 of 6 pairs, by up to 22 %;
 # docs/PERFORMANCE.md), so run it again with the jars swapped before believing a difference.
-# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] [RATE=ops/s] [CONSUMED=A|B [HOW=follow|retain]] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
+# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] [RATE=ops/s] [CONSUMED=A|B|AB [HOW=follow|retain]] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
 #   bench/ab.sh put old.jar server/target/partita.jar
 #   bench/ab.sh put server/target/partita.jar server/target/partita.jar "" "-XX:+UseTransparentHugePages"
 #   CONSUMED=B bench/ab.sh put server/target/partita.jar server/target/partita.jar
-# CONSUMED=B registers a change-feed consumer (POST /admin/feed/consumers) on B's table after the preload, so B's
+# CONSUMED=B registers a change-feed consumer (POST /admin/feed/consumers) on B's table after the preload (AB: on
+# both, to compare two builds' recording), so B's
 # writes record their changes: what a table with a GSI or a stream costs its writes. HOW=follow (the default): the
 # server reads the records as fast as they come; HOW=retain: nobody reads them and they are kept 60 s.
 # RATE runs the load open loop at that many ops/s (with 5 s of warm-up): CPU per operation at the same offered load.
@@ -52,7 +53,7 @@ for i in 0 1; do
     sleep 0.1
   done
   load "${ports[$i]}" --create --workload get --connections 8 --duration 3 >/dev/null 2>&1
-  if [[ ${CONSUMED:-} == "${names[$i]}" ]]; then
+  if [[ ${CONSUMED:-} == *"${names[$i]}"* ]]; then
     how=$([[ ${HOW:-follow} == retain ]] && echo retentionSeconds=60 || echo follow=true)
     curl -sf -X POST "http://127.0.0.1:${ports[$i]}/admin/feed/consumers?table=partita-bench&name=ab&$how" >/dev/null
   fi
