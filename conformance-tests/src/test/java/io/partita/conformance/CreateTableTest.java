@@ -2,8 +2,6 @@ package io.partita.conformance;
 
 import static io.partita.conformance.support.ApiErrors.assertValidation;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.partita.conformance.support.ApiErrors;
 import io.partita.conformance.support.Endpoint;
@@ -21,11 +19,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
@@ -340,28 +335,5 @@ class CreateTableTest {
                 "ResourceInUseException",
                 "Table already exists: " + name,
                 () -> ddb.createTable(validRequest(tables).tableName(name).build()));
-    }
-
-    // DynamoDB supports global secondary indexes; Partita does not yet and must refuse them rather than create a
-    // table without the index.
-    @Test
-    @org.junit.jupiter.api.Tag("partita-only")
-    void globalSecondaryIndexesRefused(DynamoDbClient ddb, Tables tables) {
-        assumeThat(Endpoint.isEmbedded()).as("Partita-only check").isTrue();
-        // The request is valid for DynamoDB ("g" is used by the index), so the refusal must name the feature, not
-        // blame the attribute definitions. The wording is Partita's own, so only its subject is checked.
-        DynamoDbException e = catchThrowableOfType(
-                DynamoDbException.class,
-                () -> ddb.createTable(validRequest(tables)
-                        .attributeDefinitions(attr("pk", ScalarAttributeType.S), attr("g", ScalarAttributeType.S))
-                        .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
-                                .indexName("by-g")
-                                .keySchema(key("g", KeyType.HASH))
-                                .projection(p -> p.projectionType(ProjectionType.ALL))
-                                .build())
-                        .build()));
-        assertThat(e).as("CreateTable with GlobalSecondaryIndexes must fail").isNotNull();
-        assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
-        assertThat(e.awsErrorDetails().errorMessage()).contains("GlobalSecondaryIndexes");
     }
 }

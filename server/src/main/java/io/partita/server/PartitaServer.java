@@ -144,6 +144,11 @@ public final class PartitaServer implements AutoCloseable {
     }
 
     /** The bound port (useful when the config asked for port 0). */
+    /** The storage engine (for the embedded API's controls). */
+    public StorageEngine storage() {
+        return storage;
+    }
+
     public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }

@@ -13,6 +13,10 @@ import java.nio.file.Path;
  * @param capacity the partition and throughput model
  * @param itemCacheBytes the budget of the in-process cache of recently used items; 0 turns it off
  * @param feedTrimMillis how often the change feed is trimmed behind its consumers; 0 or less: only when asked
+ * @param gsiLagMillis how long every GSI holds a change back before applying it (to test code against stale
+ *     indexes); 0 for none
+ * @param itemCollectionLimitBytes the largest item collection (the items of one partition key and their LSI entries)
+ *     of a table with LSIs: DynamoDB's 10 GB, lowered by tests
  */
 public record StorageConfig(
         Path dataDir,
@@ -20,7 +24,12 @@ public record StorageConfig(
         boolean sync,
         CapacityConfig capacity,
         long itemCacheBytes,
-        long feedTrimMillis) {
+        long feedTrimMillis,
+        long gsiLagMillis,
+        long itemCollectionLimitBytes) {
+    /** DynamoDB's item collection limit: 10 GB ("Item collection size limit"). */
+    public static final long DEFAULT_ITEM_COLLECTION_LIMIT = 10L * 1024 * 1024 * 1024;
+
     /** The default item cache: 64 MB, enough for about 55,000 items of 1 KB. */
     public static final long DEFAULT_ITEM_CACHE_BYTES = 64L << 20;
 
@@ -31,7 +40,9 @@ public record StorageConfig(
                 sync,
                 CapacityConfig.defaults(),
                 DEFAULT_ITEM_CACHE_BYTES,
-                FeedTrimmer.periodFromProperties());
+                FeedTrimmer.periodFromProperties(),
+                0,
+                DEFAULT_ITEM_COLLECTION_LIMIT);
     }
 
     public static StorageConfig memory() {
@@ -43,18 +54,39 @@ public record StorageConfig(
     }
 
     public StorageConfig withCapacity(CapacityConfig c) {
-        return new StorageConfig(dataDir, inMemory, sync, c, itemCacheBytes, feedTrimMillis);
+        return new StorageConfig(
+                dataDir, inMemory, sync, c, itemCacheBytes, feedTrimMillis, gsiLagMillis, itemCollectionLimitBytes);
     }
 
     public StorageConfig withItemCacheBytes(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("item cache size must not be negative: " + bytes);
         }
-        return new StorageConfig(dataDir, inMemory, sync, capacity, bytes, feedTrimMillis);
+        return new StorageConfig(
+                dataDir, inMemory, sync, capacity, bytes, feedTrimMillis, gsiLagMillis, itemCollectionLimitBytes);
     }
 
     /** Trims the change feed every {@code millis}; 0 or less only when {@code StorageEngine.trimFeed} is called. */
     public StorageConfig withFeedTrimMillis(long millis) {
-        return new StorageConfig(dataDir, inMemory, sync, capacity, itemCacheBytes, millis);
+        return new StorageConfig(
+                dataDir, inMemory, sync, capacity, itemCacheBytes, millis, gsiLagMillis, itemCollectionLimitBytes);
+    }
+
+    /** Every GSI holds each change back {@code millis} before applying it; 0 for none. */
+    public StorageConfig withGsiLagMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("GSI lag must not be negative: " + millis);
+        }
+        return new StorageConfig(
+                dataDir, inMemory, sync, capacity, itemCacheBytes, feedTrimMillis, millis, itemCollectionLimitBytes);
+    }
+
+    /** A lower item collection limit than DynamoDB's 10 GB, for tests of ItemCollectionSizeLimitExceededException. */
+    public StorageConfig withItemCollectionLimitBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("item collection limit must be positive: " + bytes);
+        }
+        return new StorageConfig(
+                dataDir, inMemory, sync, capacity, itemCacheBytes, feedTrimMillis, gsiLagMillis, bytes);
     }
 }

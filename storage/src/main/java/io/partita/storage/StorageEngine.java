@@ -5,6 +5,8 @@ import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.storage.feed.ChangeFeed;
 import io.partita.storage.feed.FeedTrimmer;
+import io.partita.storage.index.GlobalIndexes;
+import io.partita.storage.index.LiveIndex;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCache;
 import io.partita.storage.item.ItemCodec;
@@ -42,20 +44,24 @@ public final class StorageEngine implements AutoCloseable {
     private final ChangeFeed feed;
     private final ItemWrites writes;
     private final FeedTrimmer trimmer;
+    private final GlobalIndexes globalIndexes;
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
         this.cache = new ItemCache(config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
         this.feed = new ChangeFeed(store, locks, config.capacity().clock());
+        this.globalIndexes = new GlobalIndexes(store, feed, config.capacity().clock(), config.gsiLagMillis());
         try {
-            this.catalog = new TableCatalog(store, config.capacity(), splitter, feed);
+            this.catalog = new TableCatalog(store, config.capacity(), splitter, feed, globalIndexes);
         } catch (RuntimeException e) {
+            globalIndexes.close();
             splitter.close();
             throw e;
         }
         splitter.attach(catalog);
-        this.writes = new ItemWrites(store, locks, cache, catalog, feed.recorder());
+        globalIndexes.attach(catalog);
+        this.writes = new ItemWrites(store, locks, cache, catalog, feed.recorder(), config.itemCollectionLimitBytes());
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
         // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
         store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
@@ -83,6 +89,11 @@ public final class StorageEngine implements AutoCloseable {
     /** The ordered, durable feed of committed changes, and its consumers. */
     public ChangeFeed feed() {
         return feed;
+    }
+
+    /** The GSIs' appliers: their lag, backfills, and the wait for them to catch up. */
+    public GlobalIndexes globalIndexes() {
+        return globalIndexes;
     }
 
     /** Trims the change feed now, as its background thread does every minute; returns the numbers trimmed past. */
@@ -174,6 +185,19 @@ public final class StorageEngine implements AutoCloseable {
                 (key, value) -> visitor.visit(key, ItemCodec.decode(value), value.length));
     }
 
+    /**
+     * As {@link #range}, over the rows of secondary index {@code index}: each visit has the row's key and the attributes
+     * the index copies of its item.
+     */
+    public void rangeIndex(LiveIndex index, KeyRanges.Range range, boolean forward, ItemVisitor visitor) {
+        store.range(
+                index.family(),
+                range.lower(),
+                range.upper(),
+                forward,
+                (key, value) -> visitor.visit(key, ItemCodec.decode(value), value.length));
+    }
+
     /** Receives one item of a range: its encoded key, the item, and its stored size; returns false to stop. */
     @FunctionalInterface
     public interface ItemVisitor {
@@ -183,6 +207,7 @@ public final class StorageEngine implements AutoCloseable {
     @Override
     public void close() {
         feed.close(catalog.snapshot().values());
+        globalIndexes.close();
         trimmer.close();
         splitter.close();
         store.close();

@@ -53,6 +53,10 @@ public final class ApiException extends RuntimeException {
         return new ApiException(ErrorCode.RESOURCE_IN_USE, message);
     }
 
+    public static ApiException limitExceeded(String message) {
+        return new ApiException(ErrorCode.LIMIT_EXCEEDED, message);
+    }
+
     public static ApiException unknownOperation(String message) {
         return new ApiException(ErrorCode.UNKNOWN_OPERATION, message);
     }

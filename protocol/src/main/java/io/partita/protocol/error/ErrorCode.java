@@ -20,6 +20,8 @@ public enum ErrorCode {
     PROVISIONED_THROUGHPUT_EXCEEDED("com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException", 400),
     THROTTLING("com.amazon.coral.availability#ThrottlingException", 400),
     REQUEST_LIMIT_EXCEEDED("com.amazonaws.dynamodb.v20120810#RequestLimitExceeded", 400),
+    ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED(
+            "com.amazonaws.dynamodb.v20120810#ItemCollectionSizeLimitExceededException", 400),
     CONDITIONAL_CHECK_FAILED("com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", 400),
     INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500);
 

@@ -27,6 +27,30 @@ public final class KeyConditionPlanner {
     public record KeyCondition(AttributeValue partition, String sortOperator, AttributeValue a, AttributeValue b) {}
 
     public static KeyCondition plan(Condition condition, KeySchema schema) {
+        List<KeySchema.KeyAttribute> sort = schema.hasSortKey() ? List.of(schema.sortKey()) : List.of();
+        IndexKeyCondition c = plan(condition, List.of(schema.partitionKey()), sort);
+        return new KeyCondition(c.partition().get(0), c.sortOperator(), c.a(), c.b());
+    }
+
+    /**
+     * What a Query of an index reads: every partition attribute by equality, and the first {@code sortEquals.size()}
+     * sort attributes by equality, optionally followed by {@code sortOperator} on the next one.
+     */
+    public record IndexKeyCondition(
+            List<AttributeValue> partition,
+            List<AttributeValue> sortEquals,
+            String sortOperator,
+            AttributeValue a,
+            AttributeValue b) {}
+
+    /**
+     * Plans a key condition on a key of up to four partition and four sort attributes (a GSI's multi-attribute key,
+     * "Multi-attribute keys"): every partition attribute by equality; sort attributes from the first, left to right
+     * with no gap, by equality, the last one given possibly by a range condition. A table's or an LSI's key is the
+     * case of one partition and at most one sort attribute.
+     */
+    public static IndexKeyCondition plan(
+            Condition condition, List<KeySchema.KeyAttribute> partitionKeys, List<KeySchema.KeyAttribute> sortKeys) {
         List<Condition> parts = new ArrayList<>();
         flatten(condition, parts);
         List<Path> subjects = new ArrayList<>(parts.size());
@@ -37,14 +61,13 @@ public final class KeyConditionPlanner {
             }
             subjects.add(subject);
         }
-        if (parts.size() > schema.attributes().size()) {
+        int keyCount = partitionKeys.size() + sortKeys.size();
+        if (parts.size() > keyCount) {
             throw ApiException.validation("The number of query conditions (" + parts.size()
-                    + ") exceeds the number of key attributes defined in the schema ("
-                    + schema.attributes().size()
-                    + ")");
+                    + ") exceeds the number of key attributes defined in the schema (" + keyCount + ")");
         }
-        AttributeValue partition = null;
-        KeyCondition sort = null;
+        AttributeValue[] partition = new AttributeValue[partitionKeys.size()];
+        KeyCondition[] sort = new KeyCondition[sortKeys.size()];
         for (int i = 0; i < parts.size(); i++) {
             Condition c = parts.get(i);
             Path path = subjects.get(i);
@@ -52,31 +75,70 @@ public final class KeyConditionPlanner {
                 throw invalid("KeyConditionExpressions cannot have conditions on nested attributes");
             }
             String name = path.head().name();
-            if (name.equals(schema.partitionKey().name())) {
-                if (partition != null) {
-                    throw invalid("KeyConditionExpressions must only contain one condition per key");
-                }
+            int p = indexOf(partitionKeys, name);
+            int s = indexOf(sortKeys, name);
+            if (p >= 0) {
                 if (!(c instanceof Condition.Compare cmp) || cmp.comparator() != Condition.Comparator.EQ) {
                     throw ApiException.validation("Query key condition not supported");
                 }
-                partition = typed(value(cmp.right()), schema.partitionKey());
-            } else if (schema.hasSortKey() && name.equals(schema.sortKey().name())) {
-                if (sort != null) {
-                    throw invalid("KeyConditionExpressions must only contain one condition per key");
-                }
-                sort = sortCondition(c, schema.sortKey());
+                partition[p] =
+                        typed(value(cmp.right() instanceof Path ? cmp.left() : cmp.right()), partitionKeys.get(p));
+            } else if (s >= 0) {
+                sort[s] = sortCondition(c, sortKeys.get(s));
             } else {
-                throw ApiException.validation("Query condition missed key schema element: "
-                        + schema.partitionKey().name());
+                throw ApiException.validation(
+                        "Query condition missed key schema element: " + firstMissing(partitionKeys, partition));
             }
         }
-        if (partition == null) {
-            throw ApiException.validation("Query condition missed key schema element: "
-                    + schema.partitionKey().name());
+        for (int i = 0; i < partition.length; i++) {
+            if (partition[i] == null) {
+                throw ApiException.validation("Query condition missed key schema element: "
+                        + partitionKeys.get(i).name());
+            }
         }
-        return sort == null
-                ? new KeyCondition(partition, null, null, null)
-                : new KeyCondition(partition, sort.sortOperator(), sort.a(), sort.b());
+        // Sort attributes left to right: equality on each but the last one given, which may be a range.
+        int given = 0;
+        while (given < sort.length && sort[given] != null) {
+            given++;
+        }
+        for (int i = given; i < sort.length; i++) {
+            if (sort[i] != null) {
+                throw ApiException.validation("Query condition missed key schema element: "
+                        + sortKeys.get(given).name());
+            }
+        }
+        List<AttributeValue> equals = new ArrayList<>();
+        for (int i = 0; i + 1 < given; i++) {
+            if (!"EQ".equals(sort[i].sortOperator())) {
+                throw ApiException.validation("Query key condition not supported");
+            }
+            equals.add(sort[i].a());
+        }
+        KeyCondition last = given == 0 ? null : sort[given - 1];
+        return new IndexKeyCondition(
+                List.of(partition),
+                equals,
+                last == null ? null : last.sortOperator(),
+                last == null ? null : last.a(),
+                last == null ? null : last.b());
+    }
+
+    private static int indexOf(List<KeySchema.KeyAttribute> keys, String name) {
+        for (int i = 0; i < keys.size(); i++) {
+            if (keys.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String firstMissing(List<KeySchema.KeyAttribute> keys, AttributeValue[] given) {
+        for (int i = 0; i < keys.size(); i++) {
+            if (given[i] == null) {
+                return keys.get(i).name();
+            }
+        }
+        return keys.get(0).name();
     }
 
     private static void flatten(Condition c, List<Condition> out) {

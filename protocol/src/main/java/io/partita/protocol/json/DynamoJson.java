@@ -177,7 +177,10 @@ public final class DynamoJson {
     /** Encodes a response body. */
     public static byte[] encode(Object value) {
         // A PutItem, UpdateItem or DeleteItem that asked for nothing back, the common case: no serializer lookup.
-        if (value instanceof WriteItemOutput out && out.attributes() == null && out.consumedCapacity() == null) {
+        if (value instanceof WriteItemOutput out
+                && out.attributes() == null
+                && out.consumedCapacity() == null
+                && out.itemCollectionMetrics() == null) {
             return new byte[] {'{', '}'};
         }
         try {

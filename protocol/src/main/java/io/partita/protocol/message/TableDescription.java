@@ -18,4 +18,6 @@ public record TableDescription(
         BillingModeSummary billingModeSummary,
         TableClassSummary tableClassSummary,
         Boolean deletionProtectionEnabled,
-        OnDemandThroughput onDemandThroughput) {}
+        OnDemandThroughput onDemandThroughput,
+        List<LocalSecondaryIndexDescription> localSecondaryIndexes,
+        List<GlobalSecondaryIndexDescription> globalSecondaryIndexes) {}

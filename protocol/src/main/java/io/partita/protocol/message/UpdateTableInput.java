@@ -12,7 +12,7 @@ public record UpdateTableInput(
         ProvisionedThroughput provisionedThroughput,
         Boolean deletionProtectionEnabled,
         String tableClass,
-        JsonNode globalSecondaryIndexUpdates,
+        List<GlobalSecondaryIndexUpdate> globalSecondaryIndexUpdates,
         JsonNode streamSpecification,
         @JsonProperty("SSESpecification") JsonNode sseSpecification,
         JsonNode replicaUpdates,

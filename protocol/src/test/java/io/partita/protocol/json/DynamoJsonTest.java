@@ -58,13 +58,13 @@ class DynamoJsonTest {
 
     @Test
     void writeOutputsEncodeAsTheSerializerWould() throws Exception {
-        WriteItemOutput empty = new WriteItemOutput(null, null);
+        WriteItemOutput empty = new WriteItemOutput(null, null, null);
         assertThat(new String(DynamoJson.encode(empty), StandardCharsets.UTF_8)).isEqualTo("{}");
         assertThat(DynamoJson.encode(empty)).isEqualTo(DynamoJson.mapper().writeValueAsBytes(empty));
-        WriteItemOutput withCapacity = new WriteItemOutput(null, new ConsumedCapacity("t", 1.0, null));
+        WriteItemOutput withCapacity = new WriteItemOutput(null, new ConsumedCapacity("t", 1.0, null), null);
         assertThat(new String(DynamoJson.encode(withCapacity), StandardCharsets.UTF_8))
                 .isEqualTo("{\"ConsumedCapacity\":{\"TableName\":\"t\",\"CapacityUnits\":1.0}}");
-        WriteItemOutput withItem = new WriteItemOutput(Map.of("a", new AttributeValue.S("x")), null);
+        WriteItemOutput withItem = new WriteItemOutput(Map.of("a", new AttributeValue.S("x")), null, null);
         assertThat(new String(DynamoJson.encode(withItem), StandardCharsets.UTF_8))
                 .isEqualTo("{\"Attributes\":{\"a\":{\"S\":\"x\"}}}");
     }

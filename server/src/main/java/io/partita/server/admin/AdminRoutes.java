@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /metrics}: the same counters in Prometheus' text format;
  *   <li>{@code /admin/contributor-insights?table=NAME}: the most accessed and most throttled partition keys;
  *   <li>{@code /admin/feed[?table=NAME]}, and POST and DELETE of {@code /admin/feed/consumers}: the change feed
- *       ({@link FeedRoutes}).
+ *       ({@link FeedRoutes});
+ *   <li>{@code /admin/indexes[?table=NAME]}, and POST of {@code /admin/indexes/await} and {@code /admin/indexes/lag}:
+ *       the GSIs' replication lag, the wait for them to catch up, and injected lag ({@link IndexRoutes}).
  * </ul>
  *
  * Counters are cumulative since the server started (or since the partition came to be); rates are the reader's
@@ -43,10 +45,12 @@ public final class AdminRoutes {
 
     private final StorageEngine storage;
     private final FeedRoutes feed;
+    private final IndexRoutes indexes;
 
     public AdminRoutes(StorageEngine storage) {
         this.storage = storage;
         this.feed = new FeedRoutes(storage);
+        this.indexes = new IndexRoutes(storage);
     }
 
     /** True for the paths this class answers. */
@@ -77,12 +81,14 @@ public final class AdminRoutes {
                 return json(g -> insights(g, tables(table)));
             case "/admin/feed":
                 return feed.view(tables(table));
+            case "/admin/indexes":
+                return indexes.view(tables(table));
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
     }
 
-    /** A POST or DELETE: the only ones are the change feed's consumers. May wait (it runs on a worker). */
+    /** A POST or DELETE: the change feed's consumers, and the GSIs' await and lag. May wait (it runs on a worker). */
     public Answer change(String method, String uri) {
         try {
             return routeChange(method, uri);
@@ -96,6 +102,16 @@ public final class AdminRoutes {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         String query = q < 0 ? "" : uri.substring(q + 1);
+        if (method.equals("POST") && path.equals("/admin/indexes/await")) {
+            String table = parameter(query, "table");
+            if (table != null && storage.tables().find(table) == null) {
+                return error(404, "no table " + table);
+            }
+            return indexes.await(query, tables(table));
+        }
+        if (method.equals("POST") && path.equals("/admin/indexes/lag")) {
+            return indexes.lag(query);
+        }
         if (!path.equals("/admin/feed/consumers")) {
             return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
@@ -309,7 +325,38 @@ public final class AdminRoutes {
                 "Partitions of the table.",
                 t -> t.partitions().map().size(),
                 null);
+        gsiLag(b, tables);
         return bytes(b.toString());
+    }
+
+    /** Each GSI's replication lag (the age of its oldest unapplied change) and backlog. */
+    private void gsiLag(StringBuilder b, Collection<Table> tables) {
+        StringBuilder lag = new StringBuilder();
+        StringBuilder backlog = new StringBuilder();
+        for (Table t : tables) {
+            if (t.indexes().globals().isEmpty()) {
+                continue;
+            }
+            for (var l : storage.globalIndexes().lag(t)) {
+                String labels = "{table=\"" + escape(t.metadata().name()) + "\",index=\"" + escape(l.index()) + "\"} ";
+                lag.append("partita_gsi_replication_lag_milliseconds")
+                        .append(labels)
+                        .append(l.oldestUnappliedMillis())
+                        .append('\n');
+                backlog.append("partita_gsi_backlog")
+                        .append(labels)
+                        .append(l.backlog())
+                        .append('\n');
+            }
+        }
+        metric(
+                b,
+                "partita_gsi_replication_lag_milliseconds",
+                "gauge",
+                "Age of the oldest change a GSI has not applied yet (0 when it has caught up).");
+        b.append(lag);
+        metric(b, "partita_gsi_backlog", "gauge", "Changes a GSI has not applied yet.");
+        b.append(backlog);
     }
 
     /** One metric family: a sample per table and, when {@code perPartition} is given, one per partition. */

@@ -107,6 +107,24 @@ public final class Main implements Callable<Integer> {
     long tableQuota;
 
     @Option(
+            names = {"--item-collection-limit"},
+            description = "The largest item collection (a partition key's items and their LSI entries) of a table with"
+                    + " local secondary indexes, e.g. 10GB, 1MB (default: DynamoDB's 10GB); lower it to test"
+                    + " ItemCollectionSizeLimitExceededException.",
+            defaultValue = "10GB",
+            converter = Sizes.Converter.class)
+    long itemCollectionLimit;
+
+    @Option(
+            names = {"--gsi-lag"},
+            description = "Hold every change back this long before a global secondary index applies it, to test code"
+                    + " against stale indexes: 500ms, 2s, 1m (default: none). POST /admin/indexes/lag changes it, per"
+                    + " index too; POST /admin/indexes/await applies everything at once.",
+            defaultValue = "0",
+            converter = DurationConverter.class)
+    long gsiLagMillis;
+
+    @Option(
             names = {"--transport"},
             description = "Network I/O: auto (io_uring where the kernel allows it, else epoll, else NIO), io_uring,"
                     + " epoll or nio (default: ${DEFAULT-VALUE}).",
@@ -153,7 +171,9 @@ public final class Main implements Callable<Integer> {
                         : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
                 .withCapacity(capacity())
                 .withItemCacheBytes(
-                        itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()));
+                        itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()))
+                .withGsiLagMillis(gsiLagMillis)
+                .withItemCollectionLimitBytes(itemCollectionLimit);
         ServerConfig config =
                 new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
         PartitaServer server = PartitaServer.start(config);
@@ -219,6 +239,27 @@ public final class Main implements Callable<Integer> {
                 return AUTO;
             }
             return t.equals("0") ? 0 : Sizes.parse(t);
+        }
+    }
+
+    /** A duration in milliseconds from {@code 250ms}, {@code 2s}, {@code 1m}, {@code 1h} or a bare number of milliseconds. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Long> {
+        private static final java.util.regex.Pattern FORM = java.util.regex.Pattern.compile("(\\d{1,12})(ms|s|m|h)?");
+
+        @Override
+        public Long convert(String value) {
+            java.util.regex.Matcher m = FORM.matcher(value.trim());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException("not a duration (like 500ms, 2s, 1m or 1h): " + value);
+            }
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "ms" : m.group(2);
+            return switch (unit) {
+                case "s" -> n * 1000;
+                case "m" -> n * 60_000;
+                case "h" -> n * 3_600_000;
+                default -> n;
+            };
         }
     }
 

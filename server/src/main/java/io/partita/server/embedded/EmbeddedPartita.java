@@ -4,9 +4,12 @@ import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageEngine;
 import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.table.TableCatalog.Table;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Partita in-process, for tests: {@code try (var p = EmbeddedPartita.start()) { … p.endpoint() … }} starts an
@@ -48,6 +51,13 @@ public final class EmbeddedPartita implements AutoCloseable {
         return new EmbeddedPartita(PartitaServer.start(config));
     }
 
+    /** A server on a free port with its own storage settings (in memory or on disk, limits, injected GSI lag). */
+    public static EmbeddedPartita start(StorageConfig storage) {
+        ServerConfig config = new ServerConfig(
+                "127.0.0.1", 0, storage, "us-east-1", ServerConfig.defaultWorkerThreads(), Transport.AUTO);
+        return new EmbeddedPartita(PartitaServer.start(config));
+    }
+
     /** The endpoint to give an SDK, e.g. {@code http://127.0.0.1:43121}. */
     public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.port());
@@ -55,6 +65,34 @@ public final class EmbeddedPartita implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /**
+     * Waits until every GSI of every table has applied every change made before the call (applying any it holds back
+     * for an injected lag at once) and has finished any backfill: for tests that need an index to be up to date.
+     *
+     * @throws IllegalStateException if that takes longer than {@code timeout}
+     */
+    public void awaitIndexes(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        StorageEngine storage = server.storage();
+        for (Table t : storage.tables().snapshot().values()) {
+            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            if (!storage.globalIndexes().await(t, left)) {
+                throw new IllegalStateException(
+                        "the indexes of " + t.metadata().name() + " did not catch up within " + timeout);
+            }
+        }
+    }
+
+    /** {@link #awaitIndexes(Duration)} with a minute's timeout. */
+    public void awaitIndexes() {
+        awaitIndexes(Duration.ofMinutes(1));
+    }
+
+    /** Makes every GSI without a lag of its own hold each change back {@code lag} before applying it. */
+    public void gsiLag(Duration lag) {
+        server.storage().globalIndexes().defaultLagMillis(lag.toMillis());
     }
 
     @Override

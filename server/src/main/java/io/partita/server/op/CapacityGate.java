@@ -8,6 +8,8 @@ import io.partita.storage.capacity.KeyText;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.partition.Partition;
 import io.partita.storage.table.TableCatalog.Table;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What every read handler does about throughput: admit the request on the partition that holds its key (or answer
@@ -51,5 +53,44 @@ public final class CapacityGate {
         }
         ConsumedCapacity.Capacity table = mode.equals("INDEXES") ? new ConsumedCapacity.Capacity(units) : null;
         return new ConsumedCapacity(tableName, units, table);
+    }
+
+    /**
+     * As {@link #consumed(String, String, double)} for a request that read or wrote secondary indexes: {@code INDEXES}
+     * shows the table's units and each index's ("ReturnConsumedCapacity"); {@code TOTAL} only their sum.
+     */
+    public static ConsumedCapacity consumed(
+            String mode,
+            String tableName,
+            double total,
+            double tableUnits,
+            Map<String, Double> locals,
+            Map<String, Double> globals) {
+        if (mode == null || mode.equals("NONE")) {
+            return null;
+        }
+        if (!mode.equals("INDEXES")) {
+            return new ConsumedCapacity(tableName, total, null);
+        }
+        return new ConsumedCapacity(
+                tableName, total, new ConsumedCapacity.Capacity(tableUnits), capacities(locals), capacities(globals));
+    }
+
+    private static Map<String, ConsumedCapacity.Capacity> capacities(Map<String, Double> units) {
+        if (units == null || units.isEmpty()) {
+            return null;
+        }
+        Map<String, ConsumedCapacity.Capacity> out = new TreeMap<>();
+        units.forEach((k, v) -> out.put(k, new ConsumedCapacity.Capacity(v)));
+        return out;
+    }
+
+    /** The {@code ConsumedCapacity} of one item write, with its index writes when the table has indexes. */
+    public static ConsumedCapacity consumed(String mode, String tableName, io.partita.storage.write.Written w) {
+        var iu = w.indexUnits();
+        if (iu == null) {
+            return consumed(mode, tableName, w.units());
+        }
+        return consumed(mode, tableName, w.units(), iu.table(), iu.local(), iu.global());
     }
 }

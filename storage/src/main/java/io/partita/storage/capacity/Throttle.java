@@ -10,7 +10,7 @@ import java.util.Map;
  * API_ThrottlingReason: {@code KeyRangeThroughputExceeded}, {@code ProvisionedThroughputExceeded},
  * {@code AccountLimitExceeded}, {@code MaxOnDemandThroughputExceeded}).
  */
-public record Throttle(CapacityKind kind, boolean onDemand, List<String> limitTypes) {
+public record Throttle(CapacityKind kind, boolean onDemand, List<String> limitTypes, String index) {
     public static final String KEY_RANGE = "KeyRangeThroughputExceeded";
     public static final String PROVISIONED = "ProvisionedThroughputExceeded";
     public static final String ACCOUNT_LIMIT = "AccountLimitExceeded";
@@ -35,9 +35,23 @@ public record Throttle(CapacityKind kind, boolean onDemand, List<String> limitTy
         limitTypes = List.copyOf(limitTypes);
     }
 
-    /** {@code TableReadKeyRangeThroughputExceeded} and so on, one per limit type. */
+    /** A throttle of the table itself. */
+    public Throttle(CapacityKind kind, boolean onDemand, List<String> limitTypes) {
+        this(kind, onDemand, limitTypes, null);
+    }
+
+    /** The same throttle, caused by the table's GSI {@code indexName} (a GSI that cannot keep up throttles writes). */
+    public Throttle ofIndex(String indexName) {
+        return new Throttle(kind, onDemand, limitTypes, indexName);
+    }
+
+    /**
+     * {@code TableReadKeyRangeThroughputExceeded} and so on, one per limit type; {@code IndexWrite…} when a GSI caused
+     * it.
+     */
     public List<String> reasons() {
-        return limitTypes.stream().map(t -> "Table" + kind.word() + t).toList();
+        String what = index == null ? "Table" : "Index";
+        return limitTypes.stream().map(t -> what + kind.word() + t).toList();
     }
 
     /**
@@ -46,8 +60,9 @@ public record Throttle(CapacityKind kind, boolean onDemand, List<String> limitTy
      * {@code RequestLimitExceeded} when only the account quota was hit. Every one carries {@code ThrottlingReasons}.
      */
     public ApiException toException(String tableArn) {
+        String resource = index == null ? tableArn : tableArn + "/index/" + index;
         List<Map<String, String>> reasons = reasons().stream()
-                .map(r -> Map.of("reason", r, "resource", tableArn))
+                .map(r -> Map.of("reason", r, "resource", resource))
                 .toList();
         Map<String, Object> extra = Map.of("ThrottlingReasons", reasons);
         // ThrottlingException's model spells the member "throttlingReasons" (lower case, as in the SDKs' models);

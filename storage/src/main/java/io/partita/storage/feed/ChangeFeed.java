@@ -235,6 +235,28 @@ public final class ChangeFeed {
         }
     }
 
+    /**
+     * Starts the engine's own follower of consumer {@code name} of {@code table}, applying into {@code sink}; it stops
+     * when the consumer is removed or the table's feed closes. Returns the running follower (an existing one if any).
+     */
+    public FeedFollower follow(Table table, String name, FeedFollower.BatchSink sink) {
+        TableFeed tf = table.feed();
+        synchronized (tf) {
+            FeedConsumer c = tf.consumer(name);
+            if (c == null || tf.closed()) {
+                throw new IllegalStateException(
+                        "no consumer " + name + " of " + table.metadata().name());
+            }
+            FeedFollower running = tf.follower(name);
+            if (running != null) {
+                return running;
+            }
+            FeedFollower f = new FeedFollower(this, c, sink).start();
+            tf.follow(f);
+            return f;
+        }
+    }
+
     /** Removes a consumer and its positions; a table left without consumers stops recording. */
     public void unregister(Table table, String name) {
         TableFeed tf = table.feed();

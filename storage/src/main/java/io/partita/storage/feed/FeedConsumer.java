@@ -88,6 +88,22 @@ public final class FeedConsumer {
     }
 
     /**
+     * Adds this consumer's position {@code sequence} in {@code shard} to {@code batch}, for a sink that commits its own
+     * effects in the same batch (exactly once); call {@link #positionSaved} once the batch has committed.
+     */
+    void savePosition(org.rocksdb.WriteBatch batch, FeedShard shard, long sequence)
+            throws org.rocksdb.RocksDBException {
+        batch.put(
+                feed.meta(),
+                FeedKeys.position(table.metadata().id(), shard.number(), name),
+                FeedKeys.longValue(sequence));
+    }
+
+    void positionSaved(FeedShard shard, long sequence) {
+        positions.merge(shard.partitionId(), sequence, Math::max);
+    }
+
+    /**
      * Whether this consumer may read {@code shard} without meeting an item's change before an earlier one: every
      * ancestor of it still in {@code shards} (the feed's shards, read once) is finished. An ancestor that split again
      * before it had a record is finished at once, so its own parent must be checked too.

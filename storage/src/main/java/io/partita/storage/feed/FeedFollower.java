@@ -1,6 +1,7 @@
 package io.partita.storage.feed;
 
 import io.partita.storage.BackgroundThreads;
+import io.partita.storage.StorageException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,6 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +35,30 @@ public final class FeedFollower implements AutoCloseable {
         void accept(FeedShard shard, List<ChangeRecord> page);
     }
 
+    /**
+     * Applies records into the batch that also saves the consumer's position, so that each record's effects commit
+     * exactly once, across crashes: what a GSI's applier is.
+     */
+    public interface BatchSink {
+        /** How many of {@code page}'s first records may be applied now (a sink may hold records back); default all. */
+        default int ready(FeedShard shard, List<ChangeRecord> page, boolean draining) {
+            return page.size();
+        }
+
+        /** Adds the effects of {@code records} to {@code batch}. */
+        void apply(FeedShard shard, List<ChangeRecord> records, WriteBatch batch) throws RocksDBException;
+
+        /** Called once {@code records}' batch has committed. */
+        default void committed(FeedShard shard, List<ChangeRecord> records) {}
+    }
+
     private final ChangeFeed feed;
     private final FeedConsumer consumer;
     private final Sink sink;
+    private final BatchSink batchSink;
+    /** Held by every pass, so a drain and the follower's own thread never apply a record twice. */
+    private final Object passes = new Object();
+
     private final AtomicLong records = new AtomicLong();
     private volatile ExecutorService thread;
     private volatile boolean stopped;
@@ -43,6 +67,14 @@ public final class FeedFollower implements AutoCloseable {
         this.feed = feed;
         this.consumer = consumer;
         this.sink = sink;
+        this.batchSink = null;
+    }
+
+    public FeedFollower(ChangeFeed feed, FeedConsumer consumer, BatchSink sink) {
+        this.feed = feed;
+        this.consumer = consumer;
+        this.sink = null;
+        this.batchSink = sink;
     }
 
     public FeedConsumer consumer() {
@@ -59,6 +91,74 @@ public final class FeedFollower implements AutoCloseable {
      * children, and then commits how far it got, for all shards in one batch; returns how many it handed over.
      */
     public long poll() {
+        synchronized (passes) {
+            return batchSink != null ? pollBatches(false) : pollPages();
+        }
+    }
+
+    /**
+     * Applies every record visible now, including those the sink would hold back, and returns how many; what a test
+     * that waits for its indexes calls. Records that become visible meanwhile may be applied too.
+     */
+    public long drain() {
+        synchronized (passes) {
+            return batchSink != null ? pollBatches(true) : pollPages();
+        }
+    }
+
+    private long pollBatches(boolean draining) {
+        long handed = 0;
+        boolean progress = true;
+        while (progress && !stopped) {
+            progress = false;
+            List<FeedShard> shards = feed.shards(consumer.table());
+            for (FeedShard s : shards) {
+                if (!consumer.mayRead(s, shards)) {
+                    continue;
+                }
+                long n = applyShard(s, draining);
+                if (n > 0) {
+                    handed += n;
+                    // A parent read to its end now lets its children be read in the next round.
+                    progress = true;
+                }
+            }
+        }
+        records.addAndGet(handed);
+        return handed;
+    }
+
+    /** Applies one shard's ready records a page at a time, each page in one batch with the position. */
+    private long applyShard(FeedShard s, boolean draining) {
+        long handed = 0;
+        List<ChangeRecord> page;
+        do {
+            page = feed.read(consumer.table(), s, consumer.position(s), PAGE);
+            int ready = page.isEmpty() ? 0 : batchSink.ready(s, page, draining);
+            if (ready == 0) {
+                break;
+            }
+            List<ChangeRecord> taken = ready == page.size() ? page : page.subList(0, ready);
+            long last = taken.get(taken.size() - 1).sequence();
+            feed.store().write(batch -> {
+                try {
+                    batchSink.apply(s, taken, batch);
+                    consumer.savePosition(batch, s, last);
+                } catch (RocksDBException e) {
+                    throw new StorageException("applying " + consumer.name() + " failed", e);
+                }
+            });
+            consumer.positionSaved(s, last);
+            batchSink.committed(s, taken);
+            handed += ready;
+            if (ready < page.size()) {
+                break;
+            }
+        } while (page.size() == PAGE && !stopped);
+        return handed;
+    }
+
+    private long pollPages() {
         long handed = 0;
         long counted = 0;
         boolean progress = true;

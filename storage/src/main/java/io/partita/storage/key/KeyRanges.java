@@ -54,21 +54,29 @@ public final class KeyRanges {
 
     /** The keys of one partition whose sort key satisfies {@code operator} (EQ, LT, LE, GT, GE, BETWEEN, BEGINS_WITH). */
     public static Range sortKey(AttributeValue partitionKey, String operator, AttributeValue a, AttributeValue b) {
-        byte[] prefix = partitionPrefix(partitionKey);
+        return within(partitionPrefix(partitionKey), operator, a, b);
+    }
+
+    /**
+     * The keys that start with {@code prefix} and whose next encoded value satisfies {@code operator}. Keys may go on
+     * after that value (an index row goes on with more sort attributes and the table's key), so "≤ v" ends before the
+     * successor of {@code prefix ‖ enc(v)}, not just after it.
+     */
+    public static Range within(byte[] prefix, String operator, AttributeValue a, AttributeValue b) {
         byte[] start = prefix;
         byte[] end = successor(prefix);
         switch (operator) {
             case "EQ" -> {
                 start = withSortKey(prefix, a);
-                end = after(start);
+                end = successorWithin(start, end);
             }
             case "LT" -> end = withSortKey(prefix, a);
-            case "LE" -> end = after(withSortKey(prefix, a));
-            case "GT" -> start = after(withSortKey(prefix, a));
+            case "LE" -> end = successorWithin(withSortKey(prefix, a), end);
+            case "GT" -> start = successorWithin(withSortKey(prefix, a), end);
             case "GE" -> start = withSortKey(prefix, a);
             case "BETWEEN" -> {
                 start = withSortKey(prefix, a);
-                end = after(withSortKey(prefix, b));
+                end = successorWithin(withSortKey(prefix, b), end);
             }
             case "BEGINS_WITH" -> {
                 // Escaping is applied byte by byte, so the escaped prefix is a prefix of every escaped extension.
@@ -79,11 +87,22 @@ public final class KeyRanges {
                 OrderedBytes.encodeBinary(sink, raw);
                 byte[] terminated = sink.toByteArray();
                 start = Arrays.copyOf(terminated, terminated.length - 2);
-                end = successor(start);
+                end = successorWithin(start, end);
             }
             default -> throw new IllegalArgumentException("not a sort key operator: " + operator);
         }
         return new Range(start, end);
+    }
+
+    /** The successor of {@code key}, or {@code bound} if it has none (a key of 0xFF bytes only). */
+    private static byte[] successorWithin(byte[] key, byte[] bound) {
+        byte[] s = successor(key);
+        return s == null ? bound : s;
+    }
+
+    /** Every key starting with {@code prefix}. */
+    public static Range prefixed(byte[] prefix) {
+        return new Range(prefix, successor(prefix));
     }
 
     /** The keys whose partition hash falls in segment {@code segment} of {@code total} equal slices of 2^64. */

@@ -216,6 +216,50 @@ public final class TablePartitions {
         return config.mode() == ThroughputMode.ENFORCE ? new Throttle(kind, t.onDemand(), limits) : null;
     }
 
+    /**
+     * Whether this GSI can take another index write, before the base-table write that causes it (whose index key is
+     * not known yet): null if it can, else why not. The GSI's applier charges its writes after they commit, so a GSI
+     * that has fallen behind its capacity is in debt and throttles its table's writes until it has refilled ("If a
+     * global secondary index has insufficient write capacity, write operations on the base table are throttled").
+     * It looks at the GSI as a whole: its table-level budget, and each partition's ceiling.
+     */
+    public Throttle admitIndexWrite() {
+        if (config.mode() == ThroughputMode.OFF) {
+            return null;
+        }
+        long now = config.clock().millis();
+        TableThroughput t = table;
+        CapacityKind kind = CapacityKind.WRITE;
+        List<String> limits = null;
+        if (t.onDemand()) {
+            TokenBucket max = t.max(kind);
+            if (max != null && !max.available(now)) {
+                limits = add(limits, Throttle.MAX_ON_DEMAND);
+            }
+            if (!t.quota(kind).available(now)) {
+                limits = add(limits, Throttle.ACCOUNT_LIMIT);
+            }
+            if (limits == null && !t.table(kind).available(now)) {
+                limits = add(limits, Throttle.KEY_RANGE);
+            }
+        } else if (!t.table(kind).available(now)) {
+            limits = add(limits, Throttle.PROVISIONED);
+        }
+        if (limits == null) {
+            for (Partition p : map.partitions()) {
+                if (!p.throughput().ceiling(kind).available(now)) {
+                    limits = add(limits, Throttle.KEY_RANGE);
+                    break;
+                }
+            }
+        }
+        if (limits == null) {
+            return null;
+        }
+        t.throttled(kind, 1);
+        return config.mode() == ThroughputMode.ENFORCE ? new Throttle(kind, t.onDemand(), limits) : null;
+    }
+
     private static List<String> add(List<String> limits, String limit) {
         List<String> l = limits == null ? new ArrayList<>(2) : limits;
         l.add(limit);

@@ -6,6 +6,10 @@ import io.partita.storage.StorageException;
 import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.feed.ChangeFeed;
 import io.partita.storage.feed.TableFeed;
+import io.partita.storage.index.IndexDefinition;
+import io.partita.storage.index.IndexThroughput;
+import io.partita.storage.index.LiveIndex;
+import io.partita.storage.index.TableIndexes;
 import io.partita.storage.item.ItemCache;
 import io.partita.storage.partition.PartitionMap;
 import io.partita.storage.partition.TablePartitions;
@@ -47,6 +51,13 @@ public final class TableCatalog {
     private final CapacityConfig capacity;
     private final TablePartitions.Listener partitionListener;
     private final ChangeFeed feed;
+    private final Opened opened;
+
+    /** Told of every table once it is live (created, or loaded when the engine opens): where GSIs start applying. */
+    @FunctionalInterface
+    public interface Opened {
+        void opened(Table table);
+    }
 
     /** One live table: its current metadata, its items column family, and its counters. */
     public static final class Table {
@@ -57,6 +68,7 @@ public final class TableCatalog {
         private final TablePartitions partitions;
         private final long cacheId = ItemCache.newTableId();
         private final TableFeed feed = new TableFeed();
+        private volatile TableIndexes indexes = TableIndexes.NONE;
 
         Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size, TablePartitions partitions) {
             this.metadata = metadata;
@@ -84,6 +96,11 @@ public final class TableCatalog {
             return feed;
         }
 
+        /** The table's secondary indexes now. */
+        public TableIndexes indexes() {
+            return indexes;
+        }
+
         /** This table's part of the {@link ItemCache}: unique for the life of the process, never reused. */
         public long cacheId() {
             return cacheId;
@@ -95,7 +112,12 @@ public final class TableCatalog {
     }
 
     public TableCatalog(
-            RocksStore store, CapacityConfig capacity, TablePartitions.Listener partitionListener, ChangeFeed feed) {
+            RocksStore store,
+            CapacityConfig capacity,
+            TablePartitions.Listener partitionListener,
+            ChangeFeed feed,
+            Opened opened) {
+        this.opened = opened;
         this.store = store;
         this.capacity = capacity;
         this.partitionListener = partitionListener;
@@ -124,16 +146,26 @@ public final class TableCatalog {
                     persisted == null ? 0 : persisted.nextId(),
                     size);
             Table t = new Table(m, store.family(m.itemsFamily()), count, size, partitions);
+            t.indexes = liveIndexes(m);
             feed.recover(t);
             loaded.put(m.name(), t);
         });
         tables = loaded;
+        for (Table t : loaded.values()) {
+            opened.opened(t);
+        }
         feed.dropOrphans(loaded.values().stream().map(t -> t.metadata.id()).collect(Collectors.toSet()));
         // A crash between dropping a table's metadata and its column family leaves an orphan: drop it now.
+        java.util.Set<String> live = new java.util.HashSet<>();
+        for (Table t : tables.values()) {
+            live.add(t.metadata.itemsFamily());
+            for (IndexDefinition d : t.metadata.indexes()) {
+                live.add(d.family(t.metadata.id()));
+            }
+        }
         for (String family : store.familyNames()) {
-            if (family.startsWith(RocksStore.ITEMS_PREFIX)
-                    && tables.values().stream()
-                            .noneMatch(t -> t.metadata.itemsFamily().equals(family))) {
+            boolean data = family.startsWith(RocksStore.ITEMS_PREFIX) || family.startsWith(RocksStore.INDEX_PREFIX);
+            if (data && !live.contains(family)) {
                 log.info("dropping orphaned column family {}", family);
                 store.dropFamily(family);
             }
@@ -261,15 +293,173 @@ public final class TableCatalog {
         if (tables.containsKey(m.name())) {
             throw ApiException.resourceInUse("Table already exists: " + m.name());
         }
+        // Families first: metadata that names a family always finds it after a crash; an orphan is dropped on load.
         ColumnFamilyHandle cf = store.createItemFamily(m.itemsFamily());
+        for (IndexDefinition d : m.indexes()) {
+            store.createItemFamily(d.family(m.id()));
+        }
         persist(m);
         TablePartitions partitions = new TablePartitions(m, capacity, partitionListener, null, null, 0, 0);
         savePartitions(partitions, partitions.map(), partitions.nextId());
         Table t = new Table(m, cf, 0, 0, partitions);
+        t.indexes = liveIndexes(m);
+        // Before anyone can write to it, so a GSI's applier sees every change.
+        opened.opened(t);
         TreeMap<String, Table> next = new TreeMap<>(tables);
         next.put(m.name(), t);
         tables = next;
         return t;
+    }
+
+    private TableIndexes liveIndexes(TableMetadata m) {
+        List<LiveIndex> live = new ArrayList<>();
+        for (IndexDefinition d : m.indexes()) {
+            live.add(liveIndex(m, d));
+        }
+        return new TableIndexes(live);
+    }
+
+    private LiveIndex liveIndex(TableMetadata m, IndexDefinition d) {
+        ColumnFamilyHandle family = store.family(d.family(m.id()));
+        return new LiveIndex(d, family, d.global() ? IndexThroughput.partitions(m, d, capacity) : null);
+    }
+
+    /** Adds a new index to a live table: its family, then its definition in the table's metadata. */
+    public synchronized LiveIndex addIndex(String name, IndexDefinition d) {
+        Table t = tables.get(name);
+        if (t == null) {
+            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+        }
+        store.createItemFamily(d.family(t.metadata.id()));
+        resetIndexStats(t, d.id());
+        List<IndexDefinition> defs = new ArrayList<>(t.metadata.indexes());
+        defs.add(d);
+        TableMetadata next = t.metadata.withIndexes(defs);
+        LiveIndex live = liveIndex(next, d);
+        persist(next);
+        t.metadata = next;
+        t.indexes = t.indexes.with(live);
+        return live;
+    }
+
+    /** Replaces the definition of an index of a live table (its status or throughput). */
+    public synchronized LiveIndex changeIndex(String name, IndexDefinition d) {
+        Table t = tables.get(name);
+        if (t == null) {
+            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+        }
+        List<IndexDefinition> defs = new ArrayList<>();
+        for (IndexDefinition old : t.metadata.indexes()) {
+            defs.add(old.id().equals(d.id()) ? d : old);
+        }
+        TableMetadata next = t.metadata.withIndexes(defs);
+        persist(next);
+        t.metadata = next;
+        LiveIndex live = t.indexes.find(d.name()).with(d);
+        if (live.partitions() != null) {
+            live.partitions().reconfigure(IndexThroughput.metadata(next, d));
+        }
+        t.indexes = t.indexes.with(live);
+        return live;
+    }
+
+    /** Removes an index from a live table: its definition and statistics, then its rows' family. */
+    public synchronized void removeIndex(String name, String indexName) {
+        Table t = tables.get(name);
+        if (t == null) {
+            return;
+        }
+        IndexDefinition d = t.metadata.index(indexName);
+        if (d == null) {
+            return;
+        }
+        List<IndexDefinition> defs = new ArrayList<>(t.metadata.indexes());
+        defs.remove(d);
+        // The definitions only the deleted index used go with it.
+        java.util.Set<String> used = new java.util.HashSet<>();
+        t.metadata.keySchema().attributes().forEach(k -> used.add(k.name()));
+        defs.forEach(i -> i.keyAttributes().forEach(k -> used.add(k.name())));
+        TableMetadata next = t.metadata
+                .withIndexes(defs)
+                .withAttributeDefinitions(t.metadata.attributeDefinitions().stream()
+                        .filter(a -> used.contains(a.attributeName()))
+                        .toList());
+        store.write(batch -> {
+            try {
+                batch.put(meta, next.name().getBytes(StandardCharsets.UTF_8), encode(next));
+                batch.delete(stats, indexCounterKey(next.id(), d.id(), 'c'));
+                batch.delete(stats, indexCounterKey(next.id(), d.id(), 's'));
+            } catch (RocksDBException e) {
+                throw new StorageException("index removal failed", e);
+            }
+        });
+        t.metadata = next;
+        t.indexes = t.indexes.without(indexName);
+        store.dropFamily(d.family(next.id()));
+    }
+
+    /** The key of an item collection's size: the table's id, then the partition prefix of its items' keys. */
+    private static byte[] collectionKey(String tableId, byte[] partitionPrefix) {
+        byte[] head = (tableId + "/k/").getBytes(StandardCharsets.UTF_8);
+        byte[] out = java.util.Arrays.copyOf(head, head.length + partitionPrefix.length);
+        System.arraycopy(partitionPrefix, 0, out, head.length, partitionPrefix.length);
+        return out;
+    }
+
+    /**
+     * The size of the item collection of the items whose keys start with {@code partitionPrefix} (a table with LSIs
+     * keeps it): the items' sizes and their LSI entries'.
+     */
+    public long collectionSize(Table table, byte[] partitionPrefix) {
+        return readLong(collectionKey(table.metadata.id(), partitionPrefix));
+    }
+
+    /** Adds a change of an item collection's size to {@code batch}. */
+    public void addCollectionDelta(WriteBatch batch, Table table, byte[] partitionPrefix, long delta)
+            throws RocksDBException {
+        if (delta != 0) {
+            batch.merge(stats, collectionKey(table.metadata.id(), partitionPrefix), counterDelta(delta));
+        }
+    }
+
+    private static byte[] indexCounterKey(String tableId, String indexId, char kind) {
+        return (tableId + "/x/" + indexId + kind).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Adds merge operands for a change in an index's entry count and size to {@code batch}. */
+    public void addIndexStatsDelta(WriteBatch batch, Table table, String indexId, long countDelta, long sizeDelta)
+            throws RocksDBException {
+        String id = table.metadata.id();
+        if (countDelta != 0) {
+            batch.merge(stats, indexCounterKey(id, indexId, 'c'), counterDelta(countDelta));
+        }
+        if (sizeDelta != 0) {
+            batch.merge(stats, indexCounterKey(id, indexId, 's'), counterDelta(sizeDelta));
+        }
+    }
+
+    /** An index's entry count and size (IndexSizeBytes), as committed. */
+    public TableStats indexStats(Table table, String indexId) {
+        String id = table.metadata.id();
+        return new TableStats(readLong(indexCounterKey(id, indexId, 'c')), readLong(indexCounterKey(id, indexId, 's')));
+    }
+
+    private long readLong(byte[] key) {
+        byte[] v = store.get(stats, key);
+        return v == null ? 0 : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** Sets an index's counters to zero (a new index, or a backfill starting again). */
+    public void resetIndexStats(Table table, String indexId) {
+        String id = table.metadata.id();
+        store.write(batch -> {
+            try {
+                batch.delete(stats, indexCounterKey(id, indexId, 'c'));
+                batch.delete(stats, indexCounterKey(id, indexId, 's'));
+            } catch (RocksDBException e) {
+                throw new StorageException("index statistics reset failed", e);
+            }
+        });
     }
 
     public synchronized Table update(String name, UnaryOperator<TableMetadata> change) {
@@ -298,12 +488,23 @@ public final class TableCatalog {
                 batch.delete(stats, counterKey(m.id(), 'c'));
                 batch.delete(stats, counterKey(m.id(), 's'));
                 batch.delete(stats, counterKey(m.id(), 'p'));
+                for (IndexDefinition d : m.indexes()) {
+                    batch.delete(stats, indexCounterKey(m.id(), d.id(), 'c'));
+                    batch.delete(stats, indexCounterKey(m.id(), d.id(), 's'));
+                }
+                byte[] collections = collectionKey(m.id(), new byte[0]);
+                byte[] collectionsEnd = collections.clone();
+                collectionsEnd[collectionsEnd.length - 1]++;
+                batch.deleteRange(stats, collections, collectionsEnd);
                 feed.dropTable(batch, m.id());
             } catch (RocksDBException e) {
                 throw new StorageException("metadata delete failed", e);
             }
         });
         store.dropFamily(m.itemsFamily());
+        for (IndexDefinition d : m.indexes()) {
+            store.dropFamily(d.family(m.id()));
+        }
         TreeMap<String, Table> next = new TreeMap<>(tables);
         next.remove(name);
         tables = next;

@@ -2,6 +2,7 @@ package io.partita.storage.table;
 
 import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.model.KeySchema;
+import io.partita.storage.index.IndexDefinition;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,8 @@ public record TableMetadata(
         Map<String, String> tags,
         Long maxReadRequestUnits,
         Long maxWriteRequestUnits,
-        String contributorInsightsMode) {
+        String contributorInsightsMode,
+        List<IndexDefinition> indexes) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -44,6 +46,8 @@ public record TableMetadata(
     public TableMetadata {
         attributeDefinitions = List.copyOf(attributeDefinitions);
         tags = new LinkedHashMap<>(tags);
+        // Absent from metadata stored before secondary indexes existed.
+        indexes = indexes == null ? List.of() : List.copyOf(indexes);
     }
 
     /** A new table's metadata, without the settings that only UpdateTable and friends change. */
@@ -77,7 +81,8 @@ public record TableMetadata(
                 tags,
                 null,
                 null,
-                null);
+                null,
+                List.of());
     }
 
     public String itemsFamily() {
@@ -132,6 +137,24 @@ public record TableMetadata(
         });
     }
 
+    /** The index named {@code name}, or null. */
+    public IndexDefinition index(String name) {
+        for (IndexDefinition d : indexes) {
+            if (d.name().equals(name)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    public TableMetadata withAttributeDefinitions(List<AttributeDefinition> next) {
+        return with(c -> c.attributeDefinitions = List.copyOf(next));
+    }
+
+    public TableMetadata withIndexes(List<IndexDefinition> next) {
+        return with(c -> c.indexes = List.copyOf(next));
+    }
+
     public TableMetadata withContributorInsights(String mode) {
         return with(c -> c.contributorInsightsMode = mode);
     }
@@ -158,6 +181,8 @@ public record TableMetadata(
         Long maxReadRequestUnits;
         Long maxWriteRequestUnits;
         String contributorInsightsMode;
+        List<IndexDefinition> indexes;
+        List<AttributeDefinition> attributeDefinitions;
 
         Copy(TableMetadata m) {
             this.m = m;
@@ -174,6 +199,8 @@ public record TableMetadata(
             maxReadRequestUnits = m.maxReadRequestUnits;
             maxWriteRequestUnits = m.maxWriteRequestUnits;
             contributorInsightsMode = m.contributorInsightsMode;
+            indexes = m.indexes;
+            attributeDefinitions = m.attributeDefinitions;
         }
 
         TableMetadata build() {
@@ -181,7 +208,7 @@ public record TableMetadata(
                     m.name,
                     m.id,
                     m.keySchema,
-                    m.attributeDefinitions,
+                    attributeDefinitions,
                     billingMode,
                     readCapacityUnits,
                     writeCapacityUnits,
@@ -195,7 +222,8 @@ public record TableMetadata(
                     tags,
                     maxReadRequestUnits,
                     maxWriteRequestUnits,
-                    contributorInsightsMode);
+                    contributorInsightsMode,
+                    indexes);
         }
     }
 }

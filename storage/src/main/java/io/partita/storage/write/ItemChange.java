@@ -3,8 +3,11 @@ package io.partita.storage.write;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.storage.feed.ChangeCause;
 import io.partita.storage.feed.FeedShard;
+import io.partita.storage.index.IndexRowWriter;
+import io.partita.storage.index.LiveIndex;
 import io.partita.storage.key.ByteSink;
 import io.partita.storage.table.TableCatalog.Table;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,6 +31,12 @@ public final class ItemChange {
 
     private FeedShard shard;
     private long sequence;
+    private List<LocalRow> localRows = List.of();
+    private byte[] collection;
+    private long collectionDelta;
+
+    /** One LSI's part of this change, planned before the batch is built. */
+    public record LocalRow(LiveIndex index, IndexRowWriter.RowChange change) {}
 
     ItemChange(
             Table table,
@@ -121,6 +130,30 @@ public final class ItemChange {
     /** The change's sequence number in {@link #shard}, or 0. */
     public long sequence() {
         return sequence;
+    }
+
+    /** What the change does to the table's LSIs, written in its own batch. */
+    public List<LocalRow> localRows() {
+        return localRows;
+    }
+
+    void localRows(List<LocalRow> rows) {
+        this.localRows = rows;
+    }
+
+    /** The partition prefix of the item's collection (a table with LSIs keeps its size), or null. */
+    public byte[] collection() {
+        return collection;
+    }
+
+    /** How much the change grows (or shrinks) the item's collection. */
+    public long collectionDelta() {
+        return collectionDelta;
+    }
+
+    void collection(byte[] partitionPrefix, long delta) {
+        this.collection = partitionPrefix;
+        this.collectionDelta = delta;
     }
 
     /** Set by the change feed when it numbers the change. */

@@ -11,6 +11,10 @@ import io.partita.storage.WouldBlock;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.KeyText;
 import io.partita.storage.capacity.Throttle;
+import io.partita.storage.index.IndexEntries;
+import io.partita.storage.index.IndexRowWriter;
+import io.partita.storage.index.LiveIndex;
+import io.partita.storage.index.TableIndexes;
 import io.partita.storage.item.ItemCache;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.KeyLocks;
@@ -24,6 +28,9 @@ import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.RocksDBException;
@@ -57,6 +64,10 @@ public final class ItemWrites {
     private static final ThreadLocal<ByteSink> ENCODED = ThreadLocal.withInitial(() -> new ByteSink(4096));
 
     private final RocksStore store;
+    private final TableCatalog catalog;
+    /** The largest item collection of a table with LSIs (DynamoDB's 10 GB). */
+    private final long itemCollectionLimit;
+
     private final KeyLocks locks;
     private final ItemCache cache;
     /** The parts of a change on a table nobody consumes the changes of. */
@@ -65,14 +76,22 @@ public final class ItemWrites {
     private final BatchContributor[] recorded;
 
     public ItemWrites(
-            RocksStore store, KeyLocks locks, ItemCache cache, TableCatalog catalog, BatchContributor changeRecords) {
+            RocksStore store,
+            KeyLocks locks,
+            ItemCache cache,
+            TableCatalog catalog,
+            BatchContributor changeRecords,
+            long itemCollectionLimit) {
+        this.catalog = catalog;
+        this.itemCollectionLimit = itemCollectionLimit;
         this.store = store;
         this.locks = locks;
         this.cache = cache;
         BatchContributor rows = new ItemRows(cache);
         BatchContributor statistics = new TableStatistics(catalog);
-        this.plain = new BatchContributor[] {rows, statistics};
-        this.recorded = new BatchContributor[] {rows, statistics, changeRecords};
+        BatchContributor localIndexes = new LocalIndexRows(new IndexRowWriter(store, catalog), catalog);
+        this.plain = new BatchContributor[] {rows, statistics, localIndexes};
+        this.recorded = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
     }
 
     /**
@@ -92,21 +111,58 @@ public final class ItemWrites {
         if (throttle != null) {
             return Written.throttled(throttle);
         }
+        for (LiveIndex g : table.indexes().globals()) {
+            Throttle behind = "DELETING".equals(g.definition().status())
+                    ? null
+                    : g.partitions().admitIndexWrite();
+            if (behind != null) {
+                return Written.throttled(behind.ofIndex(g.name()));
+            }
+        }
         Applied applied = apply(table, encoded, w);
         ApiException rejection = applied.rejection;
         // A write whose condition fails still consumes write capacity, on the item it found ("Conditional writes").
         double units = rejection != null
                 ? CapacityUnits.write(applied.oldSize, w.rejectedNewSize())
                 : CapacityUnits.write(applied.outcome.oldBytes(), applied.outcome.newBytes());
-        partitions.charge(partition, CapacityKind.WRITE, units, encoded.hash(), () -> KeyText.of(partitionKey));
+        IndexUnits indexUnits = rejection == null ? applied.indexUnits(units) : null;
+        // LSIs share the table's capacity; each GSI's applier charges its own.
+        double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
+        partitions.charge(partition, CapacityKind.WRITE, tableCharge, encoded.hash(), () -> KeyText.of(partitionKey));
         if (rejection != null) {
             throw rejection;
         }
-        return new Written(applied.outcome, units, null);
+        double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
+        return new Written(applied.outcome, total, null, indexUnits, applied.collectionBytes);
     }
 
-    /** The result of the locked part: an outcome, or a rejection and the size of the item it found. */
-    private record Applied(WriteOutcome outcome, ApiException rejection, long oldSize) {}
+    private static double sum(Map<String, Double> units) {
+        double s = 0;
+        for (double u : units.values()) {
+            s += u;
+        }
+        return s;
+    }
+
+    /**
+     * The result of the locked part: an outcome, or a rejection and the size of the item it found; with the units of
+     * each index's writes (null when the table has no index).
+     */
+    private record Applied(
+            WriteOutcome outcome,
+            ApiException rejection,
+            long oldSize,
+            Map<String, Double> localUnits,
+            Map<String, Double> globalUnits,
+            long collectionBytes) {
+        Applied(WriteOutcome outcome, ApiException rejection, long oldSize) {
+            this(outcome, rejection, oldSize, null, null, -1);
+        }
+
+        IndexUnits indexUnits(double tableUnits) {
+            return localUnits == null ? null : new IndexUnits(tableUnits, localUnits, globalUnits);
+        }
+    }
 
     private Applied apply(Table table, ItemKeyEncoder.EncodedKey encoded, ItemWrite w) {
         byte[] k = encoded.bytes();
@@ -129,8 +185,10 @@ public final class ItemWrites {
 
     private Applied applyLocked(Table table, ItemKeyEncoder.EncodedKey encoded, byte[] k, long keyHash, ItemWrite w) {
         boolean recording = table.feed().recording();
+        TableIndexes indexes = table.indexes();
         boolean looks = w.write().needsCurrent();
-        boolean wantOld = looks || recording;
+        // An LSI deletes the row of the item's old image in the same batch.
+        boolean wantOld = looks || recording || !indexes.locals().isEmpty();
         // A cache entry means the item exists, and always knows its size; a blind write needs nothing more.
         ItemCache.Entry cached = cache.get(table.cacheId(), k, keyHash);
         boolean existed;
@@ -169,6 +227,10 @@ public final class ItemWrites {
         if (next != null && newSize < 0) {
             newSize = ItemSize.of(next);
         }
+        if (next != null && !indexes.isEmpty()) {
+            // An index key of the wrong type or an empty one refuses the whole write, before anything is written.
+            IndexEntries.check(indexes.definitions(), next);
+        }
         WriteOutcome outcome = new WriteOutcome(old, next, oldSize, newSize);
         // "If you perform a PutItem or UpdateItem operation that does not change any data in an item, DynamoDB
         // Streams does not write a stream record for that operation" (Change data capture for DynamoDB Streams): a
@@ -191,8 +253,58 @@ public final class ItemWrites {
                 next,
                 nextBytes,
                 newSize);
+        if (indexes.isEmpty()) {
+            commit(recording ? recorded : plain, change);
+            return new Applied(outcome, null, oldSize);
+        }
+        Map<String, AttributeValue> oldImage = old != null || oldStored == null ? old : ItemCodec.decode(oldStored);
+        Map<String, Double> localUnits = new HashMap<>();
+        Map<String, Double> globalUnits = new HashMap<>();
+        List<ItemChange.LocalRow> localRows = new ArrayList<>();
+        for (LiveIndex i : indexes.all()) {
+            IndexRowWriter.RowChange rc = IndexRowWriter.plan(table, i, k, oldImage, next, null);
+            if (i.global()) {
+                if (rc.units() > 0) {
+                    globalUnits.put(i.name(), rc.units());
+                }
+            } else {
+                if (rc.units() > 0) {
+                    localUnits.put(i.name(), rc.units());
+                }
+                if (!rc.isEmpty()) {
+                    localRows.add(new ItemChange.LocalRow(i, rc));
+                }
+            }
+        }
+        change.localRows(localRows);
+        long collection = -1;
+        if (!indexes.locals().isEmpty()) {
+            collection = collection(table, w, change, newSize - oldSize);
+        }
         commit(recording ? recorded : plain, change);
-        return new Applied(outcome, null, oldSize);
+        return new Applied(outcome, null, oldSize, localUnits, globalUnits, collection);
+    }
+
+    /**
+     * The size the item's collection will have, checked against the limit ("Item collection size limit": a table
+     * with LSIs keeps each partition key's items and LSI entries within 10 GB; a write that would grow one past it is
+     * refused with ItemCollectionSizeLimitExceededException). Writes to other items of the collection hold other
+     * locks, so two may pass the check together: DynamoDB's limit is not exact either.
+     */
+    private long collection(Table table, ItemWrite w, ItemChange change, long itemDelta) {
+        byte[] prefix = io.partita.storage.key.KeyRanges.partitionPrefix(w.key().partition());
+        long delta = itemDelta;
+        for (ItemChange.LocalRow r : change.localRows()) {
+            delta += r.change().sizeDelta();
+        }
+        long current = catalog.collectionSize(table, prefix);
+        if (delta > 0 && current + delta > itemCollectionLimit) {
+            throw new ApiException(
+                    io.partita.protocol.error.ErrorCode.ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED,
+                    "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
+        }
+        change.collection(prefix, delta);
+        return current + delta;
     }
 
     /**
@@ -256,7 +368,7 @@ public final class ItemWrites {
     }
 
     /** DynamoDB's equality of two items: the same attributes with equal values (sets compared as sets). */
-    static boolean sameItem(Map<String, AttributeValue> a, Map<String, AttributeValue> b) {
+    public static boolean sameItem(Map<String, AttributeValue> a, Map<String, AttributeValue> b) {
         if (a.size() != b.size()) {
             return false;
         }

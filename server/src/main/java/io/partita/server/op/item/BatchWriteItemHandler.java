@@ -15,17 +15,20 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.capacity.Throttle;
+import io.partita.storage.index.IndexEntries;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.write.ItemWrite;
 import io.partita.storage.write.Written;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * BatchWriteItem: up to 25 puts and deletes over several tables. The whole batch is validated before anything is
@@ -86,6 +89,10 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             }
         }
         Map<String, Double> units = new LinkedHashMap<>();
+        Map<String, Double> tableUnits = new LinkedHashMap<>();
+        Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> collections = new LinkedHashMap<>();
+        Map<String, Map<String, Double>> locals = new HashMap<>();
+        Map<String, Map<String, Double>> globals = new HashMap<>();
         Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
         Throttle firstThrottle = null;
         for (Write w : writes) {
@@ -105,6 +112,26 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                 continue;
             }
             units.merge(w.table().metadata().name(), written.units(), Double::sum);
+            var metrics = ItemRequests.collectionMetrics(in.returnItemCollectionMetrics(), w.table(), w.key(), written);
+            if (metrics != null) {
+                collections
+                        .computeIfAbsent(w.table().metadata().name(), n -> new ArrayList<>())
+                        .add(metrics);
+            }
+            if (written.indexUnits() != null) {
+                String name = w.table().metadata().name();
+                tableUnits.merge(name, written.indexUnits().table(), Double::sum);
+                written.indexUnits()
+                        .local()
+                        .forEach((k, v) -> locals.computeIfAbsent(name, n -> new TreeMap<>())
+                                .merge(k, v, Double::sum));
+                written.indexUnits()
+                        .global()
+                        .forEach((k, v) -> globals.computeIfAbsent(name, n -> new TreeMap<>())
+                                .merge(k, v, Double::sum));
+            } else {
+                tableUnits.merge(w.table().metadata().name(), written.units(), Double::sum);
+            }
         }
         if (units.isEmpty() && firstThrottle != null) {
             // "If none of the items can be processed due to insufficient provisioned throughput on all of the
@@ -116,10 +143,16 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         if (in.returnConsumedCapacity() != null && !in.returnConsumedCapacity().equals("NONE")) {
             consumed = new ArrayList<>();
             for (Map.Entry<String, Double> u : units.entrySet()) {
-                consumed.add(CapacityGate.consumed(in.returnConsumedCapacity(), u.getKey(), u.getValue()));
+                consumed.add(CapacityGate.consumed(
+                        in.returnConsumedCapacity(),
+                        u.getKey(),
+                        u.getValue(),
+                        tableUnits.get(u.getKey()),
+                        locals.get(u.getKey()),
+                        globals.get(u.getKey())));
             }
         }
-        return new BatchWriteItemOutput(unprocessed, consumed);
+        return new BatchWriteItemOutput(unprocessed, consumed, collections.isEmpty() ? null : collections);
     }
 
     private static Write check(String requestName, Table table, WriteRequest w) {
@@ -145,6 +178,8 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             if (ItemSize.of(item) > ItemSize.MAX_ITEM_BYTES) {
                 throw ApiException.validation("Item size has exceeded the maximum allowed size");
             }
+            // An item with a bad index key refuses the whole batch, before any of it is written.
+            IndexEntries.check(table.indexes().definitions(), item);
             return new Write(requestName, w, table, key, item);
         }
         Map<String, AttributeValue> key = w.deleteRequest().key();

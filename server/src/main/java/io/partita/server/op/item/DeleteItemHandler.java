@@ -73,6 +73,7 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? written.outcome().oldItem() : null,
                 CapacityGate.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), written.units()));
+                        in.returnConsumedCapacity(), table.metadata().name(), written),
+                ItemRequests.collectionMetrics(in.returnItemCollectionMetrics(), table, key, written));
     }
 }

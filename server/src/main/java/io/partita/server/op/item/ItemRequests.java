@@ -94,4 +94,17 @@ final class ItemRequests {
         }
         return written;
     }
+
+    /**
+     * {@code ItemCollectionMetrics} for {@code ReturnItemCollectionMetrics=SIZE}: only for a table with LSIs, whose
+     * item collections have a size ("ReturnItemCollectionMetrics"); null otherwise.
+     */
+    static io.partita.protocol.message.ItemCollectionMetrics collectionMetrics(
+            String mode, Table table, io.partita.protocol.model.PrimaryKey key, Written written) {
+        if (!"SIZE".equals(mode) || written.collectionBytes() < 0) {
+            return null;
+        }
+        return io.partita.protocol.message.ItemCollectionMetrics.of(
+                table.metadata().keySchema().partitionKey().name(), key.partition(), written.collectionBytes());
+    }
 }

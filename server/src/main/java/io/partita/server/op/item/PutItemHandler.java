@@ -12,6 +12,7 @@ import io.partita.server.op.CapacityGate;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.index.IndexEntries;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
@@ -70,6 +71,7 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
         if (size > ItemSize.MAX_ITEM_BYTES) {
             throw ApiException.validation("Item size has exceeded the maximum allowed size");
         }
+        IndexEntries.check(table.indexes().definitions(), item);
         Written written = ItemRequests.write(
                 context,
                 storage,
@@ -86,6 +88,7 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
         return new WriteItemOutput(
                 "ALL_OLD".equals(in.returnValues()) ? written.outcome().oldItem() : null,
                 CapacityGate.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), written.units()));
+                        in.returnConsumedCapacity(), table.metadata().name(), written),
+                ItemRequests.collectionMetrics(in.returnItemCollectionMetrics(), table, key, written));
     }
 }

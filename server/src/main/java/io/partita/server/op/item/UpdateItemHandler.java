@@ -114,7 +114,8 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
         return new WriteItemOutput(
                 returned(in.returnValues(), written.outcome(), targets),
                 CapacityGate.consumed(
-                        in.returnConsumedCapacity(), table.metadata().name(), written.units()));
+                        in.returnConsumedCapacity(), table.metadata().name(), written),
+                ItemRequests.collectionMetrics(in.returnItemCollectionMetrics(), table, key, written));
     }
 
     private static Map<String, AttributeValue> returned(String mode, WriteOutcome outcome, List<Path> targets) {

@@ -36,22 +36,34 @@ final class PageReader {
 
     static Page read(
             StorageEngine storage,
-            Table table,
+            ReadTarget target,
             KeyRanges.Range range,
             boolean forward,
             Long limit,
             Condition filter,
             List<Path> projection,
-            boolean countOnly) {
+            boolean countOnly,
+            boolean fetch) {
+        Table table = target.table();
+        KeySchema schema = table.metadata().keySchema();
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         int[] counts = new int[2];
         long[] bytes = new long[1];
         Object[] last = new Object[1];
         boolean[] stopped = new boolean[1];
-        storage.range(table, range, forward, (key, item, storedBytes) -> {
+        StorageEngine.ItemVisitor visitor = (key, read, storedBytes) -> {
             counts[1]++;
-            bytes[0] += ItemSize.of(item);
-            last[0] = item;
+            bytes[0] += ItemSize.of(read);
+            last[0] = read;
+            Map<String, AttributeValue> item = read;
+            if (fetch) {
+                // An LSI read of attributes the index does not copy reads the whole item from the table too.
+                Map<String, AttributeValue> whole = storage.get(table, schema.keyOfItem(read));
+                if (whole != null) {
+                    item = whole;
+                    bytes[0] += ItemSize.of(whole);
+                }
+            }
             if (filter == null || ConditionEvaluator.test(filter, item)) {
                 counts[0]++;
                 if (!countOnly) {
@@ -63,13 +75,17 @@ final class PageReader {
                 return false;
             }
             return true;
-        });
+        };
+        if (target.index() == null) {
+            storage.range(table, range, forward, visitor);
+        } else {
+            storage.rangeIndex(target.index(), range, forward, visitor);
+        }
         Map<String, AttributeValue> lastKey = null;
         if (stopped[0]) {
             @SuppressWarnings("unchecked")
             Map<String, AttributeValue> lastItem = (Map<String, AttributeValue>) last[0];
-            KeySchema schema = table.metadata().keySchema();
-            lastKey = schema.keyMap(schema.keyOfItem(lastItem));
+            lastKey = target.lastKey(lastItem);
         }
         return new Page(items, counts[0], counts[1], lastKey, bytes[0]);
     }

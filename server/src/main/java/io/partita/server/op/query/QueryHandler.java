@@ -1,7 +1,6 @@
 package io.partita.server.op.query;
 
 import io.partita.protocol.error.ApiException;
-import io.partita.protocol.expr.ConditionPaths;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.protocol.expr.ExpressionResolver;
 import io.partita.protocol.expr.KeyConditionPlanner;
@@ -10,13 +9,12 @@ import io.partita.protocol.expr.ast.Path;
 import io.partita.protocol.expr.legacy.LegacyConditions;
 import io.partita.protocol.message.QueryInput;
 import io.partita.protocol.message.ReadPageOutput;
-import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
-import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.key.IndexKeyEncoder;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
@@ -75,44 +73,49 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         resolver.checkAllUsed();
 
         Table table = storage.tables().require(TableNames.resolve(in.tableName()), "Requested resource not found");
-        ReadRequests.refuseIndex(in.indexName());
-        KeySchema schema = table.metadata().keySchema();
-        KeyConditionPlanner.KeyCondition key = KeyConditionPlanner.plan(keyCondition, schema);
-        if (filter != null) {
-            for (Path p : ConditionPaths.of(filter)) {
-                for (KeySchema.KeyAttribute k : schema.attributes()) {
-                    if (p.head().name().equals(k.name())) {
-                        throw ApiException.validation("Filter Expression can only contain non-primary key attributes:"
-                                + " Primary key attribute: " + k.name());
-                    }
-                }
-            }
-        }
+        ReadTarget target = ReadTarget.of(table, in.indexName());
+        ReadRequests.checkTarget(target, in.consistentRead(), in.select());
+        KeyConditionPlanner.IndexKeyCondition key =
+                KeyConditionPlanner.plan(keyCondition, target.partitionKeys(), target.sortKeys());
+        ReadRequests.checkFilter(target, filter);
         boolean forward = !Boolean.FALSE.equals(in.scanIndexForward());
-        KeyRanges.Range range = key.sortOperator() == null
-                ? KeyRanges.partition(key.partition())
-                : KeyRanges.sortKey(key.partition(), key.sortOperator(), key.a(), key.b());
+        KeyRanges.Range range = range(target, key);
         if (in.exclusiveStartKey() != null) {
-            range = range.resumeAfter(ReadRequests.startKey(table, in.exclusiveStartKey()), forward);
+            range = range.resumeAfter(target.startKey(in.exclusiveStartKey()), forward);
         }
         KeyRanges.Range pageRange = range;
+        boolean fetch = target.fetches(in.select(), projection);
         return ReadRequests.answer(
                 context,
-                table,
-                ItemKeyEncoder.partitionHash(key.partition()),
-                key.partition(),
+                target,
+                IndexKeyEncoder.partitionHash(key.partition()),
+                key.partition().get(0),
                 in.consistentRead(),
                 in.select(),
                 in.returnConsumedCapacity(),
                 () -> PageReader.read(
                         storage,
-                        table,
+                        target,
                         pageRange,
                         forward,
                         in.limit(),
                         filter,
                         projection,
-                        "COUNT".equals(in.select())));
+                        "COUNT".equals(in.select()),
+                        fetch));
+    }
+
+    /** The keys a key condition selects: one partition of the table or index, narrowed by its sort attributes. */
+    private static KeyRanges.Range range(ReadTarget target, KeyConditionPlanner.IndexKeyCondition key) {
+        if (target.index() == null) {
+            return key.sortOperator() == null
+                    ? KeyRanges.partition(key.partition().get(0))
+                    : KeyRanges.sortKey(key.partition().get(0), key.sortOperator(), key.a(), key.b());
+        }
+        byte[] prefix = IndexKeyEncoder.extend(IndexKeyEncoder.partitionPrefix(key.partition()), key.sortEquals());
+        return key.sortOperator() == null
+                ? KeyRanges.prefixed(prefix)
+                : KeyRanges.within(prefix, key.sortOperator(), key.a(), key.b());
     }
 
     /** KeyConditions alone may be combined with expressions; any other legacy parameter may not. */

@@ -80,12 +80,14 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
         resolver.checkAllUsed();
 
         Table table = storage.tables().require(TableNames.resolve(in.tableName()), "Requested resource not found");
-        ReadRequests.refuseIndex(in.indexName());
+        ReadTarget target = ReadTarget.of(table, in.indexName());
+        ReadRequests.checkTarget(target, in.consistentRead(), in.select());
+        boolean fetch = target.fetches(in.select(), projection);
         KeyRanges.Range range = in.totalSegments() == null
                 ? new KeyRanges.Range(null, null)
                 : KeyRanges.segment(in.segment().intValue(), in.totalSegments().intValue());
         if (in.exclusiveStartKey() != null) {
-            byte[] start = ReadRequests.startKey(table, in.exclusiveStartKey());
+            byte[] start = target.startKey(in.exclusiveStartKey());
             if (!range.contains(start)) {
                 throw ApiException.validation("The provided Exclusive start key does not map to the provided Segment"
                         + " and TotalSegments values.");
@@ -99,14 +101,22 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                 : ByteBuffer.wrap(range.lower()).getLong();
         return ReadRequests.answer(
                 context,
-                table,
+                target,
                 startHash,
                 null,
                 in.consistentRead(),
                 in.select(),
                 in.returnConsumedCapacity(),
                 () -> PageReader.read(
-                        storage, table, pageRange, true, in.limit(), filter, projection, "COUNT".equals(in.select())));
+                        storage,
+                        target,
+                        pageRange,
+                        true,
+                        in.limit(),
+                        filter,
+                        projection,
+                        "COUNT".equals(in.select()),
+                        fetch));
     }
 
     /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */

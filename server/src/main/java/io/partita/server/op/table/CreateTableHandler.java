@@ -12,8 +12,10 @@ import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.index.IndexDefinition;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,16 +40,24 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
     @Override
     public TableDescriptionOutput handle(RequestContext context, CreateTableInput in) {
         validate(in);
-        TableFeatures.refuseUnsupported(
-                in.localSecondaryIndexes(),
-                in.globalSecondaryIndexes(),
-                in.streamSpecification(),
-                in.warmThroughput(),
-                in.resourcePolicy());
-        KeySchema schema = keySchema(in.keySchema(), in.attributeDefinitions());
+        TableFeatures.refuseUnsupported(in.streamSpecification(), in.warmThroughput(), in.resourcePolicy());
+        boolean indexed = in.localSecondaryIndexes() != null || in.globalSecondaryIndexes() != null;
+        Map<String, String> types = types(in.attributeDefinitions());
+        checkShape(in.keySchema());
+        if (indexed) {
+            IndexSpecs.checkDefinitions(
+                    in.keySchema(), in.attributeDefinitions(), in.localSecondaryIndexes(), in.globalSecondaryIndexes());
+        } else {
+            checkDefinitions(in.keySchema(), in.attributeDefinitions(), types);
+        }
+        KeySchema schema = keySchema(in.keySchema(), types);
         Throughput throughput = Throughput.forCreate(in.billingMode(), in.provisionedThroughput());
-        Map<String, String> tags = Tags.toMap(in.tags());
         long now = context.clock().millis();
+        List<IndexDefinition> indexes =
+                new ArrayList<>(IndexSpecs.locals(in.localSecondaryIndexes(), schema, types, now));
+        indexes.addAll(IndexSpecs.globals(in.globalSecondaryIndexes(), types, throughput.onDemand(), now));
+        IndexSpecs.checkTogether(indexes);
+        Map<String, String> tags = Tags.toMap(in.tags());
         TableMetadata m = TableMetadata.create(
                         in.tableName(),
                         UUID.randomUUID().toString(),
@@ -62,9 +72,10 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                         tags)
                 .withOnDemandMaximums(
                         Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits"),
-                        Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits"));
+                        Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits"))
+                .withIndexes(indexes);
         Table table = storage.tables().create(m);
-        return new TableDescriptionOutput(TableDescriptions.describe(context, table, "CREATING"));
+        return new TableDescriptionOutput(TableDescriptions.describe(context, storage, table, "CREATING"));
     }
 
     private static void validate(CreateTableInput in) {
@@ -95,18 +106,24 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         c.enumValue("billingMode", in.billingMode(), List.of("PROVISIONED", "PAY_PER_REQUEST"));
         c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
         Throughput.constrain(c, in.provisionedThroughput());
+        IndexSpecs.constrain(c, in.localSecondaryIndexes(), in.globalSecondaryIndexes());
         Tags.constrain(c, in.tags());
         c.check();
     }
 
-    /** DynamoDB's key-schema checks, in the order it makes them. */
-    static KeySchema keySchema(List<KeySchemaElement> elements, List<AttributeDefinition> definitions) {
+    /** The attribute types by name; a name defined twice is refused. */
+    static Map<String, String> types(List<AttributeDefinition> definitions) {
         Map<String, String> types = new HashMap<>();
         for (AttributeDefinition d : definitions) {
             if (types.put(d.attributeName(), d.attributeType()) != null) {
                 throw ApiException.validation("Attribute Name is duplicated: " + d.attributeName());
             }
         }
+        return types;
+    }
+
+    /** A table's or an LSI's key schema: a HASH element, then at most one RANGE element of another name. */
+    static void checkShape(List<KeySchemaElement> elements) {
         KeySchemaElement hash = elements.get(0);
         if (!"HASH".equals(hash.keyType())) {
             throw ApiException.validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
@@ -121,8 +138,15 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 throw ApiException.validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
             }
         }
-        // DynamoDB words a mismatch by how the counts compare: fewer definitions than keys, more definitions than
-        // keys (no indexes yet, so every definition must be a key), or the same count with different names.
+    }
+
+    /**
+     * A table without indexes: every definition is a key and every key is defined. DynamoDB words a mismatch by how
+     * the counts compare: fewer definitions than keys, more definitions than keys, or the same count with different
+     * names.
+     */
+    private static void checkDefinitions(
+            List<KeySchemaElement> elements, List<AttributeDefinition> definitions, Map<String, String> types) {
         List<String> keys =
                 elements.stream().map(KeySchemaElement::attributeName).toList();
         if (definitions.size() < keys.size()) {
@@ -138,6 +162,12 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
             throw ApiException.invalidParameter("Some index key attributes are not defined in AttributeDefinitions."
                     + " Keys: " + keys + ", AttributeDefinitions: " + defined);
         }
+    }
+
+    /** The table's key schema, once its elements and definitions have been checked. */
+    static KeySchema keySchema(List<KeySchemaElement> elements, Map<String, String> types) {
+        KeySchemaElement hash = elements.get(0);
+        KeySchemaElement range = elements.size() > 1 ? elements.get(1) : null;
         return new KeySchema(
                 new KeySchema.KeyAttribute(hash.attributeName(), ScalarType.valueOf(types.get(hash.attributeName()))),
                 range == null

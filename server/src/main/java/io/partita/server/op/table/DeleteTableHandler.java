@@ -35,7 +35,11 @@ public final class DeleteTableHandler implements OperationHandler<DeleteTableInp
             throw ApiException.validation("Resource cannot be deleted as it is currently protected against deletion."
                     + " Disable deletion protection first.");
         }
-        var description = TableDescriptions.describe(context, table, "DELETING");
+        if (table.metadata().indexes().stream().anyMatch(d -> d.global() && !"ACTIVE".equals(d.status()))) {
+            throw ApiException.resourceInUse("Attempt to change a resource which is still in use: Cannot delete table"
+                    + " while indexes are being created, updated, or deleted.");
+        }
+        var description = TableDescriptions.describe(context, storage, table, "DELETING");
         storage.tables().delete(name);
         return new TableDescriptionOutput(description);
     }

@@ -35,6 +35,6 @@ public final class DescribeTableHandler implements OperationHandler<DescribeTabl
         c.check();
         String name = TableNames.resolve(in.tableName());
         Table table = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
-        return new TableOutput(TableDescriptions.describe(context, table, "ACTIVE"));
+        return new TableOutput(TableDescriptions.describe(context, storage, table, "ACTIVE"));
     }
 }

@@ -1,14 +1,19 @@
 package io.partita.server.op.table;
 
 import io.partita.protocol.message.BillingModeSummary;
+import io.partita.protocol.message.GlobalSecondaryIndexDescription;
 import io.partita.protocol.message.KeySchemaElement;
+import io.partita.protocol.message.LocalSecondaryIndexDescription;
 import io.partita.protocol.message.OnDemandThroughput;
+import io.partita.protocol.message.Projection;
 import io.partita.protocol.message.ProvisionedThroughputDescription;
 import io.partita.protocol.message.TableClassSummary;
 import io.partita.protocol.message.TableDescription;
 import io.partita.protocol.model.KeySchema;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.index.IndexDefinition;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
 import io.partita.storage.table.TableStats;
@@ -20,8 +25,9 @@ import java.util.List;
 final class TableDescriptions {
     private TableDescriptions() {}
 
-    static TableDescription describe(RequestContext context, Table table, String status) {
+    static TableDescription describe(RequestContext context, StorageEngine storage, Table table, String status) {
         TableMetadata m = table.metadata();
+        String arn = TableNames.arn(context, m.name());
         TableStats stats = table.stats();
         boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
         return new TableDescription(
@@ -38,7 +44,7 @@ final class TableDescriptions {
                         m.writeCapacityUnits()),
                 stats.sizeBytes(),
                 stats.itemCount(),
-                TableNames.arn(context, m.name()),
+                arn,
                 m.id(),
                 onDemand || m.lastPayPerRequestMillis() != null
                         ? new BillingModeSummary(m.billingMode(), seconds(m.lastPayPerRequestMillis()))
@@ -47,7 +53,69 @@ final class TableDescriptions {
                 m.deletionProtectionEnabled(),
                 m.maxReadRequestUnits() == null && m.maxWriteRequestUnits() == null
                         ? null
-                        : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())));
+                        : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())),
+                locals(storage, table, arn),
+                globals(storage, table, arn, status));
+    }
+
+    private static List<LocalSecondaryIndexDescription> locals(StorageEngine storage, Table table, String arn) {
+        List<LocalSecondaryIndexDescription> out = new ArrayList<>();
+        for (IndexDefinition d : table.metadata().indexes()) {
+            if (!d.global()) {
+                TableStats stats = storage.tables().indexStats(table, d.id());
+                out.add(new LocalSecondaryIndexDescription(
+                        d.name(), keySchema(d), projection(d), stats.sizeBytes(), stats.itemCount(), indexArn(arn, d)));
+            }
+        }
+        return out.isEmpty() ? null : out;
+    }
+
+    /**
+     * The GSIs. In CreateTable's answer they are {@code CREATING} with the table; {@code Backfilling} is shown only
+     * while an index is being added to a table that exists, as DynamoDB shows it.
+     */
+    private static List<GlobalSecondaryIndexDescription> globals(
+            StorageEngine storage, Table table, String arn, String tableStatus) {
+        TableMetadata m = table.metadata();
+        List<GlobalSecondaryIndexDescription> out = new ArrayList<>();
+        for (IndexDefinition d : m.indexes()) {
+            if (!d.global()) {
+                continue;
+            }
+            TableStats stats = storage.tables().indexStats(table, d.id());
+            String status = "CREATING".equals(tableStatus) ? "CREATING" : d.status();
+            out.add(new GlobalSecondaryIndexDescription(
+                    d.name(),
+                    keySchema(d),
+                    projection(d),
+                    status,
+                    "CREATING".equals(d.status()) ? d.backfilling() : null,
+                    new ProvisionedThroughputDescription(null, null, 0L, d.readCapacityUnits(), d.writeCapacityUnits()),
+                    stats.sizeBytes(),
+                    stats.itemCount(),
+                    indexArn(arn, d),
+                    d.maxReadRequestUnits() == null && d.maxWriteRequestUnits() == null
+                            ? null
+                            : new OnDemandThroughput(orNone(d.maxReadRequestUnits()), orNone(d.maxWriteRequestUnits())),
+                    null));
+        }
+        return out.isEmpty() ? null : out;
+    }
+
+    static String indexArn(String tableArn, IndexDefinition d) {
+        return tableArn + "/index/" + d.name();
+    }
+
+    static List<KeySchemaElement> keySchema(IndexDefinition d) {
+        List<KeySchemaElement> out = new ArrayList<>();
+        d.partitionKeys().forEach(k -> out.add(new KeySchemaElement(k.name(), "HASH")));
+        d.sortKeys().forEach(k -> out.add(new KeySchemaElement(k.name(), "RANGE")));
+        return out;
+    }
+
+    static Projection projection(IndexDefinition d) {
+        return new Projection(
+                d.projectionType(), IndexDefinition.INCLUDE.equals(d.projectionType()) ? d.nonKeyAttributes() : null);
     }
 
     private static long orNone(Long max) {

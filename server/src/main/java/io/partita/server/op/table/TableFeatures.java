@@ -8,9 +8,7 @@ import io.partita.protocol.error.ApiException;
  * ValidationException rather than silently creating a table without it.
  */
 final class TableFeatures {
-    private static final String[] NAMES = {
-        "LocalSecondaryIndexes", "GlobalSecondaryIndexes", "StreamSpecification", "WarmThroughput", "ResourcePolicy"
-    };
+    private static final String[] NAMES = {"StreamSpecification", "WarmThroughput", "ResourcePolicy"};
 
     private TableFeatures() {}
 

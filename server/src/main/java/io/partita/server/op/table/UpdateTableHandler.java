@@ -33,11 +33,14 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         c.enumValue("billingMode", in.billingMode(), List.of("PROVISIONED", "PAY_PER_REQUEST"));
         c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
         Throughput.constrain(c, in.provisionedThroughput());
+        GsiUpdates gsis = GsiUpdates.of(in);
+        if (gsis != null) {
+            gsis.constrain(c);
+        }
         c.check();
         String name = TableNames.resolve(in.tableName());
-        storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
-        TableFeatures.refuseUnsupported(
-                null, in.globalSecondaryIndexUpdates(), in.streamSpecification(), in.warmThroughput(), null);
+        Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
+        TableFeatures.refuseUnsupported(in.streamSpecification(), in.warmThroughput(), null);
         if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {
             throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
         }
@@ -45,15 +48,35 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         Long maxRead = Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits");
         Long maxWrite = Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits");
         boolean maximumsChange = maxRead != null || maxWrite != null;
-        if (!throughputChange
-                && !maximumsChange
-                && in.deletionProtectionEnabled() == null
-                && in.tableClass() == null
-                && (in.sseSpecification() == null || in.sseSpecification().isNull())) {
+        boolean otherChange = throughputChange
+                || maximumsChange
+                || in.deletionProtectionEnabled() != null
+                || in.tableClass() != null
+                || (in.sseSpecification() != null && !in.sseSpecification().isNull());
+        if (!otherChange && (gsis == null || gsis.isEmpty())) {
             throw ApiException.validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled,"
                     + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
         }
         Long now = context.clock().millis();
+        if (gsis != null) {
+            if (gsis.isEmpty()) {
+                throw ApiException.invalidParameter("List of GlobalSecondaryIndexUpdates is empty");
+            }
+            if (in.provisionedThroughput() != null && gsis.createsOrDeletes()) {
+                throw ApiException.invalidParameter("You cannot create or delete index while updating table IOPS");
+            }
+            String mode = in.billingMode() != null
+                    ? in.billingMode()
+                    : current.metadata().billingMode();
+            gsis.check(current, in.attributeDefinitions(), mode);
+            gsis.checkBillingSwitch(current.metadata(), in.billingMode());
+        } else if (in.billingMode() != null) {
+            GsiUpdates.none().checkBillingSwitch(current.metadata(), in.billingMode());
+        }
+        if (!otherChange) {
+            gsis.apply(storage, current, in.attributeDefinitions(), now);
+            return new TableDescriptionOutput(TableDescriptions.describe(context, storage, current, "UPDATING"));
+        }
         Table table = storage.tables().update(name, m -> {
             TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
             if (in.deletionProtectionEnabled() != null) {
@@ -69,8 +92,23 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             }
             return next;
         });
-        return new TableDescriptionOutput(
-                TableDescriptions.describe(context, table, throughputChange ? "UPDATING" : "ACTIVE"));
+        if (gsis != null) {
+            gsis.apply(storage, table, in.attributeDefinitions(), now);
+        }
+        if (throughputChange
+                && TableMetadata.PAY_PER_REQUEST.equals(table.metadata().billingMode())) {
+            // An on-demand table's GSIs are on demand too: their provisioned capacity goes.
+            for (var d : table.metadata().indexes()) {
+                if (d.global() && (d.readCapacityUnits() != 0 || d.writeCapacityUnits() != 0)) {
+                    storage.tables()
+                            .changeIndex(
+                                    name, d.withThroughput(0, 0, d.maxReadRequestUnits(), d.maxWriteRequestUnits()));
+                }
+            }
+        }
+        boolean indexChange = gsis != null && gsis.createsOrDeletes();
+        return new TableDescriptionOutput(TableDescriptions.describe(
+                context, storage, table, throughputChange || indexChange ? "UPDATING" : "ACTIVE"));
     }
 
     private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, Long now) {
