@@ -57,8 +57,17 @@ public final class IsolatedPartita implements AutoCloseable {
         return new IsolatedPartita(EmbeddedPartita.start(capacity));
     }
 
+    public static IsolatedPartita start(io.partita.storage.StorageConfig storage) {
+        return new IsolatedPartita(EmbeddedPartita.start(storage));
+    }
+
     public DynamoDbClient client() {
         return client;
+    }
+
+    /** The embedded server itself, for its controls ({@code awaitIndexes}, {@code gsiLag}). */
+    public EmbeddedPartita server() {
+        return server;
     }
 
     /** A new client with the SDK's standard retries (the caller closes it): what applications use. */

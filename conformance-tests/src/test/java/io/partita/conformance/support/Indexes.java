@@ -1,0 +1,91 @@
+package io.partita.conformance.support;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.IndexStatus;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+
+/**
+ * Waiting for secondary indexes. Against Partita, {@code POST /admin/indexes/await} applies every change made so far
+ * to every GSI and returns: a test that needs an up-to-date index asks for it, deterministically. Against DynamoDB
+ * there is no such call: this waits until every GSI is ACTIVE and then for DynamoDB's propagation ("within a
+ * fraction of a second, under normal conditions", Using Global Secondary Indexes), polling, as users must.
+ */
+public final class Indexes {
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private Indexes() {}
+
+    /** Returns once every GSI of {@code table} has every change made before the call, and is ACTIVE. */
+    public static void await(DynamoDbClient ddb, String table) {
+        if (Endpoint.isEmbedded()) {
+            adminPost(Endpoint.uri(), "/admin/indexes/await?table=" + table + "&timeoutSeconds=60");
+            return;
+        }
+        Instant deadline = Instant.now().plus(Duration.ofMinutes(30));
+        while (Instant.now().isBefore(deadline)) {
+            TableDescription d = ddb.describeTable(b -> b.tableName(table)).table();
+            boolean active = !d.hasGlobalSecondaryIndexes()
+                    || d.globalSecondaryIndexes().stream().allMatch(g -> g.indexStatus() == IndexStatus.ACTIVE);
+            if (active) {
+                pause(Duration.ofSeconds(2));
+                return;
+            }
+            pause(Duration.ofSeconds(5));
+        }
+        throw new AssertionError("the indexes of " + table + " did not become ACTIVE");
+    }
+
+    /** POSTs to a Partita admin path and returns the body; fails the test on any status but 200. */
+    public static String adminPost(URI endpoint, String pathAndQuery) {
+        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
+                .timeout(Duration.ofSeconds(90))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
+        try {
+            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new AssertionError("POST " + pathAndQuery + " answered " + r.statusCode() + ": " + r.body());
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw new AssertionError("POST " + pathAndQuery + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /** GETs a Partita admin path and returns the body. */
+    public static String adminGet(URI endpoint, String pathAndQuery) {
+        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new AssertionError("GET " + pathAndQuery + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /** Only against real DynamoDB, which has no clock a test could move. */
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
