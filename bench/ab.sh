@@ -6,7 +6,7 @@
 # compare the pairs, not runs made minutes apart. The order flips every pair so that neither is always measured first.
 # Two instances of one jar can differ by themselves (the same jar as A and B: A won 5 of 6 pairs, by up to 22 %;
 # docs/PERFORMANCE.md), so run it again with the jars swapped before believing a difference.
-# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] [RATE=ops/s] [CONSUMED=A|B|AB [HOW=follow|retain]] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
+# Usage: [REPS=5] [SECS=8] [CONNECTIONS=8] [RATE=ops/s] [GSIS_A=N] [GSIS_B=N] [CONSUMED=A|B|AB [HOW=follow|retain]] bench/ab.sh WORKLOAD JAR_A JAR_B ["A JVM flags"] ["B JVM flags"]
 #   bench/ab.sh put old.jar server/target/partita.jar
 #   bench/ab.sh put server/target/partita.jar server/target/partita.jar "" "-XX:+UseTransparentHugePages"
 #   CONSUMED=B bench/ab.sh put server/target/partita.jar server/target/partita.jar
@@ -14,6 +14,7 @@
 # both, to compare two builds' recording), so B's
 # writes record their changes: what a table with a GSI or a stream costs its writes. HOW=follow (the default): the
 # server reads the records as fast as they come; HOW=retain: nobody reads them and they are kept 60 s.
+# GSIS_A=N / GSIS_B=N give that side's table N GSIs (KEYS_ONLY; each put moves the item in each): what indexes cost.
 # RATE runs the load open loop at that many ops/s (with 5 s of warm-up): CPU per operation at the same offered load.
 # At full speed the slower server also batches fewer requests per event-loop pass, which adds CPU per operation of
 # its own; on a 2-core machine shared with the load generator that second-order cost is not small.
@@ -52,7 +53,8 @@ for i in 0 1; do
     curl -sf "http://127.0.0.1:${ports[$i]}/" >/dev/null 2>&1 && break
     sleep 0.1
   done
-  load "${ports[$i]}" --create --workload get --connections 8 --duration 3 >/dev/null 2>&1
+  gsis_var="GSIS_${names[$i]}"
+  load "${ports[$i]}" --create --gsis "${!gsis_var:-0}" --workload get --connections 8 --duration 3 >/dev/null 2>&1
   if [[ ${CONSUMED:-} == *"${names[$i]}"* ]]; then
     how=$([[ ${HOW:-follow} == retain ]] && echo retentionSeconds=60 || echo follow=true)
     curl -sf -X POST "http://127.0.0.1:${ports[$i]}/admin/feed/consumers?table=partita-bench&name=ab&$how" >/dev/null

@@ -73,13 +73,13 @@ public class AttributeValueCodecBench {
     /** A PutItem answer that asked for nothing back, as every PutItem without ReturnValues gets. */
     @Benchmark
     public byte[] encodeEmptyWriteOutput() {
-        return DynamoJson.encode(new WriteItemOutput(null, null));
+        return DynamoJson.encode(new WriteItemOutput(null, null, null));
     }
 
     /** The same answer through Jackson's serializer, as {@code DynamoJson.encode} wrote it before its shortcut. */
     @Benchmark
     public byte[] encodeEmptyWriteOutputViaMapper() throws JsonProcessingException {
-        return DynamoJson.mapper().writeValueAsBytes(new WriteItemOutput(null, null));
+        return DynamoJson.mapper().writeValueAsBytes(new WriteItemOutput(null, null, null));
     }
 
     @Benchmark

@@ -77,6 +77,12 @@ public final class LoadGenerator implements Callable<Integer> {
             description = "with --create: a provisioned table of RCU,WCU (default: on demand)")
     long[] provisioned;
 
+    @Option(
+            names = "--gsis",
+            description = "with --create: that many GSIs (KEYS_ONLY, keyed by g0, g1, …; each put moves the item in"
+                    + " each) (default: ${DEFAULT-VALUE})")
+    int gsis;
+
     @Option(names = "--items", description = "items in the table (default: ${DEFAULT-VALUE})")
     long items = 10_000;
 
@@ -167,7 +173,7 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         HttpConnection.Endpoint ep = HttpConnection.Endpoint.parse(endpoint);
         SigV4.Credentials creds = credentials();
-        Workload w = new Workload(table, items, itemSize, rangeKey, perPartition, workload, seed);
+        Workload w = new Workload(table, items, itemSize, rangeKey, perPartition, workload, seed).gsis(gsis);
         int loops = threads != null ? threads : Math.min(Runtime.getRuntime().availableProcessors(), connections);
         try (HttpConnection.Transport transport = new HttpConnection.Transport(ep, creds, loops)) {
             List<HttpConnection> conns = new ArrayList<>();

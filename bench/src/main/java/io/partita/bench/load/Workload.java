@@ -45,6 +45,8 @@ public final class Workload {
     private final String name; // workload name: one op or "mix"
     private final Op single;
     private final byte[] padding;
+    /** GSIs of the table: {@code by-g<i>} keyed by attribute {@code g<i>}, KEYS_ONLY; every item has each. */
+    private int gsis;
 
     public Workload(
             String table, long items, int itemSize, boolean rangeKey, int perPartition, String name, long seed) {
@@ -61,6 +63,12 @@ public final class Workload {
         this.padding = new byte[pad];
         SplittableRandom rnd = new SplittableRandom(seed);
         for (int i = 0; i < pad; i++) padding[i] = (byte) ('a' + rnd.nextInt(26));
+    }
+
+    /** Gives the table {@code n} GSIs: items carry {@code g0…g<n-1>}, which each put changes. */
+    public Workload gsis(int n) {
+        this.gsis = n;
+        return this;
     }
 
     public boolean rangeKey() {
@@ -201,8 +209,27 @@ public final class Workload {
                 + (rangeKey ? ",{\"AttributeName\":\"sk\",\"AttributeType\":\"N\"}" : "");
         String schema = "{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}"
                 + (rangeKey ? ",{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}" : "");
+        StringBuilder indexes = new StringBuilder();
+        for (int g = 0; g < gsis; g++) {
+            attrs += ",{\"AttributeName\":\"g" + g + "\",\"AttributeType\":\"S\"}";
+            indexes.append(g == 0 ? "\"GlobalSecondaryIndexes\":[" : ",")
+                    .append("{\"IndexName\":\"by-g")
+                    .append(g)
+                    .append("\",\"KeySchema\":[{\"AttributeName\":\"g")
+                    .append(g)
+                    .append("\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"KEYS_ONLY\"}")
+                    .append(
+                            rcu > 0 && wcu > 0
+                                    ? ",\"ProvisionedThroughput\":{\"ReadCapacityUnits\":" + rcu
+                                            + ",\"WriteCapacityUnits\":" + wcu + "}"
+                                    : "")
+                    .append("}");
+        }
+        if (gsis > 0) {
+            indexes.append("],");
+        }
         return "{\"TableName\":\"" + table + "\",\"AttributeDefinitions\":[" + attrs + "],\"KeySchema\":[" + schema
-                + "],"
+                + "]," + indexes
                 + (rcu > 0 && wcu > 0
                         ? "\"BillingMode\":\"PROVISIONED\",\"ProvisionedThroughput\":{\"ReadCapacityUnits\":" + rcu
                                 + ",\"WriteCapacityUnits\":" + wcu + "}}"
@@ -235,6 +262,14 @@ public final class Workload {
     private void item(Bytes out, long i, SplittableRandom vary) {
         out.ascii("{");
         keyAttributes(out, i);
+        for (int g = 0; g < gsis; g++) {
+            // A put moves the item in every index, as a changed status or owner would.
+            out.ascii(",\"g")
+                    .num(g)
+                    .ascii("\":{\"S\":\"g")
+                    .num(vary == null ? i % 1000 : vary.nextInt(1000))
+                    .ascii("\"}");
+        }
         out.ascii(",\"v\":{\"S\":\"");
         int at = out.length();
         out.bytes(padding);
