@@ -209,6 +209,13 @@ public final class FeedFollower implements AutoCloseable {
                     if (stopped) {
                         return;
                     }
+                    if (batchSink != null) {
+                        // The failed batch may have reached the log: applying the page again now could apply it
+                        // twice once replay brings the first back. After a restart, the log says which it was.
+                        log.error("applying {} failed; it stops until a restart", consumer.name(), e);
+                        stopped = true;
+                        return;
+                    }
                     log.warn("following {} failed; trying again in a second", consumer.name(), e);
                     LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
                 }

@@ -135,11 +135,29 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
         } else if (d.backfilling()) {
             background.execute(() -> backfill(t, d.name()));
         } else {
+            if ("CREATING".equals(d.status())) {
+                // Copied before a restart, not yet caught up: everything the copy may hold is visible now.
+                i.catchUpTarget(lastAssigned(t));
+            }
             follow(t, i);
             if ("CREATING".equals(d.status())) {
                 background.execute(() -> activateIfCaughtUp(t, d.name()));
             }
         }
+    }
+
+    /** The highest number each shard of {@code t} has handed out: every change numbered so far is at or below it. */
+    private Map<String, Long> lastAssigned(Table t) {
+        Map<String, Long> out = new HashMap<>();
+        for (FeedShard s : feed.shards(t)) {
+            out.put(s.partitionId(), s.lastAssigned());
+        }
+        return out;
+    }
+
+    /** Whether {@code t} is still the live table of its name (not deleted, perhaps created again). */
+    private boolean live(Table t) {
+        return !closed && catalog.find(t.metadata().name()) == t;
     }
 
     private void follow(Table t, LiveIndex i) {
@@ -154,7 +172,13 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
         IndexDefinition creating = d.withStatus("CREATING", true);
         // Registered first: every change from now on is kept for the index, so the copy cannot miss one.
         feed.register(t, creating.consumerName(), null);
-        LiveIndex live = catalog.addIndex(t.metadata().name(), creating);
+        LiveIndex live;
+        try {
+            live = catalog.addIndex(t, creating);
+        } catch (RuntimeException e) {
+            feed.unregister(t, creating.consumerName());
+            throw e;
+        }
         background.execute(() -> backfill(t, creating.name()));
         return live;
     }
@@ -165,18 +189,18 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
         if (i == null) {
             return;
         }
-        catalog.changeIndex(t.metadata().name(), i.definition().withStatus("DELETING", false));
+        catalog.changeIndex(t, name, d -> d.withStatus("DELETING", false));
         background.execute(() -> finishDelete(t, name));
     }
 
     private void finishDelete(Table t, String name) {
         LiveIndex i = t.indexes().find(name);
-        if (i == null || closed) {
+        if (i == null || !live(t)) {
             return;
         }
         try {
             feed.unregister(t, i.definition().consumerName());
-            catalog.removeIndex(t.metadata().name(), name);
+            catalog.removeIndex(t, name);
         } catch (RuntimeException e) {
             log.warn(
                     "deleting index {} of {} failed; it stays DELETING until a restart",
@@ -189,7 +213,7 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
     /** Copies every item of the table into the new index, then starts applying the changes kept meanwhile. */
     private void backfill(Table t, String name) {
         LiveIndex i = t.indexes().find(name);
-        if (i == null || closed) {
+        if (i == null || !live(t)) {
             return;
         }
         long started = System.nanoTime();
@@ -208,14 +232,19 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
                     copied[0] += flush(t, i, pending);
                 }
                 i.backfilled(i.backfilled() + 1);
-                return !closed && t.indexes().find(name) != null;
+                return live(t) && t.indexes().find(name) != null;
             });
             copied[0] += flush(t, i, pending);
-            if (closed || t.indexes().find(name) == null) {
+            if (!live(t) || t.indexes().find(name) == null) {
                 return;
             }
-            LiveIndex copiedAll =
-                    catalog.changeIndex(t.metadata().name(), i.definition().withStatus("CREATING", false));
+            // Every change the copy can hold has a number at or below these: until the index has applied them all
+            // (looking rows up), it may not trust its rows; a change still in flight holds the watermark back.
+            i.catchUpTarget(lastAssigned(t));
+            LiveIndex copiedAll = catalog.changeIndex(t, name, d -> d.withStatus(d.status(), false));
+            if (copiedAll == null) {
+                return;
+            }
             follow(t, copiedAll);
             copiedAll.follower().drain();
             activateIfCaughtUp(t, name);
@@ -292,8 +321,8 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
         Map<String, Long> target = null;
         while (true) {
             LiveIndex i = t.indexes().find(name);
-            if (i == null) {
-                return true; // deleted, or its deletion has finished
+            if (i == null || !live(t)) {
+                return true; // deleted, or its deletion has finished, or its table is gone
             }
             FeedFollower f = "DELETING".equals(i.definition().status()) ? null : i.follower();
             FeedConsumer c = t.feed().consumer(i.definition().consumerName());
@@ -302,8 +331,9 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
                     target = visibleNow(t);
                 }
                 f.drain();
+                LiveIndex now = t.indexes().find(name);
                 if (reached(t, c, target)
-                        && "ACTIVE".equals(t.indexes().find(name).definition().status())) {
+                        && (now == null || "ACTIVE".equals(now.definition().status()))) {
                     return true;
                 }
             }
@@ -469,8 +499,10 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
     private record Charge(long hash, double units) {}
 
     /**
-     * Makes a GSI that has finished its backfill {@code ACTIVE} once it has applied every change visible now: every
-     * change after this was committed after the copy ended, so it cannot already be in the index.
+     * Makes a GSI that has finished its backfill {@code ACTIVE} once it has applied every change numbered by the end
+     * of its copy ({@link LiveIndex#catchUpTarget}): only changes after those can be missing from what the copy wrote,
+     * so from then on the index may trust its rows. A number is passed once the shard's watermark is past it (a write
+     * still in flight below it holds the watermark, however far the others have gone) and nothing visible is unread.
      */
     private void activateIfCaughtUp(Table table, String name) {
         LiveIndex i = table.indexes().find(name);
@@ -480,9 +512,22 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
             return;
         }
         FeedConsumer c = table.feed().consumer(i.definition().consumerName());
-        if (c != null && reached(table, c, visibleNow(table))) {
-            catalog.changeIndex(table.metadata().name(), i.definition().withStatus("ACTIVE", false));
+        Map<String, Long> target = i.catchUpTarget();
+        if (c == null || target == null) {
+            return;
         }
+        for (FeedShard s : feed.shards(table)) {
+            Long want = target.get(s.partitionId());
+            if (want != null
+                    && (s.visible() - 1 < want
+                            || (c.position(s) < want && !c.read(s, 1).isEmpty()))) {
+                return;
+            }
+        }
+        catalog.changeIndex(
+                table,
+                name,
+                d -> "CREATING".equals(d.status()) && !d.backfilling() ? d.withStatus("ACTIVE", false) : d);
     }
 
     @Override

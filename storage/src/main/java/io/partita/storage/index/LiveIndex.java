@@ -25,6 +25,8 @@ public final class LiveIndex {
         final SynchronizedHistogram applyDelays = new SynchronizedHistogram(3_600_000L, 2);
         /** Items a backfill has read so far. */
         volatile long backfilled;
+        /** Per shard, the last number handed out when the backfill's copy ended (null: no catch-up pending). */
+        volatile java.util.Map<String, Long> catchUpTarget;
     }
 
     public LiveIndex(IndexDefinition definition, ColumnFamilyHandle family, TablePartitions partitions) {
@@ -90,6 +92,18 @@ public final class LiveIndex {
 
     void backfilled(long n) {
         runtime.backfilled = n;
+    }
+
+    /**
+     * Per shard (partition id), the highest change number handed out when this GSI's backfill finished copying: it
+     * looks rows up, and stays CREATING, until it has applied every change up to them. Null once active.
+     */
+    public java.util.Map<String, Long> catchUpTarget() {
+        return runtime.catchUpTarget;
+    }
+
+    void catchUpTarget(java.util.Map<String, Long> target) {
+        runtime.catchUpTarget = target == null ? null : java.util.Map.copyOf(target);
     }
 
     /** The same index with a changed definition (status, throughput), keeping its rows, partitions and follower. */

@@ -324,11 +324,22 @@ public final class TableCatalog {
         return new LiveIndex(d, family, d.global() ? IndexThroughput.partitions(m, d, capacity) : null);
     }
 
-    /** Adds a new index to a live table: its family, then its definition in the table's metadata. */
-    public synchronized LiveIndex addIndex(String name, IndexDefinition d) {
-        Table t = tables.get(name);
-        if (t == null) {
-            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+    /**
+     * Adds a new GSI to live table {@code t}: its family, then its definition in the table's metadata. Checked again
+     * here, under the catalog's monitor, against concurrent UpdateTables: the name must be new and no other index of
+     * the table may be being created or deleted.
+     */
+    public synchronized LiveIndex addIndex(Table t, IndexDefinition d) {
+        if (tables.get(t.metadata.name()) != t) {
+            throw ApiException.resourceNotFound(
+                    "Requested resource not found: Table: " + t.metadata.name() + " not found");
+        }
+        if (t.metadata.index(d.name()) != null) {
+            throw ApiException.validation("Attempting to create an index which already exists");
+        }
+        if (t.metadata.indexes().stream().anyMatch(i -> i.global() && !"ACTIVE".equals(i.status()))) {
+            throw ApiException.limitExceeded("Subscriber limit exceeded: Only 1 online index can be created or deleted"
+                    + " simultaneously per table");
         }
         store.createItemFamily(d.family(t.metadata.id()));
         resetIndexStats(t, d.id());
@@ -342,11 +353,24 @@ public final class TableCatalog {
         return live;
     }
 
-    /** Replaces the definition of an index of a live table (its status or throughput). */
-    public synchronized LiveIndex changeIndex(String name, IndexDefinition d) {
-        Table t = tables.get(name);
-        if (t == null) {
-            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+    /**
+     * Changes the definition of index {@code indexName} of live table {@code t} (its status or throughput) by {@code
+     * change}, applied to the current definition under the catalog's monitor, so concurrent changes (a backfill
+     * ending, an UpdateTable, a deletion) never overwrite each other. Returns the changed index, or null if the table
+     * or the index is gone (or {@code change} left it as it was).
+     */
+    public synchronized LiveIndex changeIndex(Table t, String indexName, UnaryOperator<IndexDefinition> change) {
+        if (tables.get(t.metadata.name()) != t) {
+            return null;
+        }
+        IndexDefinition current = t.metadata.index(indexName);
+        LiveIndex live = t.indexes.find(indexName);
+        if (current == null || live == null) {
+            return null;
+        }
+        IndexDefinition d = change.apply(current);
+        if (d.equals(current)) {
+            return null;
         }
         List<IndexDefinition> defs = new ArrayList<>();
         for (IndexDefinition old : t.metadata.indexes()) {
@@ -355,18 +379,17 @@ public final class TableCatalog {
         TableMetadata next = t.metadata.withIndexes(defs);
         persist(next);
         t.metadata = next;
-        LiveIndex live = t.indexes.find(d.name()).with(d);
-        if (live.partitions() != null) {
-            live.partitions().reconfigure(IndexThroughput.metadata(next, d));
+        LiveIndex changed = live.with(d);
+        if (changed.partitions() != null) {
+            changed.partitions().reconfigure(IndexThroughput.metadata(next, d));
         }
-        t.indexes = t.indexes.with(live);
-        return live;
+        t.indexes = t.indexes.with(changed);
+        return changed;
     }
 
     /** Removes an index from a live table: its definition and statistics, then its rows' family. */
-    public synchronized void removeIndex(String name, String indexName) {
-        Table t = tables.get(name);
-        if (t == null) {
+    public synchronized void removeIndex(Table t, String indexName) {
+        if (tables.get(t.metadata.name()) != t) {
             return;
         }
         IndexDefinition d = t.metadata.index(indexName);
@@ -475,13 +498,21 @@ public final class TableCatalog {
     }
 
     /** Removes a table's metadata and counters in one batch, then drops its items. */
-    public synchronized Table delete(String name) {
+    public Table delete(String name) {
         Table t = tables.get(name);
         if (t == null) {
             throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
         }
-        TableMetadata m = t.metadata;
+        // Outside the monitor: stopping a GSI's follower waits for its pass, which may be changing the index here.
         feed.close(List.of(t));
+        return deleteClosed(name, t);
+    }
+
+    private synchronized Table deleteClosed(String name, Table t) {
+        if (tables.get(name) != t) {
+            throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+        }
+        TableMetadata m = t.metadata;
         store.write(batch -> {
             try {
                 batch.delete(meta, m.name().getBytes(StandardCharsets.UTF_8));

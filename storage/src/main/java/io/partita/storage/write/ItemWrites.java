@@ -74,6 +74,10 @@ public final class ItemWrites {
     private final BatchContributor[] plain;
     /** The parts of a change on a table whose changes are recorded. */
     private final BatchContributor[] recorded;
+    /** The same, for a table with LSIs, whose rows go in the item's batch. */
+    private final BatchContributor[] plainLocal;
+
+    private final BatchContributor[] recordedLocal;
 
     public ItemWrites(
             RocksStore store,
@@ -90,8 +94,10 @@ public final class ItemWrites {
         BatchContributor rows = new ItemRows(cache);
         BatchContributor statistics = new TableStatistics(catalog);
         BatchContributor localIndexes = new LocalIndexRows(new IndexRowWriter(store, catalog), catalog);
-        this.plain = new BatchContributor[] {rows, statistics, localIndexes};
-        this.recorded = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
+        this.plain = new BatchContributor[] {rows, statistics};
+        this.recorded = new BatchContributor[] {rows, statistics, changeRecords};
+        this.plainLocal = new BatchContributor[] {rows, statistics, localIndexes};
+        this.recordedLocal = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
     }
 
     /**
@@ -278,10 +284,12 @@ public final class ItemWrites {
         }
         change.localRows(localRows);
         long collection = -1;
+        BatchContributor[] parts = recording ? recorded : plain;
         if (!indexes.locals().isEmpty()) {
             collection = collection(table, w, change, newSize - oldSize);
+            parts = recording ? recordedLocal : plainLocal;
         }
-        commit(recording ? recorded : plain, change);
+        commit(parts, change);
         return new Applied(outcome, null, oldSize, localUnits, globalUnits, collection);
     }
 

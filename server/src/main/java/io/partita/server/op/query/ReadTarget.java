@@ -114,7 +114,8 @@ record ReadTarget(Table table, LiveIndex index) {
         schema.attributes().forEach(k -> tablePart.put(k.name(), start.get(k.name())));
         PrimaryKey key = tableKey(tablePart, schema, start);
         for (KeyAttribute k : index.definition().keyAttributes()) {
-            if (!k.type().matches(start.get(k.name()))) {
+            AttributeValue v = start.get(k.name());
+            if (v == null || !k.type().matches(v)) {
                 throw ApiException.validation("The provided key element does not match the schema");
             }
         }

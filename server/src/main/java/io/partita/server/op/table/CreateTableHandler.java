@@ -87,28 +87,42 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
             for (int i = 0; i < in.keySchema().size(); i++) {
                 KeySchemaElement e = in.keySchema().get(i);
                 String path = "keySchema." + (i + 1) + ".member.";
+                if (e == null) {
+                    c.notNull("keySchema." + (i + 1) + ".member", null);
+                    continue;
+                }
                 c.notNull(path + "attributeName", e.attributeName())
                         .length(path + "attributeName", e.attributeName(), 1, 255)
                         .notNull(path + "keyType", e.keyType())
                         .enumValue(path + "keyType", e.keyType(), List.of("HASH", "RANGE"));
             }
         }
-        if (in.attributeDefinitions() != null) {
-            for (int i = 0; i < in.attributeDefinitions().size(); i++) {
-                AttributeDefinition d = in.attributeDefinitions().get(i);
-                String path = "attributeDefinitions." + (i + 1) + ".member.";
-                c.notNull(path + "attributeName", d.attributeName())
-                        .length(path + "attributeName", d.attributeName(), 1, 255)
-                        .notNull(path + "attributeType", d.attributeType())
-                        .enumValue(path + "attributeType", d.attributeType(), List.of("B", "N", "S"));
-            }
-        }
+        constrainDefinitions(c, in.attributeDefinitions());
         c.enumValue("billingMode", in.billingMode(), List.of("PROVISIONED", "PAY_PER_REQUEST"));
         c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
         Throughput.constrain(c, in.provisionedThroughput());
         IndexSpecs.constrain(c, in.localSecondaryIndexes(), in.globalSecondaryIndexes());
         Tags.constrain(c, in.tags());
         c.check();
+    }
+
+    /** The declarative checks of each attribute definition (CreateTable's, and UpdateTable's for a new GSI). */
+    static void constrainDefinitions(ConstraintSet c, List<AttributeDefinition> definitions) {
+        if (definitions == null) {
+            return;
+        }
+        for (int i = 0; i < definitions.size(); i++) {
+            AttributeDefinition d = definitions.get(i);
+            String path = "attributeDefinitions." + (i + 1) + ".member";
+            if (d == null) {
+                c.notNull(path, null);
+                continue;
+            }
+            c.notNull(path + ".attributeName", d.attributeName())
+                    .length(path + ".attributeName", d.attributeName(), 1, 255)
+                    .notNull(path + ".attributeType", d.attributeType())
+                    .enumValue(path + ".attributeType", d.attributeType(), List.of("B", "N", "S"));
+        }
     }
 
     /** The attribute types by name; a name defined twice is refused. */

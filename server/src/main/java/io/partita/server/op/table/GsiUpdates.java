@@ -56,6 +56,10 @@ final class GsiUpdates {
         for (int i = 0; i < updates.size(); i++) {
             GlobalSecondaryIndexUpdate u = updates.get(i);
             String path = "globalSecondaryIndexUpdates." + (i + 1) + ".member.";
+            if (u == null) {
+                c.notNull(path.substring(0, path.length() - 1), null);
+                continue;
+            }
             if (u.create() != null) {
                 IndexSpecs.constrainGlobal(c, path + "create.", u.create());
             }
@@ -232,17 +236,16 @@ final class GsiUpdates {
 
     /** Applies the updates: throughput changes at once, a create or a delete in the background. */
     void apply(StorageEngine storage, Table table, List<AttributeDefinition> definitions, long now) {
-        String name = table.metadata().name();
         for (GlobalSecondaryIndexUpdate u : updates) {
             if (u.update() != null) {
-                IndexDefinition d = table.metadata().index(u.update().indexName());
                 ProvisionedThroughput t = u.update().provisionedThroughput();
                 Long maxRead = Throughput.onDemandMax(u.update().onDemandThroughput(), "MaxReadRequestUnits");
                 Long maxWrite = Throughput.onDemandMax(u.update().onDemandThroughput(), "MaxWriteRequestUnits");
                 storage.tables()
                         .changeIndex(
-                                name,
-                                d.withThroughput(
+                                table,
+                                u.update().indexName(),
+                                d -> d.withThroughput(
                                         t == null ? d.readCapacityUnits() : t.readCapacityUnits(),
                                         t == null ? d.writeCapacityUnits() : t.writeCapacityUnits(),
                                         maxRead != null ? maxRead : d.maxReadRequestUnits(),

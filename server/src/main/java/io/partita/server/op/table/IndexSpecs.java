@@ -43,6 +43,10 @@ final class IndexSpecs {
         if (locals != null) {
             for (int i = 0; i < locals.size(); i++) {
                 LocalSecondaryIndex l = locals.get(i);
+                if (l == null) {
+                    c.notNull("localSecondaryIndexes." + (i + 1) + ".member", null);
+                    continue;
+                }
                 constrainOne(
                         c,
                         "localSecondaryIndexes." + (i + 1) + ".member.",
@@ -54,6 +58,10 @@ final class IndexSpecs {
         }
         if (globals != null) {
             for (int i = 0; i < globals.size(); i++) {
+                if (globals.get(i) == null) {
+                    c.notNull("globalSecondaryIndexes." + (i + 1) + ".member", null);
+                    continue;
+                }
                 constrainGlobal(c, "globalSecondaryIndexes." + (i + 1) + ".member.", globals.get(i));
             }
         }
@@ -81,6 +89,10 @@ final class IndexSpecs {
             for (int k = 0; k < keySchema.size(); k++) {
                 KeySchemaElement e = keySchema.get(k);
                 String at = path + "keySchema." + (k + 1) + ".member.";
+                if (e == null) {
+                    c.notNull(at.substring(0, at.length() - 1), null);
+                    continue;
+                }
                 c.notNull(at + "attributeName", e.attributeName())
                         .length(at + "attributeName", e.attributeName(), 1, 255)
                         .notNull(at + "keyType", e.keyType())
@@ -90,6 +102,13 @@ final class IndexSpecs {
         if (p != null) {
             c.enumValue(path + "projection.projectionType", p.projectionType(), PROJECTION_TYPES)
                     .size(path + "projection.nonKeyAttributes", p.nonKeyAttributes(), 1, 20);
+            if (p.nonKeyAttributes() != null) {
+                for (int a = 0; a < p.nonKeyAttributes().size(); a++) {
+                    String at = path + "projection.nonKeyAttributes." + (a + 1) + ".member";
+                    c.notNull(at, p.nonKeyAttributes().get(a))
+                            .length(at, p.nonKeyAttributes().get(a), 1, 255);
+                }
+            }
         }
     }
 

@@ -33,6 +33,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         c.enumValue("billingMode", in.billingMode(), List.of("PROVISIONED", "PAY_PER_REQUEST"));
         c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
         Throughput.constrain(c, in.provisionedThroughput());
+        CreateTableHandler.constrainDefinitions(c, in.attributeDefinitions());
         GsiUpdates gsis = GsiUpdates.of(in);
         if (gsis != null) {
             gsis.constrain(c);
@@ -99,10 +100,12 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                 && TableMetadata.PAY_PER_REQUEST.equals(table.metadata().billingMode())) {
             // An on-demand table's GSIs are on demand too: their provisioned capacity goes.
             for (var d : table.metadata().indexes()) {
-                if (d.global() && (d.readCapacityUnits() != 0 || d.writeCapacityUnits() != 0)) {
+                if (d.global()) {
                     storage.tables()
                             .changeIndex(
-                                    name, d.withThroughput(0, 0, d.maxReadRequestUnits(), d.maxWriteRequestUnits()));
+                                    table,
+                                    d.name(),
+                                    i -> i.withThroughput(0, 0, i.maxReadRequestUnits(), i.maxWriteRequestUnits()));
                 }
             }
         }
