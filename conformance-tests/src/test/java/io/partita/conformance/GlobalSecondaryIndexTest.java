@@ -385,6 +385,35 @@ class GlobalSecondaryIndexTest {
                         .expressionAttributeValues(Map.of(":t", s("acme")))));
     }
 
+    /**
+     * WarmThroughput ("Understanding DynamoDB warm throughput"): every GSI reports what it can serve at once, and one
+     * created with a higher warm throughput starts able to serve it.
+     */
+    @Test
+    void warmThroughputOfGlobalIndexes(DynamoDbClient ddb, Tables tables) {
+        String t = tables.create(CreateTableRequest.builder()
+                .attributeDefinitions(attr("pk", ScalarAttributeType.S), attr("g", ScalarAttributeType.S))
+                .keySchema(key("pk", KeyType.HASH))
+                .billingMode(BillingMode.PAY_PER_REQUEST)
+                .globalSecondaryIndexes(
+                        gsi("plain", ProjectionType.KEYS_ONLY, key("g", KeyType.HASH)),
+                        gsi("warm", ProjectionType.KEYS_ONLY, key("g", KeyType.HASH)).toBuilder()
+                                .warmThroughput(
+                                        w -> w.readUnitsPerSecond(30_000L).writeUnitsPerSecond(10_000L))
+                                .build()));
+        Map<String, software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexWarmThroughputDescription> warm =
+                new java.util.HashMap<>();
+        ddb.describeTable(b -> b.tableName(t))
+                .table()
+                .globalSecondaryIndexes()
+                .forEach(g -> warm.put(g.indexName(), g.warmThroughput()));
+        assertThat(warm.get("plain").readUnitsPerSecond()).isGreaterThanOrEqualTo(12_000L);
+        assertThat(warm.get("plain").writeUnitsPerSecond()).isGreaterThanOrEqualTo(4_000L);
+        assertThat(warm.get("warm").readUnitsPerSecond()).isGreaterThanOrEqualTo(30_000L);
+        assertThat(warm.get("warm").writeUnitsPerSecond()).isGreaterThanOrEqualTo(10_000L);
+        assertThat(warm.get("warm").statusAsString()).isEqualTo("ACTIVE");
+    }
+
     private static List<String> ids(QueryResponse r) {
         return r.items().stream().map(i -> i.get("id").s()).toList();
     }

@@ -18,6 +18,8 @@ import java.util.Set;
  * @param nonKeyAttributes for {@code INCLUDE}: the attributes copied besides the keys; else empty
  * @param status {@code CREATING}, {@code ACTIVE}, {@code UPDATING} or {@code DELETING} (GSIs only)
  * @param backfilling a GSI created on a table with data is copying the existing items
+ * @param warmReadUnitsPerSecond a GSI's requested {@code WarmThroughput} (null for none): it starts with enough
+ *     partitions to serve it at once
  */
 public record IndexDefinition(
         String name,
@@ -33,7 +35,9 @@ public record IndexDefinition(
         Long maxWriteRequestUnits,
         String status,
         boolean backfilling,
-        long creationMillis) {
+        long creationMillis,
+        Long warmReadUnitsPerSecond,
+        Long warmWriteUnitsPerSecond) {
 
     public static final String ALL = "ALL";
     public static final String KEYS_ONLY = "KEYS_ONLY";
@@ -92,7 +96,9 @@ public record IndexDefinition(
                 maxWriteRequestUnits,
                 newStatus,
                 nowBackfilling,
-                creationMillis);
+                creationMillis,
+                warmReadUnitsPerSecond,
+                warmWriteUnitsPerSecond);
     }
 
     public IndexDefinition withThroughput(long rcu, long wcu, Long maxRead, Long maxWrite) {
@@ -110,6 +116,8 @@ public record IndexDefinition(
                 maxWrite,
                 status,
                 backfilling,
-                creationMillis);
+                creationMillis,
+                warmReadUnitsPerSecond,
+                warmWriteUnitsPerSecond);
     }
 }

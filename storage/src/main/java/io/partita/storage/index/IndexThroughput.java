@@ -4,6 +4,8 @@ import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.partition.PartitionMap;
 import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.table.TableMetadata;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A GSI's own partitions and throughput: the same model as a table's ("Provisioned throughput considerations for
@@ -28,9 +30,40 @@ public final class IndexThroughput {
 
     private IndexThroughput() {}
 
-    /** The GSI's partitions, for a table with metadata {@code table}. */
+    /**
+     * The GSI's partitions, for a table with metadata {@code table}: as many as DynamoDB gives a table of the index's
+     * capacity, or more if its {@code WarmThroughput} asks for more ("Understanding DynamoDB warm throughput": the
+     * throughput an index can serve at once), at 3,000 reads and 1,000 writes a second each.
+     */
     public static TablePartitions partitions(TableMetadata table, IndexDefinition d, CapacityConfig capacity) {
-        return new TablePartitions(metadata(table, d), capacity, FIXED, null, null, 0, 0);
+        TableMetadata view = metadata(table, d);
+        int n = count(view, d);
+        long[] starts = PartitionMap.evenStarts(n);
+        List<TablePartitions.PersistedPartition> even = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long end = i + 1 < n ? starts[i + 1] - 1 : -1L;
+            even.add(new TablePartitions.PersistedPartition(Integer.toString(i), starts[i], end, null));
+        }
+        return new TablePartitions(view, capacity, FIXED, even, null, n, 0);
+    }
+
+    /** How many partitions the GSI starts with. */
+    static int count(TableMetadata view, IndexDefinition d) {
+        double warm = orZero(d.warmReadUnitsPerSecond()) / CapacityConfig.PARTITION_READ_CEILING
+                + orZero(d.warmWriteUnitsPerSecond()) / CapacityConfig.PARTITION_WRITE_CEILING;
+        return (int) Math.min(1024, Math.max(TablePartitions.initialCount(view), Math.ceil(warm)));
+    }
+
+    private static double orZero(Long v) {
+        return v == null ? 0 : v;
+    }
+
+    /** The throughput a GSI of {@code partitions} partitions serves at once: its {@code WarmThroughput}. */
+    public static long[] warm(TablePartitions partitions) {
+        int n = partitions.map().size();
+        return new long[] {
+            (long) (n * CapacityConfig.PARTITION_READ_CEILING), (long) (n * CapacityConfig.PARTITION_WRITE_CEILING)
+        };
     }
 
     /** The table-shaped view of a GSI that its partitions are built from: its name is {@code table/index/name}. */

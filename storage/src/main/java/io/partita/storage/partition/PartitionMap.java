@@ -117,7 +117,7 @@ public final class PartitionMap {
     }
 
     /** The starts of {@code n} equal ranges over the hash space. */
-    static long[] evenStarts(int n) {
+    public static long[] evenStarts(int n) {
         long[] starts = new long[n];
         for (int i = 0; i < n; i++) {
             starts[i] = BigInteger.valueOf(i)

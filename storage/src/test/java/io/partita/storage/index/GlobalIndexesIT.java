@@ -58,7 +58,9 @@ class GlobalIndexesIT {
                 null,
                 status,
                 backfilling,
-                0);
+                0,
+                null,
+                null);
     }
 
     static TableMetadata table(String name, List<IndexDefinition> indexes) {

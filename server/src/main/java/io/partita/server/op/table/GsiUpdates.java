@@ -185,7 +185,9 @@ final class GsiUpdates {
                     + " when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput");
         }
         if (u.warmThroughput() != null && !u.warmThroughput().isNull()) {
-            throw ApiException.validation("WarmThroughput is not supported by this version of Partita");
+            // A GSI's partitions do not split yet, so its warm throughput is what it was created with.
+            throw ApiException.validation("Changing the WarmThroughput of an existing index is not supported by this"
+                    + " version of Partita");
         }
         if (t != null) {
             if (t.readCapacityUnits() == null || t.writeCapacityUnits() == null) {

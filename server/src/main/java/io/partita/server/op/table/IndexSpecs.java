@@ -194,7 +194,9 @@ final class IndexSpecs {
                     null,
                     "ACTIVE",
                     false,
-                    now));
+                    now,
+                    null,
+                    null));
         }
         return out;
     }
@@ -238,9 +240,8 @@ final class IndexSpecs {
             throw ApiException.invalidParameter(
                     "Both ReadCapacityUnits and WriteCapacityUnits must be specified for" + " index: " + g.indexName());
         }
-        if (g.warmThroughput() != null && !g.warmThroughput().isNull()) {
-            throw ApiException.validation("WarmThroughput is not supported by this version of Partita");
-        }
+        Long warmRead = warm(g.warmThroughput(), "ReadUnitsPerSecond");
+        Long warmWrite = warm(g.warmThroughput(), "WriteUnitsPerSecond");
         return new IndexDefinition(
                 g.indexName(),
                 UUID.randomUUID().toString(),
@@ -255,7 +256,30 @@ final class IndexSpecs {
                 Throughput.onDemandMax(g.onDemandThroughput(), "MaxWriteRequestUnits"),
                 status,
                 false,
-                now);
+                now,
+                warmRead,
+                warmWrite);
+    }
+
+    /**
+     * One member of a GSI's {@code WarmThroughput}: null when absent, else a positive number of units a second
+     * (WarmThroughput: ReadUnitsPerSecond, WriteUnitsPerSecond, both optional longs).
+     */
+    static Long warm(com.fasterxml.jackson.databind.JsonNode warmThroughput, String member) {
+        if (warmThroughput == null || warmThroughput.isNull()) {
+            return null;
+        }
+        com.fasterxml.jackson.databind.JsonNode v = warmThroughput.get(member);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.canConvertToLong() || !v.isIntegralNumber()) {
+            throw ApiException.serialization("NUMBER_VALUE cannot be converted to Long");
+        }
+        if (v.asLong() < 1) {
+            throw ApiException.invalidParameter(member + " must be greater than 0");
+        }
+        return v.asLong();
     }
 
     /** A GSI's key: one to four HASH attributes, then up to four RANGE attributes. */

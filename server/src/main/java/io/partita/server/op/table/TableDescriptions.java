@@ -97,9 +97,22 @@ final class TableDescriptions {
                     d.maxReadRequestUnits() == null && d.maxWriteRequestUnits() == null
                             ? null
                             : new OnDemandThroughput(orNone(d.maxReadRequestUnits()), orNone(d.maxWriteRequestUnits())),
-                    null));
+                    warm(table, d)));
         }
         return out.isEmpty() ? null : out;
+    }
+
+    /**
+     * What the GSI can serve at once, as DynamoDB reports it on every GSI ("WarmThroughput"): its partitions times
+     * their ceilings.
+     */
+    private static GlobalSecondaryIndexDescription.WarmThroughputDescription warm(Table table, IndexDefinition d) {
+        var live = table.indexes().find(d.name());
+        if (live == null || live.partitions() == null) {
+            return null;
+        }
+        long[] w = io.partita.storage.index.IndexThroughput.warm(live.partitions());
+        return new GlobalSecondaryIndexDescription.WarmThroughputDescription(w[0], w[1], "ACTIVE");
     }
 
     static String indexArn(String tableArn, IndexDefinition d) {
