@@ -135,7 +135,11 @@ public final class PartitaServer implements AutoCloseable {
                 .register("Scan", new ScanHandler(storage, cache))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
-                .register("ListContributorInsights", new ListContributorInsightsHandler(storage));
+                .register("ListContributorInsights", new ListContributorInsightsHandler(storage))
+                .registerStreams("ListStreams", new io.partita.server.op.stream.ListStreamsHandler(storage))
+                .registerStreams("DescribeStream", new io.partita.server.op.stream.DescribeStreamHandler(storage))
+                .registerStreams("GetShardIterator", new io.partita.server.op.stream.GetShardIteratorHandler(storage))
+                .registerStreams("GetRecords", new io.partita.server.op.stream.GetRecordsHandler(storage));
     }
 
     /** The network I/O in use, resolved from the configuration. */

@@ -16,6 +16,7 @@ import io.partita.storage.key.KeyRanges;
 import io.partita.storage.key.PartitionHash;
 import io.partita.storage.partition.PartitionSplitter;
 import io.partita.storage.rocks.RocksStore;
+import io.partita.storage.stream.TableStreams;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.write.ItemWrite;
@@ -45,6 +46,7 @@ public final class StorageEngine implements AutoCloseable {
     private final ItemWrites writes;
     private final FeedTrimmer trimmer;
     private final GlobalIndexes globalIndexes;
+    private final TableStreams streams;
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
@@ -61,6 +63,7 @@ public final class StorageEngine implements AutoCloseable {
         }
         splitter.attach(catalog);
         globalIndexes.attach(catalog);
+        this.streams = new TableStreams(feed, catalog, config.capacity().clock());
         this.writes = new ItemWrites(store, locks, cache, catalog, feed.recorder(), config.itemCollectionLimitBytes());
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
         // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
@@ -94,6 +97,11 @@ public final class StorageEngine implements AutoCloseable {
     /** The GSIs' appliers: their lag, backfills, and the wait for them to catch up. */
     public GlobalIndexes globalIndexes() {
         return globalIndexes;
+    }
+
+    /** The tables' DynamoDB streams. */
+    public TableStreams streams() {
+        return streams;
     }
 
     /** Trims the change feed now, as its background thread does every minute; returns the numbers trimmed past. */

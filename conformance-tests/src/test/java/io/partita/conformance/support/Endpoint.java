@@ -71,6 +71,29 @@ public final class Endpoint {
         return client;
     }
 
+    /**
+     * A shared DynamoDB Streams client: Partita serves Streams on its own endpoint; DynamoDB on
+     * {@code streams.dynamodb.<region>.amazonaws.com}, which the SDK finds by itself when the tests run against it.
+     */
+    public static synchronized software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streams() {
+        if (streams == null) {
+            var b = software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder()
+                    .region(REGION)
+                    .credentialsProvider(credentials())
+                    .httpClient(UrlConnectionHttpClient.create())
+                    .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD));
+            if (isEmbedded()
+                    || uri().getHost().equals("localhost")
+                    || uri().getHost().startsWith("127.")) {
+                b.endpointOverride(uri());
+            }
+            streams = b.build();
+        }
+        return streams;
+    }
+
+    private static volatile software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streams;
+
     /** A new asynchronous client on the SDK's Netty HTTP client; the caller closes it. */
     public static DynamoDbAsyncClient asyncClient() {
         return DynamoDbAsyncClient.builder()

@@ -22,6 +22,8 @@ public enum ErrorCode {
     REQUEST_LIMIT_EXCEEDED("com.amazonaws.dynamodb.v20120810#RequestLimitExceeded", 400),
     ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED(
             "com.amazonaws.dynamodb.v20120810#ItemCollectionSizeLimitExceededException", 400),
+    TRIMMED_DATA_ACCESS("com.amazonaws.dynamodb.v20120810#TrimmedDataAccessException", 400),
+    EXPIRED_ITERATOR("com.amazonaws.dynamodb.v20120810#ExpiredIteratorException", 400),
     CONDITIONAL_CHECK_FAILED("com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", 400),
     INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500);
 

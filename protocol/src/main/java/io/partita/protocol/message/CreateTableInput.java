@@ -16,7 +16,7 @@ public record CreateTableInput(
         String tableClass,
         List<LocalSecondaryIndex> localSecondaryIndexes,
         List<GlobalSecondaryIndex> globalSecondaryIndexes,
-        JsonNode streamSpecification,
+        StreamSpecification streamSpecification,
         @JsonProperty("SSESpecification") JsonNode sseSpecification,
         JsonNode onDemandThroughput,
         JsonNode warmThroughput,

@@ -20,4 +20,7 @@ public record TableDescription(
         Boolean deletionProtectionEnabled,
         OnDemandThroughput onDemandThroughput,
         List<LocalSecondaryIndexDescription> localSecondaryIndexes,
-        List<GlobalSecondaryIndexDescription> globalSecondaryIndexes) {}
+        List<GlobalSecondaryIndexDescription> globalSecondaryIndexes,
+        StreamSpecification streamSpecification,
+        String latestStreamLabel,
+        String latestStreamArn) {}

@@ -13,7 +13,7 @@ public record UpdateTableInput(
         Boolean deletionProtectionEnabled,
         String tableClass,
         List<GlobalSecondaryIndexUpdate> globalSecondaryIndexUpdates,
-        JsonNode streamSpecification,
+        StreamSpecification streamSpecification,
         @JsonProperty("SSESpecification") JsonNode sseSpecification,
         JsonNode replicaUpdates,
         JsonNode onDemandThroughput,

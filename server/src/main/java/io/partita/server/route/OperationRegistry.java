@@ -10,6 +10,11 @@ import java.util.Set;
  */
 public final class OperationRegistry {
     public static final String DYNAMODB_PREFIX = "DynamoDB_20120810.";
+    /** DynamoDB Streams' API, served on the same port, as DynamoDB Local serves it. */
+    public static final String STREAMS_PREFIX = "DynamoDBStreams_20120810.";
+
+    private static final Set<String> STREAMS_OPERATIONS =
+            Set.of("DescribeStream", "GetRecords", "GetShardIterator", "ListStreams");
 
     /** Every operation of the DynamoDB_20120810 API, implemented or not. */
     private static final Set<String> DYNAMODB_OPERATIONS = Set.of(
@@ -78,6 +83,15 @@ public final class OperationRegistry {
             throw new IllegalArgumentException("not a DynamoDB operation: " + operation);
         }
         handlers.put(DYNAMODB_PREFIX + operation, handler);
+        return this;
+    }
+
+    /** Registers an operation of DynamoDB Streams' API. */
+    public OperationRegistry registerStreams(String operation, OperationHandler<?, ?> handler) {
+        if (!STREAMS_OPERATIONS.contains(operation)) {
+            throw new IllegalArgumentException("not a DynamoDB Streams operation: " + operation);
+        }
+        handlers.put(STREAMS_PREFIX + operation, handler);
         return this;
     }
 

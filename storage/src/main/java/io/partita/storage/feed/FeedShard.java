@@ -56,8 +56,8 @@ public final class FeedShard {
         return partitionId;
     }
 
-    /** The partition id as a number, as it appears in the feed's keys. */
-    int number() {
+    /** The partition id as a number, as it appears in the feed's keys (and in a stream's shard ids). */
+    public int number() {
         return number;
     }
 

@@ -3,6 +3,7 @@ package io.partita.storage.table;
 import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.model.KeySchema;
 import io.partita.storage.index.IndexDefinition;
+import io.partita.storage.stream.StreamDefinition;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +39,8 @@ public record TableMetadata(
         Long maxReadRequestUnits,
         Long maxWriteRequestUnits,
         String contributorInsightsMode,
-        List<IndexDefinition> indexes) {
+        List<IndexDefinition> indexes,
+        List<StreamDefinition> streams) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -48,6 +50,7 @@ public record TableMetadata(
         tags = new LinkedHashMap<>(tags);
         // Absent from metadata stored before secondary indexes existed.
         indexes = indexes == null ? List.of() : List.copyOf(indexes);
+        streams = streams == null ? List.of() : List.copyOf(streams);
     }
 
     /** A new table's metadata, without the settings that only UpdateTable and friends change. */
@@ -82,6 +85,7 @@ public record TableMetadata(
                 null,
                 null,
                 null,
+                List.of(),
                 List.of());
     }
 
@@ -151,6 +155,30 @@ public record TableMetadata(
         return with(c -> c.attributeDefinitions = List.copyOf(next));
     }
 
+    /** The table's enabled stream, or null. */
+    public StreamDefinition stream() {
+        for (StreamDefinition d : streams) {
+            if (d.enabled()) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /** The stream labelled {@code label} (enabled, or disabled and still kept), or null. */
+    public StreamDefinition stream(String label) {
+        for (StreamDefinition d : streams) {
+            if (d.label().equals(label)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    public TableMetadata withStreams(List<StreamDefinition> next) {
+        return with(c -> c.streams = List.copyOf(next));
+    }
+
     public TableMetadata withIndexes(List<IndexDefinition> next) {
         return with(c -> c.indexes = List.copyOf(next));
     }
@@ -183,6 +211,7 @@ public record TableMetadata(
         String contributorInsightsMode;
         List<IndexDefinition> indexes;
         List<AttributeDefinition> attributeDefinitions;
+        List<StreamDefinition> streams;
 
         Copy(TableMetadata m) {
             this.m = m;
@@ -201,6 +230,7 @@ public record TableMetadata(
             contributorInsightsMode = m.contributorInsightsMode;
             indexes = m.indexes;
             attributeDefinitions = m.attributeDefinitions;
+            streams = m.streams;
         }
 
         TableMetadata build() {
@@ -223,7 +253,8 @@ public record TableMetadata(
                     maxReadRequestUnits,
                     maxWriteRequestUnits,
                     contributorInsightsMode,
-                    indexes);
+                    indexes,
+                    streams);
         }
     }
 }

@@ -40,7 +40,7 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
     @Override
     public TableDescriptionOutput handle(RequestContext context, CreateTableInput in) {
         validate(in);
-        TableFeatures.refuseUnsupported(in.streamSpecification(), in.warmThroughput(), in.resourcePolicy());
+        TableFeatures.refuseUnsupported(in.warmThroughput(), in.resourcePolicy());
         boolean indexed = in.localSecondaryIndexes() != null || in.globalSecondaryIndexes() != null;
         Map<String, String> types = types(in.attributeDefinitions());
         checkShape(in.keySchema());
@@ -74,7 +74,11 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                         Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits"),
                         Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits"))
                 .withIndexes(indexes);
+        boolean stream = StreamSpecs.forCreate(in.streamSpecification());
         Table table = storage.tables().create(m);
+        if (stream) {
+            storage.streams().enable(table, in.streamSpecification().streamViewType());
+        }
         return new TableDescriptionOutput(TableDescriptions.describe(context, storage, table, "CREATING"));
     }
 
@@ -102,6 +106,7 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
         Throughput.constrain(c, in.provisionedThroughput());
         IndexSpecs.constrain(c, in.localSecondaryIndexes(), in.globalSecondaryIndexes());
+        StreamSpecs.constrain(c, in.streamSpecification());
         Tags.constrain(c, in.tags());
         c.check();
     }

@@ -7,6 +7,7 @@ import io.partita.protocol.message.LocalSecondaryIndexDescription;
 import io.partita.protocol.message.OnDemandThroughput;
 import io.partita.protocol.message.Projection;
 import io.partita.protocol.message.ProvisionedThroughputDescription;
+import io.partita.protocol.message.StreamSpecification;
 import io.partita.protocol.message.TableClassSummary;
 import io.partita.protocol.message.TableDescription;
 import io.partita.protocol.model.KeySchema;
@@ -14,6 +15,7 @@ import io.partita.server.op.TableNames;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.index.IndexDefinition;
+import io.partita.storage.stream.StreamDefinition;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
 import io.partita.storage.table.TableStats;
@@ -55,7 +57,25 @@ final class TableDescriptions {
                         ? null
                         : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())),
                 locals(storage, table, arn),
-                globals(storage, table, arn, status));
+                globals(storage, table, arn, status),
+                m.stream() == null
+                        ? null
+                        : new StreamSpecification(true, m.stream().viewType()),
+                latestStream(m) == null ? null : latestStream(m).label(),
+                latestStream(m) == null
+                        ? null
+                        : arn + "/stream/" + latestStream(m).label());
+    }
+
+    /** The table's newest stream, enabled or disabled: DescribeTable names it after a disable too. */
+    private static StreamDefinition latestStream(TableMetadata m) {
+        StreamDefinition latest = null;
+        for (StreamDefinition d : m.streams()) {
+            if (latest == null || d.createdMillis() >= latest.createdMillis()) {
+                latest = d;
+            }
+        }
+        return latest;
     }
 
     private static List<LocalSecondaryIndexDescription> locals(StorageEngine storage, Table table, String arn) {

@@ -8,7 +8,7 @@ import io.partita.protocol.error.ApiException;
  * ValidationException rather than silently creating a table without it.
  */
 final class TableFeatures {
-    private static final String[] NAMES = {"StreamSpecification", "WarmThroughput", "ResourcePolicy"};
+    private static final String[] NAMES = {"WarmThroughput", "ResourcePolicy"};
 
     private TableFeatures() {}
 
@@ -16,10 +16,6 @@ final class TableFeatures {
         for (int i = 0; i < members.length; i++) {
             JsonNode m = members[i];
             if (m == null || m.isNull() || (m.isContainerNode() && m.isEmpty())) {
-                continue;
-            }
-            if (NAMES[i].equals("StreamSpecification")
-                    && !m.path("StreamEnabled").asBoolean(false)) {
                 continue;
             }
             throw ApiException.validation(NAMES[i] + " is not supported by this version of Partita");

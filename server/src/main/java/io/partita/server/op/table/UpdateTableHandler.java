@@ -34,6 +34,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         c.enumValue("tableClass", in.tableClass(), List.of("STANDARD", "STANDARD_INFREQUENT_ACCESS"));
         Throughput.constrain(c, in.provisionedThroughput());
         CreateTableHandler.constrainDefinitions(c, in.attributeDefinitions());
+        StreamSpecs.constrain(c, in.streamSpecification());
         GsiUpdates gsis = GsiUpdates.of(in);
         if (gsis != null) {
             gsis.constrain(c);
@@ -41,7 +42,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         c.check();
         String name = TableNames.resolve(in.tableName());
         Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
-        TableFeatures.refuseUnsupported(in.streamSpecification(), in.warmThroughput(), null);
+        TableFeatures.refuseUnsupported(in.warmThroughput(), null);
         if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {
             throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
         }
@@ -49,7 +50,9 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         Long maxRead = Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits");
         Long maxWrite = Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits");
         boolean maximumsChange = maxRead != null || maxWrite != null;
+        boolean streamChange = in.streamSpecification() != null;
         boolean otherChange = throughputChange
+                || streamChange
                 || maximumsChange
                 || in.deletionProtectionEnabled() != null
                 || in.tableClass() != null
@@ -59,6 +62,15 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                     + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
         }
         Long now = context.clock().millis();
+        if (streamChange) {
+            if (in.provisionedThroughput() != null) {
+                throw ApiException.invalidParameter("You cannot modify stream status while updating table IOPS");
+            }
+            if (gsis != null && gsis.createsOrDeletes()) {
+                throw ApiException.invalidParameter("You cannot create or delete index while changing stream status");
+            }
+            StreamSpecs.checkUpdate(in.streamSpecification(), current);
+        }
         if (gsis != null) {
             if (gsis.isEmpty()) {
                 throw ApiException.invalidParameter("List of GlobalSecondaryIndexUpdates is empty");
@@ -74,8 +86,18 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         } else if (in.billingMode() != null) {
             GsiUpdates.none().checkBillingSwitch(current.metadata(), in.billingMode());
         }
-        if (!otherChange) {
-            gsis.apply(storage, current, in.attributeDefinitions(), now);
+        boolean onlyStreamOrIndexes = !throughputChange
+                && !maximumsChange
+                && in.deletionProtectionEnabled() == null
+                && in.tableClass() == null
+                && (in.sseSpecification() == null || in.sseSpecification().isNull());
+        if (onlyStreamOrIndexes) {
+            if (streamChange) {
+                StreamSpecs.apply(storage, in.streamSpecification(), current);
+            }
+            if (gsis != null) {
+                gsis.apply(storage, current, in.attributeDefinitions(), now);
+            }
             return new TableDescriptionOutput(TableDescriptions.describe(context, storage, current, "UPDATING"));
         }
         Table table = storage.tables().update(name, m -> {
@@ -93,6 +115,9 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             }
             return next;
         });
+        if (streamChange) {
+            StreamSpecs.apply(storage, in.streamSpecification(), table);
+        }
         if (gsis != null) {
             gsis.apply(storage, table, in.attributeDefinitions(), now);
         }

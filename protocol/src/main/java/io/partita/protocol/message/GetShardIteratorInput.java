@@ -1,0 +1,5 @@
+package io.partita.protocol.message;
+
+/** DynamoDB Streams' {@code GetShardIteratorInput}. */
+public record GetShardIteratorInput(
+        String streamArn, String shardId, String shardIteratorType, String sequenceNumber) {}

@@ -1,0 +1,170 @@
+package io.partita.storage.stream;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.storage.feed.ChangeFeed;
+import io.partita.storage.feed.ChangeRecord;
+import io.partita.storage.feed.FeedConsumer;
+import io.partita.storage.feed.FeedShard;
+import io.partita.storage.table.TableCatalog;
+import io.partita.storage.table.TableCatalog.Table;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * DynamoDB Streams on the change feed. A stream is a feed consumer with a 24-hour retention that never moves: its
+ * position in each shard is where the stream began, so a shard's stream records are the feed's records after it,
+ * kept 24 hours whether read or not ("DynamoDB Streams ... stores this information in a log for up to 24 hours").
+ * Stream shards are the feed's shards, so they follow partitions: a split closes a shard and its children name it as
+ * their parent. A disabled stream remembers each shard's last number that belongs to it and stays readable for 24
+ * hours; enabling again makes a new stream with a new label (and ARN).
+ */
+public final class TableStreams {
+    public static final Duration RETENTION = Duration.ofHours(24);
+    private static final DateTimeFormatter LABEL =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+
+    private final ChangeFeed feed;
+    private final TableCatalog catalog;
+    private final Clock clock;
+
+    public TableStreams(ChangeFeed feed, TableCatalog catalog, Clock clock) {
+        this.feed = feed;
+        this.catalog = catalog;
+        this.clock = clock;
+    }
+
+    /** Enables a new stream of {@code viewType} on {@code t}: it holds every change committed from now on. */
+    public synchronized StreamDefinition enable(Table t, String viewType) {
+        long now = clock.millis();
+        String label = LABEL.format(Instant.ofEpochMilli(now));
+        while (t.metadata().stream(label) != null) {
+            now++;
+            label = LABEL.format(Instant.ofEpochMilli(now));
+        }
+        StreamDefinition d = new StreamDefinition(label, viewType, now, null, Map.of());
+        feed.register(t, d.consumerName(), RETENTION);
+        catalog.update(t.metadata().name(), m -> {
+            List<StreamDefinition> next = new ArrayList<>(m.streams());
+            next.add(d);
+            return m.withStreams(next);
+        });
+        return d;
+    }
+
+    /** Disables the table's stream: it keeps the changes made until now and stays readable for 24 hours. */
+    public synchronized StreamDefinition disable(Table t) {
+        StreamDefinition current = t.metadata().stream();
+        if (current == null) {
+            return null;
+        }
+        Map<String, Long> ends = new HashMap<>();
+        for (FeedShard s : feed.shards(t)) {
+            ends.put(s.partitionId(), s.lastAssigned());
+        }
+        StreamDefinition disabled = current.disabled(clock.millis(), ends);
+        catalog.update(t.metadata().name(), m -> {
+            List<StreamDefinition> next = new ArrayList<>();
+            for (StreamDefinition d : m.streams()) {
+                next.add(d.label().equals(current.label()) ? disabled : d);
+            }
+            return m.withStreams(next);
+        });
+        return disabled;
+    }
+
+    /** Forgets the table's streams disabled more than 24 hours ago: their records are gone. */
+    public synchronized void expire(Table t) {
+        long now = clock.millis();
+        List<StreamDefinition> gone = new ArrayList<>();
+        for (StreamDefinition d : t.metadata().streams()) {
+            if (!d.enabled() && d.disabledMillis() + RETENTION.toMillis() <= now) {
+                gone.add(d);
+            }
+        }
+        if (gone.isEmpty()) {
+            return;
+        }
+        for (StreamDefinition d : gone) {
+            feed.unregister(t, d.consumerName());
+        }
+        catalog.update(t.metadata().name(), m -> {
+            List<StreamDefinition> next = new ArrayList<>(m.streams());
+            next.removeIf(d -> gone.stream().anyMatch(g -> g.label().equals(d.label())));
+            return m.withStreams(next);
+        });
+    }
+
+    /**
+     * One shard of a stream: its feed shard, the number its records start after, and its last number once it is
+     * closed (a split, or the stream disabled), else -1.
+     */
+    public record StreamShard(FeedShard shard, long startAfter, long end) {
+        public boolean closed() {
+            return end >= 0;
+        }
+    }
+
+    /** The stream's shards, oldest first: those of the feed that hold or will hold records of the stream. */
+    public List<StreamShard> shards(Table t, StreamDefinition d) {
+        FeedConsumer c = t.feed().consumer(d.consumerName());
+        List<StreamShard> out = new ArrayList<>();
+        if (c == null) {
+            return out;
+        }
+        for (FeedShard s : feed.shards(t)) {
+            long start = c.position(s);
+            long end;
+            if (!d.enabled()) {
+                Long e = d.ends().get(s.partitionId());
+                // A shard born after the stream was disabled has nothing of it.
+                end = e == null ? start : e;
+            } else {
+                end = s.closed() ? s.lastAssigned() : -1;
+            }
+            if (end >= 0 && end <= start) {
+                continue;
+            }
+            out.add(new StreamShard(s, start, end));
+        }
+        return out;
+    }
+
+    /** What a read found: the records, and whether the shard has nothing more to give (closed and read to its end). */
+    public record Read(List<ChangeRecord> records, boolean exhausted) {}
+
+    /**
+     * Up to {@code limit} records of the stream's shard after number {@code after}. A position the trim has passed
+     * (records kept 24 hours) is DynamoDB's TrimmedDataAccessException.
+     */
+    public Read read(Table t, StreamShard s, long after, int limit) {
+        FeedShard shard = s.shard();
+        long from = Math.max(after, s.startAfter());
+        if (from < shard.floor()) {
+            throw new ApiException(
+                    io.partita.protocol.error.ErrorCode.TRIMMED_DATA_ACCESS,
+                    "The data you are trying to access has been trimmed");
+        }
+        List<ChangeRecord> page = feed.read(t, shard, from, limit);
+        List<ChangeRecord> out = new ArrayList<>(page.size());
+        for (ChangeRecord r : page) {
+            if (s.closed() && r.sequence() > s.end()) {
+                break;
+            }
+            out.add(r);
+        }
+        long last = out.isEmpty() ? from : out.get(out.size() - 1).sequence();
+        boolean exhausted = s.closed()
+                && out.size() < limit
+                && (last >= s.end()
+                        || (shard.visible() - 1 >= s.end()
+                                && feed.read(t, shard, last, 1).stream().noneMatch(r -> r.sequence() <= s.end())));
+        return new Read(out, exhausted);
+    }
+}
