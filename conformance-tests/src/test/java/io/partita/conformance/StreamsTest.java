@@ -280,4 +280,32 @@ class StreamsTest {
                 () -> ddb.updateTable(
                         b -> b.tableName(table(tables, null)).streamSpecification(s -> s.streamEnabled(true))));
     }
+
+    /** Partita's view of how far a stream's readers are behind: the iterator age of each shard's last read. */
+    @Test
+    @org.junit.jupiter.api.Tag("partita-only")
+    void iteratorAgesAreReported(DynamoDbClient ddb, Tables tables) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Endpoint.isEmbedded());
+        String t = table(tables, StreamViewType.KEYS_ONLY);
+        for (int i = 0; i < 3; i++) {
+            String k = "k" + i;
+            ddb.putItem(b -> b.tableName(t).item(Map.of("pk", s(k))));
+        }
+        assertThat(readAll(Endpoint.streams(), streamArn(ddb, t))).hasSize(3);
+        var view = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(io.partita.conformance.support.Indexes.adminGet(Endpoint.uri(), "/admin/streams?table=" + t));
+        var shards = view.get("tables").get(0).get("streams").get(0).get("shards");
+        int read = 0;
+        for (var shard : shards) {
+            if (shard.has("iteratorAgeMillis")) {
+                read++;
+                assertThat(shard.get("iteratorAgeMillis").asLong())
+                        .as("caught up")
+                        .isZero();
+            }
+        }
+        assertThat(read).as("every shard was read").isEqualTo(shards.size());
+        assertThat(io.partita.conformance.support.Indexes.adminGet(Endpoint.uri(), "/metrics"))
+                .contains("partita_stream_iterator_age_milliseconds{table=\"" + t + "\"");
+    }
 }

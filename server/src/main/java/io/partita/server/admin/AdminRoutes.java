@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /admin/feed[?table=NAME]}, and POST and DELETE of {@code /admin/feed/consumers}: the change feed
  *       ({@link FeedRoutes});
  *   <li>{@code /admin/indexes[?table=NAME]}, and POST of {@code /admin/indexes/await} and {@code /admin/indexes/lag}:
- *       the GSIs' replication lag, the wait for them to catch up, and injected lag ({@link IndexRoutes}).
+ *       the GSIs' replication lag, the wait for them to catch up, and injected lag ({@link IndexRoutes});
+ *   <li>{@code /admin/streams[?table=NAME]}: each stream's shards and the iterator age of their last read.
  * </ul>
  *
  * Counters are cumulative since the server started (or since the partition came to be); rates are the reader's
@@ -83,6 +84,8 @@ public final class AdminRoutes {
                 return feed.view(tables(table));
             case "/admin/indexes":
                 return indexes.view(tables(table));
+            case "/admin/streams":
+                return json(g -> streams(g, tables(table)));
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
@@ -198,6 +201,48 @@ public final class AdminRoutes {
                 g.writeStringField("leftId", s.leftId());
                 g.writeStringField("rightId", s.rightId());
                 g.writeStringField("reason", s.reason().name());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /**
+     * Each table's streams: status, view type, and per shard the iterator age of its last GetRecords (how far behind
+     * the reader was: the age of the last record it returned, 0 once it had read everything).
+     */
+    private void streams(JsonGenerator g, Collection<Table> tables) throws IOException {
+        g.writeStartObject();
+        g.writeArrayFieldStart("tables");
+        for (Table t : tables) {
+            if (t.metadata().streams().isEmpty()) {
+                continue;
+            }
+            g.writeStartObject();
+            g.writeStringField("tableName", t.metadata().name());
+            g.writeArrayFieldStart("streams");
+            for (var d : t.metadata().streams()) {
+                g.writeStartObject();
+                g.writeStringField("streamLabel", d.label());
+                g.writeStringField("streamStatus", d.enabled() ? "ENABLED" : "DISABLED");
+                g.writeStringField("streamViewType", d.viewType());
+                g.writeArrayFieldStart("shards");
+                var ages = storage.streams().readerAges(t, d);
+                for (var s : storage.streams().shards(t, d)) {
+                    g.writeStartObject();
+                    g.writeStringField("partitionId", s.shard().partitionId());
+                    g.writeBooleanField("closed", s.closed());
+                    var age = ages.get(s.shard().partitionId());
+                    if (age != null) {
+                        g.writeNumberField("iteratorAgeMillis", age.ageMillis());
+                        g.writeNumberField("lastReadAtMillis", age.readAtMillis());
+                    }
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -326,7 +371,32 @@ public final class AdminRoutes {
                 t -> t.partitions().map().size(),
                 null);
         gsiLag(b, tables);
+        streamAges(b, tables);
         return bytes(b.toString());
+    }
+
+    /** Each stream shard's iterator age, as its last GetRecords left it. */
+    private void streamAges(StringBuilder b, Collection<Table> tables) {
+        metric(
+                b,
+                "partita_stream_iterator_age_milliseconds",
+                "gauge",
+                "Age of the last record the latest GetRecords of a stream shard returned (0 when it was caught up).");
+        for (Table t : tables) {
+            for (var d : t.metadata().streams()) {
+                storage.streams()
+                        .readerAges(t, d)
+                        .forEach((shard, age) -> b.append("partita_stream_iterator_age_milliseconds{table=\"")
+                                .append(escape(t.metadata().name()))
+                                .append("\",stream=\"")
+                                .append(d.label())
+                                .append("\",shard=\"")
+                                .append(shard)
+                                .append("\"} ")
+                                .append(age.ageMillis())
+                                .append('\n'));
+            }
+        }
     }
 
     /** Each GSI's replication lag (the age of its oldest unapplied change) and backlog. */

@@ -33,6 +33,14 @@ public final class TableStreams {
     private final ChangeFeed feed;
     private final TableCatalog catalog;
     private final Clock clock;
+    /** Per stream ARN-ish key (table id / label / partition), the last read's iterator age. */
+    private final Map<String, ReaderAge> ages = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * How far behind the last GetRecords of a shard was (Lambda's {@code IteratorAge}: the age of the last record it
+     * returned, 0 when it returned the newest), and when that read was.
+     */
+    public record ReaderAge(long ageMillis, long readAtMillis) {}
 
     public TableStreams(ChangeFeed feed, TableCatalog catalog, Clock clock) {
         this.feed = feed;
@@ -134,6 +142,29 @@ public final class TableStreams {
             out.add(new StreamShard(s, start, end));
         }
         return out;
+    }
+
+    /** Records how far behind a read of {@code s} was: the age of its last record, or 0 if nothing newer is visible. */
+    public void readerAt(Table t, StreamDefinition d, StreamShard s, ChangeRecord last, boolean caughtUp) {
+        long now = clock.millis();
+        long age = caughtUp || last == null ? 0 : Math.max(0, now - last.timeMillis());
+        ages.put(ageKey(t, d, s.shard().partitionId()), new ReaderAge(age, now));
+    }
+
+    /** The last read's iterator age of each shard of the stream that has been read, by partition id. */
+    public Map<String, ReaderAge> readerAges(Table t, StreamDefinition d) {
+        Map<String, ReaderAge> out = new java.util.TreeMap<>();
+        String prefix = ageKey(t, d, "");
+        ages.forEach((k, v) -> {
+            if (k.startsWith(prefix)) {
+                out.put(k.substring(prefix.length()), v);
+            }
+        });
+        return out;
+    }
+
+    private static String ageKey(Table t, StreamDefinition d, String partitionId) {
+        return t.metadata().id() + "/" + d.label() + "/" + partitionId;
     }
 
     /** What a read found: the records, and whether the shard has nothing more to give (closed and read to its end). */

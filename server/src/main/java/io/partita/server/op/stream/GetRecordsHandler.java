@@ -83,6 +83,9 @@ public final class GetRecordsHandler implements OperationHandler<GetRecordsInput
             records.add(out);
             last = r.sequence();
         }
+        ChangeRecord lastReturned = records.isEmpty() ? null : read.records().get(records.size() - 1);
+        boolean caughtUp = !cut && read.records().size() < limit;
+        storage.streams().readerAt(table, d, shard, lastReturned, caughtUp);
         String next = read.exhausted() && !cut
                 ? null
                 : new StreamTokens.Iterator(
