@@ -15,6 +15,7 @@
 # writes record their changes: what a table with a GSI or a stream costs its writes. HOW=follow (the default): the
 # server reads the records as fast as they come; HOW=retain: nobody reads them and they are kept 60 s.
 # GSIS_A=N / GSIS_B=N give that side's table N GSIs (KEYS_ONLY; each put moves the item in each): what indexes cost.
+# STREAM_A=VIEW / STREAM_B=VIEW give that side's table a stream (e.g. NEW_AND_OLD_IMAGES): what a stream costs.
 # RATE runs the load open loop at that many ops/s (with 5 s of warm-up): CPU per operation at the same offered load.
 # At full speed the slower server also batches fewer requests per event-loop pass, which adds CPU per operation of
 # its own; on a 2-core machine shared with the load generator that second-order cost is not small.
@@ -54,7 +55,11 @@ for i in 0 1; do
     sleep 0.1
   done
   gsis_var="GSIS_${names[$i]}"
-  load "${ports[$i]}" --create --gsis "${!gsis_var:-0}" --workload get --connections 8 --duration 3 >/dev/null 2>&1
+  stream_var="STREAM_${names[$i]}"
+  stream_args=()
+  if [[ -n ${!stream_var:-} ]]; then stream_args=(--stream "${!stream_var}"); fi
+  load "${ports[$i]}" --create --gsis "${!gsis_var:-0}" "${stream_args[@]}" --workload get --connections 8 \
+    --duration 3 >/dev/null 2>&1
   if [[ ${CONSUMED:-} == *"${names[$i]}"* ]]; then
     how=$([[ ${HOW:-follow} == retain ]] && echo retentionSeconds=60 || echo follow=true)
     curl -sf -X POST "http://127.0.0.1:${ports[$i]}/admin/feed/consumers?table=partita-bench&name=ab&$how" >/dev/null

@@ -83,6 +83,12 @@ public final class LoadGenerator implements Callable<Integer> {
                     + " each) (default: ${DEFAULT-VALUE})")
     int gsis;
 
+    @Option(
+            names = "--stream",
+            description = "with --create: a stream of this view type (KEYS_ONLY, NEW_IMAGE, OLD_IMAGE,"
+                    + " NEW_AND_OLD_IMAGES)")
+    String stream;
+
     @Option(names = "--items", description = "items in the table (default: ${DEFAULT-VALUE})")
     long items = 10_000;
 
@@ -173,7 +179,8 @@ public final class LoadGenerator implements Callable<Integer> {
         }
         HttpConnection.Endpoint ep = HttpConnection.Endpoint.parse(endpoint);
         SigV4.Credentials creds = credentials();
-        Workload w = new Workload(table, items, itemSize, rangeKey, perPartition, workload, seed).gsis(gsis);
+        Workload w =
+                new Workload(table, items, itemSize, rangeKey, perPartition, workload, seed).gsis(gsis).stream(stream);
         int loops = threads != null ? threads : Math.min(Runtime.getRuntime().availableProcessors(), connections);
         try (HttpConnection.Transport transport = new HttpConnection.Transport(ep, creds, loops)) {
             List<HttpConnection> conns = new ArrayList<>();

@@ -47,6 +47,8 @@ public final class Workload {
     private final byte[] padding;
     /** GSIs of the table: {@code by-g<i>} keyed by attribute {@code g<i>}, KEYS_ONLY; every item has each. */
     private int gsis;
+    /** The table's stream view type, or null for none. */
+    private String stream;
 
     public Workload(
             String table, long items, int itemSize, boolean rangeKey, int perPartition, String name, long seed) {
@@ -68,6 +70,12 @@ public final class Workload {
     /** Gives the table {@code n} GSIs: items carry {@code g0…g<n-1>}, which each put changes. */
     public Workload gsis(int n) {
         this.gsis = n;
+        return this;
+    }
+
+    /** Gives the table a stream of {@code viewType} (null: none). */
+    public Workload stream(String viewType) {
+        this.stream = viewType;
         return this;
     }
 
@@ -230,6 +238,9 @@ public final class Workload {
         }
         return "{\"TableName\":\"" + table + "\",\"AttributeDefinitions\":[" + attrs + "],\"KeySchema\":[" + schema
                 + "]," + indexes
+                + (stream == null
+                        ? ""
+                        : "\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"" + stream + "\"},")
                 + (rcu > 0 && wcu > 0
                         ? "\"BillingMode\":\"PROVISIONED\",\"ProvisionedThroughput\":{\"ReadCapacityUnits\":" + rcu
                                 + ",\"WriteCapacityUnits\":" + wcu + "}}"
