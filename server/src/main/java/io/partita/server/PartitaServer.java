@@ -136,6 +136,8 @@ public final class PartitaServer implements AutoCloseable {
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
                 .register("ListContributorInsights", new ListContributorInsightsHandler(storage))
+                .register("UpdateTimeToLive", new io.partita.server.op.ttl.UpdateTimeToLiveHandler(storage))
+                .register("DescribeTimeToLive", new io.partita.server.op.ttl.DescribeTimeToLiveHandler(storage))
                 .registerStreams("ListStreams", new io.partita.server.op.stream.ListStreamsHandler(storage))
                 .registerStreams("DescribeStream", new io.partita.server.op.stream.DescribeStreamHandler(storage))
                 .registerStreams("GetShardIterator", new io.partita.server.op.stream.GetShardIteratorHandler(storage))

@@ -15,6 +15,7 @@ import java.nio.file.Path;
  * @param feedTrimMillis how often the change feed is trimmed behind its consumers; 0 or less: only when asked
  * @param gsiLagMillis how long every GSI holds a change back before applying it (to test code against stale
  *     indexes); 0 for none
+ * @param ttlIntervalMillis how often the TTL reaper looks for expired items; 0 or less: only when asked
  * @param itemCollectionLimitBytes the largest item collection (the items of one partition key and their LSI entries)
  *     of a table with LSIs: DynamoDB's 10 GB, lowered by tests
  */
@@ -26,7 +27,11 @@ public record StorageConfig(
         long itemCacheBytes,
         long feedTrimMillis,
         long gsiLagMillis,
-        long itemCollectionLimitBytes) {
+        long itemCollectionLimitBytes,
+        long ttlIntervalMillis) {
+    /** The TTL reaper's default period. */
+    public static final long DEFAULT_TTL_INTERVAL_MILLIS = 1000;
+
     /** DynamoDB's item collection limit: 10 GB ("Item collection size limit"). */
     public static final long DEFAULT_ITEM_COLLECTION_LIMIT = 10L * 1024 * 1024 * 1024;
 
@@ -42,7 +47,8 @@ public record StorageConfig(
                 DEFAULT_ITEM_CACHE_BYTES,
                 FeedTrimmer.periodFromProperties(),
                 0,
-                DEFAULT_ITEM_COLLECTION_LIMIT);
+                DEFAULT_ITEM_COLLECTION_LIMIT,
+                DEFAULT_TTL_INTERVAL_MILLIS);
     }
 
     public static StorageConfig memory() {
@@ -55,7 +61,15 @@ public record StorageConfig(
 
     public StorageConfig withCapacity(CapacityConfig c) {
         return new StorageConfig(
-                dataDir, inMemory, sync, c, itemCacheBytes, feedTrimMillis, gsiLagMillis, itemCollectionLimitBytes);
+                dataDir,
+                inMemory,
+                sync,
+                c,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis);
     }
 
     public StorageConfig withItemCacheBytes(long bytes) {
@@ -63,13 +77,29 @@ public record StorageConfig(
             throw new IllegalArgumentException("item cache size must not be negative: " + bytes);
         }
         return new StorageConfig(
-                dataDir, inMemory, sync, capacity, bytes, feedTrimMillis, gsiLagMillis, itemCollectionLimitBytes);
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                bytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis);
     }
 
     /** Trims the change feed every {@code millis}; 0 or less only when {@code StorageEngine.trimFeed} is called. */
     public StorageConfig withFeedTrimMillis(long millis) {
         return new StorageConfig(
-                dataDir, inMemory, sync, capacity, itemCacheBytes, millis, gsiLagMillis, itemCollectionLimitBytes);
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                millis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis);
     }
 
     /** Every GSI holds each change back {@code millis} before applying it; 0 for none. */
@@ -78,7 +108,15 @@ public record StorageConfig(
             throw new IllegalArgumentException("GSI lag must not be negative: " + millis);
         }
         return new StorageConfig(
-                dataDir, inMemory, sync, capacity, itemCacheBytes, feedTrimMillis, millis, itemCollectionLimitBytes);
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                millis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis);
     }
 
     /** A lower item collection limit than DynamoDB's 10 GB, for tests of ItemCollectionSizeLimitExceededException. */
@@ -87,6 +125,28 @@ public record StorageConfig(
             throw new IllegalArgumentException("item collection limit must be positive: " + bytes);
         }
         return new StorageConfig(
-                dataDir, inMemory, sync, capacity, itemCacheBytes, feedTrimMillis, gsiLagMillis, bytes);
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                bytes,
+                ttlIntervalMillis);
+    }
+
+    /** The TTL reaper looks for expired items every {@code millis}; 0 or less only when asked (reapNow). */
+    public StorageConfig withTtlIntervalMillis(long millis) {
+        return new StorageConfig(
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                millis);
     }
 }

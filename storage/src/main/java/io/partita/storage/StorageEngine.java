@@ -19,6 +19,8 @@ import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.stream.TableStreams;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.ttl.TimeToLive;
+import io.partita.storage.ttl.TtlEntries;
 import io.partita.storage.write.ItemWrite;
 import io.partita.storage.write.ItemWrites;
 import io.partita.storage.write.Written;
@@ -47,6 +49,7 @@ public final class StorageEngine implements AutoCloseable {
     private final FeedTrimmer trimmer;
     private final GlobalIndexes globalIndexes;
     private final TableStreams streams;
+    private final TimeToLive ttl;
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
@@ -64,7 +67,16 @@ public final class StorageEngine implements AutoCloseable {
         splitter.attach(catalog);
         globalIndexes.attach(catalog);
         this.streams = new TableStreams(feed, catalog, config.capacity().clock());
-        this.writes = new ItemWrites(store, locks, cache, catalog, feed.recorder(), config.itemCollectionLimitBytes());
+        this.writes = new ItemWrites(
+                store,
+                locks,
+                cache,
+                catalog,
+                feed.recorder(),
+                new TtlEntries(store, config.capacity().clock()),
+                config.itemCollectionLimitBytes());
+        this.ttl =
+                new TimeToLive(store, catalog, writes, locks, config.capacity().clock(), config.ttlIntervalMillis());
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
         // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
         store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
@@ -97,6 +109,11 @@ public final class StorageEngine implements AutoCloseable {
     /** The GSIs' appliers: their lag, backfills, and the wait for them to catch up. */
     public GlobalIndexes globalIndexes() {
         return globalIndexes;
+    }
+
+    /** Time to Live: the tables' settings and the reaper. */
+    public TimeToLive ttl() {
+        return ttl;
     }
 
     /** The tables' DynamoDB streams. */
@@ -215,6 +232,7 @@ public final class StorageEngine implements AutoCloseable {
     @Override
     public void close() {
         feed.close(catalog.snapshot().values());
+        ttl.close();
         globalIndexes.close();
         trimmer.close();
         splitter.close();

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *       ({@link FeedRoutes});
  *   <li>{@code /admin/indexes[?table=NAME]}, and POST of {@code /admin/indexes/await} and {@code /admin/indexes/lag}:
  *       the GSIs' replication lag, the wait for them to catch up, and injected lag ({@link IndexRoutes});
- *   <li>{@code /admin/streams[?table=NAME]}: each stream's shards and the iterator age of their last read.
+ *   <li>{@code /admin/streams[?table=NAME]}: each stream's shards and the iterator age of their last read;
+ *   <li>{@code /admin/ttl[?table=NAME]} and POST {@code /admin/ttl/reap}: TTL deletions and their lateness, and a
+ *       reap of everything expired now.
  * </ul>
  *
  * Counters are cumulative since the server started (or since the partition came to be); rates are the reader's
@@ -86,6 +88,8 @@ public final class AdminRoutes {
                 return indexes.view(tables(table));
             case "/admin/streams":
                 return json(g -> streams(g, tables(table)));
+            case "/admin/ttl":
+                return json(g -> ttl(g, tables(table)));
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
@@ -114,6 +118,14 @@ public final class AdminRoutes {
         }
         if (method.equals("POST") && path.equals("/admin/indexes/lag")) {
             return indexes.lag(query);
+        }
+        if (method.equals("POST") && path.equals("/admin/ttl/reap")) {
+            long reaped = storage.ttl().reapNow();
+            return json(g -> {
+                g.writeStartObject();
+                g.writeNumberField("deletedItems", reaped);
+                g.writeEndObject();
+            });
         }
         if (!path.equals("/admin/feed/consumers")) {
             return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
@@ -252,6 +264,35 @@ public final class AdminRoutes {
         g.writeEndObject();
     }
 
+    /** Each table's TTL: its attribute, the items the reaper deleted, and how late after expiry it deleted them. */
+    private void ttl(JsonGenerator g, Collection<Table> tables) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("delayMillis", storage.ttl().delayMillis());
+        g.writeArrayFieldStart("tables");
+        for (Table t : tables) {
+            var settings = t.metadata().ttl();
+            if (settings == null) {
+                continue;
+            }
+            g.writeStartObject();
+            g.writeStringField("tableName", t.metadata().name());
+            g.writeStringField("attributeName", settings.attributeName());
+            g.writeStringField("timeToLiveStatus", settings.enabled() ? "ENABLED" : "DISABLED");
+            g.writeNumberField(
+                    "timeToLiveDeletedItemCount",
+                    storage.ttl().deletedCount(t.metadata().id()));
+            var late = storage.ttl().lateness(t.metadata().id());
+            if (late != null) {
+                g.writeNumberField("deletedAfterExpiryP50Millis", late.getValueAtPercentile(50));
+                g.writeNumberField("deletedAfterExpiryP99Millis", late.getValueAtPercentile(99));
+                g.writeNumberField("deletedAfterExpiryMaxMillis", late.getMaxValue());
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
     private static void insights(JsonGenerator g, Collection<Table> tables) throws IOException {
         g.writeStartObject();
         g.writeArrayFieldStart("tables");
@@ -372,6 +413,20 @@ public final class AdminRoutes {
                 null);
         gsiLag(b, tables);
         streamAges(b, tables);
+        metric(
+                b,
+                "partita_ttl_deleted_items_total",
+                "counter",
+                "Items the TTL reaper deleted (TimeToLiveDeletedItemCount).");
+        for (Table t : tables) {
+            if (t.metadata().ttl() != null) {
+                b.append("partita_ttl_deleted_items_total{table=\"")
+                        .append(escape(t.metadata().name()))
+                        .append("\"} ")
+                        .append(storage.ttl().deletedCount(t.metadata().id()))
+                        .append('\n');
+            }
+        }
         return bytes(b.toString());
     }
 

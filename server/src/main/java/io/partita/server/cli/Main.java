@@ -116,6 +116,29 @@ public final class Main implements Callable<Integer> {
     long itemCollectionLimit;
 
     @Option(
+            names = {"--ttl-interval"},
+            description = "How often the TTL reaper deletes expired items: 1s, 500ms, 1m (default: 1s).",
+            defaultValue = "1s",
+            converter = DurationConverter.class)
+    long ttlIntervalMillis;
+
+    @Option(
+            names = {"--ttl-delay"},
+            description = "Delete expired items only this long after they expire, to reproduce DynamoDB's late"
+                    + " deletions: 10m, 2h (default: none). POST /admin/ttl/reap reaps everything expired now.",
+            defaultValue = "0",
+            converter = DurationConverter.class)
+    long ttlDelayMillis;
+
+    @Option(
+            names = {"--ttl-cooldown"},
+            description = "How long after a table's TTL changes UpdateTimeToLive refuses another change (default:"
+                    + " DynamoDB's 1h; 0 lets tests switch it freely).",
+            defaultValue = "1h",
+            converter = DurationConverter.class)
+    long ttlCooldownMillis;
+
+    @Option(
             names = {"--gsi-lag"},
             description = "Hold every change back this long before a global secondary index applies it, to test code"
                     + " against stale indexes: 500ms, 2s, 1m (default: none). POST /admin/indexes/lag changes it, per"
@@ -173,10 +196,13 @@ public final class Main implements Callable<Integer> {
                 .withItemCacheBytes(
                         itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()))
                 .withGsiLagMillis(gsiLagMillis)
-                .withItemCollectionLimitBytes(itemCollectionLimit);
+                .withItemCollectionLimitBytes(itemCollectionLimit)
+                .withTtlIntervalMillis(ttlIntervalMillis);
         ServerConfig config =
                 new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
         PartitaServer server = PartitaServer.start(config);
+        server.storage().ttl().delayMillis(ttlDelayMillis);
+        server.storage().ttl().cooldownMillis(ttlCooldownMillis);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

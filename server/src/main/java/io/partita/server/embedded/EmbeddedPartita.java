@@ -90,6 +90,19 @@ public final class EmbeddedPartita implements AutoCloseable {
         awaitIndexes(Duration.ofMinutes(1));
     }
 
+    /**
+     * Deletes every item whose TTL has expired now, as the reaper would (ignoring any added delay), and returns how
+     * many: for tests that observe expiry.
+     */
+    public long reapTtlNow() {
+        return server.storage().ttl().reapNow();
+    }
+
+    /** How long after a table's TTL changes UpdateTimeToLive refuses another change (DynamoDB: an hour). */
+    public void ttlCooldown(Duration cooldown) {
+        server.storage().ttl().cooldownMillis(cooldown.toMillis());
+    }
+
     /** Makes every GSI without a lag of its own hold each change back {@code lag} before applying it. */
     public void gsiLag(Duration lag) {
         server.storage().globalIndexes().defaultLagMillis(lag.toMillis());

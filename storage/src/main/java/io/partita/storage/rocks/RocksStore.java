@@ -69,6 +69,9 @@ public final class RocksStore implements AutoCloseable {
     public static final String STATS = "stats";
     public static final String CHANGELOG = "changelog";
     public static final String FEED = "feed";
+    /** Items of tables with TTL, by expiry: {@code ttl.TtlKeys}. */
+    public static final String TTL = "ttl";
+
     public static final String ITEMS_PREFIX = "items/";
     /** A secondary index's rows: {@code index/<table id>/<index id>}. */
     public static final String INDEX_PREFIX = "index/";
@@ -158,6 +161,8 @@ public final class RocksStore implements AutoCloseable {
                     bytes(CHANGELOG), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
             descriptors.add(new ColumnFamilyDescriptor(
                     bytes(FEED), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
+            descriptors.add(new ColumnFamilyDescriptor(
+                    bytes(TTL), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
             for (String name : existingFamilies(config, path)) {
                 if (name.startsWith(ITEMS_PREFIX) || name.startsWith(INDEX_PREFIX)) {
                     descriptors.add(new ColumnFamilyDescriptor(bytes(name), itemOptions));

@@ -4,6 +4,7 @@ import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.model.KeySchema;
 import io.partita.storage.index.IndexDefinition;
 import io.partita.storage.stream.StreamDefinition;
+import io.partita.storage.ttl.TtlSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,8 @@ public record TableMetadata(
         Long maxWriteRequestUnits,
         String contributorInsightsMode,
         List<IndexDefinition> indexes,
-        List<StreamDefinition> streams) {
+        List<StreamDefinition> streams,
+        TtlSettings ttl) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -86,7 +88,8 @@ public record TableMetadata(
                 null,
                 null,
                 List.of(),
-                List.of());
+                List.of(),
+                null);
     }
 
     public String itemsFamily() {
@@ -175,6 +178,16 @@ public record TableMetadata(
         return null;
     }
 
+    /** The table's TTL: whether it is on, its attribute, when it last changed; null if it never was set. */
+    public TableMetadata withTtl(TtlSettings next) {
+        return with(c -> c.ttl = next);
+    }
+
+    /** Whether expired items of this table are reaped, and by which attribute. */
+    public boolean ttlEnabled() {
+        return ttl != null && ttl.enabled();
+    }
+
     public TableMetadata withStreams(List<StreamDefinition> next) {
         return with(c -> c.streams = List.copyOf(next));
     }
@@ -212,6 +225,7 @@ public record TableMetadata(
         List<IndexDefinition> indexes;
         List<AttributeDefinition> attributeDefinitions;
         List<StreamDefinition> streams;
+        TtlSettings ttl;
 
         Copy(TableMetadata m) {
             this.m = m;
@@ -231,6 +245,7 @@ public record TableMetadata(
             indexes = m.indexes;
             attributeDefinitions = m.attributeDefinitions;
             streams = m.streams;
+            ttl = m.ttl;
         }
 
         TableMetadata build() {
@@ -254,7 +269,8 @@ public record TableMetadata(
                     maxWriteRequestUnits,
                     contributorInsightsMode,
                     indexes,
-                    streams);
+                    streams,
+                    ttl);
         }
     }
 }

@@ -12,6 +12,11 @@ import io.partita.storage.table.TableCatalog.Table;
  *     item's when its condition fails; 0 when unknown (UpdateItem, DeleteItem)
  */
 public record ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize, ChangeCause cause) {
+    /** The TTL service's deletion of an expired item: not charged; its stream record names the service. */
+    public static ItemWrite ttl(Table table, PrimaryKey key, ConditionalWrite write) {
+        return new ItemWrite(table, key, write, 0, ChangeCause.TTL);
+    }
+
     /** A user's write. */
     public static ItemWrite user(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize) {
         return new ItemWrite(table, key, write, rejectedNewSize, ChangeCause.USER);

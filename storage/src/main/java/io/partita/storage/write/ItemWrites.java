@@ -11,6 +11,7 @@ import io.partita.storage.WouldBlock;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.KeyText;
 import io.partita.storage.capacity.Throttle;
+import io.partita.storage.feed.ChangeCause;
 import io.partita.storage.index.IndexEntries;
 import io.partita.storage.index.IndexRowWriter;
 import io.partita.storage.index.LiveIndex;
@@ -28,6 +29,7 @@ import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.ttl.TtlEntries;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -78,6 +80,8 @@ public final class ItemWrites {
     private final BatchContributor[] plainLocal;
 
     private final BatchContributor[] recordedLocal;
+    /** An item's entry in the expiry-ordered TTL family, on a table with TTL enabled. */
+    private final BatchContributor ttlEntries;
 
     public ItemWrites(
             RocksStore store,
@@ -85,7 +89,9 @@ public final class ItemWrites {
             ItemCache cache,
             TableCatalog catalog,
             BatchContributor changeRecords,
+            BatchContributor ttlEntries,
             long itemCollectionLimit) {
+        this.ttlEntries = ttlEntries;
         this.catalog = catalog;
         this.itemCollectionLimit = itemCollectionLimit;
         this.store = store;
@@ -113,6 +119,15 @@ public final class ItemWrites {
         TablePartitions partitions = table.partitions();
         Partition partition = partitions.partitionFor(encoded.hash());
         AttributeValue partitionKey = w.key().partition();
+        if (w.cause() == ChangeCause.TTL) {
+            // "Deleting items with TTL does not consume write throughput" (Using time to live): neither admitted nor
+            // charged. A rejection is the reaper's own: the item no longer expires when it thought.
+            Applied applied = apply(table, encoded, w);
+            if (applied.rejection != null) {
+                throw applied.rejection;
+            }
+            return new Written(applied.outcome, 0, null, null, applied.collectionBytes);
+        }
         Throttle throttle = partitions.admit(partition, CapacityKind.WRITE, () -> KeyText.of(partitionKey));
         if (throttle != null) {
             return Written.throttled(throttle);
@@ -194,7 +209,8 @@ public final class ItemWrites {
         TableIndexes indexes = table.indexes();
         boolean looks = w.write().needsCurrent();
         // An LSI deletes the row of the item's old image in the same batch.
-        boolean wantOld = looks || recording || !indexes.locals().isEmpty();
+        boolean ttl = TtlEntries.applies(table);
+        boolean wantOld = looks || recording || !indexes.locals().isEmpty() || ttl;
         // A cache entry means the item exists, and always knows its size; a blind write needs nothing more.
         ItemCache.Entry cached = cache.get(table.cacheId(), k, keyHash);
         boolean existed;
@@ -260,7 +276,7 @@ public final class ItemWrites {
                 nextBytes,
                 newSize);
         if (indexes.isEmpty()) {
-            commit(recording ? recorded : plain, change);
+            commit(ttl ? parts(recording, false, true) : recording ? recorded : plain, change);
             return new Applied(outcome, null, oldSize);
         }
         Map<String, AttributeValue> oldImage = old != null || oldStored == null ? old : ItemCodec.decode(oldStored);
@@ -284,10 +300,10 @@ public final class ItemWrites {
         }
         change.localRows(localRows);
         long collection = -1;
-        BatchContributor[] parts = recording ? recorded : plain;
+        BatchContributor[] parts = ttl ? parts(recording, false, true) : recording ? recorded : plain;
         if (!indexes.locals().isEmpty()) {
             collection = collection(table, w, change, newSize - oldSize);
-            parts = recording ? recordedLocal : plainLocal;
+            parts = ttl ? parts(recording, true, true) : recording ? recordedLocal : plainLocal;
         }
         commit(parts, change);
         return new Applied(outcome, null, oldSize, localUnits, globalUnits, collection);
@@ -313,6 +329,23 @@ public final class ItemWrites {
         }
         change.collection(prefix, delta);
         return current + delta;
+    }
+
+    /** The parts of a change on a table with TTL (rare enough to assemble per write). */
+    private BatchContributor[] parts(boolean recording, boolean locals, boolean ttl) {
+        List<BatchContributor> p = new ArrayList<>(5);
+        p.add(plain[0]);
+        p.add(plain[1]);
+        if (locals) {
+            p.add(plainLocal[2]);
+        }
+        if (ttl) {
+            p.add(ttlEntries);
+        }
+        if (recording) {
+            p.add(recorded[2]);
+        }
+        return p.toArray(BatchContributor[]::new);
     }
 
     /**

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code DescribeTimeToLiveInput}. */
+public record DescribeTimeToLiveInput(String tableName) {}

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code UpdateTimeToLiveInput}. */
+public record UpdateTimeToLiveInput(String tableName, TimeToLiveSpecification timeToLiveSpecification) {}
