@@ -1,0 +1,89 @@
+package io.partita.storage.ttl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.model.ScalarType;
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.TestTables;
+import io.partita.storage.capacity.CapacityConfig;
+import io.partita.storage.capacity.ThroughputMode;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.partition.MutableClock;
+import io.partita.storage.table.TableCatalog.Table;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The reaper against real RocksDB and a clock the test moves: an item is deleted once its expiry has passed (and
+ * the added delay, which only a reap-now ignores), not before; a write that moves the expiry moves its entry; the
+ * entries survive a restart; items written before TTL was enabled are found by the one-time index.
+ */
+class TimeToLiveIT {
+    private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("id", ScalarType.S), null);
+
+    private static StorageConfig config(Path dir, MutableClock clock) {
+        return StorageConfig.disk(dir)
+                .withCapacity(
+                        CapacityConfig.defaults().withMode(ThroughputMode.OFF).withClock(clock))
+                .withTtlIntervalMillis(0);
+    }
+
+    private static void put(StorageEngine e, Table t, String id, long expires) {
+        Map<String, AttributeValue> item =
+                Map.of("id", new AttributeValue.S(id), "expires", new AttributeValue.N(BigDecimal.valueOf(expires)));
+        e.write(t, key(id), ConditionalWrite.blind(new WriteDecision.Put(item)));
+    }
+
+    private static PrimaryKey key(String id) {
+        return new PrimaryKey(new AttributeValue.S(id), null);
+    }
+
+    @Test
+    void itemsGoOnceTheyExpireAndTheirEntriesFollowTheirWrites(@TempDir Path dir) {
+        MutableClock clock =
+                new MutableClock(Instant.parse("2026-06-01T00:00:00Z").toEpochMilli());
+        long now = clock.millis() / 1000;
+        try (StorageEngine e = StorageEngine.open(config(dir, clock))) {
+            Table t = e.tables().create(TestTables.onDemand("expiring", SCHEMA));
+            put(e, t, "before", now + 10); // written before TTL: found by the index
+            e.ttl().enable(t, "expires");
+            put(e, t, "soon", now + 10);
+            put(e, t, "moved", now + 10);
+            put(e, t, "moved", now + 1000); // its entry moves with it
+            put(e, t, "late", now + 100);
+            assertThat(e.ttl().reapNow()).as("nothing has expired yet").isZero();
+        }
+        clock.advance(Duration.ofSeconds(20).toMillis());
+        try (StorageEngine e = StorageEngine.open(config(dir, clock))) {
+            Table t = e.tables().find("expiring");
+            e.ttl().delayMillis(60_000);
+            assertThat(e.ttl().reap(t, false))
+                    .as("the added delay holds them back")
+                    .isZero();
+            assertThat(e.ttl().reapNow()).isEqualTo(2);
+            assertThat(e.get(t, key("before"))).isNull();
+            assertThat(e.get(t, key("soon"))).isNull();
+            assertThat(e.get(t, key("moved"))).isNotNull();
+            assertThat(e.get(t, key("late"))).isNotNull();
+            assertThat(e.ttl().deletedCount(t.metadata().id())).isEqualTo(2);
+            assertThat(e.ttl().lateness(t.metadata().id()).getMaxValue()).isBetween(9_000L, 11_000L);
+            clock.advance(Duration.ofSeconds(200).toMillis());
+            assertThat(e.ttl().reap(t, false)).as("past expiry and delay").isEqualTo(1);
+            assertThat(e.get(t, key("late"))).isNull();
+            e.ttl().disable(t);
+            clock.advance(Duration.ofSeconds(2000).toMillis());
+            assertThat(e.ttl().reapNow()).as("TTL off: nothing is reaped").isZero();
+            assertThat(e.get(t, key("moved"))).isNotNull();
+        }
+    }
+}
