@@ -38,7 +38,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.RocksDBException;
 
 /**
- * The one path every item change takes: PutItem, UpdateItem, DeleteItem and BatchWriteItem today, TTL deletions,
+ * The one path every item change takes: PutItem, UpdateItem, DeleteItem, BatchWriteItem and TTL deletions today,
  * transactions and PartiQL writes as they land.
  *
  * <pre>
