@@ -26,6 +26,7 @@ import io.partita.server.op.item.PutItemHandler;
 import io.partita.server.op.item.UpdateItemHandler;
 import io.partita.server.op.query.QueryHandler;
 import io.partita.server.op.query.ScanHandler;
+import io.partita.server.op.stream.EventSourceMappings;
 import io.partita.server.op.table.CreateTableHandler;
 import io.partita.server.op.table.DeleteTableHandler;
 import io.partita.server.op.table.DescribeEndpointsHandler;
@@ -51,6 +52,7 @@ public final class PartitaServer implements AutoCloseable {
     static final int EXPRESSION_CACHE_ENTRIES = 4096;
 
     private final StorageEngine storage;
+    private final EventSourceMappings mappings;
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
     private final EventExecutorGroup workers;
@@ -65,6 +67,7 @@ public final class PartitaServer implements AutoCloseable {
         loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), new EventLoopThreads(), io);
         workers = new DefaultEventExecutorGroup(config.workerThreads());
         OperationRegistry registry = registry(storage);
+        this.mappings = new EventSourceMappings(storage, config.region(), Dispatcher.ACCOUNT_ID);
         Dispatcher dispatcher = new Dispatcher(registry, Clock.systemUTC());
         channel = new ServerBootstrap()
                 .group(boss, loops)
@@ -76,7 +79,7 @@ public final class PartitaServer implements AutoCloseable {
                         config.region(),
                         workers,
                         inlineOperations(config, registry),
-                        new AdminRoutes(storage)))
+                        new AdminRoutes(storage, mappings)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
@@ -166,6 +169,7 @@ public final class PartitaServer implements AutoCloseable {
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        mappings.close();
         storage.close();
     }
 }

@@ -63,6 +63,25 @@ public final class Indexes {
         }
     }
 
+    /** DELETEs a Partita admin path; fails the test on any status but 200. */
+    public static void adminDelete(URI endpoint, String pathAndQuery) {
+        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
+                .DELETE()
+                .build();
+        try {
+            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new AssertionError("DELETE " + pathAndQuery + " answered " + r.statusCode() + ": " + r.body());
+            }
+        } catch (IOException e) {
+            throw new AssertionError("DELETE " + pathAndQuery + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
     /** GETs a Partita admin path and returns the body. */
     public static String adminGet(URI endpoint, String pathAndQuery) {
         HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))

@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *       the GSIs' replication lag, the wait for them to catch up, and injected lag ({@link IndexRoutes});
  *   <li>{@code /admin/streams[?table=NAME]}: each stream's shards and the iterator age of their last read;
  *   <li>{@code /admin/ttl[?table=NAME]} and POST {@code /admin/ttl/reap}: TTL deletions and their lateness, and a
- *       reap of everything expired now.
+ *       reap of everything expired now;
+ *   <li>{@code /admin/event-source-mappings}: GET lists them, POST {@code ?table=T&url=U[&batchSize=N]
+ *       [&batchWindowMillis=MS][&maximumRetryAttempts=N][&bisect=false][&onFailure=FILE|URL]} creates one that
+ *       delivers the table's stream to {@code U} in Lambda's event format, DELETE {@code ?id=} removes it.
  * </ul>
  *
  * Counters are cumulative since the server started (or since the partition came to be); rates are the reader's
@@ -50,7 +53,10 @@ public final class AdminRoutes {
     private final FeedRoutes feed;
     private final IndexRoutes indexes;
 
-    public AdminRoutes(StorageEngine storage) {
+    private final io.partita.server.op.stream.EventSourceMappings mappings;
+
+    public AdminRoutes(StorageEngine storage, io.partita.server.op.stream.EventSourceMappings mappings) {
+        this.mappings = mappings;
         this.storage = storage;
         this.feed = new FeedRoutes(storage);
         this.indexes = new IndexRoutes(storage);
@@ -90,6 +96,8 @@ public final class AdminRoutes {
                 return json(g -> streams(g, tables(table)));
             case "/admin/ttl":
                 return json(g -> ttl(g, tables(table)));
+            case "/admin/event-source-mappings":
+                return json(g -> mappings(g, mappings.all()));
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
@@ -118,6 +126,9 @@ public final class AdminRoutes {
         }
         if (method.equals("POST") && path.equals("/admin/indexes/lag")) {
             return indexes.lag(query);
+        }
+        if (path.equals("/admin/event-source-mappings")) {
+            return mapping(method, query);
         }
         if (method.equals("POST") && path.equals("/admin/ttl/reap")) {
             long reaped = storage.ttl().reapNow();
@@ -258,6 +269,86 @@ public final class AdminRoutes {
                 g.writeEndObject();
             }
             g.writeEndArray();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    /** POST creates a mapping of a table's stream to a URL; DELETE removes one. */
+    private Answer mapping(String method, String query) {
+        if (method.equals("DELETE")) {
+            return mappings.delete(parameter(query, "id"))
+                    ? json(g -> mappings(g, mappings.all()))
+                    : error(404, "no event-source mapping " + parameter(query, "id"));
+        }
+        if (!method.equals("POST")) {
+            return new Answer(405, "text/plain; charset=utf-8", bytes("Method not allowed\n"));
+        }
+        String name = parameter(query, "table");
+        Table t = name == null ? null : storage.tables().find(name);
+        if (t == null) {
+            return error(404, "no table " + name);
+        }
+        String url = parameter(query, "url");
+        if (url == null || !(url.startsWith("http://") || url.startsWith("https://"))) {
+            return error(400, "url must be an http or https URL");
+        }
+        io.partita.server.op.stream.EventSourceMappings.Settings settings;
+        try {
+            settings = new io.partita.server.op.stream.EventSourceMappings.Settings(
+                    url,
+                    bounded(parameter(query, "batchSize"), 100, 1, 10_000),
+                    bounded(parameter(query, "batchWindowMillis"), 0, 0, 300_000),
+                    bounded(parameter(query, "maximumRetryAttempts"), 2, 0, 10_000),
+                    !"false".equals(parameter(query, "bisect")),
+                    parameter(query, "onFailure"));
+        } catch (IllegalArgumentException e) {
+            return error(400, e.getMessage());
+        }
+        try {
+            var m = mappings.create(t, settings);
+            return json(g -> mappings(g, List.of(m)));
+        } catch (IllegalArgumentException e) {
+            return error(400, e.getMessage());
+        }
+    }
+
+    private static int bounded(String value, int otherwise, int min, int max) {
+        if (value == null) {
+            return otherwise;
+        }
+        try {
+            int n = Integer.parseInt(value);
+            if (n < min || n > max) {
+                throw new IllegalArgumentException(value + " is not between " + min + " and " + max);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a whole number: " + value);
+        }
+    }
+
+    private static void mappings(
+            JsonGenerator g, java.util.Collection<io.partita.server.op.stream.EventSourceMappings.Mapping> all)
+            throws IOException {
+        g.writeStartObject();
+        g.writeArrayFieldStart("eventSourceMappings");
+        for (var m : all) {
+            g.writeStartObject();
+            g.writeStringField("id", m.id());
+            g.writeStringField("tableName", m.table().metadata().name());
+            g.writeStringField("url", m.settings().url());
+            g.writeNumberField("batchSize", m.settings().batchSize());
+            g.writeNumberField("batchWindowMillis", m.settings().batchWindowMillis());
+            g.writeNumberField("maximumRetryAttempts", m.settings().maximumRetryAttempts());
+            g.writeBooleanField("bisectBatchOnFunctionError", m.settings().bisectBatchOnFunctionError());
+            if (m.settings().onFailure() != null) {
+                g.writeStringField("onFailure", m.settings().onFailure());
+            }
+            g.writeNumberField("deliveredRecords", m.delivered());
+            g.writeNumberField("failedRecords", m.failed());
+            g.writeNumberField("iteratorAgeMillis", m.iteratorAgeMillis());
             g.writeEndObject();
         }
         g.writeEndArray();

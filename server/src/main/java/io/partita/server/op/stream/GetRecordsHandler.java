@@ -101,6 +101,12 @@ public final class GetRecordsHandler implements OperationHandler<GetRecordsInput
     /** One change record in DynamoDB Streams' format, with the images the stream's view type keeps. */
     static GetRecordsOutput.Record record(
             RequestContext context, Table table, StreamDefinition d, int partition, ChangeRecord r) {
+        return record(context.region(), table, d, partition, r);
+    }
+
+    /** As {@link #record(RequestContext, Table, StreamDefinition, int, ChangeRecord)}, naming {@code region}. */
+    static GetRecordsOutput.Record record(
+            String region, Table table, StreamDefinition d, int partition, ChangeRecord r) {
         Map<String, AttributeValue> oldImage = r.oldImage();
         Map<String, AttributeValue> newImage = r.newImage();
         KeySchema schema = table.metadata().keySchema();
@@ -130,7 +136,7 @@ public final class GetRecordsHandler implements OperationHandler<GetRecordsInput
                 eventName,
                 "1.1",
                 "aws:dynamodb",
-                context.region(),
+                region,
                 new GetRecordsOutput.StreamRecord(
                         BigDecimal.valueOf(r.timeMillis() / 1000), keys, newShown, oldShown, sequence, size, view),
                 identity);
