@@ -233,6 +233,7 @@ public final class StorageEngine implements AutoCloseable {
     public void close() {
         feed.close(catalog.snapshot().values());
         ttl.close();
+        streams.close();
         globalIndexes.close();
         trimmer.close();
         splitter.close();

@@ -70,6 +70,22 @@ public final class IsolatedPartita implements AutoCloseable {
         return server;
     }
 
+    /**
+     * A new client with the SDK's standard retries and up to {@code maxAttempts} attempts (the caller closes it): its
+     * backoff is jittered, so three attempts may all fall within one throttle's refill.
+     */
+    public DynamoDbClient retryingClient(int maxAttempts) {
+        return DynamoDbClient.builder()
+                .endpointOverride(server.endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("partita", "partita")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                        .maxAttempts(maxAttempts)
+                        .build()))
+                .build();
+    }
+
     /** A new client with the SDK's standard retries (the caller closes it): what applications use. */
     public DynamoDbClient retryingClient() {
         return DynamoDbClient.builder()

@@ -42,14 +42,49 @@ public final class TableStreams {
      */
     public record ReaderAge(long ageMillis, long readAtMillis) {}
 
+    private final java.util.concurrent.ScheduledExecutorService expiry =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    io.partita.storage.BackgroundThreads.named("partita-stream-expiry"));
+
     public TableStreams(ChangeFeed feed, TableCatalog catalog, Clock clock) {
         this.feed = feed;
         this.catalog = catalog;
         this.clock = clock;
+        for (Table t : catalog.snapshot().values()) {
+            // A crash between registering a new stream's consumer and storing the stream leaves a consumer of nothing.
+            for (FeedConsumer c : t.feed().consumers()) {
+                if (c.name().startsWith("stream:")
+                        && t.metadata().stream(c.name().substring("stream:".length())) == null) {
+                    feed.unregister(t, c.name());
+                }
+            }
+        }
+        expiry.scheduleWithFixedDelay(this::expireAll, 60, 60, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** Forgets every table's streams disabled over 24 hours ago, so their consumers stop keeping records. */
+    public void expireAll() {
+        for (Table t : catalog.snapshot().values()) {
+            try {
+                expire(t);
+            } catch (RuntimeException e) {
+                // A table deleted meanwhile has nothing to expire; others are tried again at the next pass.
+            }
+        }
+    }
+
+    /** Stops the periodic expiry. */
+    public void close() {
+        io.partita.storage.BackgroundThreads.stop(expiry);
     }
 
     /** Enables a new stream of {@code viewType} on {@code t}: it holds every change committed from now on. */
     public synchronized StreamDefinition enable(Table t, String viewType) {
+        if (t.metadata().stream() != null) {
+            // Checked again here: two UpdateTables may both have found no stream.
+            throw ApiException.validation("Table already has an enabled stream: TableName: "
+                    + t.metadata().name());
+        }
         long now = clock.millis();
         String label = LABEL.format(Instant.ofEpochMilli(now));
         while (t.metadata().stream(label) != null) {
@@ -131,15 +166,16 @@ public final class TableStreams {
             long end;
             if (!d.enabled()) {
                 Long e = d.ends().get(s.partitionId());
-                // A shard born after the stream was disabled has nothing of it.
-                end = e == null ? start : e;
+                if (e == null) {
+                    continue; // born after the stream was disabled: nothing of it
+                }
+                end = e;
             } else {
                 end = s.closed() ? s.lastAssigned() : -1;
             }
-            if (end >= 0 && end <= start) {
-                continue;
-            }
-            out.add(new StreamShard(s, start, end));
+            // A closed shard without records of the stream is listed too: a reader holding an iterator on it finds
+            // it read to its end, as DynamoDB answers, rather than gone.
+            out.add(new StreamShard(s, start, end < 0 ? -1 : Math.max(end, start)));
         }
         return out;
     }

@@ -528,10 +528,10 @@ public final class TableCatalog {
                 collectionsEnd[collectionsEnd.length - 1]++;
                 batch.deleteRange(stats, collections, collectionsEnd);
                 feed.dropTable(batch, m.id());
-                byte[] ttl = io.partita.storage.ttl.TtlKeys.table(m.id());
-                byte[] ttlEnd = ttl.clone();
-                ttlEnd[0]++;
-                batch.deleteRange(store.family(RocksStore.TTL), ttl, ttlEnd);
+                batch.deleteRange(
+                        store.family(RocksStore.TTL),
+                        io.partita.storage.ttl.TtlKeys.table(m.id()),
+                        io.partita.storage.ttl.TtlKeys.tableEnd(m.id()));
             } catch (RocksDBException e) {
                 throw new StorageException("metadata delete failed", e);
             }

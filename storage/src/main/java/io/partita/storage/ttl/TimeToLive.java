@@ -108,14 +108,15 @@ public final class TimeToLive implements AutoCloseable {
         TtlSettings current = t.metadata().ttl();
         catalog.update(
                 t.metadata().name(), m -> m.withTtl(new TtlSettings(current.attributeName(), false, now, false)));
+        // Writes in flight may still add an entry under the old setting: let them finish first.
+        locks.barrier();
         dropEntries(t.metadata().id());
     }
 
     /** Deletes every TTL entry of the table with id {@code tableId} (TTL disabled, or the table deleted). */
     public void dropEntries(String tableId) {
         byte[] from = TtlKeys.table(tableId);
-        byte[] to = from.clone();
-        to[0]++;
+        byte[] to = TtlKeys.tableEnd(tableId);
         store.write(batch -> {
             try {
                 batch.deleteRange(family, from, to);
@@ -129,7 +130,14 @@ public final class TimeToLive implements AutoCloseable {
         try {
             for (Table t : catalog.snapshot().values()) {
                 if (t.metadata().ttlEnabled()) {
-                    reap(t, false);
+                    try {
+                        reap(t, false);
+                    } catch (RuntimeException e) {
+                        log.warn(
+                                "TTL pass over {} failed; trying again at the next",
+                                t.metadata().name(),
+                                e);
+                    }
                 }
             }
         } catch (RuntimeException e) {
@@ -143,9 +151,9 @@ public final class TimeToLive implements AutoCloseable {
         for (Table t : catalog.snapshot().values()) {
             if (t.metadata().ttlEnabled()) {
                 while (true) {
-                    long batch = reap(t, true);
-                    n += batch;
-                    if (batch < BATCH) {
+                    long[] batch = reapBatch(t, true);
+                    n += batch[0];
+                    if (batch[1] < BATCH) {
                         break;
                     }
                 }
@@ -156,6 +164,11 @@ public final class TimeToLive implements AutoCloseable {
 
     /** One bounded pass over a table's expired entries; returns how many items it deleted. */
     synchronized long reap(Table t, boolean now) {
+        return reapBatch(t, now)[0];
+    }
+
+    /** One bounded pass: how many items it deleted, and how many entries it read. */
+    private synchronized long[] reapBatch(Table t, boolean now) {
         if (!t.metadata().ttl().indexed()) {
             index(t);
         }
@@ -211,7 +224,7 @@ public final class TimeToLive implements AutoCloseable {
                 }
             });
         }
-        return reaped;
+        return new long[] {reaped, entries.size()};
     }
 
     /** The reaper's own rejection: the item was changed since its entry was read. Stackless. */
@@ -220,7 +233,10 @@ public final class TimeToLive implements AutoCloseable {
 
     /** Adds an entry for every item the table held when TTL was enabled, then marks it indexed. */
     private void index(Table t) {
+        // Writes that read the setting before TTL was enabled must have committed before the scan starts.
+        locks.barrier();
         String id = t.metadata().id();
+        long changed = t.metadata().ttl().changedMillis();
         String attribute = t.metadata().ttl().attributeName();
         long now = clock.millis() / 1000;
         List<byte[]> pending = new ArrayList<>();
@@ -237,8 +253,13 @@ public final class TimeToLive implements AutoCloseable {
         putEntries(pending);
         catalog.update(
                 t.metadata().name(),
-                m -> m.withTtl(new TtlSettings(
-                        m.ttl().attributeName(), m.ttl().enabled(), m.ttl().changedMillis(), true)));
+                // Only if TTL was not switched meanwhile: a new setting gets its own scan.
+                m -> m.ttl() == null
+                                || m.ttl().changedMillis() != changed
+                                || !m.ttl().enabled()
+                        ? m
+                        : m.withTtl(new TtlSettings(
+                                m.ttl().attributeName(), true, m.ttl().changedMillis(), true)));
     }
 
     private void putEntries(List<byte[]> entries) {

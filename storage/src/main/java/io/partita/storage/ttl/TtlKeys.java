@@ -31,6 +31,18 @@ public final class TtlKeys {
         return out;
     }
 
+    /** Just past every entry of the table with id {@code tableId}: the successor of its prefix. */
+    public static byte[] tableEnd(String tableId) {
+        byte[] end = table(tableId);
+        int i = end.length - 1;
+        while (end[i] == (byte) 0xFF) {
+            end[i] = 0;
+            i--;
+        }
+        end[i]++;
+        return end;
+    }
+
     static byte[] entry(String tableId, long expirySeconds, byte[] itemKey) {
         byte[] t = table(tableId);
         return ByteBuffer.allocate(t.length + 8 + itemKey.length)

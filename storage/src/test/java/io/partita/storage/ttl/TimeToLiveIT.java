@@ -80,10 +80,20 @@ class TimeToLiveIT {
             clock.advance(Duration.ofSeconds(200).toMillis());
             assertThat(e.ttl().reap(t, false)).as("past expiry and delay").isEqualTo(1);
             assertThat(e.get(t, key("late"))).isNull();
+            // Another table's TTL: disabling this one (or deleting it) must leave the other's entries alone.
+            Table other = e.tables().create(TestTables.onDemand("other", SCHEMA));
+            Table third = e.tables().create(TestTables.onDemand("third", SCHEMA));
+            e.ttl().enable(other, "expires");
+            e.ttl().enable(third, "expires");
+            long later = clock.millis() / 1000;
+            put(e, other, "o", later + 10);
+            put(e, third, "x", later + 10);
             e.ttl().disable(t);
+            e.tables().delete("third");
             clock.advance(Duration.ofSeconds(2000).toMillis());
-            assertThat(e.ttl().reapNow()).as("TTL off: nothing is reaped").isZero();
-            assertThat(e.get(t, key("moved"))).isNotNull();
+            assertThat(e.ttl().reapNow()).as("only the other table's item").isEqualTo(1);
+            assertThat(e.get(other, key("o"))).isNull();
+            assertThat(e.get(t, key("moved"))).as("TTL off: nothing is reaped").isNotNull();
         }
     }
 }

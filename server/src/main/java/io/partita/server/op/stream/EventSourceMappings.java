@@ -105,7 +105,7 @@ public final class EventSourceMappings implements AutoCloseable {
 
     /** Deletes a mapping: it stops, and its consumer goes. */
     public boolean delete(String id) {
-        Mapping m = mappings.remove(id);
+        Mapping m = id == null ? null : mappings.remove(id);
         if (m == null) {
             return false;
         }
@@ -192,6 +192,13 @@ public final class EventSourceMappings implements AutoCloseable {
 
         /** Delivers one batch of each shard that has records; false if none had any. */
         private boolean pass() {
+            if (storage.tables().find(table.metadata().name()) != table) {
+                // The table is gone (perhaps created again): the mapping ends with it.
+                stopped = true;
+                mappings.remove(id, this);
+                thread.shutdown();
+                return false;
+            }
             ChangeFeed feed = storage.feed();
             List<FeedShard> shards = feed.shards(table);
             boolean any = false;

@@ -49,8 +49,9 @@ final class StreamTokens {
         if (m == null || !m.matches() || !m.group(2).equals(String.format("%08x", label.hashCode()))) {
             return -1;
         }
-        long n = Long.parseLong(m.group(1));
-        return n > Integer.MAX_VALUE ? -1 : (int) n;
+        // Twenty digits can pass a long: anything past an int names no partition.
+        String digits = m.group(1).replaceFirst("^0+(?=.)", "");
+        return digits.length() > 10 || Long.parseLong(digits) > Integer.MAX_VALUE ? -1 : Integer.parseInt(digits);
     }
 
     static String sequenceNumber(int partition, long sequence) {
@@ -66,7 +67,11 @@ final class StreamTokens {
         if (split < 1 || !sequenceNumber.substring(0, split).equals(Long.toString(SEQUENCE_SHARD_BASE + partition))) {
             return -1;
         }
-        return Long.parseLong(sequenceNumber.substring(split));
+        String digits = sequenceNumber.substring(split).replaceFirst("^0+(?=.)", "");
+        // Past a long, it is no change number Partita handed out.
+        return digits.length() > 19 || (digits.length() == 19 && digits.compareTo("9223372036854775807") > 0)
+                ? -1
+                : Long.parseLong(digits);
     }
 
     /** A shard iterator's content: the stream, the shard, the last change number read, and when it was issued. */

@@ -122,6 +122,20 @@ class StreamLifetimesTest {
             }
             assertThat(shardWithRecord).isNotNull();
             String shard = shardWithRecord;
+            // Numbers past a long are refused as DynamoDB refuses them, not with an internal error.
+            String prefix = sequence.substring(0, sequence.length() - 20);
+            ApiException huge = catchThrowableOfType(
+                    ApiException.class,
+                    () -> iterators.handle(
+                            context,
+                            new GetShardIteratorInput(
+                                    arn, shard, "AT_SEQUENCE_NUMBER", prefix + "99999999999999999999")));
+            assertThat(huge.code()).isEqualTo(ErrorCode.VALIDATION);
+            String hugeShard = "shardId-99999999999999999999-" + shard.substring(shard.length() - 8);
+            ApiException noShard = catchThrowableOfType(
+                    ApiException.class,
+                    () -> iterators.handle(context, new GetShardIteratorInput(arn, hugeShard, "LATEST", null)));
+            assertThat(noShard.code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND);
 
             // 15 minutes and a second later, an iterator issued now has expired.
             String old = iterators
