@@ -131,6 +131,9 @@ public final class FeedTrimmer implements AutoCloseable {
         long last = through;
         String id = table.metadata().id();
         byte[] prefix = FeedKeys.shard(id, shard.number());
+        // Raised before the records go: a reader checking the floor after its read (a stream's) then never mistakes
+        // records the tombstone removed under it for records that were never there.
+        shard.trimmedThrough(last);
         feed.store().write(batch -> {
             try {
                 batch.deleteRange(
@@ -140,7 +143,6 @@ public final class FeedTrimmer implements AutoCloseable {
                 throw new StorageException("change feed trim failed", e);
             }
         });
-        shard.trimmedThrough(last);
         return last - floor;
     }
 

@@ -219,6 +219,12 @@ public final class TableStreams {
                     "The data you are trying to access has been trimmed");
         }
         List<ChangeRecord> page = feed.read(t, shard, from, limit);
+        if (from < shard.floor()) {
+            // Trimmed while it was read: what it skipped is gone, which the reader must be told.
+            throw new ApiException(
+                    io.partita.protocol.error.ErrorCode.TRIMMED_DATA_ACCESS,
+                    "The data you are trying to access has been trimmed");
+        }
         List<ChangeRecord> out = new ArrayList<>(page.size());
         for (ChangeRecord r : page) {
             if (s.closed() && r.sequence() > s.end()) {
