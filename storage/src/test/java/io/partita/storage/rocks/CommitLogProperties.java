@@ -66,7 +66,19 @@ class CommitLogProperties {
                     channel.write(one, at);
                 } else {
                     long end = CommitLog.offsetOf(lastStart) + recordBytes;
-                    channel.write(ByteBuffer.allocate((int) (end - at)), at);
+                    ByteBuffer tail = ByteBuffer.allocate((int) (end - at));
+                    channel.read(tail, at);
+                    boolean alreadyZero = true;
+                    for (int i = 0; i < tail.capacity(); i++) {
+                        alreadyZero &= tail.get(i) == 0;
+                    }
+                    if (alreadyZero) {
+                        // Zeroing bytes that are zero damages nothing (a short tail of a random record can be):
+                        // flip the first of them instead, so the record really is torn.
+                        channel.write(ByteBuffer.wrap(new byte[] {1}), at);
+                    } else {
+                        channel.write(ByteBuffer.allocate((int) (end - at)), at);
+                    }
                 }
             }
             assertThat(CommitLogTest.replay(dir, 0)).containsExactlyElementsOf(written);
