@@ -45,53 +45,32 @@ public final class Indexes {
 
     /** POSTs to a Partita admin path and returns the body; fails the test on any status but 200. */
     public static String adminPost(URI endpoint, String pathAndQuery) {
-        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
-                .timeout(Duration.ofSeconds(90))
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build();
-        try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new AssertionError("POST " + pathAndQuery + " answered " + r.statusCode() + ": " + r.body());
-            }
-            return r.body();
-        } catch (IOException e) {
-            throw new AssertionError("POST " + pathAndQuery + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
+        return admin(endpoint, "POST", pathAndQuery, Duration.ofSeconds(90), true);
     }
 
     /** DELETEs a Partita admin path; fails the test on any status but 200. */
     public static void adminDelete(URI endpoint, String pathAndQuery) {
+        admin(endpoint, "DELETE", pathAndQuery, Duration.ofSeconds(30), true);
+    }
+
+    /** GETs a Partita admin path and returns the body, whatever the status. */
+    public static String adminGet(URI endpoint, String pathAndQuery) {
+        return admin(endpoint, "GET", pathAndQuery, Duration.ofSeconds(30), false);
+    }
+
+    private static String admin(URI endpoint, String method, String pathAndQuery, Duration timeout, boolean ok) {
         HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
-                .timeout(Duration.ofSeconds(30))
-                .DELETE()
+                .timeout(timeout)
+                .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         try {
             HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
-                throw new AssertionError("DELETE " + pathAndQuery + " answered " + r.statusCode() + ": " + r.body());
+            if (ok && r.statusCode() != 200) {
+                throw new AssertionError(method + " " + pathAndQuery + " answered " + r.statusCode() + ": " + r.body());
             }
+            return r.body();
         } catch (IOException e) {
-            throw new AssertionError("DELETE " + pathAndQuery + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-    }
-
-    /** GETs a Partita admin path and returns the body. */
-    public static String adminGet(URI endpoint, String pathAndQuery) {
-        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
-                .timeout(Duration.ofSeconds(30))
-                .GET()
-                .build();
-        try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            throw new AssertionError("GET " + pathAndQuery + " failed", e);
+            throw new AssertionError(method + " " + pathAndQuery + " failed", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);

@@ -40,6 +40,19 @@ class KeyRangesProperties {
         return Arbitraries.of("EQ", "LT", "LE", "GT", "GE", "BETWEEN");
     }
 
+    /** Whether {@code value} satisfies sort-key operator {@code op} with bounds {@code lo} (and {@code hi}). */
+    static boolean satisfies(String op, BigDecimal value, BigDecimal lo, BigDecimal hi) {
+        int c = value.compareTo(lo);
+        return switch (op) {
+            case "EQ" -> c == 0;
+            case "LT" -> c < 0;
+            case "LE" -> c <= 0;
+            case "GT" -> c > 0;
+            case "GE" -> c >= 0;
+            default -> c >= 0 && value.compareTo(hi) <= 0;
+        };
+    }
+
     private static byte[] key(KeySchema schema, String pk, AttributeValue sk) {
         return KeyRanges.keyOf(schema, new PrimaryKey(new AttributeValue.S(pk), sk));
     }
@@ -56,16 +69,7 @@ class KeyRangesProperties {
         BigDecimal hi = a.max(b);
         KeyRanges.Range range = KeyRanges.sortKey(
                 new AttributeValue.S(queried), op, new AttributeValue.N(lo), new AttributeValue.N(hi));
-        int c = value.compareTo(lo);
-        boolean expected = queried.equals(stored)
-                && switch (op) {
-                    case "EQ" -> c == 0;
-                    case "LT" -> c < 0;
-                    case "LE" -> c <= 0;
-                    case "GT" -> c > 0;
-                    case "GE" -> c >= 0;
-                    default -> c >= 0 && value.compareTo(hi) <= 0;
-                };
+        boolean expected = queried.equals(stored) && satisfies(op, value, lo, hi);
         assertThat(range.contains(key(NUMERIC, stored, new AttributeValue.N(value))))
                 .isEqualTo(expected);
     }
