@@ -2,6 +2,7 @@ package io.partita.storage;
 
 import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.feed.FeedTrimmer;
+import io.partita.storage.write.ConflictInjection;
 import java.nio.file.Path;
 
 /**
@@ -18,6 +19,8 @@ import java.nio.file.Path;
  * @param ttlIntervalMillis how often the TTL reaper looks for expired items; 0 or less: only when asked
  * @param itemCollectionLimitBytes the largest item collection (the items of one partition key and their LSI entries)
  *     of a table with LSIs: DynamoDB's 10 GB, lowered by tests
+ * @param transactionConflicts the share of transactions cancelled with {@code TransactionConflict} on purpose, for
+ *     testing retry code; {@link ConflictInjection#NONE} for none
  */
 public record StorageConfig(
         Path dataDir,
@@ -28,7 +31,8 @@ public record StorageConfig(
         long feedTrimMillis,
         long gsiLagMillis,
         long itemCollectionLimitBytes,
-        long ttlIntervalMillis) {
+        long ttlIntervalMillis,
+        ConflictInjection transactionConflicts) {
     /** The TTL reaper's default period. */
     public static final long DEFAULT_TTL_INTERVAL_MILLIS = 1000;
 
@@ -48,7 +52,8 @@ public record StorageConfig(
                 FeedTrimmer.periodFromProperties(),
                 0,
                 DEFAULT_ITEM_COLLECTION_LIMIT,
-                DEFAULT_TTL_INTERVAL_MILLIS);
+                DEFAULT_TTL_INTERVAL_MILLIS,
+                ConflictInjection.NONE);
     }
 
     public static StorageConfig memory() {
@@ -69,7 +74,8 @@ public record StorageConfig(
                 feedTrimMillis,
                 gsiLagMillis,
                 itemCollectionLimitBytes,
-                ttlIntervalMillis);
+                ttlIntervalMillis,
+                transactionConflicts);
     }
 
     public StorageConfig withItemCacheBytes(long bytes) {
@@ -85,7 +91,8 @@ public record StorageConfig(
                 feedTrimMillis,
                 gsiLagMillis,
                 itemCollectionLimitBytes,
-                ttlIntervalMillis);
+                ttlIntervalMillis,
+                transactionConflicts);
     }
 
     /** Trims the change feed every {@code millis}; 0 or less only when {@code StorageEngine.trimFeed} is called. */
@@ -99,7 +106,8 @@ public record StorageConfig(
                 millis,
                 gsiLagMillis,
                 itemCollectionLimitBytes,
-                ttlIntervalMillis);
+                ttlIntervalMillis,
+                transactionConflicts);
     }
 
     /** Every GSI holds each change back {@code millis} before applying it; 0 for none. */
@@ -116,7 +124,8 @@ public record StorageConfig(
                 feedTrimMillis,
                 millis,
                 itemCollectionLimitBytes,
-                ttlIntervalMillis);
+                ttlIntervalMillis,
+                transactionConflicts);
     }
 
     /** A lower item collection limit than DynamoDB's 10 GB, for tests of ItemCollectionSizeLimitExceededException. */
@@ -133,7 +142,8 @@ public record StorageConfig(
                 feedTrimMillis,
                 gsiLagMillis,
                 bytes,
-                ttlIntervalMillis);
+                ttlIntervalMillis,
+                transactionConflicts);
     }
 
     /** The TTL reaper looks for expired items every {@code millis}; 0 or less only when asked (reapNow). */
@@ -147,6 +157,22 @@ public record StorageConfig(
                 feedTrimMillis,
                 gsiLagMillis,
                 itemCollectionLimitBytes,
-                millis);
+                millis,
+                transactionConflicts);
+    }
+
+    /** Cancels {@code c}'s share of transactions with a conflict, chosen by its seeded generator. */
+    public StorageConfig withTransactionConflicts(ConflictInjection c) {
+        return new StorageConfig(
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis,
+                c);
     }
 }

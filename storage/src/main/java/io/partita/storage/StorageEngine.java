@@ -24,6 +24,7 @@ import io.partita.storage.ttl.TtlEntries;
 import io.partita.storage.write.ItemWrite;
 import io.partita.storage.write.ItemWrites;
 import io.partita.storage.write.Written;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -50,9 +51,11 @@ public final class StorageEngine implements AutoCloseable {
     private final GlobalIndexes globalIndexes;
     private final TableStreams streams;
     private final TimeToLive ttl;
+    private final Clock clock;
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
+        this.clock = config.capacity().clock();
         this.cache = new ItemCache(config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
         this.feed = new ChangeFeed(store, locks, config.capacity().clock());
@@ -74,7 +77,8 @@ public final class StorageEngine implements AutoCloseable {
                 catalog,
                 feed.recorder(),
                 new TtlEntries(store, config.capacity().clock()),
-                config.itemCollectionLimitBytes());
+                config.itemCollectionLimitBytes(),
+                config.transactionConflicts());
         this.ttl =
                 new TimeToLive(store, catalog, writes, locks, config.capacity().clock(), config.ttlIntervalMillis());
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
@@ -90,6 +94,11 @@ public final class StorageEngine implements AutoCloseable {
             store.close();
             throw e;
         }
+    }
+
+    /** The clock everything time-dependent in storage reads: the system's, or a test's. */
+    public Clock clock() {
+        return clock;
     }
 
     public TableCatalog tables() {

@@ -32,7 +32,19 @@ public final class KeyLocks {
     }
 
     public ReentrantLock lockFor(long keyHash) {
+        return stripes[stripeOf(keyHash)];
+    }
+
+    /**
+     * The number of the stripe of {@code keyHash}. A writer that holds several items at once (a transaction) takes
+     * their stripes in ascending number, so that two such writers never wait for each other in a circle.
+     */
+    public int stripeOf(long keyHash) {
         long h = keyHash ^ (keyHash >>> 29) ^ (keyHash >>> 47);
-        return stripes[(int) h & mask];
+        return (int) h & mask;
+    }
+
+    public ReentrantLock stripe(int number) {
+        return stripes[number];
     }
 }

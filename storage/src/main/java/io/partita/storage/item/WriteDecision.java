@@ -19,6 +19,9 @@ public sealed interface WriteDecision {
     /** Remove the item (a no-op when it does not exist). */
     record Delete() implements WriteDecision {}
 
+    /** Change nothing and succeed: a transaction's ConditionCheck whose condition holds. */
+    record Keep() implements WriteDecision {}
+
     /** Change nothing and answer {@code error} (a failed condition). */
     record Reject(ApiException error) implements WriteDecision {}
 }

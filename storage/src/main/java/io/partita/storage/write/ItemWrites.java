@@ -1,6 +1,7 @@
 package io.partita.storage.write;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.expr.Values;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.CapacityUnits;
@@ -82,6 +83,10 @@ public final class ItemWrites {
     private final BatchContributor[] recordedLocal;
     /** An item's entry in the expiry-ordered TTL family, on a table with TTL enabled. */
     private final BatchContributor ttlEntries;
+    /** The items transactions in progress hold: a user's write to one of them is a conflict, not a wait. */
+    private final TransactionHolds holds = new TransactionHolds();
+
+    private final Transactions transactions;
 
     public ItemWrites(
             RocksStore store,
@@ -90,7 +95,8 @@ public final class ItemWrites {
             TableCatalog catalog,
             BatchContributor changeRecords,
             BatchContributor ttlEntries,
-            long itemCollectionLimit) {
+            long itemCollectionLimit,
+            ConflictInjection conflicts) {
         this.ttlEntries = ttlEntries;
         this.catalog = catalog;
         this.itemCollectionLimit = itemCollectionLimit;
@@ -104,6 +110,12 @@ public final class ItemWrites {
         this.recorded = new BatchContributor[] {rows, statistics, changeRecords};
         this.plainLocal = new BatchContributor[] {rows, statistics, localIndexes};
         this.recordedLocal = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
+        this.transactions = new Transactions(this, holds, locks, cache, store, conflicts);
+    }
+
+    /** TransactWriteItems and TransactGetItems, through this write path. */
+    public Transactions transactions() {
+        return transactions;
     }
 
     /**
@@ -169,15 +181,21 @@ public final class ItemWrites {
      * The result of the locked part: an outcome, or a rejection and the size of the item it found; with the units of
      * each index's writes (null when the table has no index).
      */
-    private record Applied(
+    record Applied(
             WriteOutcome outcome,
             ApiException rejection,
             long oldSize,
             Map<String, Double> localUnits,
             Map<String, Double> globalUnits,
-            long collectionBytes) {
+            long collectionBytes,
+            ItemChange change,
+            BatchContributor[] parts) {
         Applied(WriteOutcome outcome, ApiException rejection, long oldSize) {
-            this(outcome, rejection, oldSize, null, null, -1);
+            this(outcome, rejection, oldSize, null, null, -1, null, null);
+        }
+
+        Applied(WriteOutcome outcome, long oldSize, ItemChange change, BatchContributor[] parts) {
+            this(outcome, null, oldSize, null, null, -1, change, parts);
         }
 
         IndexUnits indexUnits(double tableUnits) {
@@ -187,6 +205,10 @@ public final class ItemWrites {
 
     private Applied apply(Table table, ItemKeyEncoder.EncodedKey encoded, ItemWrite w) {
         byte[] k = encoded.bytes();
+        if (w.cause() == ChangeCause.USER && holds.held(table.cacheId(), k)) {
+            // "Transaction conflict handling in DynamoDB": the write is refused, not queued behind the transaction.
+            throw new ApiException(ErrorCode.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE);
+        }
         long keyHash = PartitionHash.of(k);
         ReentrantLock lock = locks.lockFor(keyHash);
         if (NonBlockingThread.current()) {
@@ -198,13 +220,24 @@ public final class ItemWrites {
             lock.lock();
         }
         try {
-            return applyLocked(table, encoded, k, keyHash, w);
+            Applied a = plan(table, encoded, k, keyHash, w, ENCODED.get());
+            if (a.change != null) {
+                commit(List.of(a));
+            }
+            return a;
         } finally {
             lock.unlock();
         }
     }
 
-    private Applied applyLocked(Table table, ItemKeyEncoder.EncodedKey encoded, byte[] k, long keyHash, ItemWrite w) {
+    /**
+     * Everything before the commit, under the item's lock: the old image, the decision, the index rows, the
+     * collection's size, and the batch's parts ({@link Applied#change} null when there is nothing to commit). Input
+     * errors found here (an index key of the wrong type, a full item collection, an update that cannot apply) are
+     * thrown before anything is written. The new item is encoded into {@code buffer}, which must stay untouched
+     * until the change has committed: a transaction plans each of its items into a buffer of its own.
+     */
+    Applied plan(Table table, ItemKeyEncoder.EncodedKey encoded, byte[] k, long keyHash, ItemWrite w, ByteSink buffer) {
         boolean recording = table.feed().recording();
         TableIndexes indexes = table.indexes();
         boolean looks = w.write().needsCurrent();
@@ -241,6 +274,9 @@ public final class ItemWrites {
         if (decision instanceof WriteDecision.Reject reject) {
             return new Applied(null, reject.error(), oldSize);
         }
+        if (decision instanceof WriteDecision.Keep) {
+            return new Applied(new WriteOutcome(old, old, oldSize, oldSize), null, oldSize);
+        }
         Map<String, AttributeValue> next = decision instanceof WriteDecision.Put put ? put.item() : null;
         if (next == null && !existed) {
             return new Applied(new WriteOutcome(null, null, 0, 0), null, 0);
@@ -257,8 +293,7 @@ public final class ItemWrites {
         // "If you perform a PutItem or UpdateItem operation that does not change any data in an item, DynamoDB
         // Streams does not write a stream record for that operation" (Change data capture for DynamoDB Streams): a
         // recording table commits nothing for it. Elsewhere the equal item is stored again, which nobody can tell.
-        ByteSink nextBytes =
-                next == null ? null : ItemCodec.encode(next, ENCODED.get().clear());
+        ByteSink nextBytes = next == null ? null : ItemCodec.encode(next, buffer.clear());
         if (recording && next != null && oldStored != null && unchanged(oldStored, old, nextBytes, next)) {
             return new Applied(outcome, null, oldSize);
         }
@@ -276,8 +311,8 @@ public final class ItemWrites {
                 nextBytes,
                 newSize);
         if (indexes.isEmpty()) {
-            commit(ttl ? parts(recording, false, true) : recording ? recorded : plain, change);
-            return new Applied(outcome, null, oldSize);
+            return new Applied(
+                    outcome, oldSize, change, ttl ? parts(recording, false, true) : recording ? recorded : plain);
         }
         Map<String, AttributeValue> oldImage = old != null || oldStored == null ? old : ItemCodec.decode(oldStored);
         Map<String, Double> localUnits = new HashMap<>();
@@ -305,8 +340,7 @@ public final class ItemWrites {
             collection = collection(table, w, change, newSize - oldSize);
             parts = ttl ? parts(recording, true, true) : recording ? recordedLocal : plainLocal;
         }
-        commit(parts, change);
-        return new Applied(outcome, null, oldSize, localUnits, globalUnits, collection);
+        return new Applied(outcome, null, oldSize, localUnits, globalUnits, collection, change, parts);
     }
 
     /**
@@ -324,7 +358,7 @@ public final class ItemWrites {
         long current = catalog.collectionSize(table, prefix);
         if (delta > 0 && current + delta > itemCollectionLimit) {
             throw new ApiException(
-                    io.partita.protocol.error.ErrorCode.ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED,
+                    ErrorCode.ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED,
                     "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
         }
         change.collection(prefix, delta);
@@ -349,20 +383,23 @@ public final class ItemWrites {
     }
 
     /**
-     * Commits one change's batch, built by {@code parts}, and lets every part finish, however the commit ended and
-     * whatever another part's {@code finished} threw; the first failure is thrown after all have finished.
+     * Commits the planned changes in one batch (one change for a single write, every changed item of a transaction),
+     * each built by its parts, and lets every part of every change finish, however the commit ended and whatever
+     * another part's {@code finished} threw; the first failure is thrown after all have finished.
      */
-    private void commit(BatchContributor[] parts, ItemChange change) {
+    void commit(List<Applied> changes) {
         boolean[] built = {false};
         CommitOutcome outcome;
         Throwable failure = null;
         try {
             store.write(batch -> {
-                for (BatchContributor part : parts) {
-                    try {
-                        part.contribute(batch, change);
-                    } catch (RocksDBException e) {
-                        throw new StorageException("write batch failed", e);
+                for (Applied a : changes) {
+                    for (BatchContributor part : a.parts) {
+                        try {
+                            part.contribute(batch, a.change);
+                        } catch (RocksDBException e) {
+                            throw new StorageException("write batch failed", e);
+                        }
                     }
                 }
                 built[0] = true;
@@ -376,14 +413,16 @@ public final class ItemWrites {
             outcome = built[0] ? CommitOutcome.UNKNOWN : CommitOutcome.NOT_WRITTEN;
             failure = e;
         }
-        for (BatchContributor part : parts) {
-            try {
-                part.finished(change, outcome);
-            } catch (RuntimeException | Error e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
+        for (Applied a : changes) {
+            for (BatchContributor part : a.parts) {
+                try {
+                    part.finished(a.change, outcome);
+                } catch (RuntimeException | Error e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
                 }
             }
         }

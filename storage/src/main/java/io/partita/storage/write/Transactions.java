@@ -1,0 +1,447 @@
+package io.partita.storage.write;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.storage.NonBlockingThread;
+import io.partita.storage.WouldBlock;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.capacity.KeyText;
+import io.partita.storage.capacity.Throttle;
+import io.partita.storage.feed.ChangeCause;
+import io.partita.storage.index.LiveIndex;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.ItemCache;
+import io.partita.storage.item.ItemCodec;
+import io.partita.storage.item.KeyLocks;
+import io.partita.storage.key.ByteSink;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.key.PartitionHash;
+import io.partita.storage.partition.Partition;
+import io.partita.storage.partition.TablePartitions;
+import io.partita.storage.rocks.RocksStore;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * TransactWriteItems and TransactGetItems (and PartiQL's ExecuteTransaction), serializable against each other and
+ * against single-item writes.
+ *
+ * <pre>
+ *   conflict injected?          cancel: TransactionConflict on the chosen item (tests of retry code)
+ *   claim every item            one another transaction holds: cancel, TransactionConflict on it
+ *   admit every item            on its partition (and a write on the table's GSIs): refused, cancel with the throttle
+ *   lock their stripes          in ascending order: two transactions never wait in a circle
+ *   plan every write            through the write path's plan: old image, condition, index rows, collection size
+ *   any refusal?                cancel with one reason per item, in order; nothing is written
+ *   commit one batch            every changed item, each with its own change record, statistics, LSI rows, TTL entry
+ *   unlock, release, charge     two units per unit of each item's write (or read): DynamoDB's transactional price
+ * </pre>
+ *
+ * A single-item write checks the holds before it takes its item's lock ({@link ItemWrites}) and fails with
+ * {@code TransactionConflictException} instead of waiting: what DynamoDB's users see and must retry. The whole of a
+ * transaction runs on a worker thread, never an event loop: it may wait for up to a hundred locks.
+ */
+public final class Transactions {
+    public static final String NONE = "None";
+    public static final String CONDITIONAL_CHECK_FAILED = "ConditionalCheckFailed";
+    public static final String TRANSACTION_CONFLICT = "TransactionConflict";
+    public static final String ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED = "ItemCollectionSizeLimitExceeded";
+    public static final String VALIDATION_ERROR = "ValidationError";
+    public static final String PROVISIONED_THROUGHPUT_EXCEEDED = "ProvisionedThroughputExceeded";
+    public static final String THROTTLING_ERROR = "ThrottlingError";
+
+    /** The message of a TransactionConflict, in a cancellation and in TransactionConflictException. */
+    public static final String CONFLICT_MESSAGE = "Transaction is ongoing for the item";
+
+    /** A transactional request is priced at twice the standard one ("Capacity management for transactions"). */
+    private static final double TRANSACTIONAL = 2;
+
+    private final ItemWrites writes;
+    private final TransactionHolds holds;
+    private final KeyLocks locks;
+    private final ItemCache cache;
+    private final RocksStore store;
+    private final ConflictInjection.Chooser conflicts;
+
+    Transactions(
+            ItemWrites writes,
+            TransactionHolds holds,
+            KeyLocks locks,
+            ItemCache cache,
+            RocksStore store,
+            ConflictInjection injection) {
+        this.writes = writes;
+        this.holds = holds;
+        this.locks = locks;
+        this.cache = cache;
+        this.store = store;
+        this.conflicts = injection.chooser();
+    }
+
+    /**
+     * One action of a write transaction: a Put, Update or Delete ({@code check} false), or a ConditionCheck, whose
+     * write must decide {@code Keep} or {@code Reject}.
+     */
+    public record WriteAction(Table table, PrimaryKey key, ConditionalWrite write, boolean check) {}
+
+    /** One Get of a read transaction. */
+    public record ReadAction(Table table, PrimaryKey key) {}
+
+    /**
+     * Why one item of a cancelled transaction could not go ahead: DynamoDB's {@code CancellationReason}. {@code item}
+     * is the item a failed condition found, when the request asked for it.
+     */
+    public record Reason(String code, String message, Map<String, AttributeValue> item) {
+        public static final Reason OK = new Reason(NONE, null, null);
+
+        public boolean ok() {
+            return code.equals(NONE);
+        }
+    }
+
+    /**
+     * What a write transaction did: {@code reasons} null when it committed, and {@code written} then holds each
+     * action's outcome and doubled units in order; else one reason per action and nothing written.
+     */
+    public record WriteResult(List<Written> written, List<Reason> reasons) {
+        public boolean committed() {
+            return reasons == null;
+        }
+    }
+
+    /**
+     * What a read transaction found: each item (null if absent) and the doubled units of its read, in order; or,
+     * when {@code reasons} is not null, one reason per action.
+     */
+    public record ReadResult(List<Map<String, AttributeValue>> items, double[] units, List<Reason> reasons) {
+        public boolean read() {
+            return reasons == null;
+        }
+    }
+
+    /** One action's item: its key, encoded, and where it lives. */
+    private record Target(
+            Table table,
+            PrimaryKey key,
+            ItemKeyEncoder.EncodedKey encoded,
+            long keyHash,
+            TransactionHolds.Item held,
+            Partition partition) {
+        static Target of(Table table, PrimaryKey key) {
+            ItemKeyEncoder.EncodedKey encoded =
+                    ItemKeyEncoder.encode(table.metadata().keySchema(), key);
+            byte[] k = encoded.bytes();
+            return new Target(
+                    table,
+                    key,
+                    encoded,
+                    PartitionHash.of(k),
+                    new TransactionHolds.Item(table.cacheId(), k),
+                    table.partitions().partitionFor(encoded.hash()));
+        }
+    }
+
+    /**
+     * Runs a write transaction: see the class comment. Callers have checked the request (at most 100 actions, no two
+     * on one item, every table present): this refuses nothing a request could have been refused for.
+     *
+     * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
+     */
+    public WriteResult write(List<WriteAction> actions) {
+        if (NonBlockingThread.current()) {
+            throw WouldBlock.INSTANCE;
+        }
+        int n = actions.size();
+        Target[] targets = new Target[n];
+        TransactionHolds.Item[] items = new TransactionHolds.Item[n];
+        for (int i = 0; i < n; i++) {
+            targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
+            items[i] = targets[i].held();
+        }
+        int injected = conflicts.conflictOn(n);
+        if (injected >= 0) {
+            return new WriteResult(null, conflictOn(n, injected));
+        }
+        int taken = holds.claim(items);
+        if (taken >= 0) {
+            return new WriteResult(null, conflictOn(n, taken));
+        }
+        try {
+            Reason[] refused = admitWrites(actions, targets);
+            if (refused != null) {
+                return new WriteResult(null, Arrays.asList(refused));
+            }
+            ItemWrites.Applied[] planned = new ItemWrites.Applied[n];
+            Reason[] reasons = new Reason[n];
+            boolean cancelled = false;
+            int[] stripes = lock(targets);
+            try {
+                for (int i = 0; i < n; i++) {
+                    reasons[i] = plan(actions.get(i), targets[i], planned, i);
+                    cancelled |= !reasons[i].ok();
+                }
+                if (!cancelled) {
+                    List<ItemWrites.Applied> changes = new ArrayList<>(n);
+                    for (ItemWrites.Applied a : planned) {
+                        if (a.change() != null) {
+                            changes.add(a);
+                        }
+                    }
+                    if (!changes.isEmpty()) {
+                        writes.commit(changes);
+                    }
+                }
+            } finally {
+                unlock(stripes);
+            }
+            return cancelled ? cancelled(reasons) : committed(actions, targets, planned);
+        } finally {
+            holds.release(items);
+        }
+    }
+
+    /** A cancellation: {@code TransactionConflict} on action {@code on}, and no reason on the others. */
+    private static List<Reason> conflictOn(int n, int on) {
+        Reason[] reasons = new Reason[n];
+        Arrays.fill(reasons, Reason.OK);
+        reasons[on] = new Reason(TRANSACTION_CONFLICT, CONFLICT_MESSAGE, null);
+        return Arrays.asList(reasons);
+    }
+
+    /** Null when every action may go ahead, else each action's reason (the refused ones' throttles). */
+    private static Reason[] admitWrites(List<WriteAction> actions, Target[] targets) {
+        Reason[] reasons = null;
+        for (int i = 0; i < actions.size(); i++) {
+            Target t = targets[i];
+            TablePartitions partitions = t.table().partitions();
+            AttributeValue pk = t.key().partition();
+            // A ConditionCheck writes nothing, but DynamoDB charges it as a write of its item, two write units per
+            // KB like the other actions (measured by public conformance suites; "Capacity management for
+            // transactions" only says that every item is read or written twice).
+            Throttle throttle = partitions.admit(t.partition(), CapacityKind.WRITE, () -> KeyText.of(pk));
+            if (throttle == null && !actions.get(i).check()) {
+                for (LiveIndex g : t.table().indexes().globals()) {
+                    Throttle behind = "DELETING".equals(g.definition().status())
+                            ? null
+                            : g.partitions().admitIndexWrite();
+                    if (behind != null) {
+                        throttle = behind.ofIndex(g.name());
+                        break;
+                    }
+                }
+            }
+            if (throttle != null) {
+                if (reasons == null) {
+                    reasons = new Reason[actions.size()];
+                    Arrays.fill(reasons, Reason.OK);
+                }
+                reasons[i] = throttled(throttle);
+            }
+        }
+        return reasons;
+    }
+
+    /** The reason of a throttled item, in the words of TransactionCanceledException's reference. */
+    private static Reason throttled(Throttle t) {
+        if (t.index() == null) {
+            ApiException e = t.toException("");
+            return new Reason(t.onDemand() ? THROTTLING_ERROR : PROVISIONED_THROUGHPUT_EXCEEDED, e.getMessage(), null);
+        }
+        if (t.onDemand()) {
+            return new Reason(
+                    THROTTLING_ERROR,
+                    "Throughput exceeds the current capacity for one or more global secondary indexes. DynamoDB is"
+                            + " automatically scaling your index so please try again shortly.",
+                    null);
+        }
+        return new Reason(
+                PROVISIONED_THROUGHPUT_EXCEEDED,
+                "The level of configured provisioned throughput for one or more global secondary indexes of the table"
+                        + " was exceeded. Consider increasing your provisioning level for the under-provisioned global"
+                        + " secondary indexes with the UpdateTable API.",
+                null);
+    }
+
+    /** Plans one action under the held locks; its reason (OK when it may commit). */
+    private Reason plan(WriteAction a, Target t, ItemWrites.Applied[] planned, int i) {
+        ItemWrite w = new ItemWrite(a.table(), a.key(), a.write(), 0, ChangeCause.TRANSACTION);
+        ItemWrites.Applied applied;
+        try {
+            applied = writes.plan(a.table(), t.encoded(), t.encoded().bytes(), t.keyHash(), w, new ByteSink(1024));
+        } catch (ApiException e) {
+            if (e.code() == ErrorCode.ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED) {
+                return new Reason(ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED, "Collection size exceeded.", null);
+            }
+            return new Reason(VALIDATION_ERROR, e.getMessage(), null);
+        }
+        planned[i] = applied;
+        ApiException rejection = applied.rejection();
+        if (rejection == null) {
+            return Reason.OK;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, AttributeValue> item =
+                (Map<String, AttributeValue>) rejection.extraFields().get("Item");
+        return new Reason(CONDITIONAL_CHECK_FAILED, rejection.getMessage(), item);
+    }
+
+    /** A cancelled transaction answers no ConsumedCapacity, and Partita charges it nothing. */
+    private static WriteResult cancelled(Reason[] reasons) {
+        return new WriteResult(null, Arrays.asList(reasons));
+    }
+
+    private static WriteResult committed(List<WriteAction> actions, Target[] targets, ItemWrites.Applied[] planned) {
+        List<Written> written = new ArrayList<>(actions.size());
+        for (int i = 0; i < actions.size(); i++) {
+            ItemWrites.Applied a = planned[i];
+            Target t = targets[i];
+            if (actions.get(i).check()) {
+                double units = TRANSACTIONAL * CapacityUnits.write(a.oldSize(), a.oldSize());
+                charge(t, CapacityKind.WRITE, units);
+                written.add(new Written(a.outcome(), units, null, null, -1));
+                continue;
+            }
+            double units = TRANSACTIONAL
+                    * CapacityUnits.write(a.outcome().oldBytes(), a.outcome().newBytes());
+            IndexUnits indexUnits = a.localUnits() == null ? null : doubled(units, a);
+            double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
+            charge(t, CapacityKind.WRITE, tableCharge);
+            double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
+            written.add(new Written(a.outcome(), total, null, indexUnits, a.collectionBytes()));
+        }
+        return new WriteResult(written, null);
+    }
+
+    /** The index units of a transactional write: its LSI rows, in the transaction, doubled; GSIs apply later. */
+    private static IndexUnits doubled(double tableUnits, ItemWrites.Applied a) {
+        Map<String, Double> local = new HashMap<>();
+        a.localUnits().forEach((k, v) -> local.put(k, TRANSACTIONAL * v));
+        return new IndexUnits(tableUnits, local, a.globalUnits());
+    }
+
+    private static double sum(Map<String, Double> units) {
+        double s = 0;
+        for (double u : units.values()) {
+            s += u;
+        }
+        return s;
+    }
+
+    private static void charge(Target t, CapacityKind kind, double units) {
+        AttributeValue pk = t.key().partition();
+        t.table().partitions().charge(t.partition(), kind, units, t.encoded().hash(), () -> KeyText.of(pk));
+    }
+
+    /**
+     * Reads every item at one moment: under the locks of all their stripes, which every committing write holds, so
+     * that no transaction is seen half done. An item that a write transaction holds cancels the read with
+     * {@code TransactionConflict}, as DynamoDB cancels a TransactGetItems that meets an ongoing write.
+     *
+     * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
+     */
+    public ReadResult read(List<ReadAction> actions) {
+        if (NonBlockingThread.current()) {
+            throw WouldBlock.INSTANCE;
+        }
+        int n = actions.size();
+        Target[] targets = new Target[n];
+        for (int i = 0; i < n; i++) {
+            targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
+        }
+        int injected = conflicts.conflictOn(n);
+        if (injected >= 0) {
+            return new ReadResult(null, null, conflictOn(n, injected));
+        }
+        for (int i = 0; i < n; i++) {
+            // Checked before the locks, as a single-item write checks: a held item answers at once. A transaction
+            // that claims an item after this waits for the read's locks, or the read for its commit.
+            if (holds.held(targets[i].table().cacheId(), targets[i].encoded().bytes())) {
+                return new ReadResult(null, null, conflictOn(n, i));
+            }
+        }
+        Reason[] refused = null;
+        for (int i = 0; i < n; i++) {
+            Target t = targets[i];
+            AttributeValue pk = t.key().partition();
+            Throttle throttle = t.table().partitions().admit(t.partition(), CapacityKind.READ, () -> KeyText.of(pk));
+            if (throttle != null) {
+                if (refused == null) {
+                    refused = new Reason[n];
+                    Arrays.fill(refused, Reason.OK);
+                }
+                refused[i] = throttled(throttle);
+            }
+        }
+        if (refused != null) {
+            return new ReadResult(null, null, Arrays.asList(refused));
+        }
+        List<Map<String, AttributeValue>> items = new ArrayList<>(n);
+        long[] sizes = new long[n];
+        int[] stripes = lock(targets);
+        try {
+            for (int i = 0; i < n; i++) {
+                Target t = targets[i];
+                byte[] stored = storedItem(t);
+                Map<String, AttributeValue> item = stored == null ? null : ItemCodec.decode(stored);
+                items.add(item);
+                sizes[i] = item == null ? 0 : ItemSize.of(item);
+            }
+        } finally {
+            unlock(stripes);
+        }
+        double[] units = new double[n];
+        for (int i = 0; i < n; i++) {
+            units[i] = TRANSACTIONAL * CapacityUnits.read(sizes[i], true);
+            charge(targets[i], CapacityKind.READ, units[i]);
+        }
+        return new ReadResult(items, units, null);
+    }
+
+    /** The item's stored bytes, read under its stripe: the cache is current there. */
+    private byte[] storedItem(Target t) {
+        byte[] k = t.encoded().bytes();
+        ItemCache.Entry e = cache.get(t.table().cacheId(), k, t.keyHash());
+        if (e != null && e.stored() != null) {
+            return e.stored();
+        }
+        return store.get(t.table().items(), k);
+    }
+
+    /** Takes the stripes of every target in ascending order; returns them for {@link #unlock}. */
+    private int[] lock(Target[] targets) {
+        int[] stripes = new int[targets.length];
+        for (int i = 0; i < targets.length; i++) {
+            stripes[i] = locks.stripeOf(targets[i].keyHash());
+        }
+        stripes = Arrays.stream(stripes).sorted().distinct().toArray();
+        int locked = 0;
+        try {
+            for (int s : stripes) {
+                locks.stripe(s).lock();
+                locked++;
+            }
+        } catch (RuntimeException | Error e) {
+            for (int j = locked - 1; j >= 0; j--) {
+                locks.stripe(stripes[j]).unlock();
+            }
+            throw e;
+        }
+        return stripes;
+    }
+
+    private void unlock(int[] stripes) {
+        for (int j = stripes.length - 1; j >= 0; j--) {
+            ReentrantLock l = locks.stripe(stripes[j]);
+            l.unlock();
+        }
+    }
+}
