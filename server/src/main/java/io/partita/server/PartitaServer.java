@@ -134,6 +134,11 @@ public final class PartitaServer implements AutoCloseable {
                 .register("DeleteItem", new DeleteItemHandler(storage, expressions))
                 .register("BatchGetItem", new BatchGetItemHandler(storage, expressions))
                 .register("BatchWriteItem", new BatchWriteItemHandler(storage))
+                .register(
+                        "TransactWriteItems",
+                        new io.partita.server.op.txn.TransactWriteItemsHandler(storage, expressions, storage.clock()))
+                .register(
+                        "TransactGetItems", new io.partita.server.op.txn.TransactGetItemsHandler(storage, expressions))
                 .register("Query", new QueryHandler(storage, cache))
                 .register("Scan", new ScanHandler(storage, cache))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))

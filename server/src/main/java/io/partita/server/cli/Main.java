@@ -5,6 +5,7 @@ import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.capacity.ThroughputMode;
+import io.partita.storage.write.ConflictInjection;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -148,6 +149,20 @@ public final class Main implements Callable<Integer> {
     long gsiLagMillis;
 
     @Option(
+            names = {"--transaction-conflicts"},
+            description = "Cancel this share of transactions (0 to 1) with TransactionConflict, as if another"
+                    + " transaction held one of their items, to test retry code (default: none).",
+            defaultValue = "0")
+    double transactionConflictRate;
+
+    @Option(
+            names = {"--transaction-conflict-seed"},
+            description = "The seed that picks which transactions meet an injected conflict (default:"
+                    + " ${DEFAULT-VALUE}): the same requests in the same order meet the same conflicts.",
+            defaultValue = "1")
+    long transactionConflictSeed;
+
+    @Option(
             names = {"--transport"},
             description = "Network I/O: auto (io_uring where the kernel allows it, else epoll, else NIO), io_uring,"
                     + " epoll or nio (default: ${DEFAULT-VALUE}).",
@@ -197,7 +212,8 @@ public final class Main implements Callable<Integer> {
                         itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()))
                 .withGsiLagMillis(gsiLagMillis)
                 .withItemCollectionLimitBytes(itemCollectionLimit)
-                .withTtlIntervalMillis(ttlIntervalMillis);
+                .withTtlIntervalMillis(ttlIntervalMillis)
+                .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed));
         ServerConfig config =
                 new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
         PartitaServer server = PartitaServer.start(config);

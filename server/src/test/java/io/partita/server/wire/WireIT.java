@@ -63,11 +63,11 @@ class WireIT {
 
     @Test
     void aRealOperationNotImplementedYetSaysSo() throws Exception {
-        HttpResponse<String> r = api.post("DynamoDB_20120810.TransactWriteItems", "{}");
+        HttpResponse<String> r = api.post("DynamoDB_20120810.CreateBackup", "{}");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(r.body())
                 .contains("com.amazon.coral.service#UnknownOperationException")
-                .contains("Partita does not implement TransactWriteItems yet");
+                .contains("Partita does not implement CreateBackup yet");
     }
 
     @Test

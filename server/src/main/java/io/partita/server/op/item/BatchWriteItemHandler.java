@@ -1,6 +1,7 @@
 package io.partita.server.op.item;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.message.BatchWriteItemInput;
 import io.partita.protocol.message.BatchWriteItemOutput;
 import io.partita.protocol.message.ConsumedCapacity;
@@ -96,13 +97,28 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
         Throttle firstThrottle = null;
         for (Write w : writes) {
-            Written written = storage.writes()
-                    .write(ItemWrite.user(
-                            w.table(),
-                            w.key(),
-                            ConditionalWrite.blind(
-                                    w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item())),
-                            0));
+            Written written;
+            try {
+                written = storage.writes()
+                        .write(ItemWrite.user(
+                                w.table(),
+                                w.key(),
+                                ConditionalWrite.blind(
+                                        w.item() == null
+                                                ? new WriteDecision.Delete()
+                                                : new WriteDecision.Put(w.item())),
+                                0));
+            } catch (ApiException e) {
+                if (e.code() != ErrorCode.TRANSACTION_CONFLICT) {
+                    throw e;
+                }
+                // An item a transaction holds: the batch's other writes have happened, so this one is returned to
+                // retry, as a throttled one is, rather than failing a batch that has partly been written.
+                unprocessed
+                        .computeIfAbsent(w.requestName(), n -> new ArrayList<>())
+                        .add(w.request());
+                continue;
+            }
             // A throttled write is returned in UnprocessedItems rather than failing the batch (BatchWriteItem).
             if (written.throttled()) {
                 firstThrottle = firstThrottle == null ? written.throttle() : firstThrottle;

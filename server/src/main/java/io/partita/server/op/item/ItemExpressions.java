@@ -27,7 +27,7 @@ public final class ItemExpressions {
         this.cache = cache;
     }
 
-    ExpressionCache cache() {
+    public ExpressionCache cache() {
         return cache;
     }
 
@@ -70,7 +70,7 @@ public final class ItemExpressions {
     }
 
     /** The write condition from ConditionExpression or legacy Expected, resolved; null when there is none. */
-    Condition writeCondition(
+    public Condition writeCondition(
             ExpressionResolver resolver,
             String conditionExpression,
             Map<String, ExpectedAttributeValue> expected,
@@ -81,7 +81,7 @@ public final class ItemExpressions {
         return LegacyConditions.expected(expected, conditionalOperator);
     }
 
-    List<Path> projection(ExpressionResolver resolver, String projectionExpression) {
+    public List<Path> projection(ExpressionResolver resolver, String projectionExpression) {
         return resolver.resolveProjection(cache.projection(projectionExpression));
     }
 
@@ -89,7 +89,7 @@ public final class ItemExpressions {
      * Runs {@code write} when {@code condition} holds for {@code current}; otherwise rejects with DynamoDB's
      * ConditionalCheckFailedException, carrying the current item when ReturnValuesOnConditionCheckFailure is ALL_OLD.
      */
-    static WriteDecision checked(
+    public static WriteDecision checked(
             Condition condition,
             Map<String, AttributeValue> current,
             String returnValuesOnFailure,

@@ -16,17 +16,17 @@ import java.util.List;
 import java.util.Map;
 
 /** Checks and answers shared by the single-item operations. */
-final class ItemRequests {
+public final class ItemRequests {
     static final List<String> RETURN_VALUES = List.of("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW");
-    static final List<String> RETURN_CONSUMED_CAPACITY = List.of("INDEXES", "TOTAL", "NONE");
-    static final List<String> RETURN_ITEM_COLLECTION_METRICS = List.of("SIZE", "NONE");
-    static final List<String> RETURN_VALUES_ON_CONDITION_CHECK_FAILURE = List.of("ALL_OLD", "NONE");
+    public static final List<String> RETURN_CONSUMED_CAPACITY = List.of("INDEXES", "TOTAL", "NONE");
+    public static final List<String> RETURN_ITEM_COLLECTION_METRICS = List.of("SIZE", "NONE");
+    public static final List<String> RETURN_VALUES_ON_CONDITION_CHECK_FAILURE = List.of("ALL_OLD", "NONE");
     /** Attribute names are limited to 64 KB ("Attribute names", ServiceQuotas). */
     static final int MAX_ATTRIBUTE_NAME_BYTES = 65535;
 
     private ItemRequests() {}
 
-    static Table table(StorageEngine storage, String nameOrArn) {
+    public static Table table(StorageEngine storage, String nameOrArn) {
         return storage.tables().require(TableNames.resolve(nameOrArn), "Requested resource not found");
     }
 
@@ -62,11 +62,11 @@ final class ItemRequests {
         c.check();
     }
 
-    static void constrainCommon(ConstraintSet c, String returnConsumedCapacity) {
+    public static void constrainCommon(ConstraintSet c, String returnConsumedCapacity) {
         c.enumValue("returnConsumedCapacity", returnConsumedCapacity, RETURN_CONSUMED_CAPACITY);
     }
 
-    static void checkAttributeNames(Map<String, AttributeValue> item) {
+    public static void checkAttributeNames(Map<String, AttributeValue> item) {
         for (String name : item.keySet()) {
             if (ItemSize.utf8Length(name) > MAX_ATTRIBUTE_NAME_BYTES) {
                 throw ApiException.validation("Attribute name is too large, must be less than 65536 bytes");
@@ -99,7 +99,7 @@ final class ItemRequests {
      * {@code ItemCollectionMetrics} for {@code ReturnItemCollectionMetrics=SIZE}: only for a table with LSIs, whose
      * item collections have a size ("ReturnItemCollectionMetrics"); null otherwise.
      */
-    static io.partita.protocol.message.ItemCollectionMetrics collectionMetrics(
+    public static io.partita.protocol.message.ItemCollectionMetrics collectionMetrics(
             String mode, Table table, io.partita.protocol.model.PrimaryKey key, Written written) {
         if (!"SIZE".equals(mode) || written.collectionBytes() < 0) {
             return null;

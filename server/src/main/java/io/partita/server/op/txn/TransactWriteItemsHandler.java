@@ -1,0 +1,362 @@
+package io.partita.server.op.txn;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.UpdateApplier;
+import io.partita.protocol.expr.ast.Condition;
+import io.partita.protocol.expr.ast.Path;
+import io.partita.protocol.expr.ast.UpdateExpression;
+import io.partita.protocol.message.TransactWriteItemsInput;
+import io.partita.protocol.message.TransactWriteItemsInput.TransactWriteItem;
+import io.partita.protocol.message.TransactWriteItemsOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.op.item.ItemRequests;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.index.IndexEntries;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.Transactions;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * TransactWriteItems: up to 100 Puts, Updates, Deletes and ConditionChecks over several tables, all or nothing,
+ * through the storage's {@link Transactions}. The request is checked in DynamoDB's order before anything runs:
+ * members, expressions, tables, the one-action-per-item rule, the 4 MB total; errors that depend on an item's key
+ * types become the transaction's cancellation reasons, as DynamoDB reports them.
+ */
+public final class TransactWriteItemsHandler
+        implements OperationHandler<TransactWriteItemsInput, TransactWriteItemsOutput> {
+    private final StorageEngine storage;
+    private final ItemExpressions expressions;
+    private final IdempotencyTokens<Committed> tokens;
+
+    /** What a repeat of a committed request needs: the items it wrote, to be read again, and their tables. */
+    record Committed(List<Transactions.ReadAction> items, TransactWriteItemsOutput first) {}
+
+    public TransactWriteItemsHandler(StorageEngine storage, ItemExpressions expressions, Clock clock) {
+        this.storage = storage;
+        this.expressions = expressions;
+        this.tokens = new IdempotencyTokens<>(clock);
+    }
+
+    @Override
+    public Class<TransactWriteItemsInput> inputType() {
+        return TransactWriteItemsInput.class;
+    }
+
+    @Override
+    public TransactWriteItemsOutput handle(RequestContext context, TransactWriteItemsInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.length("clientRequestToken", in.clientRequestToken(), 1, 36);
+        c.notNull("transactItems", in.transactItems())
+                .size("transactItems", in.transactItems(), 1, TransactionRequests.MAX_ITEMS);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        c.enumValue(
+                "returnItemCollectionMetrics",
+                in.returnItemCollectionMetrics(),
+                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
+        List<TransactWriteItem> items = in.transactItems();
+        if (items != null && items.size() <= TransactionRequests.MAX_ITEMS) {
+            for (int i = 0; i < items.size(); i++) {
+                constrain(c, "transactItems." + (i + 1) + ".member", items.get(i));
+            }
+        }
+        c.check();
+        for (TransactWriteItem item : items) {
+            int actions = count(item.conditionCheck(), item.put(), item.delete(), item.update());
+            if (actions == 0) {
+                throw ApiException.validation(
+                        "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request");
+            }
+            if (actions > 1) {
+                throw ApiException.validation("TransactItems can only contain one of Check, Put, Update or Delete");
+            }
+        }
+        List<Action> parsed = new ArrayList<>(items.size());
+        for (TransactWriteItem item : items) {
+            parsed.add(parse(item));
+        }
+        List<Planned> planned = new ArrayList<>(parsed.size());
+        for (Action a : parsed) {
+            planned.add(plan(a, ItemRequests.table(storage, a.tableName())));
+        }
+        TransactionRequests.checkDistinct(planned.stream()
+                .filter(p -> p.key() != null)
+                .map(p -> new TransactionRequests.ItemId(p.table(), p.key()))
+                .toList());
+        long total = 0;
+        for (Planned p : planned) {
+            total += p.size();
+        }
+        TransactionRequests.checkPayload(total);
+
+        String token = in.clientRequestToken();
+        if (token != null) {
+            Committed repeated = tokens.begin(token, IdempotencyTokens.digest(in.idempotentParameters()));
+            if (repeated != null) {
+                return TransactionRequests.repeat(storage, repeated, in.returnConsumedCapacity());
+            }
+        }
+        boolean done = false;
+        try {
+            TransactWriteItemsOutput out = run(in, planned);
+            if (token != null) {
+                tokens.complete(
+                        token,
+                        new Committed(
+                                planned.stream()
+                                        .map(p -> new Transactions.ReadAction(p.table(), p.key()))
+                                        .toList(),
+                                out));
+            }
+            done = true;
+            return out;
+        } finally {
+            if (token != null && !done) {
+                tokens.abandon(token);
+            }
+        }
+    }
+
+    private TransactWriteItemsOutput run(TransactWriteItemsInput in, List<Planned> planned) {
+        List<Transactions.Reason> early = new ArrayList<>(planned.size());
+        boolean refused = false;
+        for (Planned p : planned) {
+            early.add(p.refusal() == null ? Transactions.Reason.OK : p.refusal());
+            refused |= p.refusal() != null;
+        }
+        if (refused) {
+            throw TransactionRequests.cancelled(early);
+        }
+        List<Transactions.WriteAction> actions = planned.stream()
+                .map(p -> new Transactions.WriteAction(p.table(), p.key(), p.write(), p.check()))
+                .toList();
+        Transactions.WriteResult result = storage.writes().transactions().write(actions);
+        if (!result.committed()) {
+            throw TransactionRequests.cancelled(result.reasons());
+        }
+        return TransactionRequests.written(
+                in.returnConsumedCapacity(), in.returnItemCollectionMetrics(), actions, result.written());
+    }
+
+    private static int count(Object... actions) {
+        int n = 0;
+        for (Object a : actions) {
+            n += a == null ? 0 : 1;
+        }
+        return n;
+    }
+
+    /** The member constraints of one action, checked with the request's others before anything else. */
+    private static void constrain(ConstraintSet c, String path, TransactWriteItem item) {
+        if (item == null) {
+            c.notNull(path, null);
+            return;
+        }
+        if (item.conditionCheck() != null) {
+            var a = item.conditionCheck();
+            String p = path + ".conditionCheck";
+            TransactionRequests.tableName(c, p, a.tableName());
+            c.notNull(p + ".key", a.key());
+            c.notNull(p + ".conditionExpression", a.conditionExpression());
+            onFailure(c, p, a.returnValuesOnConditionCheckFailure());
+        }
+        if (item.delete() != null) {
+            var a = item.delete();
+            String p = path + ".delete";
+            TransactionRequests.tableName(c, p, a.tableName());
+            c.notNull(p + ".key", a.key());
+            onFailure(c, p, a.returnValuesOnConditionCheckFailure());
+        }
+        if (item.put() != null) {
+            var a = item.put();
+            String p = path + ".put";
+            TransactionRequests.tableName(c, p, a.tableName());
+            c.notNull(p + ".item", a.item());
+            onFailure(c, p, a.returnValuesOnConditionCheckFailure());
+        }
+        if (item.update() != null) {
+            var a = item.update();
+            String p = path + ".update";
+            TransactionRequests.tableName(c, p, a.tableName());
+            c.notNull(p + ".key", a.key());
+            c.notNull(p + ".updateExpression", a.updateExpression());
+            onFailure(c, p, a.returnValuesOnConditionCheckFailure());
+        }
+    }
+
+    private static void onFailure(ConstraintSet c, String path, String value) {
+        c.enumValue(
+                path + ".returnValuesOnConditionCheckFailure",
+                value,
+                ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
+    }
+
+    private enum Kind {
+        PUT,
+        UPDATE,
+        DELETE,
+        CHECK
+    }
+
+    /** One action with its expressions parsed and resolved: what can be checked without its table. */
+    private record Action(
+            Kind kind,
+            String tableName,
+            Map<String, AttributeValue> keyOrItem,
+            Condition condition,
+            UpdateExpression update,
+            String onFailure) {}
+
+    private Action parse(TransactWriteItem item) {
+        if (item.update() != null) {
+            var a = item.update();
+            UpdateExpression[] update = new UpdateExpression[1];
+            Condition condition = condition(
+                    a.conditionExpression(),
+                    a.expressionAttributeNames(),
+                    a.expressionAttributeValues(),
+                    resolver -> update[0] = resolver.resolve(expressions.cache().update(a.updateExpression())));
+            return new Action(
+                    Kind.UPDATE, a.tableName(), a.key(), condition, update[0], a.returnValuesOnConditionCheckFailure());
+        }
+        // The other three have the same members, with an item instead of a key for a Put.
+        var put = item.put();
+        var delete = item.delete();
+        var check = item.conditionCheck();
+        Kind kind = put != null ? Kind.PUT : delete != null ? Kind.DELETE : Kind.CHECK;
+        String table = put != null ? put.tableName() : delete != null ? delete.tableName() : check.tableName();
+        Map<String, AttributeValue> keyOrItem = put != null ? put.item() : delete != null ? delete.key() : check.key();
+        String expression = put != null
+                ? put.conditionExpression()
+                : delete != null ? delete.conditionExpression() : check.conditionExpression();
+        Map<String, String> names = put != null
+                ? put.expressionAttributeNames()
+                : delete != null ? delete.expressionAttributeNames() : check.expressionAttributeNames();
+        Map<String, AttributeValue> values = put != null
+                ? put.expressionAttributeValues()
+                : delete != null ? delete.expressionAttributeValues() : check.expressionAttributeValues();
+        String onFailure = put != null
+                ? put.returnValuesOnConditionCheckFailure()
+                : delete != null
+                        ? delete.returnValuesOnConditionCheckFailure()
+                        : check.returnValuesOnConditionCheckFailure();
+        return new Action(kind, table, keyOrItem, condition(expression, names, values, null), null, onFailure);
+    }
+
+    /**
+     * The resolved condition (null if none) of an action whose names and values are {@code names} and {@code
+     * values}; {@code alsoResolve} resolves the action's update expression with the same resolver, before the check
+     * that every name and value was used.
+     */
+    private Condition condition(
+            String conditionExpression,
+            Map<String, String> names,
+            Map<String, AttributeValue> values,
+            java.util.function.Consumer<ExpressionResolver> alsoResolve) {
+        ItemExpressions.placeholdersNeedExpressions(conditionExpression != null || alsoResolve != null, names, values);
+        ExpressionResolver resolver = new ExpressionResolver(names, values);
+        if (alsoResolve != null) {
+            alsoResolve.accept(resolver);
+        }
+        Condition condition = expressions.writeCondition(resolver, conditionExpression, null, null);
+        resolver.checkAllUsed();
+        return condition;
+    }
+
+    /**
+     * An action against its table: its key and write, its size toward the 4 MB, or the cancellation reason a key of
+     * the wrong shape gives (DynamoDB cancels the transaction for it rather than refusing the request).
+     */
+    record Planned(
+            Table table,
+            PrimaryKey key,
+            ConditionalWrite write,
+            boolean check,
+            long size,
+            Transactions.Reason refusal) {}
+
+    private static Planned plan(Action a, Table table) {
+        KeySchema schema = table.metadata().keySchema();
+        PrimaryKey key;
+        try {
+            key = a.kind() == Kind.PUT ? schema.keyOfItem(a.keyOrItem()) : schema.keyOf(a.keyOrItem());
+        } catch (ApiException e) {
+            if (TransactionRequests.requestError(e)) {
+                throw e;
+            }
+            return new Planned(table, null, null, false, 0, TransactionRequests.validationError(e));
+        }
+        Condition condition = a.condition();
+        String onFailure = a.onFailure();
+        if (a.kind() == Kind.PUT) {
+            Map<String, AttributeValue> item = a.keyOrItem();
+            ItemRequests.checkAttributeNames(item);
+            long size = ItemSize.of(item);
+            if (size > ItemSize.MAX_ITEM_BYTES) {
+                throw ApiException.validation("Item size has exceeded the maximum allowed size");
+            }
+            IndexEntries.check(table.indexes().definitions(), item);
+            return new Planned(
+                    table,
+                    key,
+                    old -> ItemExpressions.checked(condition, old, onFailure, () -> new WriteDecision.Put(item, size)),
+                    false,
+                    size,
+                    null);
+        }
+        long keySize = ItemSize.of(schema.keyMap(key));
+        if (a.kind() == Kind.DELETE) {
+            return new Planned(
+                    table,
+                    key,
+                    old -> ItemExpressions.checked(condition, old, onFailure, WriteDecision.Delete::new),
+                    false,
+                    keySize,
+                    null);
+        }
+        if (a.kind() == Kind.CHECK) {
+            return new Planned(
+                    table,
+                    key,
+                    old -> ItemExpressions.checked(condition, old, onFailure, WriteDecision.Keep::new),
+                    true,
+                    keySize,
+                    null);
+        }
+        UpdateExpression update = a.update();
+        for (Path target : update.targets()) {
+            for (KeySchema.KeyAttribute k : schema.attributes()) {
+                if (target.head().name().equals(k.name())) {
+                    throw ApiException.invalidParameter(
+                            "Cannot update attribute " + k.name() + ". This attribute is part of the key");
+                }
+            }
+        }
+        Map<String, AttributeValue> keyItem = schema.keyMap(key);
+        return new Planned(
+                table,
+                key,
+                old -> ItemExpressions.checked(condition, old, onFailure, () -> {
+                    Map<String, AttributeValue> next = UpdateApplier.apply(update, old != null ? old : keyItem);
+                    if (ItemSize.of(next) > ItemSize.MAX_ITEM_BYTES) {
+                        throw ApiException.validation("Item size to update has exceeded the maximum allowed size");
+                    }
+                    return new WriteDecision.Put(next);
+                }),
+                false,
+                keySize,
+                null);
+    }
+}
