@@ -22,7 +22,11 @@ public final class Workload {
         QUERY10("Query"),
         QUERY100("Query"),
         SCAN("Scan"),
-        BATCHGET("BatchGetItem");
+        BATCHGET("BatchGetItem"),
+        /** TransactWriteItems of 2, 10 and 100 puts of consecutive items. */
+        TX2("TransactWriteItems"),
+        TX10("TransactWriteItems"),
+        TX100("TransactWriteItems");
 
         final String target;
 
@@ -180,6 +184,18 @@ public final class Workload {
                 out.ascii(",\"ExclusiveStartKey\":");
                 key(out, rnd.nextLong(items));
                 out.ascii("}");
+            }
+            case TX2, TX10, TX100 -> {
+                int n = (int) Math.min(op == Op.TX2 ? 2 : op == Op.TX10 ? 10 : 100, items);
+                long start = rnd.nextLong(items);
+                out.ascii("{\"TransactItems\":[");
+                for (int k = 0; k < n; k++) {
+                    if (k > 0) out.ascii(",");
+                    out.ascii("{\"Put\":{\"TableName\":\"").ascii(table).ascii("\",\"Item\":");
+                    item(out, (start + k) % items, rnd);
+                    out.ascii("}}");
+                }
+                out.ascii("]}");
             }
             case BATCHGET -> {
                 out.ascii("{\"RequestItems\":{\"").ascii(table).ascii("\":{\"Keys\":[");
