@@ -68,6 +68,7 @@ public final class StorageEngine implements AutoCloseable {
             throw e;
         }
         splitter.attach(catalog);
+        catalog.writeBarrier(locks::barrier);
         globalIndexes.attach(catalog);
         this.streams = new TableStreams(feed, catalog, config.capacity().clock());
         this.writes = new ItemWrites(

@@ -52,6 +52,8 @@ public final class TableCatalog {
     private final TablePartitions.Listener partitionListener;
     private final ChangeFeed feed;
     private final Opened opened;
+    /** Waits until no write holds an item lock (the engine's {@code KeyLocks.barrier}); set once at start. */
+    private volatile Runnable writeBarrier = () -> {};
 
     /** Told of every table once it is live (created, or loaded when the engine opens): where GSIs start applying. */
     @FunctionalInterface
@@ -69,6 +71,8 @@ public final class TableCatalog {
         private final long cacheId = ItemCache.newTableId();
         private final TableFeed feed = new TableFeed();
         private volatile TableIndexes indexes = TableIndexes.NONE;
+        /** Set once DeleteTable has removed the table, before its column families are dropped. */
+        private volatile boolean deleted;
 
         Table(TableMetadata metadata, ColumnFamilyHandle items, long count, long size, TablePartitions partitions) {
             this.metadata = metadata;
@@ -76,6 +80,15 @@ public final class TableCatalog {
             this.itemCount = new AtomicLong(count);
             this.sizeBytes = new AtomicLong(size);
             this.partitions = partitions;
+        }
+
+        /**
+         * Whether DeleteTable has removed this table. A write checks it under its item's lock: DeleteTable sets it,
+         * then waits for every write holding an item lock ({@link #writeBarrier}) before it drops the table's column
+         * families, so no write commits to a dropped family.
+         */
+        public boolean deleted() {
+            return deleted;
         }
 
         /** The partition map and throughput budget. */
@@ -497,7 +510,15 @@ public final class TableCatalog {
         return t;
     }
 
-    /** Removes a table's metadata and counters in one batch, then drops its items. */
+    /** What DeleteTable waits for before it drops a table's column families: every write holding an item lock. */
+    public void writeBarrier(Runnable barrier) {
+        this.writeBarrier = barrier;
+    }
+
+    /**
+     * Removes a table's metadata and counters in one batch, marks it {@linkplain Table#deleted deleted}, waits for the
+     * writes in flight, then drops its items and indexes.
+     */
     public Table delete(String name) {
         Table t = tables.get(name);
         if (t == null) {
@@ -505,7 +526,18 @@ public final class TableCatalog {
         }
         // Outside the monitor: stopping a GSI's follower waits for its pass, which may be changing the index here.
         feed.close(List.of(t));
-        return deleteClosed(name, t);
+        // From here every write refuses the table; the barrier (outside the monitor: a write holding an item lock
+        // may be waiting for it) lets the writes that checked before finish, so the batch below removes whatever
+        // they added (statistics, change records), and nothing is written to the families once they are dropped.
+        t.deleted = true;
+        writeBarrier.run();
+        deleteClosed(name, t);
+        TableMetadata m = t.metadata;
+        store.dropFamily(m.itemsFamily());
+        for (IndexDefinition d : m.indexes()) {
+            store.dropFamily(d.family(m.id()));
+        }
+        return t;
     }
 
     private synchronized Table deleteClosed(String name, Table t) {
@@ -536,10 +568,6 @@ public final class TableCatalog {
                 throw new StorageException("metadata delete failed", e);
             }
         });
-        store.dropFamily(m.itemsFamily());
-        for (IndexDefinition d : m.indexes()) {
-            store.dropFamily(d.family(m.id()));
-        }
         TreeMap<String, Table> next = new TreeMap<>(tables);
         next.remove(name);
         tables = next;

@@ -238,6 +238,10 @@ public final class ItemWrites {
      * until the change has committed: a transaction plans each of its items into a buffer of its own.
      */
     Applied plan(Table table, ItemKeyEncoder.EncodedKey encoded, byte[] k, long keyHash, ItemWrite w, ByteSink buffer) {
+        if (table.deleted()) {
+            // DeleteTable removed it after this write looked it up, and drops its families once no lock is held.
+            throw ApiException.resourceNotFound("Requested resource not found");
+        }
         boolean recording = table.feed().recording();
         TableIndexes indexes = table.indexes();
         boolean looks = w.write().needsCurrent();

@@ -26,7 +26,6 @@ import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
@@ -43,7 +42,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *   plan every write            through the write path's plan: old image, condition, index rows, collection size
  *   any refusal?                cancel with one reason per item, in order; nothing is written
  *   commit one batch            every changed item, each with its own change record, statistics, LSI rows, TTL entry
- *   unlock, release, charge     two units per unit of each item's write (or read): DynamoDB's transactional price
+ *   unlock, release, charge     two units per unit of each item's write (or read), DynamoDB's transactional
+ *                               price; its index writes at the standard one
  * </pre>
  *
  * A single-item write checks the holds before it takes its item's lock ({@link ItemWrites}) and fails with
@@ -185,6 +185,7 @@ public final class Transactions {
             boolean cancelled = false;
             int[] stripes = lock(targets);
             try {
+                requireLive(targets);
                 for (int i = 0; i < n; i++) {
                     reasons[i] = plan(actions.get(i), targets[i], planned, i);
                     cancelled |= !reasons[i].ok();
@@ -278,6 +279,10 @@ public final class Transactions {
         try {
             applied = writes.plan(a.table(), t.encoded(), t.encoded().bytes(), t.keyHash(), w, new ByteSink(1024));
         } catch (ApiException e) {
+            if (e.code() == ErrorCode.RESOURCE_NOT_FOUND) {
+                // A table deleted while the transaction waited for its locks: the whole request fails, unwritten.
+                throw e;
+            }
             if (e.code() == ErrorCode.ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED) {
                 return new Reason(ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED, "Collection size exceeded.", null);
             }
@@ -312,20 +317,16 @@ public final class Transactions {
             }
             double units = TRANSACTIONAL
                     * CapacityUnits.write(a.outcome().oldBytes(), a.outcome().newBytes());
-            IndexUnits indexUnits = a.localUnits() == null ? null : doubled(units, a);
+            // Only the table's own units are doubled: an index's writes are standard ones (as public measurements of
+            // DynamoDB's ConsumedCapacity show), written with the item's batch (LSIs) or after it (GSIs).
+            IndexUnits indexUnits =
+                    a.localUnits() == null ? null : new IndexUnits(units, a.localUnits(), a.globalUnits());
             double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
             charge(t, CapacityKind.WRITE, tableCharge);
             double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
             written.add(new Written(a.outcome(), total, null, indexUnits, a.collectionBytes()));
         }
         return new WriteResult(written, null);
-    }
-
-    /** The index units of a transactional write: its LSI rows, in the transaction, doubled; GSIs apply later. */
-    private static IndexUnits doubled(double tableUnits, ItemWrites.Applied a) {
-        Map<String, Double> local = new HashMap<>();
-        a.localUnits().forEach((k, v) -> local.put(k, TRANSACTIONAL * v));
-        return new IndexUnits(tableUnits, local, a.globalUnits());
     }
 
     private static double sum(Map<String, Double> units) {
@@ -388,6 +389,7 @@ public final class Transactions {
         long[] sizes = new long[n];
         int[] stripes = lock(targets);
         try {
+            requireLive(targets);
             for (int i = 0; i < n; i++) {
                 Target t = targets[i];
                 byte[] stored = storedItem(t);
@@ -404,6 +406,18 @@ public final class Transactions {
             charge(targets[i], CapacityKind.READ, units[i]);
         }
         return new ReadResult(items, units, null);
+    }
+
+    /**
+     * Every table of the transaction is still there, checked under the locks: DeleteTable marks a table deleted and
+     * then waits for every held lock before it drops the table's families.
+     */
+    private static void requireLive(Target[] targets) {
+        for (Target t : targets) {
+            if (t.table().deleted()) {
+                throw ApiException.resourceNotFound("Requested resource not found");
+            }
+        }
     }
 
     /** The item's stored bytes, read under its stripe: the cache is current there. */

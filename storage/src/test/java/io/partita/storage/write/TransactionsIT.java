@@ -41,18 +41,24 @@ class TransactionsIT {
         return new Transactions.WriteAction(t, key(pk), old -> new WriteDecision.Put(item(pk, v)), false);
     }
 
-    /** A transaction on {@code a} and {@code b} that stops, holding both, until {@code release} opens. */
-    private static CompletableFuture<Transactions.WriteResult> heldOpen(
-            StorageEngine e, Table t, CountDownLatch holding, CountDownLatch release) {
-        ConditionalWrite waits = old -> {
+    /** A write of {@code item} that stops, holding its item, until {@code release} opens. */
+    private static ConditionalWrite waiting(
+            CountDownLatch holding, CountDownLatch release, Map<String, AttributeValue> item) {
+        return old -> {
             holding.countDown();
             try {
                 release.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException x) {
                 Thread.currentThread().interrupt();
             }
-            return new WriteDecision.Put(item("a", "tx"));
+            return new WriteDecision.Put(item);
         };
+    }
+
+    /** A transaction on {@code a} and {@code b} that stops, holding both, until {@code release} opens. */
+    private static CompletableFuture<Transactions.WriteResult> heldOpen(
+            StorageEngine e, Table t, CountDownLatch holding, CountDownLatch release) {
+        ConditionalWrite waits = waiting(holding, release, item("a", "tx"));
         return CompletableFuture.supplyAsync(() -> e.writes()
                 .transactions()
                 .write(List.of(new Transactions.WriteAction(t, key("a"), waits, false), put(t, "b", "tx"))));
@@ -143,6 +149,42 @@ class TransactionsIT {
             assertThat(read.units()).containsExactly(2.0, 2.0);
             assertThat(read.items().get(0)).isEqualTo(big);
             assertThat(read.items().get(1)).isNull();
+        }
+    }
+
+    /**
+     * A table deleted while a transaction holds items of it: DeleteTable waits for the transaction's locks, the
+     * transaction finds the table gone and writes nothing anywhere, and the table's families are dropped after.
+     */
+    @Test
+    void aTableDeletedDuringATransactionFailsItWhole() throws Exception {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table a = e.tables().create(TestTables.onDemand("a", SCHEMA));
+            Table b = e.tables().create(TestTables.onDemand("b", SCHEMA));
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ConditionalWrite waits = waiting(holding, release, item("x", "tx"));
+            var tx = CompletableFuture.supplyAsync(() -> e.writes()
+                    .transactions()
+                    .write(List.of(new Transactions.WriteAction(a, key("x"), waits, false), put(b, "y", "tx"))));
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            var deleting = CompletableFuture.runAsync(() -> e.tables().delete("b"));
+            // DeleteTable marks the table, then waits for the transaction's locks.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!b.deleted() && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            assertThat(b.deleted()).isTrue();
+            assertThat(deleting).isNotDone();
+            release.countDown();
+            assertThatThrownBy(() -> tx.get(10, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ApiException.class)
+                    .cause()
+                    .satisfies(x -> assertThat(((ApiException) x).code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND));
+            deleting.get(10, TimeUnit.SECONDS);
+            assertThat(e.get(a, key("x"))).isNull();
+            assertThat(a.stats().itemCount()).isZero();
+            assertThat(e.tables().names()).containsExactly("a");
         }
     }
 }

@@ -19,14 +19,19 @@ import java.util.Map;
  * {@code IdempotentParameterMismatchException}; while the first is still running, {@code
  * TransactionInProgressException}. A request that failed leaves no token behind: its repeat runs anew.
  *
- * <p>The AWS SDKs give every transaction a token, so all of them pass through here. A token keeps only a digest of
- * its request (the parameters compared) and what it needs to answer a repeat, in insertion order: expired tokens are
- * dropped from the head as new ones arrive, and beyond {@link #MAX_TOKENS} the oldest go first, early.
+ * <p>The AWS SDKs give every transaction a token, so all of them pass through here. A token keeps a digest of its
+ * request (the parameters compared) and what it needs to answer a repeat (its items' keys: up to some kilobytes for
+ * a transaction of a hundred items), in order of completion: expired tokens are dropped from the head as new ones
+ * arrive, and beyond {@link #MAX_TOKENS} the oldest completed ones go first, early. A request that failed in a way
+ * that may have committed stays in progress until a window has passed since it started.
  */
 final class IdempotencyTokens<R> {
     static final long WINDOW_MILLIS = 10 * 60 * 1000;
-    /** About 200 bytes each: 100,000 transactions a second would need more than ten minutes to reach it. */
-    static final int MAX_TOKENS = 1_000_000;
+    /**
+     * A bound on the memory the tokens take: a few hundred bytes each for small transactions, tens of megabytes in
+     * all. At more than about 170 transactions a second, the oldest are forgotten before their ten minutes.
+     */
+    static final int MAX_TOKENS = 100_000;
 
     private final Clock clock;
     private final LinkedHashMap<String, Token<R>> tokens = new LinkedHashMap<>();
@@ -34,11 +39,13 @@ final class IdempotencyTokens<R> {
     /** A token's request digest, and once it has committed, its result and when it did. */
     private static final class Token<R> {
         final byte[] digest;
+        final long startedAt;
         R result;
         long completedAt;
 
-        Token(byte[] digest) {
+        Token(byte[] digest, long startedAt) {
             this.digest = digest;
+            this.startedAt = startedAt;
         }
     }
 
@@ -64,7 +71,7 @@ final class IdempotencyTokens<R> {
         expire(now);
         Token<R> t = tokens.get(token);
         if (t == null) {
-            tokens.put(token, new Token<>(digest));
+            tokens.put(token, new Token<>(digest, now));
             return null;
         }
         if (!Arrays.equals(t.digest, digest)) {
@@ -102,13 +109,15 @@ final class IdempotencyTokens<R> {
         Iterator<Map.Entry<String, Token<R>>> it = tokens.entrySet().iterator();
         while (it.hasNext()) {
             Token<R> t = it.next().getValue();
-            boolean expired = t.result != null && now - t.completedAt >= WINDOW_MILLIS;
-            if (!expired && tokens.size() <= MAX_TOKENS) {
-                // Running requests sit among the completed ones; the first one not yet expired ends the sweep.
-                if (t.result != null) {
-                    return;
+            if (t.result == null) {
+                // Running requests sit among the completed ones; one that never completed goes after a window.
+                if (now - t.startedAt >= WINDOW_MILLIS) {
+                    it.remove();
                 }
                 continue;
+            }
+            if (now - t.completedAt < WINDOW_MILLIS && tokens.size() <= MAX_TOKENS) {
+                return;
             }
             it.remove();
         }

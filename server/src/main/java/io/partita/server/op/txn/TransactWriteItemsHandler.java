@@ -41,8 +41,10 @@ public final class TransactWriteItemsHandler
     private final ItemExpressions expressions;
     private final IdempotencyTokens<Committed> tokens;
 
-    /** What a repeat of a committed request needs: the items it wrote, to be read again, and their tables. */
-    record Committed(List<Transactions.ReadAction> items, TransactWriteItemsOutput first) {}
+    /** What a repeat of a committed request needs: its items, to be read again, and the first answer's metrics. */
+    record Committed(
+            List<Transactions.ReadAction> items,
+            Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {}
 
     public TransactWriteItemsHandler(StorageEngine storage, ItemExpressions expressions, Clock clock) {
         this.storage = storage;
@@ -108,25 +110,28 @@ public final class TransactWriteItemsHandler
                 return TransactionRequests.repeat(storage, repeated, in.returnConsumedCapacity());
             }
         }
-        boolean done = false;
+        TransactWriteItemsOutput out;
         try {
-            TransactWriteItemsOutput out = run(in, planned);
+            out = run(in, planned);
+        } catch (ApiException e) {
+            // Refused or cancelled: nothing was written, so the token is free again. Anything else (a storage
+            // failure) may have committed; the token then stays in progress until its window has passed, so that a
+            // retry cannot apply the transaction twice.
             if (token != null) {
-                tokens.complete(
-                        token,
-                        new Committed(
-                                planned.stream()
-                                        .map(p -> new Transactions.ReadAction(p.table(), p.key()))
-                                        .toList(),
-                                out));
-            }
-            done = true;
-            return out;
-        } finally {
-            if (token != null && !done) {
                 tokens.abandon(token);
             }
+            throw e;
         }
+        if (token != null) {
+            tokens.complete(
+                    token,
+                    new Committed(
+                            planned.stream()
+                                    .map(p -> new Transactions.ReadAction(p.table(), p.key()))
+                                    .toList(),
+                            out.itemCollectionMetrics()));
+        }
+        return out;
     }
 
     private TransactWriteItemsOutput run(TransactWriteItemsInput in, List<Planned> planned) {

@@ -5,10 +5,14 @@ import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.message.ItemCollectionMetrics;
 import io.partita.protocol.message.TransactWriteItemsOutput;
+import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.CapacityGate;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.capacity.CapacityKind;
+import io.partita.storage.item.ItemCache;
+import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.write.Transactions;
 import io.partita.storage.write.Written;
@@ -169,19 +173,33 @@ public final class TransactionRequests {
     /**
      * The answer to a repeat of a committed request: nothing is written again; "subsequent TransactWriteItems calls
      * with the same client token return the number of read capacity units consumed in reading the item" — a
-     * transactional read of each item, in the repeat's own ReturnConsumedCapacity.
+     * transactional read of each item as it is now, charged, in the repeat's own ReturnConsumedCapacity. It always
+     * succeeds: it is neither admitted nor checked for conflicts, since a repeat that failed could make its client
+     * apply the transaction again under another token.
      */
     static TransactWriteItemsOutput repeat(
             StorageEngine storage, TransactWriteItemsHandler.Committed first, String consumedMode) {
-        Transactions.ReadResult read = storage.writes().transactions().read(first.items());
-        if (!read.read()) {
-            throw cancelled(read.reasons());
-        }
         Units units = new Units();
-        for (int i = 0; i < first.items().size(); i++) {
-            units.add(first.items().get(i).table().metadata().name(), read.units()[i]);
+        for (Transactions.ReadAction item : first.items()) {
+            Table table = item.table();
+            long size = 0;
+            if (!table.deleted()) {
+                ItemKeyEncoder.EncodedKey encoded =
+                        ItemKeyEncoder.encode(table.metadata().keySchema(), item.key());
+                ItemCache.Entry stored = storage.getStored(table, encoded);
+                size = stored == null ? 0 : stored.itemSize();
+                double read = 2 * CapacityUnits.read(size, true);
+                CapacityGate.charge(
+                        table,
+                        CapacityKind.READ,
+                        read,
+                        encoded.hash(),
+                        item.key().partition());
+                units.add(table.metadata().name(), read);
+            } else {
+                units.add(table.metadata().name(), 2 * CapacityUnits.read(0, true));
+            }
         }
-        return new TransactWriteItemsOutput(
-                units.consumed(consumedMode, true), first.first().itemCollectionMetrics());
+        return new TransactWriteItemsOutput(units.consumed(consumedMode, true), first.itemCollectionMetrics());
     }
 }
