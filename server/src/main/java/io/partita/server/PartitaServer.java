@@ -24,6 +24,8 @@ import io.partita.server.op.item.GetItemHandler;
 import io.partita.server.op.item.ItemExpressions;
 import io.partita.server.op.item.PutItemHandler;
 import io.partita.server.op.item.UpdateItemHandler;
+import io.partita.server.op.partiql.PartiqlOperations;
+import io.partita.server.op.partiql.PartiqlScans;
 import io.partita.server.op.query.QueryHandler;
 import io.partita.server.op.query.ScanHandler;
 import io.partita.server.op.stream.EventSourceMappings;
@@ -58,6 +60,8 @@ public final class PartitaServer implements AutoCloseable {
     private final EventExecutorGroup workers;
     private final Channel channel;
     private final Transport transport;
+    /** PartiQL SELECTs that became a Scan, per table, for /metrics. */
+    private final PartiqlScans partiqlScans = new PartiqlScans();
 
     private PartitaServer(ServerConfig config, StorageEngine storage) throws InterruptedException {
         this.storage = storage;
@@ -66,7 +70,7 @@ public final class PartitaServer implements AutoCloseable {
         boss = new MultiThreadIoEventLoopGroup(1, io);
         loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), new EventLoopThreads(), io);
         workers = new DefaultEventExecutorGroup(config.workerThreads());
-        OperationRegistry registry = registry(storage);
+        OperationRegistry registry = registry(storage, partiqlScans);
         this.mappings = new EventSourceMappings(storage, config.region(), Dispatcher.ACCOUNT_ID);
         Dispatcher dispatcher = new Dispatcher(registry, Clock.systemUTC());
         channel = new ServerBootstrap()
@@ -79,7 +83,7 @@ public final class PartitaServer implements AutoCloseable {
                         config.region(),
                         workers,
                         inlineOperations(config, registry),
-                        new AdminRoutes(storage, mappings)))
+                        new AdminRoutes(storage, mappings, partiqlScans)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
@@ -114,11 +118,12 @@ public final class PartitaServer implements AutoCloseable {
         }
     }
 
-    static OperationRegistry registry(StorageEngine storage) {
+    static OperationRegistry registry(StorageEngine storage, PartiqlScans partiqlScans) {
         ExpressionCache cache = new ExpressionCache(EXPRESSION_CACHE_ENTRIES);
         ItemExpressions expressions = new ItemExpressions(cache);
-        return new OperationRegistry()
-                .register("CreateTable", new CreateTableHandler(storage))
+        OperationRegistry registry = new OperationRegistry();
+        PartiqlOperations.register(registry, storage, expressions, cache, partiqlScans);
+        return registry.register("CreateTable", new CreateTableHandler(storage))
                 .register("DescribeTable", new DescribeTableHandler(storage))
                 .register("ListTables", new ListTablesHandler(storage))
                 .register("UpdateTable", new UpdateTableHandler(storage))

@@ -55,8 +55,14 @@ public final class AdminRoutes {
 
     private final io.partita.server.op.stream.EventSourceMappings mappings;
 
-    public AdminRoutes(StorageEngine storage, io.partita.server.op.stream.EventSourceMappings mappings) {
+    private final io.partita.server.op.partiql.PartiqlScans partiqlScans;
+
+    public AdminRoutes(
+            StorageEngine storage,
+            io.partita.server.op.stream.EventSourceMappings mappings,
+            io.partita.server.op.partiql.PartiqlScans partiqlScans) {
         this.mappings = mappings;
+        this.partiqlScans = partiqlScans;
         this.storage = storage;
         this.feed = new FeedRoutes(storage);
         this.indexes = new IndexRoutes(storage);
@@ -518,6 +524,18 @@ public final class AdminRoutes {
                         .append('\n');
             }
         }
+        metric(
+                b,
+                "partita_partiql_scans_total",
+                "counter",
+                "PartiQL SELECTs that became a full Scan because their WHERE did not bind the partition key.");
+        partiqlScans
+                .snapshot()
+                .forEach((table, n) -> b.append("partita_partiql_scans_total{table=\"")
+                        .append(escape(table))
+                        .append("\"} ")
+                        .append(n)
+                        .append('\n'));
         return bytes(b.toString());
     }
 

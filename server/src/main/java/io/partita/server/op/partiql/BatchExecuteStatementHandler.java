@@ -1,0 +1,165 @@
+package io.partita.server.op.partiql;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.message.BatchExecuteStatementInput;
+import io.partita.protocol.message.BatchExecuteStatementOutput;
+import io.partita.protocol.message.BatchExecuteStatementOutput.BatchStatementError;
+import io.partita.protocol.message.BatchExecuteStatementOutput.BatchStatementResponse;
+import io.partita.protocol.message.ConsumedCapacity;
+import io.partita.protocol.message.ExecuteStatementOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.partiql.Partiql;
+import io.partita.protocol.partiql.PartiqlParser;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.item.ItemRequests;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * BatchExecuteStatement: up to 25 statements, all reads (each a GetItem by its whole key) or all writes, each run on
+ * its own; a statement that fails has its {@code Error} in its response ("A HTTP 200 response does not mean that all
+ * statements in the BatchExecuteStatement succeeded").
+ */
+public final class BatchExecuteStatementHandler
+        implements OperationHandler<BatchExecuteStatementInput, BatchExecuteStatementOutput> {
+    static final int MAX_STATEMENTS = 25;
+    static final String READ_NEEDS_KEY =
+            "Select statements within BatchExecuteStatement must specify the primary key in the where clause.";
+
+    private final StatementRunner runner;
+
+    BatchExecuteStatementHandler(StatementRunner runner) {
+        this.runner = runner;
+    }
+
+    @Override
+    public Class<BatchExecuteStatementInput> inputType() {
+        return BatchExecuteStatementInput.class;
+    }
+
+    @Override
+    public BatchExecuteStatementOutput handle(RequestContext context, BatchExecuteStatementInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.notNull("statements", in.statements()).size("statements", in.statements(), 1, MAX_STATEMENTS);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        List<BatchExecuteStatementInput.BatchStatementRequest> requests = in.statements();
+        if (requests != null && requests.size() <= MAX_STATEMENTS) {
+            for (int i = 0; i < requests.size(); i++) {
+                String path = "statements." + (i + 1) + ".member";
+                var r = requests.get(i);
+                c.notNull(path, r);
+                if (r != null) {
+                    ExecuteStatementHandler.constrainStatement(
+                            c, path, r.statement(), r.parameters(), r.returnValuesOnConditionCheckFailure());
+                }
+            }
+        }
+        c.check();
+        // Parse first: a batch is all reads or all writes, which DynamoDB checks for the whole request.
+        List<Object> parsed = new ArrayList<>(requests.size());
+        int reads = 0;
+        int writes = 0;
+        for (var r : requests) {
+            try {
+                Partiql.Statement s = PartiqlParser.parse(r.statement(), r.parameters());
+                parsed.add(s);
+                if (s instanceof Partiql.Select) {
+                    reads++;
+                } else {
+                    writes++;
+                }
+            } catch (ApiException e) {
+                parsed.add(e);
+            }
+        }
+        if (reads > 0 && writes > 0) {
+            // DynamoDB Local's wording; no answer of DynamoDB's own to this has been published.
+            throw ApiException.validation("Read and write requests together in the same batch is not supported.");
+        }
+        List<BatchStatementResponse> responses = new ArrayList<>(requests.size());
+        Map<String, Double> units = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            var r = requests.get(i);
+            Object p = parsed.get(i);
+            try {
+                if (p instanceof ApiException e) {
+                    throw e;
+                }
+                Partiql.Statement s = (Partiql.Statement) p;
+                if (s instanceof Partiql.Exists) {
+                    throw ApiException.validation("EXISTS can only be used in ExecuteTransaction write requests.");
+                }
+                if (s instanceof Partiql.Select select) {
+                    runner.planner().keyOnly(select, READ_NEEDS_KEY);
+                }
+                ExecuteStatementOutput out = runner.run(
+                        context,
+                        s,
+                        r.statement(),
+                        r.consistentRead(),
+                        null,
+                        null,
+                        in.returnConsumedCapacity(),
+                        r.returnValuesOnConditionCheckFailure());
+                String table = tableOf(s);
+                ConsumedCapacity cc = out.consumedCapacity();
+                if (cc != null) {
+                    units.merge(cc.tableName(), cc.capacityUnits(), Double::sum);
+                }
+                Map<String, AttributeValue> item =
+                        s instanceof Partiql.Select && !out.items().isEmpty()
+                                ? out.items().get(0)
+                                : null;
+                responses.add(new BatchStatementResponse(null, table, item));
+            } catch (ApiException e) {
+                responses.add(new BatchStatementResponse(error(e), null, null));
+            }
+        }
+        List<ConsumedCapacity> consumed = null;
+        if (in.returnConsumedCapacity() != null && !in.returnConsumedCapacity().equals("NONE")) {
+            consumed = new ArrayList<>();
+            for (var e : units.entrySet()) {
+                consumed.add(new ConsumedCapacity(e.getKey(), e.getValue(), null));
+            }
+        }
+        return new BatchExecuteStatementOutput(responses, consumed);
+    }
+
+    private static String tableOf(Partiql.Statement s) {
+        if (s instanceof Partiql.Select x) {
+            return x.table();
+        }
+        if (s instanceof Partiql.Insert x) {
+            return x.table();
+        }
+        if (s instanceof Partiql.Update x) {
+            return x.table();
+        }
+        return ((Partiql.Delete) s).table();
+    }
+
+    /** A failed statement's {@code BatchStatementError}, in BatchStatementErrorCodeEnum's codes. */
+    @SuppressWarnings("unchecked")
+    private static BatchStatementError error(ApiException e) {
+        String code = switch (e.code()) {
+            case CONDITIONAL_CHECK_FAILED -> "ConditionalCheckFailed";
+            case DUPLICATE_ITEM -> "DuplicateItem";
+            case RESOURCE_NOT_FOUND -> "ResourceNotFound";
+            case ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED -> "ItemCollectionSizeLimitExceeded";
+            case PROVISIONED_THROUGHPUT_EXCEEDED -> "ProvisionedThroughputExceeded";
+            case THROTTLING -> "ThrottlingError";
+            case REQUEST_LIMIT_EXCEEDED -> "RequestLimitExceeded";
+            case TRANSACTION_CONFLICT -> "TransactionConflict";
+            case INTERNAL_SERVER_ERROR -> "InternalServerError";
+            default -> "ValidationError";
+        };
+        Object item =
+                e.code() == ErrorCode.CONDITIONAL_CHECK_FAILED ? e.extraFields().get("Item") : null;
+        return new BatchStatementError(code, e.getMessage(), (Map<String, AttributeValue>) item);
+    }
+}

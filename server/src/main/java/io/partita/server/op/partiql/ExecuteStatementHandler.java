@@ -1,0 +1,69 @@
+package io.partita.server.op.partiql;
+
+import io.partita.protocol.message.ExecuteStatementInput;
+import io.partita.protocol.message.ExecuteStatementOutput;
+import io.partita.protocol.partiql.PartiqlParser;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.item.ItemRequests;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+
+/**
+ * ExecuteStatement: one PartiQL statement, run as the operation it amounts to ({@link Planner}) — with that
+ * operation's checks, capacity and errors. {@code Limit} and {@code NextToken} page a SELECT that became a Query or a
+ * Scan; an INSERT of an existing item is {@code DuplicateItemException}.
+ */
+public final class ExecuteStatementHandler implements OperationHandler<ExecuteStatementInput, ExecuteStatementOutput> {
+    /** "Statement: Length Constraints: Minimum length of 1. Maximum length of 8192." */
+    static final int MAX_STATEMENT = 8192;
+
+    private final StatementRunner runner;
+
+    ExecuteStatementHandler(StatementRunner runner) {
+        this.runner = runner;
+    }
+
+    /** The member constraints of one statement of a batch or a transaction, at {@code path}. */
+    static void constrainStatement(
+            ConstraintSet c,
+            String path,
+            String statement,
+            java.util.List<?> parameters,
+            String returnValuesOnConditionCheckFailure) {
+        c.notNull(path + ".statement", statement).length(path + ".statement", statement, 1, MAX_STATEMENT);
+        c.size(path + ".parameters", parameters, 1, Integer.MAX_VALUE);
+        c.enumValue(
+                path + ".returnValuesOnConditionCheckFailure",
+                returnValuesOnConditionCheckFailure,
+                ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
+    }
+
+    @Override
+    public Class<ExecuteStatementInput> inputType() {
+        return ExecuteStatementInput.class;
+    }
+
+    @Override
+    public ExecuteStatementOutput handle(RequestContext context, ExecuteStatementInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.notNull("statement", in.statement()).length("statement", in.statement(), 1, MAX_STATEMENT);
+        c.size("parameters", in.parameters(), 1, Integer.MAX_VALUE);
+        c.length("nextToken", in.nextToken(), 1, 32768);
+        c.atLeast("limit", in.limit(), 1);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        c.enumValue(
+                "returnValuesOnConditionCheckFailure",
+                in.returnValuesOnConditionCheckFailure(),
+                ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
+        c.check();
+        return runner.run(
+                context,
+                PartiqlParser.parse(in.statement(), in.parameters()),
+                in.statement(),
+                in.consistentRead(),
+                in.limit(),
+                in.nextToken(),
+                in.returnConsumedCapacity(),
+                in.returnValuesOnConditionCheckFailure());
+    }
+}

@@ -1,0 +1,32 @@
+package io.partita.server.op.partiql;
+
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.op.txn.TransactGetItemsHandler;
+import io.partita.server.op.txn.TransactWriteItemsHandler;
+import io.partita.server.route.OperationRegistry;
+import io.partita.storage.StorageEngine;
+
+/** Registers ExecuteStatement, BatchExecuteStatement and ExecuteTransaction. */
+public final class PartiqlOperations {
+    private PartiqlOperations() {}
+
+    public static void register(
+            OperationRegistry registry,
+            StorageEngine storage,
+            ItemExpressions expressions,
+            ExpressionCache cache,
+            PartiqlScans scans) {
+        StatementRunner runner = new StatementRunner(storage, expressions, cache, scans);
+        registry.register("ExecuteStatement", new ExecuteStatementHandler(runner))
+                .register("BatchExecuteStatement", new BatchExecuteStatementHandler(runner))
+                .register(
+                        "ExecuteTransaction",
+                        // Its own handler, so its ClientRequestTokens are its own: ExecuteTransaction and
+                        // TransactWriteItems keep separate idempotency caches.
+                        new ExecuteTransactionHandler(
+                                runner.planner(),
+                                new TransactWriteItemsHandler(storage, expressions, storage.clock()),
+                                new TransactGetItemsHandler(storage, expressions)));
+    }
+}

@@ -1,0 +1,420 @@
+package io.partita.server.op.partiql;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.message.DeleteItemInput;
+import io.partita.protocol.message.GetItemInput;
+import io.partita.protocol.message.PutItemInput;
+import io.partita.protocol.message.QueryInput;
+import io.partita.protocol.message.ScanInput;
+import io.partita.protocol.message.UpdateItemInput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.partiql.Partiql;
+import io.partita.protocol.partiql.Partiql.Expr;
+import io.partita.server.op.item.ItemRequests;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.index.IndexDefinition;
+import io.partita.storage.index.LiveIndex;
+import io.partita.storage.table.TableCatalog.Table;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a parsed PartiQL statement into the DynamoDB request it amounts to, as "PartiQL select statements for
+ * DynamoDB" describes the choice: a SELECT whose WHERE binds the whole primary key by equality (and nothing else) is
+ * a GetItem; one that binds the partition key by equality is a Query (with a condition on the sort key as its key
+ * condition, the rest as its filter); any other SELECT is a Scan with the WHERE as its filter — "a SELECT without the
+ * key is still a scan". INSERT is a PutItem that the item must not exist for, UPDATE an UpdateItem that it must
+ * exist for (PartiQL's UPDATE is not an upsert), DELETE a DeleteItem; their WHERE must bind the whole key.
+ */
+final class Planner {
+    static final String MANDATORY_KEY = "Where clause does not contain a mandatory equality on all key attributes";
+
+    private final StorageEngine storage;
+
+    Planner(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    /** A SELECT's plan: exactly one of the three requests. */
+    record Read(Table table, GetItemInput get, QueryInput query, ScanInput scan) {}
+
+    /** A write's plan: exactly one of the three requests; {@code insert}: a failed condition is a duplicate. */
+    record Write(Table table, PutItemInput put, UpdateItemInput update, DeleteItemInput delete) {
+        boolean insert() {
+            return put != null;
+        }
+    }
+
+    Table table(String name) {
+        return ItemRequests.table(storage, name);
+    }
+
+    /** The key bindings among {@code conjuncts}: attribute name to value, for equality with a literal. */
+    private static Map<String, AttributeValue> equalities(List<Expr> conjuncts, List<String> keyNames) {
+        Map<String, AttributeValue> bound = new LinkedHashMap<>();
+        for (Expr e : conjuncts) {
+            Binding b = binding(e, keyNames);
+            if (b != null && b.op.equals("=")) {
+                if (bound.containsKey(b.name)) {
+                    throw ApiException.validation("Multiple conditions on same key " + b.name
+                            + ". Only single item Update/Insert/Delete are" + " supported");
+                }
+                bound.put(b.name, b.value);
+            }
+        }
+        return bound;
+    }
+
+    /** A comparison of a key attribute with a value, written either way round (flipped to put the name first). */
+    private record Binding(String name, String op, AttributeValue value) {}
+
+    private static Binding binding(Expr e, List<String> keyNames) {
+        if (!(e instanceof Partiql.Compare c)) {
+            return null;
+        }
+        if (c.left() instanceof Partiql.Path p
+                && p.simple()
+                && keyNames.contains(p.head())
+                && c.right() instanceof Partiql.Value v) {
+            return new Binding(p.head(), c.op(), v.value());
+        }
+        if (c.right() instanceof Partiql.Path p
+                && p.simple()
+                && keyNames.contains(p.head())
+                && c.left() instanceof Partiql.Value v) {
+            String flipped = switch (c.op()) {
+                case "<" -> ">";
+                case "<=" -> ">=";
+                case ">" -> "<";
+                case ">=" -> "<=";
+                default -> c.op();
+            };
+            return new Binding(p.head(), flipped, v.value());
+        }
+        return null;
+    }
+
+    /** The item's key from a write's WHERE, which must bind every key attribute; the rest is its condition. */
+    private record Keyed(Map<String, AttributeValue> key, List<Expr> rest) {}
+
+    private static Keyed keyed(Table table, Expr where) {
+        KeySchema schema = table.metadata().keySchema();
+        List<String> keyNames =
+                schema.attributes().stream().map(KeySchema.KeyAttribute::name).toList();
+        List<Expr> conjuncts = Expressions.conjuncts(where);
+        Map<String, AttributeValue> bound = equalities(conjuncts, keyNames);
+        if (!bound.keySet().containsAll(keyNames)) {
+            throw ApiException.validation(MANDATORY_KEY);
+        }
+        List<Expr> rest = new ArrayList<>();
+        for (Expr e : conjuncts) {
+            Binding b = binding(e, keyNames);
+            if (b == null || !b.op.equals("=")) {
+                rest.add(e);
+            }
+        }
+        Map<String, AttributeValue> key = new LinkedHashMap<>();
+        for (String k : keyNames) {
+            key.put(k, bound.get(k));
+        }
+        return new Keyed(key, rest);
+    }
+
+    Read select(
+            Partiql.Select s,
+            Boolean consistentRead,
+            Long limit,
+            Map<String, AttributeValue> startKey,
+            String returnConsumedCapacity) {
+        Table table = table(s.table());
+        List<String> partitionKeys;
+        List<String> sortKeys;
+        if (s.index() != null) {
+            LiveIndex index = table.indexes().find(s.index());
+            if (index == null) {
+                throw ApiException.validation("The table does not have the specified index: " + s.index());
+            }
+            IndexDefinition d = index.definition();
+            partitionKeys =
+                    d.partitionKeys().stream().map(KeySchema.KeyAttribute::name).toList();
+            sortKeys = d.sortKeys().stream().map(KeySchema.KeyAttribute::name).toList();
+        } else {
+            KeySchema schema = table.metadata().keySchema();
+            partitionKeys = List.of(schema.partitionKey().name());
+            sortKeys = schema.sortKey() == null
+                    ? List.of()
+                    : List.of(schema.sortKey().name());
+        }
+        Expressions x = new Expressions();
+        String projection = s.projection() == null ? null : x.projection(s.projection());
+        List<Expr> conjuncts = Expressions.conjuncts(s.where());
+        List<String> keyNames = new ArrayList<>(partitionKeys);
+        keyNames.addAll(sortKeys);
+        Map<String, AttributeValue> bound = equalities(conjuncts, keyNames);
+        boolean ordered = !s.orderBy().isEmpty();
+        boolean byPartition = bound.keySet().containsAll(partitionKeys) && partitionKeys.size() == 1;
+        checkOrder(s, byPartition, keyNames);
+
+        boolean wholeKey = bound.keySet().containsAll(keyNames);
+        if (s.index() == null && wholeKey && conjuncts.size() == keyNames.size() && !ordered && startKey == null) {
+            return new Read(
+                    table,
+                    new GetItemInput(
+                            s.table(), bound, null, consistentRead, returnConsumedCapacity, projection, x.names()),
+                    null,
+                    null);
+        }
+        if (byPartition) {
+            String pk = partitionKeys.get(0);
+            List<String> key = new ArrayList<>();
+            List<Expr> filter = new ArrayList<>();
+            boolean sortUsed = false;
+            for (Expr e : conjuncts) {
+                Binding b = binding(e, keyNames);
+                if (b != null && b.name.equals(pk) && b.op.equals("=") && key.isEmpty()) {
+                    key.add(0, x.name(pk) + " = " + x.value(b.value));
+                } else if (!sortUsed && !sortKeys.isEmpty() && sortCondition(e, sortKeys.get(0))) {
+                    key.add(sortKeyCondition(x, e, sortKeys.get(0)));
+                    sortUsed = true;
+                } else {
+                    filter.add(e);
+                }
+            }
+            boolean descending =
+                    ordered && s.orderBy().get(s.orderBy().size() - 1).descending();
+            return new Read(
+                    table,
+                    null,
+                    new QueryInput(
+                            s.table(),
+                            s.index(),
+                            null,
+                            null,
+                            limit,
+                            consistentRead,
+                            null,
+                            null,
+                            null,
+                            descending ? Boolean.FALSE : null,
+                            startKey,
+                            returnConsumedCapacity,
+                            projection,
+                            x.conditionOf(filter),
+                            String.join(" AND ", key),
+                            x.names(),
+                            x.values()),
+                    null);
+        }
+        String filter = x.conditionOf(conjuncts);
+        return new Read(
+                table,
+                null,
+                null,
+                new ScanInput(
+                        s.table(),
+                        s.index(),
+                        null,
+                        limit,
+                        null,
+                        null,
+                        null,
+                        startKey,
+                        returnConsumedCapacity,
+                        null,
+                        null,
+                        projection,
+                        filter,
+                        x.names(),
+                        x.values(),
+                        consistentRead));
+    }
+
+    /** DynamoDB's ORDER BY rules: on key attributes, and only where the partition key is bound. */
+    private static void checkOrder(Partiql.Select s, boolean byPartition, List<String> keyNames) {
+        if (s.orderBy().isEmpty()) {
+            return;
+        }
+        if (s.where() == null) {
+            throw ApiException.validation("Must have WHERE clause in the statement when using ORDER BY clause.");
+        }
+        for (Partiql.Order o : s.orderBy()) {
+            if (!keyNames.contains(o.attribute())) {
+                throw ApiException.validation(
+                        "Variable reference " + o.attribute() + " in ORDER BY clause must be part of the primary key");
+            }
+        }
+        if (!byPartition) {
+            throw ApiException.validation("Must have at least one non-optional hash key condition in WHERE clause when"
+                    + " using ORDER BY clause.");
+        }
+    }
+
+    private static boolean sortCondition(Expr e, String sk) {
+        if (e instanceof Partiql.Between b) {
+            return b.operand() instanceof Partiql.Path p
+                    && p.simple()
+                    && p.head().equals(sk)
+                    && b.low() instanceof Partiql.Value
+                    && b.high() instanceof Partiql.Value;
+        }
+        if (e instanceof Partiql.Call c) {
+            return c.name().equals("begins_with")
+                    && c.arguments().size() == 2
+                    && c.arguments().get(0) instanceof Partiql.Path p
+                    && p.simple()
+                    && p.head().equals(sk)
+                    && c.arguments().get(1) instanceof Partiql.Value;
+        }
+        Binding b = binding(e, List.of(sk));
+        return b != null && !b.op.equals("<>");
+    }
+
+    private static String sortKeyCondition(Expressions x, Expr e, String sk) {
+        if (e instanceof Partiql.Between b) {
+            return x.name(sk) + " BETWEEN " + x.operand(b.low()) + " AND " + x.operand(b.high());
+        }
+        if (e instanceof Partiql.Call c) {
+            return "begins_with(" + x.name(sk) + ", " + x.operand(c.arguments().get(1)) + ")";
+        }
+        Binding b = binding(e, List.of(sk));
+        return x.name(sk) + " " + b.op + " " + x.value(b.value);
+    }
+
+    Write insert(Partiql.Insert s, String returnConsumedCapacity, String onFailure) {
+        Table table = table(s.table());
+        Expressions x = new Expressions();
+        List<String> absent = new ArrayList<>();
+        for (KeySchema.KeyAttribute k : table.metadata().keySchema().attributes()) {
+            absent.add("attribute_not_exists(" + x.name(k.name()) + ")");
+        }
+        return new Write(
+                table,
+                new PutItemInput(
+                        s.table(),
+                        s.item().values(),
+                        null,
+                        returnConsumedCapacity,
+                        null,
+                        String.join(" AND ", absent),
+                        x.names(),
+                        null,
+                        null,
+                        null,
+                        onFailure),
+                null,
+                null);
+    }
+
+    Write update(Partiql.Update s, String returnConsumedCapacity, String onFailure) {
+        Table table = table(s.table());
+        Keyed keyed = keyed(table, s.where());
+        Expressions x = new Expressions();
+        String update = x.update(s.actions());
+        // Not an upsert: the item must exist ("If the WHERE clause … does not evaluate to true for any item …
+        // ConditionalCheckFailedException is returned").
+        List<String> condition = new ArrayList<>();
+        condition.add("attribute_exists("
+                + x.name(table.metadata().keySchema().partitionKey().name()) + ")");
+        String rest = x.conditionOf(keyed.rest());
+        if (rest != null) {
+            condition.add("(" + rest + ")");
+        }
+        String returnValues = s.returning() == null
+                ? null
+                : switch (s.returning()) {
+                    case "ALL OLD" -> "ALL_OLD";
+                    case "MODIFIED OLD" -> "UPDATED_OLD";
+                    case "ALL NEW" -> "ALL_NEW";
+                    default -> "UPDATED_NEW";
+                };
+        return new Write(
+                table,
+                null,
+                new UpdateItemInput(
+                        s.table(),
+                        keyed.key(),
+                        update,
+                        String.join(" AND ", condition),
+                        x.names(),
+                        x.values(),
+                        null,
+                        null,
+                        null,
+                        returnValues,
+                        returnConsumedCapacity,
+                        null,
+                        onFailure),
+                null);
+    }
+
+    Write delete(Partiql.Delete s, String returnConsumedCapacity, String onFailure) {
+        Table table = table(s.table());
+        Keyed keyed = keyed(table, s.where());
+        Expressions x = new Expressions();
+        return new Write(
+                table,
+                null,
+                null,
+                new DeleteItemInput(
+                        s.table(),
+                        keyed.key(),
+                        s.returning() == null ? null : "ALL_OLD",
+                        returnConsumedCapacity,
+                        null,
+                        x.conditionOf(keyed.rest()),
+                        x.names(),
+                        x.values(),
+                        null,
+                        null,
+                        onFailure));
+    }
+
+    /** EXISTS in a write transaction: the whole key and at least one more condition, as a ConditionCheck. */
+    record Check(Table table, Map<String, AttributeValue> key, Expressions expressions, String condition) {}
+
+    Check exists(Partiql.Exists s) {
+        Partiql.Select select = s.select();
+        Table table = table(select.table());
+        if (select.index() != null) {
+            throw ApiException.validation("Operations on indices are not supported in transactions");
+        }
+        Keyed keyed;
+        try {
+            keyed = keyed(table, select.where());
+        } catch (ApiException e) {
+            throw ApiException.validation("EXISTS() must contain a single item read with additional condition");
+        }
+        if (keyed.rest().isEmpty()) {
+            throw ApiException.validation("EXISTS() must contain a single item read with additional condition");
+        }
+        Expressions x = new Expressions();
+        return new Check(table, keyed.key(), x, x.conditionOf(keyed.rest()));
+    }
+
+    /** A SELECT in a transaction or batch: the whole key by equality and nothing else. */
+    Map<String, AttributeValue> keyOnly(Partiql.Select s, String message) {
+        Table table = table(s.table());
+        if (s.index() != null) {
+            throw ApiException.validation(message);
+        }
+        KeySchema schema = table.metadata().keySchema();
+        List<String> keyNames =
+                schema.attributes().stream().map(KeySchema.KeyAttribute::name).toList();
+        List<Expr> conjuncts = Expressions.conjuncts(s.where());
+        Map<String, AttributeValue> bound;
+        try {
+            bound = equalities(conjuncts, keyNames);
+        } catch (ApiException e) {
+            throw ApiException.validation(message);
+        }
+        if (!bound.keySet().containsAll(keyNames)
+                || conjuncts.size() != keyNames.size()
+                || !s.orderBy().isEmpty()) {
+            throw ApiException.validation(message);
+        }
+        return bound;
+    }
+}
