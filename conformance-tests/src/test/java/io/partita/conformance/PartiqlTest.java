@@ -1,0 +1,202 @@
+package io.partita.conformance;
+
+import static io.partita.conformance.support.AttributeValues.item;
+import static io.partita.conformance.support.AttributeValues.n;
+import static io.partita.conformance.support.AttributeValues.s;
+import static io.partita.conformance.support.AttributeValues.ss;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.conformance.support.ApiErrors;
+import io.partita.conformance.support.Endpoint;
+import io.partita.conformance.support.IsolatedPartita;
+import io.partita.conformance.support.PartitaExtension;
+import io.partita.conformance.support.Tables;
+import io.partita.storage.StorageConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DuplicateItemException;
+import software.amazon.awssdk.services.dynamodb.model.ExecuteStatementResponse;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+
+/**
+ * ExecuteStatement (ql-reference.select/insert/update/delete): PartiQL statements as DynamoDB runs them — a SELECT by
+ * key is as cheap as a GetItem, one by partition key a Query, any other a Scan; INSERT refuses an existing item,
+ * UPDATE is not an upsert, DELETE of an absent item succeeds; errors in DynamoDB's words.
+ */
+@ExtendWith(PartitaExtension.class)
+class PartiqlTest {
+    private final DynamoDbClient ddb = Endpoint.client();
+
+    private ExecuteStatementResponse run(String statement, AttributeValue... parameters) {
+        return ddb.executeStatement(r -> {
+            r.statement(statement).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL);
+            if (parameters.length > 0) {
+                r.parameters(parameters);
+            }
+        });
+    }
+
+    /** A music table with three songs of one artist and one of another. */
+    private String music(Tables tables) {
+        String t = tables.rangeTable("artist", ScalarAttributeType.S, "song", ScalarAttributeType.S);
+        run("INSERT INTO \"" + t + "\" VALUE {'artist': 'Acme', 'song': 'A', 'year': 2001, 'tags': <<'x', 'y'>>}");
+        run("INSERT INTO \"" + t + "\" VALUE {'artist': 'Acme', 'song': 'B', 'year': 2002, 'info': {'len': 3, 'l':"
+                + " [1, 2]}}");
+        run("INSERT INTO \"" + t + "\" VALUE {'artist': 'Acme', 'song': 'C', 'year': 2003}");
+        run("INSERT INTO \"" + t + "\" VALUE {'artist': 'Zed', 'song': 'A', 'year': 1999}");
+        return t;
+    }
+
+    private static List<String> songs(ExecuteStatementResponse r) {
+        return r.items().stream()
+                .map(i -> i.get("artist").s() + "/" + i.get("song").s())
+                .toList();
+    }
+
+    @Test
+    void selectsAreGetItemQueryOrScanByTheirWhere(Tables tables) {
+        String t = music(tables);
+        var byKey = run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND song = 'A'");
+        assertThat(byKey.items())
+                .containsExactly(item("artist", s("Acme"), "song", s("A"), "year", n("2001"), "tags", ss("x", "y")));
+        // As a GetItem: half a unit, eventually consistent.
+        assertThat(byKey.consumedCapacity().capacityUnits()).isEqualTo(0.5);
+        var partition = run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND song >= 'B'");
+        assertThat(songs(partition)).containsExactly("Acme/B", "Acme/C");
+        var ordered = run("SELECT song FROM \"" + t + "\" WHERE artist = 'Acme' ORDER BY song DESC");
+        assertThat(ordered.items()).extracting(i -> i.get("song").s()).containsExactly("C", "B", "A");
+        var scanned = run("SELECT * FROM \"" + t + "\" WHERE \"year\" < 2002");
+        assertThat(songs(scanned)).containsExactlyInAnyOrder("Acme/A", "Zed/A");
+        var filtered = run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND begins_with(song, 'B') AND info IS"
+                + " NOT MISSING AND size(info.l) = 2");
+        assertThat(songs(filtered)).containsExactly("Acme/B");
+        var nested = run("SELECT info.l[1] FROM \"" + t + "\" WHERE artist = 'Acme' AND song = 'B'");
+        assertThat(nested.items())
+                .containsExactly(Map.of(
+                        "info", AttributeValue.fromM(Map.of("l", AttributeValue.fromL(List.of(n("2")))))));
+        var none = run("SELECT * FROM \"" + t + "\" WHERE artist = 'Nobody' AND song = 'A'");
+        assertThat(none.items()).isEmpty();
+        var in = run("SELECT * FROM \"" + t + "\" WHERE artist IN ['Zed', 'Nobody']");
+        assertThat(songs(in)).containsExactly("Zed/A");
+    }
+
+    @Test
+    void parametersBindInOrder(Tables tables) {
+        String t = music(tables);
+        var r = run(
+                "SELECT song FROM \"" + t + "\" WHERE artist = ? AND \"year\" BETWEEN ? AND ?",
+                s("Acme"),
+                n("2002"),
+                n("2003"));
+        assertThat(r.items()).extracting(i -> i.get("song").s()).containsExactly("B", "C");
+        ApiErrors.assertValidation(
+                "Number of parameters in request and statement don't match.",
+                () -> run("SELECT * FROM \"" + t + "\" WHERE artist = ? AND song = ?", s("Acme")));
+    }
+
+    @Test
+    void limitAndNextTokenPage(Tables tables) {
+        String t = music(tables);
+        List<String> seen = new ArrayList<>();
+        String token = null;
+        int pages = 0;
+        do {
+            String from = token;
+            var page = ddb.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme'")
+                    .limit(2)
+                    .nextToken(from));
+            seen.addAll(songs(page));
+            token = page.nextToken();
+            pages++;
+        } while (token != null && pages < 10);
+        assertThat(seen).containsExactly("Acme/A", "Acme/B", "Acme/C");
+        assertThat(pages).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void insertUpdateDelete(Tables tables) {
+        String t = music(tables);
+        ApiErrors.assertError(
+                DuplicateItemException.class,
+                "DuplicateItemException",
+                "Duplicate primary key exists in table",
+                () -> run("INSERT INTO \"" + t + "\" VALUE {'artist': 'Acme', 'song': 'A'}"));
+
+        var updated = run("UPDATE \"" + t + "\" SET \"year\" = \"year\" + 10 SET tags = set_add(tags, <<'z'>>) REMOVE"
+                + " nope WHERE artist = 'Acme' AND song = 'A' RETURNING ALL NEW *");
+        assertThat(updated.items())
+                .containsExactly(
+                        item("artist", s("Acme"), "song", s("A"), "year", n("2011"), "tags", ss("x", "y", "z")));
+        var modified = run("UPDATE \"" + t
+                + "\" SET \"year\" = 1 WHERE artist = 'Acme' AND song = 'A' RETURNING MODIFIED" + " OLD *");
+        assertThat(modified.items()).containsExactly(Map.of("year", n("2011")));
+        // Not an upsert: no item, no write.
+        ApiErrors.assertError(
+                ConditionalCheckFailedException.class,
+                "ConditionalCheckFailedException",
+                "The conditional request failed",
+                () -> run("UPDATE \"" + t + "\" SET x = 1 WHERE artist = 'Acme' AND song = 'Missing'"));
+        // A further condition in the WHERE is the write's condition.
+        ApiErrors.assertError(
+                ConditionalCheckFailedException.class,
+                "ConditionalCheckFailedException",
+                "The conditional request failed",
+                () -> run("UPDATE \"" + t + "\" SET x = 1 WHERE artist = 'Acme' AND song = 'A' AND \"year\" > 5000"));
+        ApiErrors.assertValidation(
+                "Where clause does not contain a mandatory equality on all key attributes",
+                () -> run("UPDATE \"" + t + "\" SET x = 1 WHERE artist = 'Acme'"));
+
+        var deleted = run("DELETE FROM \"" + t + "\" WHERE artist = 'Acme' AND song = 'C' RETURNING ALL OLD *");
+        assertThat(deleted.items()).containsExactly(item("artist", s("Acme"), "song", s("C"), "year", n("2003")));
+        assertThat(run("DELETE FROM \"" + t + "\" WHERE artist = 'Acme' AND song = 'C'")
+                        .items())
+                .isEmpty();
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("artist", s("Acme"), "song", s("C"))))
+                        .hasItem())
+                .isFalse();
+    }
+
+    @Test
+    void errors(Tables tables) {
+        String t = music(tables);
+        ApiErrors.assertError(
+                ResourceNotFoundException.class,
+                "ResourceNotFoundException",
+                "Requested resource not found",
+                () -> run("SELECT * FROM \"no-such-table-here\""));
+        ApiErrors.assertValidation(
+                "Statement wasn't well formed, can't be processed: Unexpected term",
+                () -> run("SELECT * FROM \"" + t + "\" WHERE"));
+        ApiErrors.assertValidation(
+                "Statement wasn't well formed, can't be processed: Missing right-hand side expression of infix operator",
+                () -> run("SELECT * FROM \"" + t + "\" WHERE artist = 'a' AND"));
+        ApiErrors.assertValidation("Aliasing is not supported", () -> run("SELECT * FROM \"" + t + "\" AS m"));
+        ApiErrors.assertValidation(
+                "Statement wasn't well formed, can't be processed: Unexpected keyword",
+                () -> run("INSERT INTO \"" + t + "\" (artist) VALUES ('x')"));
+    }
+
+    /** "A SELECT without the key is still a scan": counted per table in /metrics (and logged once per statement). */
+    @Test
+    @Tag("partita-only")
+    void aSelectThatScansIsCounted() {
+        try (IsolatedPartita partita = IsolatedPartita.start(StorageConfig.memory())) {
+            DynamoDbClient client = partita.client();
+            String t = partita.tables().hashTable("id", ScalarAttributeType.S);
+            client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE id = 'a'"));
+            assertThat(partita.prometheus()).doesNotContain("partita_partiql_scans_total{table=\"" + t + "\"}");
+            client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE n > 1"));
+            client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\""));
+            assertThat(partita.prometheus()).contains("partita_partiql_scans_total{table=\"" + t + "\"} 2");
+        }
+    }
+}
