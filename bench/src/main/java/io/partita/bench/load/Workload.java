@@ -26,7 +26,9 @@ public final class Workload {
         /** TransactWriteItems of 2, 10 and 100 puts of consecutive items. */
         TX2("TransactWriteItems"),
         TX10("TransactWriteItems"),
-        TX100("TransactWriteItems");
+        TX100("TransactWriteItems"),
+        /** PartiQL's SELECT by the whole key (planned as a GetItem): what parsing and planning add to GetItem. */
+        SELECT("ExecuteStatement");
 
         final String target;
 
@@ -184,6 +186,21 @@ public final class Workload {
                 out.ascii(",\"ExclusiveStartKey\":");
                 key(out, rnd.nextLong(items));
                 out.ascii("}");
+            }
+            case SELECT -> {
+                long i = rnd.nextLong(items);
+                out.ascii("{\"Statement\":\"SELECT * FROM \\\"").ascii(table);
+                if (rangeKey) {
+                    out.ascii("\\\" WHERE pk = ? AND sk = ?\",\"Parameters\":[{\"S\":\"p")
+                            .num(i / perPartition)
+                            .ascii("\"},{\"N\":\"")
+                            .num(i % perPartition)
+                            .ascii("\"}]}");
+                } else {
+                    out.ascii("\\\" WHERE pk = ?\",\"Parameters\":[{\"S\":\"k")
+                            .num(i)
+                            .ascii("\"}]}");
+                }
             }
             case TX2, TX10, TX100 -> {
                 int n = (int) Math.min(op == Op.TX2 ? 2 : op == Op.TX10 ? 10 : 100, items);
