@@ -43,6 +43,16 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
         return ExecuteStatementInput.class;
     }
 
+    /**
+     * Bounded when it is one item: a SELECT by key, an INSERT, UPDATE or DELETE run on the event loop as GetItem and
+     * the single-item writes do; a SELECT that becomes a Query or a Scan moves to the connection's worker ({@link
+     * StatementRunner}: {@code WouldBlock} before it reads anything).
+     */
+    @Override
+    public boolean boundedWork() {
+        return true;
+    }
+
     @Override
     public ExecuteStatementOutput handle(RequestContext context, ExecuteStatementInput in) {
         ConstraintSet c = new ConstraintSet();

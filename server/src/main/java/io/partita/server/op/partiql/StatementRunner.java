@@ -18,7 +18,9 @@ import io.partita.server.op.item.UpdateItemHandler;
 import io.partita.server.op.query.QueryHandler;
 import io.partita.server.op.query.ScanHandler;
 import io.partita.server.route.RequestContext;
+import io.partita.storage.NonBlockingThread;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.WouldBlock;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -104,6 +106,10 @@ final class StatementRunner {
                 GetItemOutput out = get.handle(context, plan.get());
                 return new ExecuteStatementOutput(
                         out.item() == null ? List.of() : List.of(out.item()), null, out.consumedCapacity(), null);
+            }
+            if (NonBlockingThread.current()) {
+                // Up to a megabyte read: not on an event loop. Nothing has been read or charged yet.
+                throw WouldBlock.INSTANCE;
             }
             ReadPageOutput out;
             if (plan.query() != null) {
