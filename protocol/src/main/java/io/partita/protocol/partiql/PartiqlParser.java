@@ -85,6 +85,13 @@ public final class PartiqlParser {
     private final List<AttributeValue> parameters;
     private int at;
     private int used;
+    /** How deep the parser is in parentheses and collection literals. */
+    private int depth;
+
+    /** Parentheses deeper than this refuse the statement, long before the parser's stack could run out. */
+    static final int MAX_PARENTHESES = 64;
+    /** DynamoDB's limit on nested documents ("Nesting Levels have exceeded supported limits"). */
+    static final int MAX_DOCUMENT_DEPTH = 32;
 
     private PartiqlParser(List<Token> tokens, List<AttributeValue> parameters) {
         this.tokens = tokens;
@@ -475,10 +482,21 @@ public final class PartiqlParser {
     }
 
     private Expr not() {
-        if (accept("NOT")) {
-            return new Partiql.Not(not());
+        int nots = 0;
+        while (accept("NOT")) {
+            nots++;
         }
-        return comparison();
+        Expr e = comparison();
+        for (int i = 0; i < nots; i++) {
+            e = new Partiql.Not(e);
+        }
+        return e;
+    }
+
+    private void enter(int limit, String message) {
+        if (++depth > limit) {
+            throw ApiException.validation(message);
+        }
     }
 
     private Expr comparison() {
@@ -593,12 +611,15 @@ public final class PartiqlParser {
             switch (t.text) {
                 case "(" -> {
                     next();
+                    enter(MAX_PARENTHESES, MALFORMED + "Too many nested parentheses");
                     Expr e = expression();
+                    depth--;
                     expectPunct(")", "Unexpected token after expression");
                     return e;
                 }
                 case "[" -> {
                     next();
+                    enter(MAX_DOCUMENT_DEPTH, NESTING);
                     List<AttributeValue> items = new ArrayList<>();
                     if (!peek().punct("]")) {
                         do {
@@ -606,6 +627,7 @@ public final class PartiqlParser {
                         } while (acceptPunct(","));
                     }
                     expectPunct("]", "Unexpected token after expression");
+                    depth--;
                     return new Value(new AttributeValue.L(items));
                 }
                 case "{" -> {
@@ -660,8 +682,13 @@ public final class PartiqlParser {
                 "Unsupported data type in collection literal: only values and parameters are" + " allowed");
     }
 
+    static final String NESTING =
+            "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported"
+                    + " limit";
+
     private AttributeValue.M tuple() {
         expectPunct("{", "Unexpected term");
+        enter(MAX_DOCUMENT_DEPTH, NESTING);
         Map<String, AttributeValue> m = new LinkedHashMap<>();
         if (!peek().punct("}")) {
             do {
@@ -688,6 +715,7 @@ public final class PartiqlParser {
             } while (acceptPunct(","));
         }
         expectPunct("}", "Unexpected token after expression");
+        depth--;
         return new AttributeValue.M(m);
     }
 

@@ -87,6 +87,18 @@ class PartiqlParserTest {
     }
 
     @Test
+    void longChainsParseWithoutDeepRecursionAndDeepNestingIsRefused() {
+        var nots = (Partiql.Select) parse("SELECT * FROM t WHERE " + "NOT ".repeat(2000) + "a = 1");
+        assertThat(nots.where()).isInstanceOf(Partiql.Not.class);
+        assertThat(parse("SELECT * FROM t WHERE a = 1" + " OR a = 1".repeat(1500)))
+                .isInstanceOf(Partiql.Select.class);
+        assertThatThrownBy(() -> parse("SELECT * FROM t WHERE " + "(".repeat(100) + "a = 1" + ")".repeat(100)))
+                .isInstanceOf(ApiException.class);
+        assertThatThrownBy(() -> parse("INSERT INTO t VALUE {'a': " + "[".repeat(33) + "1" + "]".repeat(33) + "}"))
+                .hasMessageStartingWith("Nesting Levels have exceeded supported limits");
+    }
+
+    @Test
     void commentsAndCaseDoNotMatter() {
         assertThat(parse("/* x */ SeLeCt * -- all\n FROM t WhErE pk = 'a'"))
                 .isEqualTo(parse("SELECT * FROM t WHERE pk = 'a'"));

@@ -101,6 +101,7 @@ public final class BatchExecuteStatementHandler
                         context,
                         s,
                         r.statement(),
+                        r.parameters(),
                         r.consistentRead(),
                         null,
                         null,

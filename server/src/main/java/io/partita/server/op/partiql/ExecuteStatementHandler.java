@@ -31,11 +31,21 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
             java.util.List<?> parameters,
             String returnValuesOnConditionCheckFailure) {
         c.notNull(path + ".statement", statement).length(path + ".statement", statement, 1, MAX_STATEMENT);
-        c.size(path + ".parameters", parameters, 1, Integer.MAX_VALUE);
+        parameters(c, path + ".parameters", parameters);
         c.enumValue(
                 path + ".returnValuesOnConditionCheckFailure",
                 returnValuesOnConditionCheckFailure,
                 ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
+    }
+
+    /** At least one parameter if any, and none null. */
+    static void parameters(ConstraintSet c, String path, java.util.List<?> parameters) {
+        c.size(path, parameters, 1, Integer.MAX_VALUE);
+        if (parameters != null) {
+            for (int i = 0; i < parameters.size(); i++) {
+                c.notNull(path + "." + (i + 1) + ".member", parameters.get(i));
+            }
+        }
     }
 
     @Override
@@ -57,7 +67,7 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
     public ExecuteStatementOutput handle(RequestContext context, ExecuteStatementInput in) {
         ConstraintSet c = new ConstraintSet();
         c.notNull("statement", in.statement()).length("statement", in.statement(), 1, MAX_STATEMENT);
-        c.size("parameters", in.parameters(), 1, Integer.MAX_VALUE);
+        parameters(c, "parameters", in.parameters());
         c.length("nextToken", in.nextToken(), 1, 32768);
         c.atLeast("limit", in.limit(), 1);
         ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
@@ -70,6 +80,7 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
                 context,
                 PartiqlParser.parse(in.statement(), in.parameters()),
                 in.statement(),
+                in.parameters(),
                 in.consistentRead(),
                 in.limit(),
                 in.nextToken(),

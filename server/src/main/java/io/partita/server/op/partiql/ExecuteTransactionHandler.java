@@ -211,7 +211,13 @@ public final class ExecuteTransactionHandler
         for (int i = 0; i < reasons.size(); i++) {
             Map<String, Object> r = reasons.get(i);
             if (inserts.get(i) && "ConditionalCheckFailed".equals(r.get("Code"))) {
-                r = new LinkedHashMap<>(Map.of("Code", "DuplicateItem", "Message", StatementRunner.DUPLICATE));
+                Map<String, Object> d = new LinkedHashMap<>();
+                d.put("Code", "DuplicateItem");
+                d.put("Message", StatementRunner.DUPLICATE);
+                if (r.get("Item") != null) {
+                    d.put("Item", r.get("Item"));
+                }
+                r = d;
             }
             codes.add((String) r.get("Code"));
             rewritten.add(r);

@@ -23,17 +23,18 @@ final class Expressions {
             Set.of("begins_with", "contains", "attribute_exists", "attribute_not_exists", "attribute_type");
 
     /** PartiQL's type names for IS, as DynamoDB's attribute_type codes. */
-    private static final Map<String, String> TYPES = Map.of(
-            "BOOLEAN", "BOOL",
-            "BOOL", "BOOL",
-            "STRING", "S",
-            "NUMBER", "N",
-            "NUMERIC", "N",
-            "BLOB", "B",
-            "BINARY", "B",
-            "LIST", "L",
-            "STRUCT", "M",
-            "TUPLE", "M");
+    private static final Map<String, String> TYPES = Map.ofEntries(
+            Map.entry("BOOLEAN", "BOOL"),
+            Map.entry("BOOL", "BOOL"),
+            Map.entry("STRING", "S"),
+            Map.entry("NUMBER", "N"),
+            Map.entry("NUMERIC", "N"),
+            Map.entry("BLOB", "B"),
+            Map.entry("BINARY", "B"),
+            Map.entry("LIST", "L"),
+            Map.entry("STRUCT", "M"),
+            Map.entry("TUPLE", "M"),
+            Map.entry("MAP", "M"));
 
     private final Map<String, String> names = new LinkedHashMap<>();
     private final Map<String, String> placeholderOf = new HashMap<>();
@@ -105,26 +106,94 @@ final class Expressions {
         }
     }
 
-    /** The conjunction of {@code parts} as a condition expression, or null when there are none. */
-    String conditionOf(List<Expr> parts) {
-        if (parts.isEmpty()) {
+    /**
+     * The conjunction of {@code fixed} (conditions already written) and {@code parts} as a condition expression, or
+     * null when there are none.
+     */
+    String conditionOf(List<String> fixed, List<Expr> parts) {
+        if (fixed.isEmpty() && parts.isEmpty()) {
             return null;
         }
         StringJoiner j = new StringJoiner(" AND ");
+        fixed.forEach(j::add);
         for (Expr e : parts) {
-            j.add(parts.size() == 1 ? condition(e) : "(" + condition(e) + ")");
+            j.add(render(e, AND));
         }
         return j.toString();
     }
 
+    String conditionOf(List<Expr> parts) {
+        return conditionOf(List.of(), parts);
+    }
+
     /** {@code e} as a condition (or filter) expression. */
     String condition(Expr e) {
+        return render(e, TOP);
+    }
+
+    // How tightly the context binds: an operand is parenthesised only where its own operator binds more loosely, so
+    // that no parentheses are redundant (DynamoDB refuses "((a))").
+    private static final int TOP = 0;
+    private static final int OR = 1;
+    private static final int AND = 2;
+    private static final int NOT = 3;
+
+    private String render(Expr e, int context) {
         if (e instanceof Partiql.Logic l) {
-            return "(" + condition(l.left()) + (l.and() ? ") AND (" : ") OR (") + condition(l.right()) + ")";
+            int own = l.and() ? AND : OR;
+            StringJoiner j = new StringJoiner(l.and() ? " AND " : " OR ");
+            for (Expr operand : operands(l)) {
+                j.add(render(operand, own));
+            }
+            return context > own ? "(" + j + ")" : j.toString();
         }
-        if (e instanceof Partiql.Not n) {
-            return "NOT (" + condition(n.operand()) + ")";
+        if (e instanceof Partiql.Not) {
+            // A chain of NOTs, walked without recursion: an even number cancels out.
+            int nots = 0;
+            Expr x = e;
+            while (x instanceof Partiql.Not n) {
+                nots++;
+                x = n.operand();
+            }
+            return nots % 2 == 0 ? render(x, context) : "NOT " + render(x, NOT);
         }
+        if (e instanceof Partiql.Is is) {
+            String p = documentPath(is.operand(), "IS");
+            if (is.type().equals("NULL")) {
+                // In PartiQL a missing attribute IS NULL too.
+                String test = "attribute_not_exists(" + p + ") OR attribute_type(" + p + ", "
+                        + value(new AttributeValue.S("NULL")) + ")";
+                if (is.negated()) {
+                    return "NOT (" + test + ")";
+                }
+                return context > OR ? "(" + test + ")" : test;
+            }
+            String test = is.type().equals("MISSING")
+                    ? "attribute_not_exists(" + p + ")"
+                    : "attribute_type(" + p + ", " + value(new AttributeValue.S(TYPES.get(is.type()))) + ")";
+            return is.negated() ? "NOT " + test : test;
+        }
+        return atom(e);
+    }
+
+    /** The operands of a chain of one logical operator ({@code a OR b OR c}), collected without recursion. */
+    private static List<Expr> operands(Partiql.Logic top) {
+        List<Expr> out = new ArrayList<>();
+        java.util.ArrayDeque<Expr> pending = new java.util.ArrayDeque<>();
+        pending.push(top);
+        while (!pending.isEmpty()) {
+            Expr e = pending.pop();
+            if (e instanceof Partiql.Logic l && l.and() == top.and()) {
+                pending.push(l.right());
+                pending.push(l.left());
+            } else {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    private String atom(Expr e) {
         if (e instanceof Partiql.Compare c) {
             return operand(c.left()) + " " + c.op() + " " + operand(c.right());
         }
@@ -137,18 +206,6 @@ final class Expressions {
                 j.add(operand(v));
             }
             return j.toString();
-        }
-        if (e instanceof Partiql.Is is) {
-            String p = documentPath(is.operand(), "IS");
-            String test = switch (is.type()) {
-                case "MISSING" -> "attribute_not_exists(" + p + ")";
-                // In PartiQL a missing attribute IS NULL too.
-                case "NULL" ->
-                    "(attribute_not_exists(" + p + ") OR attribute_type(" + p + ", "
-                            + value(new AttributeValue.S("NULL")) + "))";
-                default -> "attribute_type(" + p + ", " + value(new AttributeValue.S(TYPES.get(is.type()))) + ")";
-            };
-            return is.negated() ? "NOT (" + test + ")" : test;
         }
         if (e instanceof Partiql.Call call) {
             if (!CONDITION_FUNCTIONS.contains(call.name())) {
@@ -175,6 +232,42 @@ final class Expressions {
                     "Unsupported operator in Condition Expression. Operator: " + (a.plus() ? "+" : "-"));
         }
         throw ApiException.validation("WHERE clause must contain an expression that resolves to a boolean");
+    }
+
+    /** The top-level names a condition mentions (paths' first names), found without recursion. */
+    static java.util.Set<String> mentioned(Expr top) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        java.util.ArrayDeque<Expr> pending = new java.util.ArrayDeque<>();
+        pending.push(top);
+        while (!pending.isEmpty()) {
+            Expr e = pending.pop();
+            if (e instanceof Path p) {
+                out.add(p.head());
+            } else if (e instanceof Partiql.Logic l) {
+                pending.push(l.left());
+                pending.push(l.right());
+            } else if (e instanceof Partiql.Not n) {
+                pending.push(n.operand());
+            } else if (e instanceof Partiql.Compare c) {
+                pending.push(c.left());
+                pending.push(c.right());
+            } else if (e instanceof Partiql.Between b) {
+                pending.push(b.operand());
+                pending.push(b.low());
+                pending.push(b.high());
+            } else if (e instanceof Partiql.In in) {
+                pending.push(in.operand());
+                in.values().forEach(pending::push);
+            } else if (e instanceof Partiql.Is is) {
+                pending.push(is.operand());
+            } else if (e instanceof Partiql.Call c) {
+                c.arguments().forEach(pending::push);
+            } else if (e instanceof Partiql.Arithmetic ar) {
+                pending.push(ar.left());
+                pending.push(ar.right());
+            }
+        }
+        return out;
     }
 
     private String documentPath(Expr e, String function) {

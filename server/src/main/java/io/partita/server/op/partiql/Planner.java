@@ -38,8 +38,22 @@ final class Planner {
         this.storage = storage;
     }
 
-    /** A SELECT's plan: exactly one of the three requests. */
-    record Read(Table table, GetItemInput get, QueryInput query, ScanInput scan) {}
+    /**
+     * A SELECT's plan: exactly one of the three requests; {@code after}, when not null, the conditions a Query
+     * cannot take as its filter (DynamoDB refuses key attributes there), applied to the items it returns.
+     */
+    record Read(Table table, GetItemInput get, QueryInput query, ScanInput scan, PostFilter after) {
+        Read(Table table, GetItemInput get, QueryInput query, ScanInput scan) {
+            this(table, get, query, scan, null);
+        }
+    }
+
+    /**
+     * A condition expression with its own names and values, evaluated on the items a Query returned, and the
+     * statement's projection (null for all), applied after it.
+     */
+    record PostFilter(
+            String condition, String projection, Map<String, String> names, Map<String, AttributeValue> values) {}
 
     /** A write's plan: exactly one of the three requests; {@code insert}: a failed condition is a duplicate. */
     record Write(Table table, PutItemInput put, UpdateItemInput update, DeleteItemInput delete) {
@@ -141,6 +155,9 @@ final class Planner {
             partitionKeys =
                     d.partitionKeys().stream().map(KeySchema.KeyAttribute::name).toList();
             sortKeys = d.sortKeys().stream().map(KeySchema.KeyAttribute::name).toList();
+            if (d.global() && !d.projectsAll() && s.projection() != null) {
+                checkProjected(table, d, s.projection());
+            }
         } else {
             KeySchema schema = table.metadata().keySchema();
             partitionKeys = List.of(schema.partitionKey().name());
@@ -149,7 +166,9 @@ final class Planner {
                     : List.of(schema.sortKey().name());
         }
         Expressions x = new Expressions();
-        String projection = s.projection() == null ? null : x.projection(s.projection());
+        // Written into x only by the plan that uses it: an unused placeholder is an error.
+        java.util.function.Supplier<String> projection =
+                () -> s.projection() == null ? null : x.projection(s.projection());
         List<Expr> conjuncts = Expressions.conjuncts(s.where());
         List<String> keyNames = new ArrayList<>(partitionKeys);
         keyNames.addAll(sortKeys);
@@ -160,28 +179,48 @@ final class Planner {
 
         boolean wholeKey = bound.keySet().containsAll(keyNames);
         if (s.index() == null && wholeKey && conjuncts.size() == keyNames.size() && !ordered && startKey == null) {
+            String projected = projection.get();
             return new Read(
                     table,
                     new GetItemInput(
-                            s.table(), bound, null, consistentRead, returnConsumedCapacity, projection, x.names()),
+                            s.table(), bound, null, consistentRead, returnConsumedCapacity, projected, x.names()),
                     null,
                     null);
         }
         if (byPartition) {
             String pk = partitionKeys.get(0);
-            List<String> key = new ArrayList<>();
+            String sk = sortKeys.isEmpty() ? null : sortKeys.get(0);
+            Binding pkBinding = null;
+            Expr skCondition = null;
             List<Expr> filter = new ArrayList<>();
-            boolean sortUsed = false;
+            List<Expr> after = new ArrayList<>();
             for (Expr e : conjuncts) {
                 Binding b = binding(e, keyNames);
-                if (b != null && b.name.equals(pk) && b.op.equals("=") && key.isEmpty()) {
-                    key.add(0, x.name(pk) + " = " + x.value(b.value));
-                } else if (!sortUsed && !sortKeys.isEmpty() && sortCondition(e, sortKeys.get(0))) {
-                    key.add(sortKeyCondition(x, e, sortKeys.get(0)));
-                    sortUsed = true;
-                } else {
+                if (pkBinding == null && b != null && b.name.equals(pk) && b.op.equals("=")) {
+                    pkBinding = b;
+                } else if (skCondition == null && sk != null && sortCondition(e, sk)) {
+                    skCondition = e;
+                } else if (java.util.Collections.disjoint(Expressions.mentioned(e), keyNames)) {
                     filter.add(e);
+                } else {
+                    after.add(e);
                 }
+            }
+            String key = x.name(pk) + " = " + x.value(pkBinding.value);
+            if (skCondition != null) {
+                key += " AND " + sortKeyCondition(x, skCondition, sk);
+            }
+            PostFilter post = null;
+            String queryProjection = null;
+            if (after.isEmpty()) {
+                queryProjection = projection.get();
+            } else {
+                // The Query reads whole items, so that the conditions see what they test; the statement's projection
+                // is applied after them.
+                Expressions y = new Expressions();
+                String condition = y.conditionOf(after);
+                post = new PostFilter(
+                        condition, s.projection() == null ? null : y.projection(s.projection()), y.names(), y.values());
             }
             boolean descending =
                     ordered && s.orderBy().get(s.orderBy().size() - 1).descending();
@@ -201,13 +240,15 @@ final class Planner {
                             descending ? Boolean.FALSE : null,
                             startKey,
                             returnConsumedCapacity,
-                            projection,
+                            queryProjection,
                             x.conditionOf(filter),
-                            String.join(" AND ", key),
+                            key,
                             x.names(),
                             x.values()),
-                    null);
+                    null,
+                    post);
         }
+        String projected = projection.get();
         String filter = x.conditionOf(conjuncts);
         return new Read(
                 table,
@@ -225,11 +266,32 @@ final class Planner {
                         returnConsumedCapacity,
                         null,
                         null,
-                        projection,
+                        projected,
                         filter,
                         x.names(),
                         x.values(),
                         consistentRead));
+    }
+
+    /**
+     * A SELECT of a GSI names only what the index projects: "One or more parameter values were invalid: Global
+     * secondary index gsi2 does not project [alternate, mymap]", the missing attributes in statement order (as
+     * public captures of DynamoDB's answers show).
+     */
+    private static void checkProjected(Table table, IndexDefinition d, List<Partiql.Path> projection) {
+        java.util.Set<String> projected = new java.util.HashSet<>(d.projectedNonKeys());
+        table.metadata().keySchema().attributes().forEach(k -> projected.add(k.name()));
+        d.keyAttributes().forEach(k -> projected.add(k.name()));
+        java.util.LinkedHashSet<String> missing = new java.util.LinkedHashSet<>();
+        for (Partiql.Path p : projection) {
+            if (!projected.contains(p.head())) {
+                missing.add(p.head());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw ApiException.invalidParameter(
+                    "Global secondary index " + d.name() + " does not project " + new ArrayList<>(missing));
+        }
     }
 
     /** DynamoDB's ORDER BY rules: on key attributes, and only where the partition key is bound. */
@@ -315,13 +377,10 @@ final class Planner {
         String update = x.update(s.actions());
         // Not an upsert: the item must exist ("If the WHERE clause … does not evaluate to true for any item …
         // ConditionalCheckFailedException is returned").
-        List<String> condition = new ArrayList<>();
-        condition.add("attribute_exists("
-                + x.name(table.metadata().keySchema().partitionKey().name()) + ")");
-        String rest = x.conditionOf(keyed.rest());
-        if (rest != null) {
-            condition.add("(" + rest + ")");
-        }
+        String condition = x.conditionOf(
+                List.of("attribute_exists("
+                        + x.name(table.metadata().keySchema().partitionKey().name()) + ")"),
+                keyed.rest());
         String returnValues = s.returning() == null
                 ? null
                 : switch (s.returning()) {
@@ -337,7 +396,7 @@ final class Planner {
                         s.table(),
                         keyed.key(),
                         update,
-                        String.join(" AND ", condition),
+                        condition,
                         x.names(),
                         x.values(),
                         null,
@@ -390,8 +449,13 @@ final class Planner {
         if (keyed.rest().isEmpty()) {
             throw ApiException.validation("EXISTS() must contain a single item read with additional condition");
         }
+        // The item must exist, as a SELECT must find it for EXISTS to hold.
         Expressions x = new Expressions();
-        return new Check(table, keyed.key(), x, x.conditionOf(keyed.rest()));
+        String condition = x.conditionOf(
+                List.of("attribute_exists("
+                        + x.name(table.metadata().keySchema().partitionKey().name()) + ")"),
+                keyed.rest());
+        return new Check(table, keyed.key(), x, condition);
     }
 
     /** A SELECT in a transaction or batch: the whole key by equality and nothing else. */

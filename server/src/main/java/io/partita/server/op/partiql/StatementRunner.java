@@ -2,7 +2,12 @@ package io.partita.server.op.partiql;
 
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.expr.ConditionEvaluator;
 import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.ProjectionApplier;
+import io.partita.protocol.expr.ast.Condition;
+import io.partita.protocol.expr.ast.Path;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.message.ExecuteStatementOutput;
 import io.partita.protocol.message.GetItemOutput;
@@ -48,6 +53,7 @@ final class StatementRunner {
     private final UpdateItemHandler update;
     private final DeleteItemHandler delete;
     private final PartiqlScans scans;
+    private final ExpressionCache cache;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     StatementRunner(StorageEngine storage, ItemExpressions expressions, ExpressionCache cache, PartiqlScans scans) {
@@ -59,49 +65,74 @@ final class StatementRunner {
         this.update = new UpdateItemHandler(storage, expressions);
         this.delete = new DeleteItemHandler(storage, expressions);
         this.scans = scans;
+        this.cache = cache;
     }
 
     Planner planner() {
         return planner;
     }
 
-    /** A page's token: where the next page starts. */
-    record Token(Map<String, AttributeValue> key) {}
+    /**
+     * A page's token: where the next page starts, and a digest of the statement and parameters it belongs to, so that
+     * a token used with another statement is refused ("NextToken does not match request").
+     */
+    record Token(Map<String, AttributeValue> key, String statement) {}
 
-    static String token(Map<String, AttributeValue> lastEvaluatedKey) {
+    static String digest(String statement, List<AttributeValue> parameters) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(statement.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            sha.update((byte) 0);
+            if (parameters != null) {
+                sha.update(DynamoJson.encode(parameters));
+            }
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(java.util.Arrays.copyOf(sha.digest(), 12));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    static String token(Map<String, AttributeValue> lastEvaluatedKey, String digest) {
         return lastEvaluatedKey == null
                 ? null
                 : Base64.getUrlEncoder()
                         .withoutPadding()
-                        .encodeToString(DynamoJson.encode(new Token(lastEvaluatedKey)));
+                        .encodeToString(DynamoJson.encode(new Token(lastEvaluatedKey, digest)));
     }
 
-    static Map<String, AttributeValue> startKey(String nextToken) {
+    static Map<String, AttributeValue> startKey(String nextToken, String digest) {
         if (nextToken == null) {
             return null;
         }
+        Token t;
         try {
-            Token t = DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
-            if (t == null || t.key() == null || t.key().isEmpty()) {
-                throw ApiException.validation("Invalid NextToken");
-            }
-            return t.key();
+            t = DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
         } catch (IllegalArgumentException | ApiException e) {
             throw ApiException.validation("Invalid NextToken");
         }
+        if (t == null || t.key() == null || t.key().isEmpty() || t.statement() == null) {
+            throw ApiException.validation("Invalid NextToken");
+        }
+        if (!t.statement().equals(digest)) {
+            throw ApiException.validation("NextToken does not match request");
+        }
+        return t.key();
     }
 
     ExecuteStatementOutput run(
             RequestContext context,
             Partiql.Statement statement,
             String text,
+            List<AttributeValue> parameters,
             Boolean consistentRead,
             Long limit,
             String nextToken,
             String returnConsumedCapacity,
             String onFailure) {
         if (statement instanceof Partiql.Select s) {
-            Planner.Read plan = planner.select(s, consistentRead, limit, startKey(nextToken), returnConsumedCapacity);
+            String digest = digest(text, parameters);
+            Planner.Read plan =
+                    planner.select(s, consistentRead, limit, startKey(nextToken, digest), returnConsumedCapacity);
             if (plan.get() != null) {
                 GetItemOutput out = get.handle(context, plan.get());
                 return new ExecuteStatementOutput(
@@ -118,8 +149,9 @@ final class StatementRunner {
                 warnScan(s.table(), text);
                 out = scan.handle(context, plan.scan());
             }
+            List<Map<String, AttributeValue>> items = plan.after() == null ? out.items() : after(plan.after(), out);
             return new ExecuteStatementOutput(
-                    out.items(), token(out.lastEvaluatedKey()), out.consumedCapacity(), out.lastEvaluatedKey());
+                    items, token(out.lastEvaluatedKey(), digest), out.consumedCapacity(), out.lastEvaluatedKey());
         }
         if (statement instanceof Partiql.Insert s) {
             Planner.Write plan = planner.insert(s, returnConsumedCapacity, null);
@@ -146,6 +178,21 @@ final class StatementRunner {
             return written(out);
         }
         throw ApiException.validation("EXISTS can only be used in ExecuteTransaction write requests.");
+    }
+
+    /** The items of a Query that pass the conditions it could not take as its filter, then projected. */
+    private List<Map<String, AttributeValue>> after(Planner.PostFilter f, ReadPageOutput out) {
+        ExpressionResolver resolver = new ExpressionResolver(f.names(), f.values());
+        Condition condition = resolver.resolve(cache.condition(f.condition(), "FilterExpression"), "FilterExpression");
+        List<Path> projection =
+                f.projection() == null ? null : resolver.resolveProjection(cache.projection(f.projection()));
+        List<Map<String, AttributeValue>> items = new java.util.ArrayList<>();
+        for (Map<String, AttributeValue> item : out.items()) {
+            if (ConditionEvaluator.test(condition, item)) {
+                items.add(projection == null ? item : ProjectionApplier.project(item, projection));
+            }
+        }
+        return items;
     }
 
     private static ExecuteStatementOutput written(WriteItemOutput out) {
