@@ -139,6 +139,17 @@ class PartiqlBatchAndTransactionTest {
                         tx("INSERT INTO \"" + t + "\" VALUE {'id': 'b'}"),
                         tx("DELETE FROM \"" + t + "\" WHERE id = 'b'"))));
         assertThat(get(t, "b")).isEmpty();
+        // EXISTS needs the item: a condition that holds on no item does not make it exist.
+        TransactionCanceledException missing = ApiErrors.assertError(
+                TransactionCanceledException.class,
+                "TransactionCanceledException",
+                "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed,"
+                        + " None]",
+                () -> ddb.executeTransaction(r -> r.transactStatements(
+                        tx("EXISTS(SELECT * FROM \"" + t + "\" WHERE id = 'ghost' AND attribute_not_exists(x))"),
+                        tx("INSERT INTO \"" + t + "\" VALUE {'id': 'b'}"))));
+        assertThat(missing.cancellationReasons()).hasSize(2);
+        assertThat(get(t, "b")).isEmpty();
     }
 
     @Test

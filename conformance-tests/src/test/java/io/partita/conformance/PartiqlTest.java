@@ -185,6 +185,61 @@ class PartiqlTest {
                 () -> run("INSERT INTO \"" + t + "\" (artist) VALUES ('x')"));
     }
 
+    /** WHERE clauses a Query cannot take as its filter, NULL tests, and statements that must fail cleanly. */
+    @Test
+    void harderWhereClauses(Tables tables) {
+        String t = music(tables);
+        // Two conditions on the sort key: one is the key condition, the other applies after the Query.
+        var between = run("SELECT song FROM \"" + t + "\" WHERE artist = 'Acme' AND song > 'A' AND song < 'C'");
+        assertThat(between.items()).containsExactly(Map.of("song", s("B")));
+        var backwards = run("SELECT * FROM \"" + t + "\" WHERE song > 'A' AND artist = 'Acme' AND NOT song = 'C'");
+        assertThat(songs(backwards)).containsExactly("Acme/B");
+        assertThat(songs(run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND info IS NOT NULL")))
+                .containsExactly("Acme/B");
+        assertThat(songs(run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND info IS NULL AND \"year\" > 2001")))
+                .containsExactly("Acme/C");
+        assertThat(songs(run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND info IS MAP")))
+                .containsExactly("Acme/B");
+        StringBuilder ors = new StringBuilder("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND (song = 'B'");
+        for (int i = 0; i < 40; i++) {
+            ors.append(" OR song = 'x").append(i).append("'");
+        }
+        assertThat(songs(run(ors.append(")").toString()))).containsExactly("Acme/B");
+        ApiErrors.assertError(
+                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
+                "ValidationException",
+                "1 validation error detected: Value null at 'parameters.1.member' failed to satisfy constraint: Member must"
+                        + " not be null",
+                () -> ddb.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE artist = ?")
+                        .parameters(java.util.Collections.singletonList(null))));
+        String deep = "(".repeat(500) + "artist = 'a'" + ")".repeat(500);
+        Throwable nested =
+                org.assertj.core.api.Assertions.catchThrowable(() -> run("SELECT * FROM \"" + t + "\" WHERE " + deep));
+        assertThat(((software.amazon.awssdk.services.dynamodb.model.DynamoDbException) nested).statusCode())
+                .isEqualTo(400);
+        String deepItem = "{'a': ".repeat(40) + "1" + "}".repeat(40);
+        ApiErrors.assertValidation(
+                "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond"
+                        + " supported limit",
+                () -> run("INSERT INTO \"" + t + "\" VALUE {'artist': 'D', 'song': 'D', 'x': " + deepItem + "}"));
+    }
+
+    @Test
+    void aNextTokenBelongsToItsStatement(Tables tables) {
+        String t = music(tables);
+        var first = ddb.executeStatement(r ->
+                r.statement("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme'").limit(1));
+        assertThat(first.nextToken()).isNotNull();
+        ApiErrors.assertValidation(
+                "NextToken does not match request",
+                () -> ddb.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE artist = 'Zed'")
+                        .nextToken(first.nextToken())));
+        ApiErrors.assertValidation(
+                "Invalid NextToken",
+                () -> ddb.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme'")
+                        .nextToken("not-a-token")));
+    }
+
     /** {@code "table"."index"} reads a GSI: by its partition key as a Query of the index, otherwise a Scan of it. */
     @Test
     void selectFromAnIndex(Tables tables) {
@@ -212,6 +267,7 @@ class PartiqlTest {
         var ann = run("SELECT id FROM \"" + t + "\".\"by-owner\" WHERE owner = 'ann' ORDER BY at DESC");
         assertThat(ann.items()).extracting(i -> i.get("id").s()).containsExactly("i2", "i0");
         var late = run("SELECT id FROM \"" + t + "\".\"by-owner\" WHERE at >= 2");
+
         assertThat(late.items()).extracting(i -> i.get("id").s()).containsExactlyInAnyOrder("i2", "i3");
     }
 
