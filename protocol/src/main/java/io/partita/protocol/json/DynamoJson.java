@@ -63,6 +63,22 @@ public final class DynamoJson {
             public AttributeValue deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
                 return AttributeValueCodec.read(p);
             }
+
+            /**
+             * A JSON null where an attribute value belongs (an item's attribute, a key's, an expression value) is
+             * an attribute value with no type: refused as DynamoDB refuses {@code {}}.
+             */
+            /** A member of this type that the request leaves out is simply absent. */
+            @Override
+            public Object getAbsentValue(DeserializationContext ctxt) {
+                return null;
+            }
+
+            @Override
+            public AttributeValue getNullValue(DeserializationContext ctxt) {
+                throw ApiException.validation(
+                        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+            }
         });
         module.addSerializer(AttributeValue.class, new JsonSerializer<>() {
             @Override

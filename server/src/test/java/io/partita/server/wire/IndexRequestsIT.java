@@ -58,7 +58,13 @@ class IndexRequestsIT {
                 "null in a start key|Query|{\"TableName\":\"indexed\",\"IndexName\":\"by-g\","
                         + "\"KeyConditionExpression\":\"g = :g\",\"ExpressionAttributeValues\":{\":g\":{\"S\":\"x\"}},"
                         + "\"ExclusiveStartKey\":{\"id\":{\"S\":\"a\"},\"g\":null}}"
-                        + "|The provided key element does not match the schema",
+                        + "|Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+                "null attribute in an item|PutItem|{\"TableName\":\"indexed\",\"Item\":{\"id\":{\"S\":\"a\"},"
+                        + "\"x\":null}}|Supplied AttributeValue is empty, must contain exactly one of the supported"
+                        + " datatypes",
+                "null write request|BatchWriteItem|{\"RequestItems\":{\"indexed\":[null]}}"
+                        + "|Value null at 'requestItems.indexed.member.1.member' failed to satisfy constraint: Member must"
+                        + " not be null",
             })
     void refusedWithAValidationError(String name, String operation, String body, String message) throws Exception {
         try (EmbeddedPartita partita = EmbeddedPartita.start()) {

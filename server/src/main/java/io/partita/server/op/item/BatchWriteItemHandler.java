@@ -68,9 +68,15 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                 in.returnItemCollectionMetrics(),
                 ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
         if (in.requestItems() != null) {
-            in.requestItems()
-                    .forEach((name, writes) -> c.notNull("requestItems." + name + ".member", writes)
-                            .size("requestItems." + name + ".member", writes, 1, MAX_WRITES));
+            in.requestItems().forEach((name, writes) -> {
+                c.notNull("requestItems." + name + ".member", writes)
+                        .size("requestItems." + name + ".member", writes, 1, MAX_WRITES);
+                if (writes != null && writes.size() <= MAX_WRITES) {
+                    for (int i = 0; i < writes.size(); i++) {
+                        c.notNull("requestItems." + name + ".member." + (i + 1) + ".member", writes.get(i));
+                    }
+                }
+            });
         }
         c.check();
         int total = in.requestItems().values().stream().mapToInt(List::size).sum();
