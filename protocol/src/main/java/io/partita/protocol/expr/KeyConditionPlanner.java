@@ -68,6 +68,7 @@ public final class KeyConditionPlanner {
         }
         AttributeValue[] partition = new AttributeValue[partitionKeys.size()];
         KeyCondition[] sort = new KeyCondition[sortKeys.size()];
+        boolean nonKey = false;
         for (int i = 0; i < parts.size(); i++) {
             Condition c = parts.get(i);
             Path path = subjects.get(i);
@@ -86,8 +87,7 @@ public final class KeyConditionPlanner {
             } else if (s >= 0) {
                 sort[s] = sortCondition(c, sortKeys.get(s));
             } else {
-                throw ApiException.validation(
-                        "Query condition missed key schema element: " + firstMissing(partitionKeys, partition));
+                nonKey = true;
             }
         }
         for (int i = 0; i < partition.length; i++) {
@@ -95,6 +95,19 @@ public final class KeyConditionPlanner {
                 throw ApiException.validation("Query condition missed key schema element: "
                         + partitionKeys.get(i).name());
             }
+        }
+        if (nonKey) {
+            // A condition on an attribute outside the key: DynamoDB names the sort key it expected there, or, on a
+            // key of only a partition key, refuses the form (as dynalite's tests against DynamoDB record).
+            if (sortKeys.isEmpty()) {
+                throw ApiException.validation("Query key condition not supported");
+            }
+            int missing = 0;
+            while (missing < sort.length - 1 && sort[missing] != null) {
+                missing++;
+            }
+            throw ApiException.validation("Query condition missed key schema element: "
+                    + sortKeys.get(missing).name());
         }
         // Sort attributes left to right: equality on each but the last one given, which may be a range.
         int given = 0;
@@ -130,15 +143,6 @@ public final class KeyConditionPlanner {
             }
         }
         return -1;
-    }
-
-    private static String firstMissing(List<KeySchema.KeyAttribute> keys, AttributeValue[] given) {
-        for (int i = 0; i < keys.size(); i++) {
-            if (given[i] == null) {
-                return keys.get(i).name();
-            }
-        }
-        return keys.get(0).name();
     }
 
     private static void flatten(Condition c, List<Condition> out) {

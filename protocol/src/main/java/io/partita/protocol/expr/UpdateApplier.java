@@ -133,7 +133,7 @@ public final class UpdateApplier {
             if (!(l instanceof AttributeValue.N x) || !(r instanceof AttributeValue.N y)) {
                 throw incorrectType();
             }
-            return new AttributeValue.N(DynamoNumber.check(
+            return new AttributeValue.N(DynamoNumber.checkArithmetic(
                     a.plus() ? x.value().add(y.value()) : x.value().subtract(y.value())));
         }
         Operand.Call call = (Operand.Call) o;
@@ -156,7 +156,7 @@ public final class UpdateApplier {
             return delta;
         }
         if (current instanceof AttributeValue.N x && delta instanceof AttributeValue.N y) {
-            return new AttributeValue.N(DynamoNumber.check(x.value().add(y.value())));
+            return new AttributeValue.N(DynamoNumber.checkArithmetic(x.value().add(y.value())));
         }
         if (current instanceof AttributeValue.SS x && delta instanceof AttributeValue.SS y) {
             return new AttributeValue.SS(union(x.values(), y.values()));

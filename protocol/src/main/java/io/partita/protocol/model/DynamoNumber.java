@@ -51,6 +51,19 @@ public final class DynamoNumber {
         return stripped;
     }
 
+    /**
+     * As {@link #check}, for the result of {@code +}, {@code -} or ADD: a result that would need more than 38
+     * significant digits is refused as an overflow, as DynamoDB words it for arithmetic (ScyllaDB's alternator tests
+     * against DynamoDB, test_update_expression_plus_imprecise), not with the message of a literal of 39 digits.
+     */
+    public static BigDecimal checkArithmetic(BigDecimal value) {
+        if (value.signum() != 0 && value.stripTrailingZeros().precision() > MAX_DIGITS) {
+            throw ApiException.validation(
+                    "Number overflow. Attempting to store a number with magnitude larger than supported range");
+        }
+        return check(value);
+    }
+
     /** The exponent {@code e} of a non-zero normalised value written as {@code 0.d1d2… × 10^e}, d1 ≠ 0. */
     public static long exponentOf(BigDecimal stripped) {
         return (long) stripped.precision() - stripped.scale();

@@ -16,6 +16,11 @@ public record UpdateExpression(
         sections = List.copyOf(sections);
     }
 
+    /** Whether the expression has no action at all (an UpdateItem without UpdateExpression or AttributeUpdates). */
+    public boolean isEmpty() {
+        return set.isEmpty() && remove.isEmpty() && add.isEmpty() && delete.isEmpty();
+    }
+
     /** An expression whose sections are in the canonical order SET, REMOVE, ADD, DELETE. */
     public UpdateExpression(List<Set> set, List<Path> remove, List<Add> add, List<Delete> delete) {
         this(set, remove, add, delete, List.of("SET", "REMOVE", "ADD", "DELETE"));

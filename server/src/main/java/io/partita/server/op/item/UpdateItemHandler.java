@@ -102,6 +102,15 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                 key,
                 0,
                 old -> ItemExpressions.checked(condition, old, in.returnValuesOnConditionCheckFailure(), () -> {
+                    if (old == null
+                            && !update.isEmpty()
+                            && update.set().isEmpty()
+                            && update.add().isEmpty()) {
+                        // Only removals, from an item that is not there: nothing is created, and a nested path
+                        // is not an error (ScyllaDB's alternator tests against DynamoDB). An update with no action
+                        // at all does create the item, key only (dynalite's tests against DynamoDB).
+                        return new WriteDecision.Keep();
+                    }
                     Map<String, AttributeValue> next = in.attributeUpdates() != null
                             ? UpdateApplier.apply(
                                     update, old != null ? old : keyItem, "Type mismatch for attribute to update")

@@ -4,11 +4,13 @@ import io.partita.protocol.error.ApiException;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.protocol.expr.ExpressionResolver;
 import io.partita.protocol.expr.KeyConditionPlanner;
+import io.partita.protocol.expr.Values;
 import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.expr.ast.Path;
 import io.partita.protocol.expr.legacy.LegacyConditions;
 import io.partita.protocol.message.QueryInput;
 import io.partita.protocol.message.ReadPageOutput;
+import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
@@ -19,6 +21,7 @@ import io.partita.storage.key.KeyRanges;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Query: one partition, in sort-key order (or reverse), paged by Limit and 1 MB, then filtered and projected. */
 public final class QueryHandler implements OperationHandler<QueryInput, ReadPageOutput> {
@@ -81,7 +84,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         boolean forward = !Boolean.FALSE.equals(in.scanIndexForward());
         KeyRanges.Range range = range(target, key);
         if (in.exclusiveStartKey() != null) {
-            range = range.resumeAfter(target.startKey(in.exclusiveStartKey()), forward);
+            byte[] start = target.queryStartKey(in.exclusiveStartKey());
+            checkStart(target, key, in.exclusiveStartKey());
+            range = range.resumeAfter(start, forward);
         }
         KeyRanges.Range pageRange = range;
         boolean fetch = target.fetches(in.select(), projection);
@@ -103,6 +108,69 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                         projection,
                         "COUNT".equals(in.select()),
                         fetch));
+    }
+
+    /**
+     * A start key must lie where the query reads (dynalite's tests against DynamoDB record each message): in the
+     * queried partition, on the sort-key condition's side, and not on a query of one whole key, which has no second
+     * page.
+     */
+    private static void checkStart(
+            ReadTarget target, KeyConditionPlanner.IndexKeyCondition key, Map<String, AttributeValue> start) {
+        List<io.partita.protocol.model.KeySchema.KeyAttribute> sortKeys = target.sortKeys();
+        // Only a table's key names one item: an index's may be shared by many.
+        boolean oneRow = target.definition() == null
+                && (sortKeys.isEmpty()
+                        || (key.sortEquals().size() == sortKeys.size() - 1 && "EQ".equals(key.sortOperator())));
+        if (oneRow) {
+            throw ApiException.validation("The query can return at most one row and cannot be restarted");
+        }
+        List<io.partita.protocol.model.KeySchema.KeyAttribute> partitionKeys = target.partitionKeys();
+        for (int i = 0; i < partitionKeys.size(); i++) {
+            if (!Values.equal(
+                    start.get(partitionKeys.get(i).name()), key.partition().get(i))) {
+                throw ApiException.validation(
+                        "The provided starting key is outside query boundaries based on provided conditions");
+            }
+        }
+        for (int i = 0; i < key.sortEquals().size(); i++) {
+            if (!Values.equal(
+                    start.get(sortKeys.get(i).name()), key.sortEquals().get(i))) {
+                throw ApiException.validation(
+                        "The provided starting key is outside query boundaries based on provided conditions");
+            }
+        }
+        if (key.sortOperator() != null) {
+            AttributeValue v = start.get(sortKeys.get(key.sortEquals().size()).name());
+            if (!satisfies(v, key.sortOperator(), key.a(), key.b())) {
+                throw ApiException.validation("The provided starting key does not match the range key predicate");
+            }
+        }
+    }
+
+    private static boolean satisfies(AttributeValue v, String op, AttributeValue a, AttributeValue b) {
+        return switch (op) {
+            case "EQ" -> Values.compare(v, a) == 0;
+            case "LT" -> Values.compare(v, a) < 0;
+            case "LE" -> Values.compare(v, a) <= 0;
+            case "GT" -> Values.compare(v, a) > 0;
+            case "GE" -> Values.compare(v, a) >= 0;
+            case "BETWEEN" -> Values.compare(v, a) >= 0 && Values.compare(v, b) <= 0;
+            case "BEGINS_WITH" -> beginsWith(v, a);
+            default -> true;
+        };
+    }
+
+    private static boolean beginsWith(AttributeValue v, AttributeValue prefix) {
+        if (v instanceof AttributeValue.S s && prefix instanceof AttributeValue.S p) {
+            return s.value().startsWith(p.value());
+        }
+        if (v instanceof AttributeValue.B b && prefix instanceof AttributeValue.B p) {
+            byte[] x = b.value().unsafeArray();
+            byte[] y = p.value().unsafeArray();
+            return x.length >= y.length && java.util.Arrays.equals(x, 0, y.length, y, 0, y.length);
+        }
+        return false;
     }
 
     /** The keys a key condition selects: one partition of the table or index, narrowed by its sort attributes. */

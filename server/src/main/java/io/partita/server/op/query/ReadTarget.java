@@ -123,6 +123,24 @@ record ReadTarget(Table table, LiveIndex index) {
         return IndexEntries.rowKey(index.definition(), start, tableKey);
     }
 
+    /**
+     * As {@link #startKey}, in Query's words for a table's start key (dynalite's tests against DynamoDB): the wrong
+     * set of attributes is "The provided starting key is invalid", a key attribute of the wrong type "The provided key
+     * element does not match the schema"; a Scan's are both the latter, prefixed by the former.
+     */
+    byte[] queryStartKey(Map<String, AttributeValue> start) {
+        if (index == null) {
+            KeySchema schema = tableSchema();
+            Set<String> names = new LinkedHashSet<>();
+            schema.attributes().forEach(k -> names.add(k.name()));
+            if (!start.keySet().equals(names)) {
+                throw ApiException.validation("The provided starting key is invalid");
+            }
+            return KeyRanges.keyOf(schema, schema.keyOf(start));
+        }
+        return startKey(start);
+    }
+
     private static PrimaryKey tableKey(
             Map<String, AttributeValue> keyPart, KeySchema schema, Map<String, AttributeValue> start) {
         try {

@@ -1,0 +1,120 @@
+package io.partita.conformance;
+
+import static io.partita.conformance.support.AttributeValues.item;
+import static io.partita.conformance.support.AttributeValues.n;
+import static io.partita.conformance.support.AttributeValues.s;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.conformance.support.ApiErrors;
+import io.partita.conformance.support.Endpoint;
+import io.partita.conformance.support.PartitaExtension;
+import io.partita.conformance.support.Tables;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+
+/**
+ * Edges of the data plane, each pinned to what DynamoDB answers as public test suites run against it record it
+ * (dynalite's tests with REMOTE=1, ScyllaDB's alternator tests): Query start keys, arithmetic past 38 digits,
+ * removals from an item that is not there.
+ */
+@ExtendWith(PartitaExtension.class)
+class ExactnessTest {
+    private final DynamoDbClient ddb = Endpoint.client();
+
+    private String songs(Tables tables) {
+        String t = tables.rangeTable("pk", ScalarAttributeType.S, "sk", ScalarAttributeType.N);
+        for (int i = 0; i < 5; i++) {
+            String sk = String.valueOf(i);
+            ddb.putItem(p -> p.tableName(t).item(item("pk", s("a"), "sk", n(sk))));
+        }
+        return t;
+    }
+
+    private void query(String t, String kce, Map<String, AttributeValue> values, Map<String, AttributeValue> start) {
+        ddb.query(q -> q.tableName(t)
+                .keyConditionExpression(kce)
+                .expressionAttributeValues(values)
+                .exclusiveStartKey(start));
+    }
+
+    @Test
+    void aQueryStartKeyMustLieWhereTheQueryReads(Tables tables) {
+        String t = songs(tables);
+        Map<String, AttributeValue> a = Map.of(":p", s("a"));
+        ApiErrors.assertValidation(
+                "The provided starting key is invalid", () -> query(t, "pk = :p", a, Map.of("pk", s("a"))));
+        ApiErrors.assertValidation(
+                "The provided starting key is invalid",
+                () -> query(t, "pk = :p", a, Map.of("pk", s("a"), "sk", n("1"), "x", s("1"))));
+        ApiErrors.assertValidation(
+                "The provided key element does not match the schema",
+                () -> query(t, "pk = :p", a, Map.of("pk", s("a"), "sk", s("1"))));
+        ApiErrors.assertValidation(
+                "The provided starting key is outside query boundaries based on provided conditions",
+                () -> query(t, "pk = :p", a, Map.of("pk", s("b"), "sk", n("1"))));
+        ApiErrors.assertValidation(
+                "The provided starting key does not match the range key predicate",
+                () -> query(
+                        t,
+                        "pk = :p AND sk > :s",
+                        Map.of(":p", s("a"), ":s", n("2")),
+                        Map.of("pk", s("a"), "sk", n("1"))));
+        ApiErrors.assertValidation(
+                "The query can return at most one row and cannot be restarted",
+                () -> query(
+                        t,
+                        "pk = :p AND sk = :s",
+                        Map.of(":p", s("a"), ":s", n("2")),
+                        Map.of("pk", s("a"), "sk", n("2"))));
+        // Inside the range, the query resumes after the key.
+        var rest = ddb.query(q -> q.tableName(t)
+                .keyConditionExpression("pk = :p AND sk > :s")
+                .expressionAttributeValues(Map.of(":p", s("a"), ":s", n("0")))
+                .exclusiveStartKey(Map.of("pk", s("a"), "sk", n("2"))));
+        assertThat(rest.items()).extracting(i -> i.get("sk").n()).containsExactly("3", "4");
+    }
+
+    @Test
+    void arithmeticPast38DigitsIsAnOverflow(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        ApiErrors.assertValidation(
+                "Number overflow. Attempting to store a number with magnitude larger than supported range",
+                () -> ddb.updateItem(u -> u.tableName(t)
+                        .key(Map.of("id", s("x")))
+                        .updateExpression("SET n = :a - :b")
+                        .expressionAttributeValues(Map.of(":a", n("1e50"), ":b", n("1")))));
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("x")))).hasItem())
+                .isFalse();
+    }
+
+    @Test
+    void removalsFromAnAbsentItemCreateNothing(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        ddb.updateItem(u -> u.tableName(t).key(Map.of("id", s("gone"))).updateExpression("REMOVE a.b, c[0], d"));
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("gone")))).hasItem())
+                .isFalse();
+        // An update with no action at all creates the item, key only.
+        ddb.updateItem(u -> u.tableName(t).key(Map.of("id", s("key-only"))));
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("key-only"))))
+                        .item())
+                .isEqualTo(item("id", s("key-only")));
+        // Setting a nested path of an absent item is an error, and creates nothing.
+        ApiErrors.assertValidation(
+                "The document path provided in the update expression is invalid for update",
+                () -> ddb.updateItem(u -> u.tableName(t)
+                        .key(Map.of("id", s("none")))
+                        .updateExpression("SET a.b = :v")
+                        .expressionAttributeValues(Map.of(":v", s("x")))));
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("none")))).hasItem())
+                .isFalse();
+        // On an item that exists, removing a path through a missing map is an error.
+        ApiErrors.assertValidation(
+                "The document path provided in the update expression is invalid for update",
+                () -> ddb.updateItem(
+                        u -> u.tableName(t).key(Map.of("id", s("key-only"))).updateExpression("REMOVE a.b")));
+    }
+}
