@@ -53,6 +53,16 @@ class TagsTest {
         assertTagsEventually(ddb, arn, Map.of("team", "storage"));
     }
 
+    /** An empty tag list is refused in DynamoDB's words, typo and all (dynalite's tests against DynamoDB). */
+    @Test
+    void anEmptyTagListIsRefused(DynamoDbClient ddb, Tables tables) {
+        String name = tables.hashTable("pk", ScalarAttributeType.S);
+        String arn = ddb.describeTable(b -> b.tableName(name)).table().tableArn();
+        io.partita.conformance.support.ApiErrors.assertValidation(
+                "Atleast one Tag needs to be provided as Input.",
+                () -> ddb.tagResource(b -> b.resourceArn(arn).tags(java.util.List.of())));
+    }
+
     // turbot/steampipe-plugin-aws#1516, cloud-custodian/cloud-custodian#3514: "ResourcArn" is DynamoDB's typo.
     @Test
     void missingTableArn(DynamoDbClient ddb, Tables tables) {

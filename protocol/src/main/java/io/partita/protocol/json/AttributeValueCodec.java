@@ -191,14 +191,28 @@ public final class AttributeValueCodec {
         throw mismatch(p, "Boolean");
     }
 
+    /**
+     * Canonical base64 only, as DynamoDB's deserializer takes it (its messages, "dectected" included, as dynalite's
+     * tests against DynamoDB record them): a length that is a multiple of 4, padding only at the end, and no stray
+     * bits in the last character before it. Java's decoder alone would take unpadded text and ignore stray bits.
+     */
     private static Bytes binary(JsonParser p) throws IOException {
         String text = string(p, "Blob");
-        try {
-            return Bytes.wrap(Base64.getDecoder().decode(text));
-        } catch (IllegalArgumentException e) {
+        if (text.length() % 4 != 0) {
             throw ApiException.serialization(
                     "Base64 encoded length is expected a multiple of 4 bytes but found: " + text.length());
         }
+        byte[] bytes;
+        try {
+            bytes = Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            // Not captured from DynamoDB for a character outside the alphabet; its older answers named the value.
+            throw ApiException.serialization("'" + text + "' can not be converted to a Blob: Invalid Base64 character");
+        }
+        if (!Base64.getEncoder().encodeToString(bytes).equals(text)) {
+            throw ApiException.serialization("Invalid last non-pad Base64 character dectected");
+        }
+        return Bytes.wrap(bytes);
     }
 
     private static void expect(JsonParser p, JsonToken token, String target) {

@@ -145,7 +145,9 @@ public final class DynamoJson {
             if (api != null) {
                 throw api;
             }
-            throw ApiException.serialization("Unexpected character in JSON body; the request could not be parsed");
+            // DynamoDB's answer to a body that is not JSON has no message at all (dynalite's tests against DynamoDB
+            // record the exact body: {"__type":"com.amazon.coral.service#SerializationException"}).
+            throw ApiException.serialization(null);
         } catch (IOException e) {
             throw ApiException.serialization("The request body could not be read");
         }

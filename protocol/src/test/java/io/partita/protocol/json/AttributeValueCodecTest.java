@@ -24,6 +24,32 @@ class AttributeValueCodecTest {
         return new String(DynamoJson.encode(Map.of("Item", item)), StandardCharsets.UTF_8);
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(
+            delimiter = '|',
+            value = {
+                "YQ | Base64 encoded length is expected a multiple of 4 bytes but found: 2",
+                "23456 | Base64 encoded length is expected a multiple of 4 bytes but found: 5",
+                "AB== | Invalid last non-pad Base64 character dectected",
+                "=+/= | '=+/=' can not be converted to a Blob: Invalid Base64 character",
+                "YQ!= | 'YQ!=' can not be converted to a Blob: Invalid Base64 character",
+            })
+    void onlyCanonicalBase64IsABinary(String text, String message) {
+        assertThatThrownBy(() -> item("{\"b\":{\"B\":\"" + text + "\"}}"))
+                .isInstanceOfSatisfying(io.partita.protocol.error.ApiException.class, e -> {
+                    assertThat(e.code()).isEqualTo(io.partita.protocol.error.ErrorCode.SERIALIZATION);
+                    assertThat(e.getMessage()).isEqualTo(message);
+                });
+        assertThat(item("{\"b\":{\"B\":\"YQ==\"}}").get("b")).isInstanceOf(AttributeValue.B.class);
+        assertThat(item("{\"b\":{\"B\":\"\"}}").get("b")).isInstanceOf(AttributeValue.B.class);
+    }
+
+    @Test
+    void aNullAttributeValueIsAnEmptyOne() {
+        assertThatThrownBy(() -> item("{\"a\":null}"))
+                .hasMessage("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+    }
+
     @Test
     void roundTripsAllTenTypes() {
         String json = "{\"s\":{\"S\":\"x\"},\"n\":{\"N\":\"1.5\"},\"b\":{\"B\":\"AAE=\"},\"t\":{\"BOOL\":true},"

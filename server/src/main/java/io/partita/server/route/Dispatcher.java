@@ -68,7 +68,8 @@ public final class Dispatcher {
         checkContentType(request.contentType());
         Credentials credentials = authenticator.authenticate(request.authorization(), request.amzDate());
         RequestContext context = new RequestContext(requestId, credentials.region(), ACCOUNT_ID, request.host(), clock);
-        return DynamoJson.encode(invoke(handler, context, request.body()));
+        Object out = invoke(handler, context, request.body());
+        return out == NoContent.INSTANCE ? new byte[0] : DynamoJson.encode(out);
     }
 
     private static <I, O> O invoke(OperationHandler<I, O> handler, RequestContext context, byte[] body) {

@@ -70,6 +70,14 @@ class WireIT {
                 .contains("Partita does not implement CreateBackup yet");
     }
 
+    /** A body that is not JSON at all: DynamoDB's SerializationException has no message then. */
+    @Test
+    void aBodyThatIsNotJsonIsASerializationExceptionWithoutMessage() throws Exception {
+        HttpResponse<String> r = api.post("DynamoDB_20120810.ListTables", "hi");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).isEqualTo("{\"__type\":\"com.amazon.coral.service#SerializationException\"}");
+    }
+
     @Test
     void badJsonIsASerializationException() throws Exception {
         HttpResponse<String> r = api.post("DynamoDB_20120810.ListTables", "{\"Limit\":");

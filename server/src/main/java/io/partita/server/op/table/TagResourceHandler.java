@@ -1,8 +1,10 @@
 package io.partita.server.op.table;
 
+import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.TagResourceInput;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.TableNames;
+import io.partita.server.route.NoContent;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -10,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** TagResource: adds tags to a table, replacing the values of keys it already has. */
-public final class TagResourceHandler implements OperationHandler<TagResourceInput, Map<String, Object>> {
+public final class TagResourceHandler implements OperationHandler<TagResourceInput, NoContent> {
     private final StorageEngine storage;
 
     public TagResourceHandler(StorageEngine storage) {
@@ -23,13 +25,17 @@ public final class TagResourceHandler implements OperationHandler<TagResourceInp
     }
 
     @Override
-    public Map<String, Object> handle(RequestContext context, TagResourceInput in) {
+    public NoContent handle(RequestContext context, TagResourceInput in) {
         ConstraintSet c = new ConstraintSet()
                 .notNull("resourceArn", in.resourceArn())
                 .length("resourceArn", in.resourceArn(), 1, 1283)
                 .notNull("tags", in.tags());
         Tags.constrain(c, in.tags());
         c.check();
+        if (in.tags().isEmpty()) {
+            // Sic: DynamoDB's words, as dynalite's tests against it record them.
+            throw ApiException.validation("Atleast one Tag needs to be provided as Input.");
+        }
         String name = TableNames.fromResourceArn(in.resourceArn());
         TagTargets.require(storage, name, in.resourceArn());
         storage.tables().update(name, m -> {
@@ -37,6 +43,6 @@ public final class TagResourceHandler implements OperationHandler<TagResourceInp
             tags.putAll(Tags.toMap(in.tags()));
             return m.withTags(tags);
         });
-        return Map.of();
+        return NoContent.INSTANCE;
     }
 }

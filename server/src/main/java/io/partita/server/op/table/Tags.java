@@ -17,6 +17,10 @@ final class Tags {
         for (int i = 0; i < tags.size(); i++) {
             Tag t = tags.get(i);
             String path = "tags." + (i + 1) + ".member.";
+            if (t == null) {
+                c.notNull("tags." + (i + 1) + ".member", null);
+                continue;
+            }
             c.notNull(path + "key", t.key())
                     .length(path + "key", t.key(), 1, 128)
                     .notNull(path + "value", t.value())

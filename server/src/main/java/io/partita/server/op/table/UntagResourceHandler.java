@@ -3,6 +3,7 @@ package io.partita.server.op.table;
 import io.partita.protocol.message.UntagResourceInput;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.TableNames;
+import io.partita.server.route.NoContent;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -10,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** UntagResource: removes tag keys from a table; keys it does not have are ignored. */
-public final class UntagResourceHandler implements OperationHandler<UntagResourceInput, Map<String, Object>> {
+public final class UntagResourceHandler implements OperationHandler<UntagResourceInput, NoContent> {
     private final StorageEngine storage;
 
     public UntagResourceHandler(StorageEngine storage) {
@@ -23,7 +24,7 @@ public final class UntagResourceHandler implements OperationHandler<UntagResourc
     }
 
     @Override
-    public Map<String, Object> handle(RequestContext context, UntagResourceInput in) {
+    public NoContent handle(RequestContext context, UntagResourceInput in) {
         new ConstraintSet()
                 .notNull("resourceArn", in.resourceArn())
                 .length("resourceArn", in.resourceArn(), 1, 1283)
@@ -36,6 +37,6 @@ public final class UntagResourceHandler implements OperationHandler<UntagResourc
             in.tagKeys().forEach(tags::remove);
             return m.withTags(tags);
         });
-        return Map.of();
+        return NoContent.INSTANCE;
     }
 }
