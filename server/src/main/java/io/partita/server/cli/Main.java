@@ -180,6 +180,8 @@ public final class Main implements Callable<Integer> {
     List<String> ignored;
 
     public static void main(String[] args) {
+        // The CLI is an application: it configures logging. The library never does (PartitaLogConfigurator).
+        io.partita.server.logging.PartitaLogConfigurator.install();
         // Netty's buffer-allocation JFR events cost ~150 ms of start-up to register; nothing here records them.
         if (System.getProperty("io.netty.jfr.enabled") == null) {
             System.setProperty("io.netty.jfr.enabled", "false");

@@ -11,12 +11,27 @@ import ch.qos.logback.core.spi.ContextAwareBase;
 import org.slf4j.Logger;
 
 /**
- * Logback configured in code rather than from {@code logback.xml}: parsing XML cost about 400 ms of the server's
- * start-up (docs/PERFORMANCE.md). Logs go to stderr; {@code PARTITA_LOG_LEVEL} (or {@code -Dpartita.log.level}) sets
- * the level, INFO by default.
+ * The command line's logging: Logback configured in code rather than from {@code logback.xml} (parsing XML cost about
+ * 400 ms of the server's start-up, docs/PERFORMANCE.md). Logs go to stderr; {@code PARTITA_LOG_LEVEL} (or {@code
+ * -Dpartita.log.level}) sets the level, INFO by default.
+ *
+ * <p>Only the CLI installs it ({@link #install}): the server's artefact registers no Logback configurator, so an
+ * application or test suite that embeds Partita keeps its own logging configuration, and Partita logs through SLF4J
+ * into it. A test suite may register this class itself (a {@code META-INF/services} entry, as this project's tests
+ * do).
  */
 @ConfiguratorRank(ConfiguratorRank.CUSTOM_HIGH_PRIORITY)
 public final class PartitaLogConfigurator extends ContextAwareBase implements Configurator {
+    /** Replaces whatever configuration Logback found with this one, if Logback is SLF4J's binding; else nothing. */
+    public static void install() {
+        if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+            context.reset();
+            PartitaLogConfigurator c = new PartitaLogConfigurator();
+            c.setContext(context);
+            c.configure(context);
+        }
+    }
+
     @Override
     public ExecutionStatus configure(LoggerContext context) {
         PatternLayoutEncoder encoder = new PatternLayoutEncoder();
