@@ -27,6 +27,7 @@ import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.AttributeValue;
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * The one configured Jackson mapper: DynamoDB's PascalCase member names, no scalar coercion (DynamoDB answers a number
@@ -110,6 +111,11 @@ public final class DynamoJson {
             config.setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
             config.setCoercion(CoercionInputShape.String, CoercionAction.Fail);
         }
+        // A JSON null as a map's value (a condition, an attribute update, a table's requests) is a malformed request,
+        // never a null that reaches the handlers; in a map of attribute values it is an attribute value of no type.
+        mapper.configOverride(java.util.Map.class)
+                .setSetterInfo(com.fasterxml.jackson.annotation.JsonSetter.Value.forContentNulls(
+                        com.fasterxml.jackson.annotation.Nulls.FAIL));
         mapper.coercionConfigFor(LogicalType.Textual).setCoercion(CoercionInputShape.String, CoercionAction.TryConvert);
         mapper.coercionConfigFor(LogicalType.Textual)
                 .setCoercion(CoercionInputShape.EmptyString, CoercionAction.TryConvert);
@@ -162,7 +168,37 @@ public final class DynamoJson {
         return null;
     }
 
+    /**
+     * The path of a member in DynamoDB's constraint messages: members in lower camel case, a map's value as
+     * {@code key.member}, a list's element as {@code n.member} counting from 1 ({@code requestItems.T.member.1.member}).
+     */
+    private static String memberPath(JsonMappingException e) {
+        StringBuilder b = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (!b.isEmpty()) {
+                b.append('.');
+            }
+            if (r.getIndex() >= 0) {
+                b.append(r.getIndex() + 1).append(".member");
+            } else if (r.getFrom() instanceof Map) {
+                b.append(r.getFieldName()).append(".member");
+            } else {
+                String f = String.valueOf(r.getFieldName());
+                b.append(f.isEmpty() ? f : Character.toLowerCase(f.charAt(0)) + f.substring(1));
+            }
+        }
+        return b.toString();
+    }
+
     private static String describe(JsonMappingException e) {
+        if (e instanceof com.fasterxml.jackson.databind.exc.InvalidNullException n) {
+            if (n.getTargetType() == AttributeValue.class) {
+                throw ApiException.validation(
+                        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+            }
+            throw ApiException.validation("1 validation error detected: Value null at '" + memberPath(n)
+                    + "' failed to satisfy constraint: Member must not be null");
+        }
         String text = String.valueOf(e.getOriginalMessage());
         if (text.contains("from Object value")) {
             return "Start of structure or map found where not expected";

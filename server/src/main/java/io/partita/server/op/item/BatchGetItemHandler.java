@@ -65,9 +65,17 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
                         MAX_KEYS);
         ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
         if (in.requestItems() != null) {
-            in.requestItems()
-                    .forEach((name, ka) -> c.notNull("requestItems." + name + ".member.keys", ka.keys())
-                            .size("requestItems." + name + ".member.keys", ka.keys(), 1, MAX_KEYS));
+            in.requestItems().forEach((name, ka) -> {
+                c.notNull("requestItems." + name + ".member.keys", ka.keys())
+                        .size("requestItems." + name + ".member.keys", ka.keys(), 1, MAX_KEYS);
+                if (ka.keys() != null && ka.keys().size() <= MAX_KEYS) {
+                    for (int i = 0; i < ka.keys().size(); i++) {
+                        c.notNull(
+                                "requestItems." + name + ".member.keys." + (i + 1) + ".member",
+                                ka.keys().get(i));
+                    }
+                }
+            });
         }
         c.check();
         int total = in.requestItems().values().stream()

@@ -53,7 +53,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         c.check();
         checkMixing(in);
         ReadRequests.checkSelect(in.select(), in.indexName(), in.projectionExpression(), in.attributesToGet());
-        if (in.keyConditionExpression() == null && in.keyConditions() == null) {
+        // An empty KeyConditions map names no key either.
+        if (in.keyConditionExpression() == null
+                && (in.keyConditions() == null || in.keyConditions().isEmpty())) {
             throw ApiException.validation(
                     "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.");
         }

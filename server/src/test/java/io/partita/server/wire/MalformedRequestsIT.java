@@ -1,0 +1,257 @@
+package io.partita.server.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.server.embedded.EmbeddedPartita;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad input never gets a 5xx: for a valid request of each operation, every field at every depth (a table's request
+ * list, an item, an attribute value, a key, an expression map) is replaced in turn by each wrong shape — null, a
+ * string, a number, a boolean, an empty object, an empty list — and each answer must be a 4xx (or a 200 where the
+ * shape happens to be acceptable), never a 5xx and never a dropped connection. The server must still answer a valid
+ * request at the end. About 5,000 requests, a few seconds.
+ */
+class MalformedRequestsIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    private static EmbeddedPartita partita;
+    private static RawApi api;
+
+    /** A valid request of each operation, against the tables {@link #start} creates. */
+    private static final Map<String, String> VALID = new LinkedHashMap<>();
+
+    static {
+        String item =
+                "{\"id\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"},\"g\":{\"S\":\"x\"},\"m\":{\"M\":{\"l\":{\"L\":[{\"N\":"
+                        + "\"1\"},{\"SS\":[\"a\"]}]}}},\"b\":{\"B\":\"AAE=\"},\"t\":{\"BOOL\":true},\"z\":{\"NULL\":true}}";
+        String key = "{\"id\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"}}";
+        VALID.put(
+                "PutItem",
+                "{\"TableName\":\"fuzz\",\"Item\":" + item + ",\"ConditionExpression\":\"attribute_not_exists"
+                        + "(#x) OR #x = :v\",\"ExpressionAttributeNames\":{\"#x\":\"g\"},\"ExpressionAttributeValues\":{\":v\":"
+                        + "{\"S\":\"x\"}},\"ReturnValues\":\"ALL_OLD\",\"ReturnConsumedCapacity\":\"INDEXES\"}");
+        VALID.put(
+                "GetItem",
+                "{\"TableName\":\"fuzz\",\"Key\":" + key + ",\"ProjectionExpression\":\"#x, m.l[0]\","
+                        + "\"ExpressionAttributeNames\":{\"#x\":\"g\"},\"ConsistentRead\":true}");
+        VALID.put(
+                "UpdateItem",
+                "{\"TableName\":\"fuzz\",\"Key\":" + key + ",\"UpdateExpression\":\"SET #x = :v ADD n"
+                        + " :one REMOVE q\",\"ConditionExpression\":\"size(#x) < :ten\",\"ExpressionAttributeNames\":{\"#x\":"
+                        + "\"g\"},\"ExpressionAttributeValues\":{\":v\":{\"S\":\"y\"},\":one\":{\"N\":\"1\"},\":ten\":{\"N\":"
+                        + "\"10\"}},\"ReturnValues\":\"UPDATED_NEW\"}");
+        VALID.put(
+                "UpdateItem#legacy",
+                "{\"TableName\":\"fuzz\",\"Key\":" + key + ",\"AttributeUpdates\":{\"g\":"
+                        + "{\"Action\":\"PUT\",\"Value\":{\"S\":\"z\"}}},\"Expected\":{\"g\":{\"ComparisonOperator\":\"NOT_NULL\"}}}");
+        VALID.put(
+                "DeleteItem",
+                "{\"TableName\":\"fuzz\",\"Key\":" + key + ",\"ConditionExpression\":\"#x IN (:a, :b)\","
+                        + "\"ExpressionAttributeNames\":{\"#x\":\"g\"},\"ExpressionAttributeValues\":{\":a\":{\"S\":\"x\"},\":b\":"
+                        + "{\"S\":\"y\"}},\"ReturnValues\":\"ALL_OLD\"}");
+        VALID.put(
+                "Query",
+                "{\"TableName\":\"fuzz\",\"KeyConditionExpression\":\"id = :p AND sk BETWEEN :a AND :b\","
+                        + "\"FilterExpression\":\"attribute_exists(g)\",\"ExpressionAttributeValues\":{\":p\":{\"S\":\"a\"},"
+                        + "\":a\":{\"N\":\"0\"},\":b\":{\"N\":\"5\"}},\"ExclusiveStartKey\":" + key + ",\"Limit\":5,"
+                        + "\"ScanIndexForward\":false,\"Select\":\"ALL_ATTRIBUTES\"}");
+        VALID.put(
+                "Query#index",
+                "{\"TableName\":\"fuzz\",\"IndexName\":\"by-g\",\"KeyConditions\":{\"g\":"
+                        + "{\"AttributeValueList\":[{\"S\":\"x\"}],\"ComparisonOperator\":\"EQ\"}},\"QueryFilter\":{\"t\":"
+                        + "{\"ComparisonOperator\":\"NOT_NULL\"}}}");
+        VALID.put(
+                "Scan",
+                "{\"TableName\":\"fuzz\",\"ScanFilter\":{\"g\":{\"AttributeValueList\":[{\"S\":\"x\"}],"
+                        + "\"ComparisonOperator\":\"BEGINS_WITH\"}},\"Segment\":0,\"TotalSegments\":2,\"AttributesToGet\":"
+                        + "[\"g\"],\"ExclusiveStartKey\":" + key + "}");
+        VALID.put(
+                "BatchGetItem",
+                "{\"RequestItems\":{\"fuzz\":{\"Keys\":[" + key + "],\"ProjectionExpression\":\"g\","
+                        + "\"ConsistentRead\":true}},\"ReturnConsumedCapacity\":\"TOTAL\"}");
+        VALID.put(
+                "BatchWriteItem",
+                "{\"RequestItems\":{\"fuzz\":[{\"PutRequest\":{\"Item\":" + item + "}},"
+                        + "{\"DeleteRequest\":{\"Key\":{\"id\":{\"S\":\"b\"},\"sk\":{\"N\":\"2\"}}}}]}}");
+        VALID.put(
+                "TransactWriteItems",
+                "{\"TransactItems\":[{\"Put\":{\"TableName\":\"fuzz\",\"Item\":" + item + "}},"
+                        + "{\"Update\":{\"TableName\":\"fuzz\",\"Key\":{\"id\":{\"S\":\"c\"},\"sk\":{\"N\":\"3\"}},"
+                        + "\"UpdateExpression\":\"SET g = :v\",\"ExpressionAttributeValues\":{\":v\":{\"S\":\"w\"}}}},"
+                        + "{\"ConditionCheck\":{\"TableName\":\"fuzz\",\"Key\":{\"id\":{\"S\":\"d\"},\"sk\":{\"N\":\"4\"}},"
+                        + "\"ConditionExpression\":\"attribute_not_exists(id)\"}},{\"Delete\":{\"TableName\":\"fuzz\",\"Key\":"
+                        + "{\"id\":{\"S\":\"e\"},\"sk\":{\"N\":\"5\"}}}}],\"ClientRequestToken\":\"t\"}");
+        VALID.put(
+                "TransactGetItems",
+                "{\"TransactItems\":[{\"Get\":{\"TableName\":\"fuzz\",\"Key\":" + key
+                        + ",\"ProjectionExpression\":\"#g\",\"ExpressionAttributeNames\":{\"#g\":\"g\"}}}]}");
+        VALID.put(
+                "ExecuteStatement",
+                "{\"Statement\":\"SELECT * FROM \\\"fuzz\\\" WHERE id = ? AND sk > ?\","
+                        + "\"Parameters\":[{\"S\":\"a\"},{\"N\":\"0\"}],\"Limit\":2}");
+        VALID.put(
+                "BatchExecuteStatement",
+                "{\"Statements\":[{\"Statement\":\"SELECT * FROM \\\"fuzz\\\" WHERE id = ?"
+                        + " AND sk = ?\",\"Parameters\":[{\"S\":\"a\"},{\"N\":\"1\"}]}]}");
+        VALID.put(
+                "ExecuteTransaction",
+                "{\"TransactStatements\":[{\"Statement\":\"UPDATE \\\"fuzz\\\" SET g = ? WHERE"
+                        + " id = ? AND sk = ?\",\"Parameters\":[{\"S\":\"q\"},{\"S\":\"a\"},{\"N\":\"1\"}]}]}");
+        VALID.put(
+                "CreateTable",
+                "{\"TableName\":\"made\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\","
+                        + "\"AttributeType\":\"S\"},{\"AttributeName\":\"g\",\"AttributeType\":\"S\"}],\"KeySchema\":[{"
+                        + "\"AttributeName\":\"id\",\"KeyType\":\"HASH\"}],\"GlobalSecondaryIndexes\":[{\"IndexName\":\"gi\","
+                        + "\"KeySchema\":[{\"AttributeName\":\"g\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":"
+                        + "\"INCLUDE\",\"NonKeyAttributes\":[\"x\"]}}],\"BillingMode\":\"PAY_PER_REQUEST\",\"Tags\":[{\"Key\":"
+                        + "\"k\",\"Value\":\"v\"}],\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":"
+                        + "\"KEYS_ONLY\"}}");
+        VALID.put(
+                "UpdateTable",
+                "{\"TableName\":\"fuzz\",\"ProvisionedThroughput\":{\"ReadCapacityUnits\":5,"
+                        + "\"WriteCapacityUnits\":5},\"BillingMode\":\"PROVISIONED\"}");
+        VALID.put(
+                "UpdateTable#gsi",
+                "{\"TableName\":\"fuzz\",\"AttributeDefinitions\":[{\"AttributeName\":\"h\","
+                        + "\"AttributeType\":\"N\"}],\"GlobalSecondaryIndexUpdates\":[{\"Create\":{\"IndexName\":\"by-h\","
+                        + "\"KeySchema\":[{\"AttributeName\":\"h\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":"
+                        + "\"KEYS_ONLY\"}}}]}");
+        VALID.put("DescribeTable", "{\"TableName\":\"fuzz\"}");
+        VALID.put("ListTables", "{\"ExclusiveStartTableName\":\"a\",\"Limit\":10}");
+        VALID.put(
+                "TagResource",
+                "{\"ResourceArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\",\"Tags\":"
+                        + "[{\"Key\":\"k\",\"Value\":\"v\"}]}");
+        VALID.put(
+                "UntagResource",
+                "{\"ResourceArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\"," + "\"TagKeys\":[\"k\"]}");
+        VALID.put("ListTagsOfResource", "{\"ResourceArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\"}");
+        VALID.put(
+                "UpdateTimeToLive",
+                "{\"TableName\":\"fuzz\",\"TimeToLiveSpecification\":{\"Enabled\":true,"
+                        + "\"AttributeName\":\"ttl\"}}");
+        VALID.put("DescribeTimeToLive", "{\"TableName\":\"fuzz\"}");
+        VALID.put("UpdateContributorInsights", "{\"TableName\":\"fuzz\",\"ContributorInsightsAction\":\"ENABLE\"}");
+        VALID.put("DescribeContributorInsights", "{\"TableName\":\"fuzz\",\"IndexName\":\"by-g\"}");
+        VALID.put("ListContributorInsights", "{\"TableName\":\"fuzz\",\"MaxResults\":5}");
+        VALID.put("DeleteTable", "{\"TableName\":\"gone\"}");
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        partita = EmbeddedPartita.start();
+        api = new RawApi(partita.endpoint());
+        for (String table : List.of("fuzz", "gone")) {
+            HttpResponse<String> r = api.post(
+                    "DynamoDB_20120810.CreateTable",
+                    "{\"TableName\":\"" + table + "\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\","
+                            + "\"AttributeType\":\"S\"},{\"AttributeName\":\"sk\",\"AttributeType\":\"N\"},{"
+                            + "\"AttributeName\":\"g\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
+                            + "\"id\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}],"
+                            + "\"GlobalSecondaryIndexes\":[{\"IndexName\":\"by-g\",\"KeySchema\":[{\"AttributeName\":"
+                            + "\"g\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"ALL\"}}],"
+                            + "\"BillingMode\":\"PAY_PER_REQUEST\"}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (partita != null) {
+            partita.close();
+        }
+    }
+
+    /** The wrong shapes each field is replaced by. */
+    private static List<JsonNode> shapes() {
+        return List.of(
+                F.nullNode(),
+                F.textNode("x"),
+                F.numberNode(7),
+                F.booleanNode(true),
+                F.objectNode(),
+                F.arrayNode(),
+                F.arrayNode().add(F.nullNode()),
+                F.objectNode().set("S", F.nullNode()),
+                F.textNode(""),
+                F.arrayNode().add(F.objectNode()),
+                F.objectNode().set("N", F.textNode("1e99999999999")),
+                F.objectNode().set("L", F.arrayNode().add(F.textNode("x"))));
+    }
+
+    /** Every path into {@code node}: object fields and list elements, at every depth. */
+    private static void paths(JsonNode node, List<Object> prefix, List<List<Object>> out) {
+        if (node.isObject()) {
+            node.fieldNames().forEachRemaining(f -> {
+                List<Object> p = new ArrayList<>(prefix);
+                p.add(f);
+                out.add(p);
+                paths(node.get(f), p, out);
+            });
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                List<Object> p = new ArrayList<>(prefix);
+                p.add(i);
+                out.add(p);
+                paths(node.get(i), p, out);
+            }
+        }
+    }
+
+    /** {@code root} with the value at {@code path} replaced by {@code value}. */
+    private static JsonNode replaced(JsonNode root, List<Object> path, JsonNode value) {
+        JsonNode copy = root.deepCopy();
+        JsonNode parent = copy;
+        for (int i = 0; i < path.size() - 1; i++) {
+            Object step = path.get(i);
+            parent = step instanceof String s ? parent.get(s) : parent.get((Integer) step);
+        }
+        Object last = path.get(path.size() - 1);
+        if (last instanceof String s) {
+            ((ObjectNode) parent).set(s, value);
+        } else {
+            ((ArrayNode) parent).set((Integer) last, value);
+        }
+        return copy;
+    }
+
+    @Test
+    void noWrongShapeAnywhereGetsA5xx() throws Exception {
+        List<String> failures = new ArrayList<>();
+        int sent = 0;
+        for (Map.Entry<String, String> e : VALID.entrySet()) {
+            String operation = e.getKey().split("#")[0];
+            JsonNode valid = JSON.readTree(e.getValue());
+            List<List<Object>> paths = new ArrayList<>();
+            paths(valid, List.of(), paths);
+            for (List<Object> path : paths) {
+                for (JsonNode shape : shapes()) {
+                    String body = JSON.writeValueAsString(replaced(valid, path, shape));
+                    HttpResponse<String> r = api.post("DynamoDB_20120810." + operation, body);
+                    sent++;
+                    if (r.statusCode() >= 500) {
+                        failures.add(operation + " " + path + " = " + shape + " -> " + r.statusCode() + " " + r.body());
+                    }
+                }
+            }
+        }
+        assertThat(failures).as("%d requests sent", sent).isEmpty();
+        assertThat(sent).isGreaterThan(2000);
+        HttpResponse<String> still = api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":\"fuzz\"}");
+        assertThat(still.statusCode()).isEqualTo(200);
+    }
+}
