@@ -60,7 +60,8 @@ class MalformedRequestsIT {
                         + "{\"Action\":\"PUT\",\"Value\":{\"S\":\"z\"}}},\"Expected\":{\"g\":{\"ComparisonOperator\":\"NOT_NULL\"}}}");
         VALID.put(
                 "DeleteItem",
-                "{\"TableName\":\"fuzz\",\"Key\":" + key + ",\"ConditionExpression\":\"#x IN (:a, :b)\","
+                "{\"TableName\":\"fuzz\",\"Key\":" + key
+                        + ",\"ConditionExpression\":\"attribute_exists(#x) OR #x IN (:a, :b)\","
                         + "\"ExpressionAttributeNames\":{\"#x\":\"g\"},\"ExpressionAttributeValues\":{\":a\":{\"S\":\"x\"},\":b\":"
                         + "{\"S\":\"y\"}},\"ReturnValues\":\"ALL_OLD\"}");
         VALID.put(
@@ -115,15 +116,15 @@ class MalformedRequestsIT {
                 "CreateTable",
                 "{\"TableName\":\"made\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\","
                         + "\"AttributeType\":\"S\"},{\"AttributeName\":\"g\",\"AttributeType\":\"S\"}],\"KeySchema\":[{"
-                        + "\"AttributeName\":\"id\",\"KeyType\":\"HASH\"}],\"GlobalSecondaryIndexes\":[{\"IndexName\":\"gi\","
+                        + "\"AttributeName\":\"id\",\"KeyType\":\"HASH\"}],\"GlobalSecondaryIndexes\":[{\"IndexName\":\"gsi-x\","
                         + "\"KeySchema\":[{\"AttributeName\":\"g\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":"
                         + "\"INCLUDE\",\"NonKeyAttributes\":[\"x\"]}}],\"BillingMode\":\"PAY_PER_REQUEST\",\"Tags\":[{\"Key\":"
                         + "\"k\",\"Value\":\"v\"}],\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":"
                         + "\"KEYS_ONLY\"}}");
         VALID.put(
                 "UpdateTable",
-                "{\"TableName\":\"fuzz\",\"ProvisionedThroughput\":{\"ReadCapacityUnits\":5,"
-                        + "\"WriteCapacityUnits\":5},\"BillingMode\":\"PROVISIONED\"}");
+                "{\"TableName\":\"fuzz\",\"DeletionProtectionEnabled\":false,\"TableClass\":\"STANDARD\","
+                        + "\"OnDemandThroughput\":{\"MaxReadRequestUnits\":-1,\"MaxWriteRequestUnits\":-1}}");
         VALID.put(
                 "UpdateTable#gsi",
                 "{\"TableName\":\"fuzz\",\"AttributeDefinitions\":[{\"AttributeName\":\"h\","
@@ -131,7 +132,7 @@ class MalformedRequestsIT {
                         + "\"KeySchema\":[{\"AttributeName\":\"h\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":"
                         + "\"KEYS_ONLY\"}}}]}");
         VALID.put("DescribeTable", "{\"TableName\":\"fuzz\"}");
-        VALID.put("ListTables", "{\"ExclusiveStartTableName\":\"a\",\"Limit\":10}");
+        VALID.put("ListTables", "{\"ExclusiveStartTableName\":\"aaa\",\"Limit\":10}");
         VALID.put(
                 "TagResource",
                 "{\"ResourceArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\",\"Tags\":"
@@ -146,9 +147,25 @@ class MalformedRequestsIT {
                         + "\"AttributeName\":\"ttl\"}}");
         VALID.put("DescribeTimeToLive", "{\"TableName\":\"fuzz\"}");
         VALID.put("UpdateContributorInsights", "{\"TableName\":\"fuzz\",\"ContributorInsightsAction\":\"ENABLE\"}");
-        VALID.put("DescribeContributorInsights", "{\"TableName\":\"fuzz\",\"IndexName\":\"by-g\"}");
+        VALID.put("DescribeContributorInsights", "{\"TableName\":\"fuzz\"}");
         VALID.put("ListContributorInsights", "{\"TableName\":\"fuzz\",\"MaxResults\":5}");
         VALID.put("DeleteTable", "{\"TableName\":\"gone\"}");
+        // DynamoDB Streams' operations, on the same port.
+        VALID.put(
+                "Streams.ListStreams",
+                "{\"TableName\":\"fuzz\",\"Limit\":5,\"ExclusiveStartStreamArn\":"
+                        + "\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz/stream/2026-01-01T00:00:00.000\"}");
+        VALID.put(
+                "Streams.DescribeStream",
+                "{\"StreamArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz/stream/"
+                        + "2026-01-01T00:00:00.000\",\"Limit\":10,\"ShardFilter\":{\"Type\":\"CHILD_SHARDS\",\"ShardId\":"
+                        + "\"shardId-00000000000000000000-00000000\"}}");
+        VALID.put(
+                "Streams.GetShardIterator",
+                "{\"StreamArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz/"
+                        + "stream/2026-01-01T00:00:00.000\",\"ShardId\":\"shardId-00000000000000000000-00000000\","
+                        + "\"ShardIteratorType\":\"TRIM_HORIZON\"}");
+        VALID.put("Streams.GetRecords", "{\"ShardIterator\":\"bm90LWFuLWl0ZXJhdG9y\",\"Limit\":100}");
     }
 
     @BeforeAll
@@ -164,9 +181,31 @@ class MalformedRequestsIT {
                             + "\"id\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"sk\",\"KeyType\":\"RANGE\"}],"
                             + "\"GlobalSecondaryIndexes\":[{\"IndexName\":\"by-g\",\"KeySchema\":[{\"AttributeName\":"
                             + "\"g\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"ALL\"}}],"
-                            + "\"BillingMode\":\"PAY_PER_REQUEST\"}");
+                            + "\"BillingMode\":\"PAY_PER_REQUEST\",\"StreamSpecification\":{\"StreamEnabled\":true,"
+                            + "\"StreamViewType\":\"NEW_AND_OLD_IMAGES\"}}");
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         }
+        // The streams' requests name the real stream, its first shard and an iterator of it.
+        String arn = JSON.readTree(api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":\"fuzz\"}")
+                        .body())
+                .at("/Table/LatestStreamArn")
+                .asText();
+        String shard = JSON.readTree(
+                        api.post("DynamoDBStreams_20120810.DescribeStream", "{\"StreamArn\":\"" + arn + "\"}")
+                                .body())
+                .at("/StreamDescription/Shards/0/ShardId")
+                .asText();
+        String iterator = JSON.readTree(api.post(
+                                "DynamoDBStreams_20120810.GetShardIterator",
+                                "{\"StreamArn\":\"" + arn + "\",\"ShardId\":\"" + shard
+                                        + "\",\"ShardIteratorType\":\"TRIM_HORIZON\"}")
+                        .body())
+                .at("/ShardIterator")
+                .asText();
+        String fakeArn = "arn:aws:dynamodb:us-east-1:000000000000:table/fuzz/stream/2026-01-01T00:00:00.000";
+        VALID.replaceAll((op, body) -> body.replace(fakeArn, arn)
+                .replace("shardId-00000000000000000000-00000000", shard)
+                .replace("bm90LWFuLWl0ZXJhdG9y", iterator));
     }
 
     @AfterAll
@@ -235,13 +274,19 @@ class MalformedRequestsIT {
         int sent = 0;
         for (Map.Entry<String, String> e : VALID.entrySet()) {
             String operation = e.getKey().split("#")[0];
+            String target = operation.startsWith("Streams.")
+                    ? "DynamoDBStreams_20120810." + operation.substring("Streams.".length())
+                    : "DynamoDB_20120810." + operation;
             JsonNode valid = JSON.readTree(e.getValue());
+            HttpResponse<String> base = api.post(target, e.getValue());
+            // The unmutated request succeeds, so that its mutations reach as deep as a valid one does.
+            assertThat(base.statusCode()).as(e.getKey() + ": " + base.body()).isEqualTo(200);
             List<List<Object>> paths = new ArrayList<>();
             paths(valid, List.of(), paths);
             for (List<Object> path : paths) {
                 for (JsonNode shape : shapes()) {
                     String body = JSON.writeValueAsString(replaced(valid, path, shape));
-                    HttpResponse<String> r = api.post("DynamoDB_20120810." + operation, body);
+                    HttpResponse<String> r = api.post(target, body);
                     sent++;
                     if (r.statusCode() >= 500) {
                         failures.add(operation + " " + path + " = " + shape + " -> " + r.statusCode() + " " + r.body());
