@@ -31,6 +31,23 @@ class ItemLimitsTest {
             Map.of("id", AttributeValue.fromS("k"), "data", AttributeValue.fromS("original"));
     private static final String TOO_LARGE = "Item size has exceeded the maximum allowed size";
 
+    /**
+     * Attribute names up to 65,535 bytes ("Attribute names": ServiceQuotas), one byte more refused in DynamoDB's
+     * words — not by the JSON parser's own limit on names, which is lower.
+     */
+    @Test
+    void attributeNamesUpTo65535Bytes(DynamoDbClient ddb, Tables tables) {
+        String table = tables.hashTable("id", ScalarAttributeType.S);
+        String longest = "n".repeat(65_535);
+        ddb.putItem(b ->
+                b.tableName(table).item(Map.of("id", AttributeValue.fromS("k"), longest, AttributeValue.fromS("v"))));
+        assertThat(ddb.getItem(b -> b.tableName(table).key(KEY)).item()).containsKey(longest);
+        AwsErrorDetails tooLong = errorOf(() -> ddb.putItem(b -> b.tableName(table)
+                .item(Map.of("id", AttributeValue.fromS("k"), longest + "n", AttributeValue.fromS("v")))));
+        assertThat(tooLong.errorCode()).isEqualTo("ValidationException");
+        assertThat(tooLong.errorMessage()).isEqualTo("Attribute name is too large, must be less than 65536 bytes");
+    }
+
     /** The error details of a call that must fail with a DynamoDB service error. */
     private static AwsErrorDetails errorOf(ThrowingCallable call) {
         DynamoDbException e = catchThrowableOfType(DynamoDbException.class, call);

@@ -94,7 +94,16 @@ public final class DynamoJson {
                 value.writeJson(g);
             }
         });
-        JsonMapper mapper = JsonMapper.builder()
+        // DynamoDB's limits, not the JSON library's defaults: attribute names up to 65,535 bytes (ServiceQuotas,
+        // "Attribute names") must reach the handlers, whose check refuses longer ones in DynamoDB's words; Jackson's
+        // own limit on names (50,000 characters) would refuse them as malformed JSON first. A name is bounded by the
+        // 16 MB body anyway.
+        com.fasterxml.jackson.core.JsonFactory factory = com.fasterxml.jackson.core.JsonFactory.builder()
+                .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                        .maxNameLength(16 * 1024 * 1024)
+                        .build())
+                .build();
+        JsonMapper mapper = JsonMapper.builder(factory)
                 .propertyNamingStrategy(PropertyNamingStrategies.UPPER_CAMEL_CASE)
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
