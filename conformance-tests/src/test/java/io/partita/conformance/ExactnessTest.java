@@ -78,6 +78,45 @@ class ExactnessTest {
         assertThat(rest.items()).extracting(i -> i.get("sk").n()).containsExactly("3", "4");
     }
 
+    /** Key conditions DynamoDB accepts written either way round, and the forms it refuses, in its words. */
+    @Test
+    void keyConditionForms(Tables tables) {
+        String t = songs(tables);
+        Map<String, AttributeValue> v = Map.of(":p", s("a"), ":s", n("2"));
+        var reversed = ddb.query(q ->
+                q.tableName(t).keyConditionExpression(":p = pk AND :s < sk").expressionAttributeValues(v));
+        assertThat(reversed.items()).extracting(i -> i.get("sk").n()).containsExactly("3", "4");
+        var parenthesised = ddb.query(q ->
+                q.tableName(t).keyConditionExpression("(pk = :p) AND (sk > :s)").expressionAttributeValues(v));
+        assertThat(parenthesised.count()).isEqualTo(2);
+        Map<String, String> refused = Map.of(
+                "pk = :p AND sk > size(sk)", "KeyConditionExpressions cannot contain nested operations",
+                "pk = :p AND sk > pk",
+                        "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition",
+                ":p = :s AND pk = :p", "Invalid condition in KeyConditionExpression: No key attribute specified",
+                "pk = :p AND :s BETWEEN sk AND :s",
+                        "Invalid condition in KeyConditionExpression: BETWEEN operator must have the key attribute as"
+                                + " its first operand",
+                "pk = :p AND v = :s", "Query condition missed key schema element: sk",
+                "pk = :p OR sk > :s",
+                        "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: OR");
+        refused.forEach((kce, message) -> ApiErrors.assertValidation(
+                message,
+                () -> ddb.query(
+                        q -> q.tableName(t).keyConditionExpression(kce).expressionAttributeValues(used(v, kce)))));
+    }
+
+    /** The values {@code expression} names: DynamoDB refuses unused ones first. */
+    private static Map<String, AttributeValue> used(Map<String, AttributeValue> values, String expression) {
+        Map<String, AttributeValue> out = new java.util.HashMap<>();
+        values.forEach((k, x) -> {
+            if (expression.contains(k)) {
+                out.put(k, x);
+            }
+        });
+        return out;
+    }
+
     @Test
     void arithmeticPast38DigitsIsAnOverflow(Tables tables) {
         String t = tables.hashTable("id", ScalarAttributeType.S);

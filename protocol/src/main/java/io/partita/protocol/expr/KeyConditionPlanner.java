@@ -158,23 +158,52 @@ public final class KeyConditionPlanner {
         }
     }
 
+    /**
+     * The key attribute a condition is on, with DynamoDB's words for each form it refuses (dynalite's tests against
+     * DynamoDB): a function or arithmetic among the operands, two attributes, no attribute, or a begins_with or
+     * BETWEEN whose first operand is not the attribute.
+     */
     private static Path keyPath(Condition c) {
-        Operand subject;
+        List<Operand> operands;
+        Operand first;
+        String named = null;
         if (c instanceof Condition.Compare cmp) {
-            subject = cmp.left() instanceof Path ? cmp.left() : cmp.right();
+            operands = List.of(cmp.left(), cmp.right());
+            first = null;
         } else if (c instanceof Condition.Between b) {
-            subject = b.value();
+            operands = List.of(b.value(), b.lower(), b.upper());
+            first = b.value();
+            named = "BETWEEN";
         } else if (c instanceof Condition.Function f && f.name().equals("begins_with")) {
-            subject = f.arguments().get(0);
+            operands = f.arguments();
+            first = f.arguments().get(0);
+            named = "begins_with";
         } else if (c instanceof Condition.In) {
             throw invalid("Invalid operator used in KeyConditionExpression: IN");
         } else {
             throw invalid("Invalid operator used in KeyConditionExpression: " + ((Condition.Function) c).name());
         }
-        if (!(subject instanceof Path p)) {
-            throw ApiException.validation("Query key condition not supported");
+        Path subject = null;
+        for (Operand o : operands) {
+            if (o instanceof Operand.Call || o instanceof Operand.Arithmetic) {
+                throw ApiException.validation("KeyConditionExpressions cannot contain nested operations");
+            }
+            if (o instanceof Path p) {
+                if (subject != null) {
+                    throw ApiException.validation(
+                            "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition");
+                }
+                subject = p;
+            }
         }
-        return p;
+        if (subject == null) {
+            throw ApiException.validation("Invalid condition in KeyConditionExpression: No key attribute specified");
+        }
+        if (named != null && first != subject) {
+            throw ApiException.validation("Invalid condition in KeyConditionExpression: " + named
+                    + " operator must have the key attribute as its first operand");
+        }
+        return subject;
     }
 
     private static KeyCondition sortCondition(Condition c, KeySchema.KeyAttribute key) {
