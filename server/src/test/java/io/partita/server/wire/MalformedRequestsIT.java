@@ -294,6 +294,7 @@ class MalformedRequestsIT {
                 }
             }
         }
+        System.out.printf("MalformedRequestsIT: %d malformed requests, none answered 5xx%n", sent);
         assertThat(failures).as("%d requests sent", sent).isEmpty();
         assertThat(sent).isGreaterThan(2000);
         HttpResponse<String> still = api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":\"fuzz\"}");
