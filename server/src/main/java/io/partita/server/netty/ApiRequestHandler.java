@@ -29,6 +29,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thin HTTP adapter: {@code GET /} answers DynamoDB's health line, {@code POST /} goes to the {@link Dispatcher}, and
@@ -44,6 +46,8 @@ import java.util.function.Supplier;
  * buffer that was then copied into an array anyway (3 % of a GetItem's event-loop time, docs/PERFORMANCE.md).
  */
 public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
+
     static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
     /** A larger body is decoded on the worker: a 400 KB item takes about a millisecond to decode and validate. */
     static final int MAX_INLINE_BODY_BYTES = 64 * 1024;
@@ -92,6 +96,22 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         out = ctx;
+    }
+
+    /**
+     * A connection that fails under a request (the client reset it, or closed it mid-request) is closed: its client
+     * is gone, nothing can be answered, and it is no server error to log loudly. Anything else is logged, then the
+     * connection closed.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof java.io.IOException) {
+            log.debug(
+                    "connection {} closed by a network error: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("connection {} failed; closing it", ctx.channel().remoteAddress(), cause);
+        }
+        ctx.close();
     }
 
     @Override
