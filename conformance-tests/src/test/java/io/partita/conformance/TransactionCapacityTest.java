@@ -82,6 +82,27 @@ class TransactionCapacityTest {
             assertThat(TransactWriteItemsTest.codes((TransactionCanceledException) thrown))
                     .containsExactly("None", "ItemCollectionSizeLimitExceeded");
             assertThat(ddb.scan(r -> r.tableName(t)).count()).isEqualTo(3);
+
+            // Two writes that each fit, but not together: the transaction counts its own earlier actions.
+            for (int at = 1; at <= 2; at++) {
+                var m = LocalSecondaryIndexTest.message("cy", at, at, "z".repeat(20_000));
+                ddb.putItem(p -> p.tableName(t).item(m));
+            }
+            var third = LocalSecondaryIndexTest.message("cy", 3, 3, "z".repeat(20_000));
+            var fourth = LocalSecondaryIndexTest.message("cy", 4, 4, "z".repeat(20_000));
+            Throwable together =
+                    org.assertj.core.api.Assertions.catchThrowable(() -> ddb.transactWriteItems(r -> r.transactItems(
+                            TransactWriteItem.builder()
+                                    .put(p -> p.tableName(t).item(third))
+                                    .build(),
+                            TransactWriteItem.builder()
+                                    .put(p -> p.tableName(t).item(fourth))
+                                    .build())));
+            assertThat(TransactWriteItemsTest.codes((TransactionCanceledException) together))
+                    .containsExactly("None", "ItemCollectionSizeLimitExceeded");
+            ddb.transactWriteItems(r -> r.transactItems(TransactWriteItem.builder()
+                    .put(p -> p.tableName(t).item(third))
+                    .build()));
         }
     }
 }

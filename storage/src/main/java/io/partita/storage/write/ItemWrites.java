@@ -220,7 +220,7 @@ public final class ItemWrites {
             lock.lock();
         }
         try {
-            Applied a = plan(table, encoded, k, keyHash, w, ENCODED.get());
+            Applied a = plan(table, encoded, k, keyHash, w, ENCODED.get(), null);
             if (a.change != null) {
                 commit(List.of(a));
             }
@@ -237,7 +237,14 @@ public final class ItemWrites {
      * thrown before anything is written. The new item is encoded into {@code buffer}, which must stay untouched
      * until the change has committed: a transaction plans each of its items into a buffer of its own.
      */
-    Applied plan(Table table, ItemKeyEncoder.EncodedKey encoded, byte[] k, long keyHash, ItemWrite w, ByteSink buffer) {
+    Applied plan(
+            Table table,
+            ItemKeyEncoder.EncodedKey encoded,
+            byte[] k,
+            long keyHash,
+            ItemWrite w,
+            ByteSink buffer,
+            Map<CollectionKey, Long> pending) {
         if (table.deleted()) {
             // DeleteTable removed it after this write looked it up, and drops its families once no lock is held.
             throw ApiException.resourceNotFound("Requested resource not found");
@@ -341,7 +348,7 @@ public final class ItemWrites {
         long collection = -1;
         BatchContributor[] parts = ttl ? parts(recording, false, true) : recording ? recorded : plain;
         if (!indexes.locals().isEmpty()) {
-            collection = collection(table, w, change, newSize - oldSize);
+            collection = collection(table, w, change, newSize - oldSize, pending);
             parts = ttl ? parts(recording, true, true) : recording ? recordedLocal : plainLocal;
         }
         return new Applied(outcome, null, oldSize, localUnits, globalUnits, collection, change, parts);
@@ -351,23 +358,33 @@ public final class ItemWrites {
      * The size the item's collection will have, checked against the limit ("Item collection size limit": a table
      * with LSIs keeps each partition key's items and LSI entries within 10 GB; a write that would grow one past it is
      * refused with ItemCollectionSizeLimitExceededException). Writes to other items of the collection hold other
-     * locks, so two may pass the check together: DynamoDB's limit is not exact either.
+     * locks, so two may pass the check together: DynamoDB's limit is not exact either. Within one transaction,
+     * {@code pending} holds what its earlier actions add to each collection, so that together they cannot pass it.
      */
-    private long collection(Table table, ItemWrite w, ItemChange change, long itemDelta) {
+    private long collection(
+            Table table, ItemWrite w, ItemChange change, long itemDelta, Map<CollectionKey, Long> pending) {
         byte[] prefix = io.partita.storage.key.KeyRanges.partitionPrefix(w.key().partition());
         long delta = itemDelta;
         for (ItemChange.LocalRow r : change.localRows()) {
             delta += r.change().sizeDelta();
         }
-        long current = catalog.collectionSize(table, prefix);
+        CollectionKey key =
+                pending == null ? null : new CollectionKey(table.cacheId(), java.nio.ByteBuffer.wrap(prefix));
+        long current = catalog.collectionSize(table, prefix) + (key == null ? 0 : pending.getOrDefault(key, 0L));
         if (delta > 0 && current + delta > itemCollectionLimit) {
             throw new ApiException(
                     ErrorCode.ITEM_COLLECTION_SIZE_LIMIT_EXCEEDED,
                     "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.");
         }
         change.collection(prefix, delta);
+        if (key != null) {
+            pending.merge(key, delta, Long::sum);
+        }
         return current + delta;
     }
+
+    /** An item collection of a table: its cache id and the collection's partition prefix. */
+    record CollectionKey(long table, java.nio.ByteBuffer prefix) {}
 
     /** The parts of a change on a table with TTL (rare enough to assemble per write). */
     private BatchContributor[] parts(boolean recording, boolean locals, boolean ttl) {

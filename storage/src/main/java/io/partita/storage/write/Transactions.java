@@ -186,8 +186,10 @@ public final class Transactions {
             int[] stripes = lock(targets);
             try {
                 requireLive(targets);
+                // What the transaction's earlier actions add to each item collection, for the limit.
+                Map<ItemWrites.CollectionKey, Long> collections = new java.util.HashMap<>();
                 for (int i = 0; i < n; i++) {
-                    reasons[i] = plan(actions.get(i), targets[i], planned, i);
+                    reasons[i] = plan(actions.get(i), targets[i], planned, i, collections);
                     cancelled |= !reasons[i].ok();
                 }
                 if (!cancelled) {
@@ -273,11 +275,17 @@ public final class Transactions {
     }
 
     /** Plans one action under the held locks; its reason (OK when it may commit). */
-    private Reason plan(WriteAction a, Target t, ItemWrites.Applied[] planned, int i) {
+    private Reason plan(
+            WriteAction a,
+            Target t,
+            ItemWrites.Applied[] planned,
+            int i,
+            Map<ItemWrites.CollectionKey, Long> collections) {
         ItemWrite w = new ItemWrite(a.table(), a.key(), a.write(), 0, ChangeCause.TRANSACTION);
         ItemWrites.Applied applied;
         try {
-            applied = writes.plan(a.table(), t.encoded(), t.encoded().bytes(), t.keyHash(), w, new ByteSink(1024));
+            applied = writes.plan(
+                    a.table(), t.encoded(), t.encoded().bytes(), t.keyHash(), w, new ByteSink(1024), collections);
         } catch (ApiException e) {
             if (e.code() == ErrorCode.RESOURCE_NOT_FOUND) {
                 // A table deleted while the transaction waited for its locks: the whole request fails, unwritten.
