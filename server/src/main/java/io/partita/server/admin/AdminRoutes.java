@@ -77,6 +77,8 @@ public final class AdminRoutes {
     public Answer get(String uri) {
         try {
             return route(uri);
+        } catch (BadQuery e) {
+            return error(400, e.getMessage());
         } catch (RuntimeException e) {
             log.error("admin GET {} failed", uri, e);
             return error(500, "Internal error");
@@ -113,6 +115,8 @@ public final class AdminRoutes {
     public Answer change(String method, String uri) {
         try {
             return routeChange(method, uri);
+        } catch (BadQuery e) {
+            return error(400, e.getMessage());
         } catch (RuntimeException e) {
             log.error("admin {} {} failed", method, uri, e);
             return error(500, "Internal error");
@@ -635,11 +639,24 @@ public final class AdminRoutes {
         return String.format("%016x", v);
     }
 
+    /** A query string that cannot be decoded: the caller's mistake, answered 400. */
+    static final class BadQuery extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BadQuery(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     static String parameter(String query, String name) {
         for (String pair : query.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0 && pair.substring(0, eq).equals(name)) {
-                return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                try {
+                    return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                } catch (IllegalArgumentException e) {
+                    throw new BadQuery("malformed query parameter " + name + ": " + e.getMessage());
+                }
             }
         }
         return null;

@@ -268,6 +268,32 @@ class MalformedRequestsIT {
         return copy;
     }
 
+    /** The status line of {@code method path} sent as written (Java's HTTP client refuses a malformed URI). */
+    private static String rawStatus(String method, String path) throws Exception {
+        java.net.URI endpoint = partita.endpoint();
+        try (java.net.Socket socket = new java.net.Socket(endpoint.getHost(), endpoint.getPort())) {
+            socket.setSoTimeout(10_000);
+            String request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n"
+                    + "Connection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String response =
+                    new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return response.substring(0, response.indexOf("\r\n")) + " | "
+                    + response.substring(response.indexOf("\r\n\r\n") + 4);
+        }
+    }
+
+    /** The admin endpoints: a query string that cannot be decoded is the caller's mistake, a 400, not a 500. */
+    @Test
+    void aMalformedAdminQueryIsA400() throws Exception {
+        for (String path : List.of(
+                "/admin/metrics?table=%ZZ",
+                "/admin/indexes?table=%", "/admin/feed?table=%E0%A4%A", "/admin/ttl?table=%")) {
+            assertThat(rawStatus("GET", path)).startsWith("HTTP/1.1 400").contains("malformed query parameter table");
+        }
+        assertThat(rawStatus("POST", "/admin/indexes/await?table=%ZZ")).startsWith("HTTP/1.1 400");
+    }
+
     @Test
     void noWrongShapeAnywhereGetsA5xx() throws Exception {
         List<String> failures = new ArrayList<>();
