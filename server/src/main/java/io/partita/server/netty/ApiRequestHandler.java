@@ -289,7 +289,19 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         }
         pending++;
         worker.execute(() -> {
-            ByteBuf encoded = answer.get();
+            ByteBuf encoded;
+            try {
+                encoded = answer.get();
+            } catch (RuntimeException | Error e) {
+                // The dispatcher and the admin routes answer every failure themselves; this is what is left (an
+                // Error while encoding an error): the connection is closed rather than left without an answer.
+                log.error(
+                        "an answer on connection {} failed; closing it",
+                        out.channel().remoteAddress(),
+                        e);
+                out.close();
+                return;
+            }
             closeAfter(out.writeAndFlush(encoded), close).addListener(f -> pending--);
         });
     }
