@@ -39,11 +39,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.RocksDBException;
 
 /**
- * The one path every item change takes: PutItem, UpdateItem, DeleteItem, BatchWriteItem and TTL deletions today,
- * transactions and PartiQL writes as they land.
+ * The one path every item change takes: PutItem, UpdateItem, DeleteItem, BatchWriteItem, TTL deletions and PartiQL
+ * writes one item at a time through {@link #write}, transactions several at a time through {@link Transactions},
+ * which plans each item here ({@link #plan}) and commits them together ({@link #commit}).
  *
  * <pre>
  *   admit on the key's partition ─ refused: Written.throttled, nothing happens
+ *   held by a transaction?         a user's write fails with TransactionConflictException
  *   take the item's lock           (an event loop does not wait for it: WouldBlock)
  *   read the current image         if the write looks at it or the table records its changes;
  *                                  else only its size and existence (from the cache when it is there)
@@ -55,9 +57,10 @@ import org.rocksdb.RocksDBException;
  *   unlock, charge                 the larger of the old and new item, at least one unit
  * </pre>
  *
- * Capacity is admitted before the lock and charged after it, in this one place, so a GSI's capacity and index write
- * units, and the doubling of transactional writes, are added here once. Items must change only through this class:
- * the {@link ItemCache} and the feed would not see a change made to the items column family any other way.
+ * Capacity is admitted before the lock and charged after it, in this one place for a single write (a GSI's
+ * capacity and index write units included); a transaction admits and charges its items itself, at twice the units.
+ * Items must change only through this class: the {@link ItemCache} and the feed would not see a change made to the
+ * items column family any other way.
  */
 public final class ItemWrites {
     /**
@@ -144,13 +147,9 @@ public final class ItemWrites {
         if (throttle != null) {
             return Written.throttled(throttle);
         }
-        for (LiveIndex g : table.indexes().globals()) {
-            Throttle behind = "DELETING".equals(g.definition().status())
-                    ? null
-                    : g.partitions().admitIndexWrite();
-            if (behind != null) {
-                return Written.throttled(behind.ofIndex(g.name()));
-            }
+        Throttle behind = admitGlobalIndexes(table);
+        if (behind != null) {
+            return Written.throttled(behind);
         }
         Applied applied = apply(table, encoded, w);
         ApiException rejection = applied.rejection;
@@ -169,7 +168,23 @@ public final class ItemWrites {
         return new Written(applied.outcome, total, null, indexUnits, applied.collectionBytes);
     }
 
-    private static double sum(Map<String, Double> units) {
+    /**
+     * Null when every GSI of {@code table} (but one being deleted) can take a write, else the first one's throttle,
+     * naming it: a GSI in debt throttles its table's writes.
+     */
+    static Throttle admitGlobalIndexes(Table table) {
+        for (LiveIndex g : table.indexes().globals()) {
+            Throttle behind = "DELETING".equals(g.definition().status())
+                    ? null
+                    : g.partitions().admitIndexWrite();
+            if (behind != null) {
+                return behind.ofIndex(g.name());
+            }
+        }
+        return null;
+    }
+
+    static double sum(Map<String, Double> units) {
         double s = 0;
         for (double u : units.values()) {
             s += u;

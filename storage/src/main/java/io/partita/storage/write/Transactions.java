@@ -12,7 +12,6 @@ import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.KeyText;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.feed.ChangeCause;
-import io.partita.storage.index.LiveIndex;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCache;
 import io.partita.storage.item.ItemCodec;
@@ -232,15 +231,7 @@ public final class Transactions {
             // transactions" only says that every item is read or written twice).
             Throttle throttle = partitions.admit(t.partition(), CapacityKind.WRITE, () -> KeyText.of(pk));
             if (throttle == null && !actions.get(i).check()) {
-                for (LiveIndex g : t.table().indexes().globals()) {
-                    Throttle behind = "DELETING".equals(g.definition().status())
-                            ? null
-                            : g.partitions().admitIndexWrite();
-                    if (behind != null) {
-                        throttle = behind.ofIndex(g.name());
-                        break;
-                    }
-                }
+                throttle = ItemWrites.admitGlobalIndexes(t.table());
             }
             if (throttle != null) {
                 if (reasons == null) {
@@ -329,20 +320,12 @@ public final class Transactions {
             // DynamoDB's ConsumedCapacity show), written with the item's batch (LSIs) or after it (GSIs).
             IndexUnits indexUnits =
                     a.localUnits() == null ? null : new IndexUnits(units, a.localUnits(), a.globalUnits());
-            double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
+            double tableCharge = units + (indexUnits == null ? 0 : ItemWrites.sum(indexUnits.local()));
             charge(t, CapacityKind.WRITE, tableCharge);
-            double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
+            double total = tableCharge + (indexUnits == null ? 0 : ItemWrites.sum(indexUnits.global()));
             written.add(new Written(a.outcome(), total, null, indexUnits, a.collectionBytes()));
         }
         return new WriteResult(written, null);
-    }
-
-    private static double sum(Map<String, Double> units) {
-        double s = 0;
-        for (double u : units.values()) {
-            s += u;
-        }
-        return s;
     }
 
     private static void charge(Target t, CapacityKind kind, double units) {
