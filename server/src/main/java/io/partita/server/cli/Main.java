@@ -206,6 +206,11 @@ public final class Main implements Callable<Integer> {
         if (ignored != null && !ignored.isEmpty()) {
             log.warn("ignoring arguments {}", ignored);
         }
+        if (!(transactionConflictRate >= 0 && transactionConflictRate <= 1)) {
+            System.err.println(
+                    "--transaction-conflicts is a share of transactions, from 0 to 1: " + transactionConflictRate);
+            return 2;
+        }
         StorageConfig storage = (inMemory
                         ? StorageConfig.memory()
                         : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
