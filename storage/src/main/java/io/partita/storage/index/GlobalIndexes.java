@@ -14,6 +14,7 @@ import io.partita.storage.partition.TablePartitions;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -167,30 +168,39 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
     /**
      * Creates GSI {@code d} on live table {@code tableName}: {@code CREATING} and backfilling at once, {@code ACTIVE}
      * once it holds every item and has caught up with the changes made meanwhile.
+     *
+     * @return the table's metadata with the index {@code CREATING}, taken before the backfill can finish
      */
-    public LiveIndex create(Table t, IndexDefinition d) {
+    public TableMetadata create(Table t, IndexDefinition d) {
         IndexDefinition creating = d.withStatus("CREATING", true);
         // Registered first: every change from now on is kept for the index, so the copy cannot miss one.
         feed.register(t, creating.consumerName(), null);
-        LiveIndex live;
         try {
-            live = catalog.addIndex(t, creating);
+            catalog.addIndex(t, creating);
         } catch (RuntimeException e) {
             feed.unregister(t, creating.consumerName());
             throw e;
         }
+        // Taken before the backfill starts: a small table's backfill can finish before the caller describes it.
+        TableMetadata created = t.metadata();
         background.execute(() -> backfill(t, creating.name()));
-        return live;
+        return created;
     }
 
-    /** Deletes GSI {@code name}: {@code DELETING} at once, gone once its consumer and rows are. */
-    public void delete(Table t, String name) {
+    /**
+     * Deletes GSI {@code name}: {@code DELETING} at once, gone once its consumer and rows are.
+     *
+     * @return the table's metadata with the index {@code DELETING}, taken before the deletion can finish
+     */
+    public TableMetadata delete(Table t, String name) {
         LiveIndex i = t.indexes().find(name);
         if (i == null) {
-            return;
+            return t.metadata();
         }
         catalog.changeIndex(t, name, d -> d.withStatus("DELETING", false));
+        TableMetadata deleting = t.metadata();
         background.execute(() -> finishDelete(t, name));
+        return deleting;
     }
 
     private void finishDelete(Table t, String name) {

@@ -182,8 +182,9 @@ class GlobalIndexesIT {
                 }
             });
             writer.start();
-            LiveIndex created = e.globalIndexes().create(t, byG("CREATING", true));
-            assertThat(created.definition().backfilling()).isTrue();
+            TableMetadata created = e.globalIndexes().create(t, byG("CREATING", true));
+            assertThat(created.index("by-g").backfilling()).isTrue();
+            assertThat(created.index("by-g").status()).isEqualTo("CREATING");
             assertThat(e.globalIndexes().await(t, Duration.ofSeconds(60))).isTrue();
             stop.set(true);
             writer.join();
@@ -208,7 +209,8 @@ class GlobalIndexesIT {
             put(e, t, "a", "G", "v");
             String consumer = t.indexes().find("by-g").definition().consumerName();
             assertThat(t.feed().consumer(consumer)).isNotNull();
-            e.globalIndexes().delete(t, "by-g");
+            assertThat(e.globalIndexes().delete(t, "by-g").index("by-g").status())
+                    .isEqualTo("DELETING");
             assertThat(e.globalIndexes().await(t, Duration.ofSeconds(30))).isTrue();
             assertThat(t.indexes().find("by-g")).isNull();
             assertThat(t.metadata().indexes()).isEmpty();

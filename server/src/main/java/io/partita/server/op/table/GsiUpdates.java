@@ -237,7 +237,12 @@ final class GsiUpdates {
     }
 
     /** Applies the updates: throughput changes at once, a create or a delete in the background. */
-    void apply(StorageEngine storage, Table table, List<AttributeDefinition> definitions, long now) {
+    /**
+     * Applies the updates.
+     *
+     * @return the table's metadata once they are applied, taken before an index's backfill or deletion can finish
+     */
+    TableMetadata apply(StorageEngine storage, Table table, List<AttributeDefinition> definitions, long now) {
         for (GlobalSecondaryIndexUpdate u : updates) {
             if (u.update() != null) {
                 ProvisionedThroughput t = u.update().provisionedThroughput();
@@ -254,17 +259,19 @@ final class GsiUpdates {
                                         maxWrite != null ? maxWrite : d.maxWriteRequestUnits()));
             }
         }
+        TableMetadata applied = table.metadata();
         for (GlobalSecondaryIndexUpdate u : updates) {
             if (u.create() != null) {
                 Map<String, String> types = CreateTableHandler.types(definitions);
                 boolean onDemand = table.metadata().onDemand();
                 IndexDefinition d = IndexSpecs.global(u.create(), types, onDemand, now, "CREATING");
                 addDefinitions(storage, table, definitions, d);
-                storage.globalIndexes().create(table, d);
+                applied = storage.globalIndexes().create(table, d);
             } else if (u.delete() != null) {
-                storage.globalIndexes().delete(table, u.delete().indexName());
+                applied = storage.globalIndexes().delete(table, u.delete().indexName());
             }
         }
+        return applied;
     }
 
     /** The table keeps the definitions of every key attribute of its new index. */

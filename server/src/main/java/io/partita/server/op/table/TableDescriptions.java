@@ -28,7 +28,12 @@ final class TableDescriptions {
     private TableDescriptions() {}
 
     static TableDescription describe(RequestContext context, StorageEngine storage, Table table, String status) {
-        TableMetadata m = table.metadata();
+        return describe(context, storage, table, table.metadata(), status);
+    }
+
+    /** Describes {@code table} as metadata {@code m} has it: a snapshot taken before background work moved on. */
+    static TableDescription describe(
+            RequestContext context, StorageEngine storage, Table table, TableMetadata m, String status) {
         String arn = TableNames.arn(context, m.name());
         TableStats stats = table.stats();
         boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
@@ -56,8 +61,8 @@ final class TableDescriptions {
                 m.maxReadRequestUnits() == null && m.maxWriteRequestUnits() == null
                         ? null
                         : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())),
-                locals(storage, table, arn),
-                globals(storage, table, arn, status),
+                locals(storage, table, m, arn),
+                globals(storage, table, m, arn, status),
                 m.stream() == null
                         ? null
                         : new StreamSpecification(true, m.stream().viewType()),
@@ -78,9 +83,10 @@ final class TableDescriptions {
         return latest;
     }
 
-    private static List<LocalSecondaryIndexDescription> locals(StorageEngine storage, Table table, String arn) {
+    private static List<LocalSecondaryIndexDescription> locals(
+            StorageEngine storage, Table table, TableMetadata m, String arn) {
         List<LocalSecondaryIndexDescription> out = new ArrayList<>();
-        for (IndexDefinition d : table.metadata().indexes()) {
+        for (IndexDefinition d : m.indexes()) {
             if (!d.global()) {
                 TableStats stats = storage.tables().indexStats(table, d.id());
                 out.add(new LocalSecondaryIndexDescription(
@@ -95,8 +101,7 @@ final class TableDescriptions {
      * while an index is being added to a table that exists, as DynamoDB shows it.
      */
     private static List<GlobalSecondaryIndexDescription> globals(
-            StorageEngine storage, Table table, String arn, String tableStatus) {
-        TableMetadata m = table.metadata();
+            StorageEngine storage, Table table, TableMetadata m, String arn, String tableStatus) {
         List<GlobalSecondaryIndexDescription> out = new ArrayList<>();
         for (IndexDefinition d : m.indexes()) {
             if (!d.global()) {

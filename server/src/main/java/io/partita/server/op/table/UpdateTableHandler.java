@@ -95,10 +95,10 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             if (streamChange) {
                 StreamSpecs.apply(storage, in.streamSpecification(), current);
             }
-            if (gsis != null) {
-                gsis.apply(storage, current, in.attributeDefinitions(), now);
-            }
-            return new TableDescriptionOutput(TableDescriptions.describe(context, storage, current, "UPDATING"));
+            TableMetadata applied =
+                    gsis != null ? gsis.apply(storage, current, in.attributeDefinitions(), now) : current.metadata();
+            return new TableDescriptionOutput(
+                    TableDescriptions.describe(context, storage, current, applied, "UPDATING"));
         }
         Table table = storage.tables().update(name, m -> {
             TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
@@ -118,9 +118,8 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         if (streamChange) {
             StreamSpecs.apply(storage, in.streamSpecification(), table);
         }
-        if (gsis != null) {
-            gsis.apply(storage, table, in.attributeDefinitions(), now);
-        }
+        TableMetadata applied =
+                gsis != null ? gsis.apply(storage, table, in.attributeDefinitions(), now) : table.metadata();
         if (throughputChange
                 && TableMetadata.PAY_PER_REQUEST.equals(table.metadata().billingMode())) {
             // An on-demand table's GSIs are on demand too: their provisioned capacity goes.
@@ -133,10 +132,11 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                                     i -> i.withThroughput(0, 0, i.maxReadRequestUnits(), i.maxWriteRequestUnits()));
                 }
             }
+            applied = table.metadata();
         }
         boolean indexChange = gsis != null && gsis.createsOrDeletes();
         return new TableDescriptionOutput(TableDescriptions.describe(
-                context, storage, table, throughputChange || indexChange ? "UPDATING" : "ACTIVE"));
+                context, storage, table, applied, throughputChange || indexChange ? "UPDATING" : "ACTIVE"));
     }
 
     private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, Long now) {
