@@ -11,6 +11,8 @@ import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.admin.AdminRoutes;
 import io.partita.server.cli.ServerConfig;
+import io.partita.server.console.ConsoleAssets;
+import io.partita.server.console.HotKeySimulator;
 import io.partita.server.netty.EventLoopThreads;
 import io.partita.server.netty.PartitaChannelInitializer;
 import io.partita.server.netty.Transport;
@@ -55,6 +57,7 @@ public final class PartitaServer implements AutoCloseable {
 
     private final StorageEngine storage;
     private final EventSourceMappings mappings;
+    private final HotKeySimulator simulator;
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
     private final EventExecutorGroup workers;
@@ -73,6 +76,7 @@ public final class PartitaServer implements AutoCloseable {
         OperationRegistry registry = registry(storage, partiqlScans);
         this.mappings = new EventSourceMappings(storage, config.region(), Dispatcher.ACCOUNT_ID);
         Dispatcher dispatcher = new Dispatcher(registry, Clock.systemUTC());
+        this.simulator = new HotKeySimulator(storage, dispatcher, config.region());
         channel = new ServerBootstrap()
                 .group(boss, loops)
                 .channel(transport.serverChannel())
@@ -83,7 +87,8 @@ public final class PartitaServer implements AutoCloseable {
                         config.region(),
                         workers,
                         inlineOperations(config, registry),
-                        new AdminRoutes(storage, mappings, partiqlScans)))
+                        new AdminRoutes(
+                                storage, mappings, partiqlScans, simulator, new ConsoleAssets(config.region()))))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
@@ -179,6 +184,7 @@ public final class PartitaServer implements AutoCloseable {
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        simulator.close();
         mappings.close();
         storage.close();
     }

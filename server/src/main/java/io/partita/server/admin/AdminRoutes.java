@@ -52,6 +52,8 @@ public final class AdminRoutes {
     private final StorageEngine storage;
     private final FeedRoutes feed;
     private final IndexRoutes indexes;
+    private final SimulatorRoutes simulator;
+    private final io.partita.server.console.ConsoleAssets console;
 
     private final io.partita.server.op.stream.EventSourceMappings mappings;
 
@@ -60,7 +62,11 @@ public final class AdminRoutes {
     public AdminRoutes(
             StorageEngine storage,
             io.partita.server.op.stream.EventSourceMappings mappings,
-            io.partita.server.op.partiql.PartiqlScans partiqlScans) {
+            io.partita.server.op.partiql.PartiqlScans partiqlScans,
+            io.partita.server.console.HotKeySimulator simulator,
+            io.partita.server.console.ConsoleAssets console) {
+        this.simulator = new SimulatorRoutes(simulator);
+        this.console = console;
         this.mappings = mappings;
         this.partiqlScans = partiqlScans;
         this.storage = storage;
@@ -70,7 +76,9 @@ public final class AdminRoutes {
 
     /** True for the paths this class answers. */
     public static boolean handles(String path) {
-        return path.startsWith("/admin/") || path.equals("/metrics");
+        int q = path.indexOf('?');
+        String p = q < 0 ? path : path.substring(0, q);
+        return p.startsWith("/admin/") || p.equals("/metrics") || io.partita.server.console.ConsoleAssets.handles(p);
     }
 
     /** A GET; any failure is a 500 (logged), never a connection left without an answer. */
@@ -89,7 +97,12 @@ public final class AdminRoutes {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         String table = q < 0 ? null : parameter(uri.substring(q + 1), "table");
+        if (io.partita.server.console.ConsoleAssets.handles(path)) {
+            return console.get(path);
+        }
         switch (path) {
+            case "/admin/simulator":
+                return simulator.get();
             case "/admin/metrics":
                 return json(g -> metrics(g, tables(table)));
             case "/metrics":
@@ -136,6 +149,9 @@ public final class AdminRoutes {
         }
         if (method.equals("POST") && path.equals("/admin/indexes/lag")) {
             return indexes.lag(query);
+        }
+        if (path.startsWith("/admin/simulator/")) {
+            return simulator.change(method, path, query);
         }
         if (path.equals("/admin/event-source-mappings")) {
             return mapping(method, query);

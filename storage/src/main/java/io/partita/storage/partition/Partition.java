@@ -67,7 +67,7 @@ public final class Partition {
     }
 
     /** The fraction of the whole hash space this partition covers. */
-    double width() {
+    public double width() {
         return (unsigned(end() - start()) + 1) / 0x1p64;
     }
 
