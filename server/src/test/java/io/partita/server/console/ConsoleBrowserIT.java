@@ -172,6 +172,28 @@ class ConsoleBrowserIT {
         waitFor(By.id("deleted"));
         waitForText(By.id("count"), "1");
 
+        // Pages of one item: forward and back again.
+        new Select(run.findElement(By.name("op"))).selectByValue("Scan");
+        type(run, "limit", "1");
+        run.findElement(By.cssSelector("button[type=submit]")).click();
+        waitForText(By.id("count"), "1");
+        String first = browser.findElement(By.cssSelector("#items tbody tr")).getText();
+        browser.findElement(By.id("next")).click();
+        new WebDriverWait(browser, WAIT)
+                .ignoring(StaleElementReferenceException.class)
+                .until(d -> !d.findElement(By.cssSelector("#items tbody tr"))
+                        .getText()
+                        .equals(first));
+        browser.findElement(By.id("prev")).click();
+        new WebDriverWait(browser, WAIT)
+                .ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(By.cssSelector("#items tbody tr"))
+                        .getText()
+                        .equals(first));
+        assertThat(browser.findElement(By.id("prev")).isEnabled()).isFalse();
+        type(run, "limit", "25");
+        new Select(run.findElement(By.name("op"))).selectByValue("Query");
+
         // An expression DynamoDB refuses: the console shows DynamoDB's own error.
         type(run, "filter", "customer = :c");
         type(run, "values", "{\":c\": \"c1\"}");
@@ -244,6 +266,20 @@ class ConsoleBrowserIT {
 
     @Test
     @Order(6)
+    void aTableIsDeletedFromTheList() {
+        open("#/tables");
+        waitFor(By.cssSelector("#tables tr[data-table=orders]"));
+        browser.findElement(By.cssSelector("button[data-delete=orders]")).click();
+        browser.switchTo().alert().accept();
+        new WebDriverWait(browser, WAIT)
+                .until(d -> d.findElements(By.cssSelector("#tables tr[data-table=orders]"))
+                        .isEmpty());
+        assertThat(browser.findElements(By.cssSelector("#tables tr[data-table=hotkey-sim]")))
+                .hasSize(1);
+    }
+
+    @Test
+    @Order(7)
     void thePagesRaisedNoScriptErrors() {
         List<LogEntry> severe = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
