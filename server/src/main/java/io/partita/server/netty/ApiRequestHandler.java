@@ -56,7 +56,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final Dispatcher dispatcher;
-    private final String healthLine;
+    /** The host the health line names when a request has no usable {@code Host}: the region's DynamoDB host. */
+    private final String healthHost;
+
     private final EventExecutor worker;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
@@ -80,7 +82,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
      */
     public ApiRequestHandler(
             Dispatcher dispatcher,
-            String healthLine,
+            String healthHost,
             EventExecutor worker,
             Predicate<String> inline,
             AdminRoutes admin,
@@ -88,7 +90,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         this.dispatcher = dispatcher;
         this.batch = batch;
         this.admin = admin;
-        this.healthLine = healthLine;
+        this.healthHost = healthHost;
         this.worker = worker;
         this.inline = inline;
     }
@@ -145,7 +147,15 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private void start(ChannelHandlerContext ctx, HttpRequest r) {
         request = null;
         if (r.decoderResult().isFailure()) {
-            refuse(ctx, HttpResponseStatus.BAD_REQUEST, "Bad request\n");
+            // Past the decoder's bounds (a 4 KB request line, 16 KB of headers) nothing more of the request is kept.
+            Throwable cause = r.decoderResult().cause();
+            if (cause instanceof io.netty.handler.codec.http.TooLongHttpLineException) {
+                refuse(ctx, HttpResponseStatus.REQUEST_URI_TOO_LONG, "Request-URI too long\n");
+            } else if (cause instanceof io.netty.handler.codec.http.TooLongHttpHeaderException) {
+                refuse(ctx, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Request header fields too large\n");
+            } else {
+                refuse(ctx, HttpResponseStatus.BAD_REQUEST, "Bad request\n");
+            }
             return;
         }
         long declared = HttpUtil.getContentLength(r, -1L);
@@ -203,7 +213,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                         json,
                         requestId,
                         false,
-                        false));
+                        false,
+                        HttpAnswer.Extras.NONE));
     }
 
     /** A plain-text refusal, after which the connection closes: the rest of the request is not read. */
@@ -212,33 +223,46 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         body = null;
         closing = true;
         byte[] text = message.getBytes(StandardCharsets.UTF_8);
-        run(true, false, () -> HttpAnswer.encode(ctx.alloc(), status.code(), TEXT, text, null, false, false));
+        run(
+                true,
+                false,
+                () -> HttpAnswer.encode(
+                        ctx.alloc(), status.code(), TEXT, text, null, false, false, HttpAnswer.Extras.NONE));
     }
 
     private void answer(ChannelHandlerContext ctx, HttpRequest request, byte[] content) {
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         HttpMethod method = request.method();
+        HttpHeaders h = request.headers();
+        HttpAnswer.Extras extras = HttpSurface.extras(h);
         if ((method.equals(HttpMethod.POST) || method.equals(HttpMethod.DELETE))
                 && AdminRoutes.handles(request.uri())) {
             String uri = request.uri();
             run(false, keepAlive, () -> {
                 AdminRoutes.Answer a = admin.change(method.name(), uri);
-                return HttpAnswer.encode(ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false);
+                return HttpAnswer.encode(
+                        ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false, extras);
             });
         } else if (method.equals(HttpMethod.POST)) {
-            HttpHeaders h = request.headers();
             String date = h.get("X-Amz-Date");
             String target = h.get("X-Amz-Target");
-            ApiRequest api = new ApiRequest(
-                    target,
-                    h.get(HttpHeaderNames.AUTHORIZATION),
-                    date != null ? date : h.get(HttpHeaderNames.DATE),
-                    h.get(HttpHeaderNames.CONTENT_TYPE),
-                    h.get(HttpHeaderNames.HOST),
-                    content);
-            boolean mayInline = content.length <= MAX_INLINE_BODY_BYTES && inline.test(target);
+            String encoding = h.get(HttpHeaderNames.CONTENT_ENCODING);
+            boolean compressed = HttpSurface.encoded(encoding);
+            String authorization = h.get(HttpHeaderNames.AUTHORIZATION);
+            String amzDate = date != null ? date : h.get(HttpHeaderNames.DATE);
+            String contentType = h.get(HttpHeaderNames.CONTENT_TYPE);
+            String host = h.get(HttpHeaderNames.HOST);
+            // A compressed body is inflated on the worker: up to 16 MB of it.
+            boolean mayInline = !compressed && content.length <= MAX_INLINE_BODY_BYTES && inline.test(target);
             run(mayInline, keepAlive, () -> {
-                ApiResponse result = dispatcher.dispatch(api);
+                ApiResponse result;
+                try {
+                    byte[] body = compressed ? HttpSurface.decode(encoding, content, MAX_REQUEST_BYTES) : content;
+                    result = dispatcher.dispatch(
+                            new ApiRequest(target, authorization, amzDate, contentType, host, body));
+                } catch (ApiException e) {
+                    result = new ApiResponse(e.code().httpStatus(), ErrorBody.of(e), RequestIds.next());
+                }
                 if (result.deferred()) {
                     return null;
                 }
@@ -249,20 +273,38 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                         result.body(),
                         result.requestId(),
                         keepAlive,
-                        false);
+                        false,
+                        extras);
             });
-        } else if (request.method().equals(HttpMethod.GET) && AdminRoutes.handles(request.uri())) {
+        } else if (method.equals(HttpMethod.GET) && AdminRoutes.handles(request.uri())) {
             String uri = request.uri();
             run(false, keepAlive, () -> {
                 AdminRoutes.Answer a = admin.get(uri);
-                return HttpAnswer.encode(ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false);
+                return HttpAnswer.encode(
+                        ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false, extras);
             });
+        } else if (method.equals(HttpMethod.OPTIONS)) {
+            // A browser's CORS preflight, before a cross-origin POST.
+            HttpAnswer.Extras preflight = HttpSurface.preflight(h);
+            run(
+                    true,
+                    keepAlive,
+                    () -> HttpAnswer.encode(ctx.alloc(), 200, TEXT, new byte[0], null, keepAlive, false, preflight));
         } else {
-            boolean head = request.method().equals(HttpMethod.HEAD);
-            boolean health = head || request.method().equals(HttpMethod.GET);
-            byte[] text = (health ? healthLine : "Method not allowed\n").getBytes(StandardCharsets.UTF_8);
-            int status = health ? 200 : HttpResponseStatus.METHOD_NOT_ALLOWED.code();
-            run(true, keepAlive, () -> HttpAnswer.encode(ctx.alloc(), status, TEXT, text, null, keepAlive, head));
+            boolean head = method.equals(HttpMethod.HEAD);
+            boolean get = head || method.equals(HttpMethod.GET);
+            String path = request.uri();
+            int q = path.indexOf('?');
+            boolean root = (q < 0 ? path : path.substring(0, q)).equals("/");
+            int status = !get ? HttpResponseStatus.METHOD_NOT_ALLOWED.code() : root ? 200 : 404;
+            String line = status == 200
+                    ? HttpSurface.healthLine(h.get(HttpHeaderNames.HOST), healthHost)
+                    : status == 404 ? "Not found\n" : "Method not allowed\n";
+            byte[] text = line.getBytes(StandardCharsets.UTF_8);
+            run(
+                    true,
+                    keepAlive,
+                    () -> HttpAnswer.encode(ctx.alloc(), status, TEXT, text, null, keepAlive, head, extras));
         }
     }
 

@@ -23,7 +23,7 @@ import java.util.function.Predicate;
  */
 public final class PartitaChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final Dispatcher dispatcher;
-    private final String healthLine;
+    private final String healthHost;
     private final EventExecutorGroup workers;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
@@ -38,7 +38,7 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
         this.dispatcher = dispatcher;
         this.admin = admin;
         this.inline = inline;
-        this.healthLine = "healthy: dynamodb." + region + ".amazonaws.com ";
+        this.healthHost = "dynamodb." + region + ".amazonaws.com";
         this.workers = workers;
     }
 
@@ -59,6 +59,6 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                         .setMaxHeaderSize(16 * 1024)
                         .setMaxChunkSize(64 * 1024)));
         AnswerBatch batch = batches.computeIfAbsent(ch.eventLoop(), loop -> new AnswerBatch(loop));
-        p.addLast("api", new ApiRequestHandler(dispatcher, healthLine, workers.next(), inline, admin, batch));
+        p.addLast("api", new ApiRequestHandler(dispatcher, healthHost, workers.next(), inline, admin, batch));
     }
 }
