@@ -10,6 +10,7 @@ import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.admin.AdminRoutes;
+import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.console.ConsoleAssets;
 import io.partita.server.console.HotKeySimulator;
@@ -75,7 +76,10 @@ public final class PartitaServer implements AutoCloseable {
         workers = new DefaultEventExecutorGroup(config.workerThreads());
         OperationRegistry registry = registry(storage, partiqlScans);
         this.mappings = new EventSourceMappings(storage, config.region(), Dispatcher.ACCOUNT_ID);
-        Dispatcher dispatcher = new Dispatcher(registry, Clock.systemUTC());
+        Dispatcher dispatcher = new Dispatcher(
+                registry,
+                Clock.systemUTC(),
+                config.accounts() == null ? null : new SigV4Verifier(config.accounts(), Clock.systemUTC()));
         this.simulator = new HotKeySimulator(storage, dispatcher, config.region());
         channel = new ServerBootstrap()
                 .group(boss, loops)

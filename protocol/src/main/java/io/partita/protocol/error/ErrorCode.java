@@ -13,6 +13,8 @@ public enum ErrorCode {
     UNKNOWN_OPERATION("com.amazon.coral.service#UnknownOperationException", 400),
     MISSING_AUTHENTICATION_TOKEN("com.amazon.coral.service#MissingAuthenticationTokenException", 400),
     INCOMPLETE_SIGNATURE("com.amazon.coral.service#IncompleteSignatureException", 400),
+    INVALID_SIGNATURE("com.amazon.coral.service#InvalidSignatureException", 400),
+    UNRECOGNIZED_CLIENT("com.amazon.coral.service#UnrecognizedClientException", 400),
     REQUEST_ENTITY_TOO_LARGE("com.amazon.coral.service#RequestEntityTooLarge", 413),
     RESOURCE_NOT_FOUND("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", 400),
     RESOURCE_IN_USE("com.amazonaws.dynamodb.v20120810#ResourceInUseException", 400),

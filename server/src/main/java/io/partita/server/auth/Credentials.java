@@ -1,4 +1,7 @@
 package io.partita.server.auth;
 
-/** What a well-formed SigV4 Authorization header says about the caller. */
-public record Credentials(String accessKeyId, String region) {}
+/** Who sent a request: its access key, the region it signed for, and its account. */
+public record Credentials(String accessKeyId, String region, String accountId) {
+    /** Open mode has one account, as DynamoDB Local does. */
+    public static final String OPEN_ACCOUNT = "000000000000";
+}

@@ -73,14 +73,15 @@ public final class OpenAuthenticator {
         int s4 = s3 < 0 ? -1 : credential.indexOf('/', s3 + 1);
         int s5 = s4 < 0 ? -1 : credential.indexOf('/', s4 + 1);
         if (s1 > 0 && s3 > s2 + 1 && s4 >= 0 && s4 < end && (s5 < 0 || s5 >= end)) {
-            return new Credentials(credential.substring(0, s1), credential.substring(s2 + 1, s3));
+            return new Credentials(
+                    credential.substring(0, s1), credential.substring(s2 + 1, s3), Credentials.OPEN_ACCOUNT);
         }
         String[] scope = credential.split("/");
         if (scope.length != 5 || scope[0].isEmpty() || scope[2].isEmpty()) {
             throw incomplete("Credential should be scoped to a valid region, not '" + (scope.length > 2 ? scope[2] : "")
                     + "'. ");
         }
-        return new Credentials(scope[0], scope[2]);
+        return new Credentials(scope[0], scope[2], Credentials.OPEN_ACCOUNT);
     }
 
     private static int skipSpace(String s, int from, int to) {

@@ -171,6 +171,15 @@ public final class Main implements Callable<Integer> {
     Transport transport;
 
     @Option(
+            names = {"--credentials"},
+            paramLabel = "FILE",
+            description = "Strict mode: verify every request's SigV4 signature (header or presigned URL) against the"
+                    + " keys in FILE, a JSON {\"accounts\": [{\"accountId\", \"accessKeyId\","
+                    + " \"secretAccessKey\"}, ...]}; the admin views and the console need a signature too."
+                    + " Without it (the default), any well-formed signature is accepted.")
+    Path credentials;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -223,6 +232,14 @@ public final class Main implements Callable<Integer> {
                 .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed));
         ServerConfig config =
                 new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
+        if (credentials != null) {
+            try {
+                config = config.strict(io.partita.server.auth.Accounts.load(credentials));
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                System.err.println("--credentials: " + e.getMessage());
+                return 2;
+            }
+        }
         PartitaServer server = PartitaServer.start(config);
         server.storage().ttl().delayMillis(ttlDelayMillis);
         server.storage().ttl().cooldownMillis(ttlCooldownMillis);
@@ -234,7 +251,11 @@ public final class Main implements Callable<Integer> {
                             stopped.countDown();
                         },
                         "partita-shutdown"));
-        System.out.println(banner(server.port(), storage, server.transport()));
+        System.out.println(banner(server.port(), storage, server.transport())
+                + "\n  auth: "
+                + (config.accounts() == null
+                        ? "open (any well-formed signature; --credentials FILE for strict mode)"
+                        : "strict, SigV4 verified against " + config.accounts().size() + " keys of " + credentials));
         stopped.await();
         return 0;
     }

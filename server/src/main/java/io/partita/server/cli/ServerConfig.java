@@ -14,7 +14,24 @@ import java.nio.file.Path;
  * @param transport the network I/O ({@link Transport#AUTO}: io_uring, else epoll, else NIO)
  */
 public record ServerConfig(
-        String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
+        String host,
+        int port,
+        StorageConfig storage,
+        String region,
+        int workerThreads,
+        Transport transport,
+        io.partita.server.auth.Accounts accounts) {
+    /** Open mode: any well-formed signature is accepted. */
+    public ServerConfig(
+            String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
+        this(host, port, storage, region, workerThreads, transport, null);
+    }
+
+    /** Strict mode: every request's SigV4 signature is verified against {@code keys}. */
+    public ServerConfig strict(io.partita.server.auth.Accounts keys) {
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys);
+    }
+
     public static final int DEFAULT_PORT = 8000;
     public static final Path DEFAULT_DATA_DIR = Path.of("partita-data");
 

@@ -1,6 +1,7 @@
 package io.partita.server.console;
 
 import io.partita.protocol.model.AttributeValue;
+import io.partita.server.auth.Credentials;
 import io.partita.server.route.ApiRequest;
 import io.partita.server.route.ApiResponse;
 import io.partita.server.route.Dispatcher;
@@ -93,6 +94,9 @@ public final class HotKeySimulator implements AutoCloseable {
     private final StorageEngine storage;
     private final Dispatcher dispatcher;
     private final String region;
+    /** The simulator's requests are the server's own: made as this caller, their signature not checked. */
+    private final Credentials caller;
+
     private final Set<String> ownTables = new HashSet<>();
     private Run run;
     private Settings last;
@@ -101,6 +105,7 @@ public final class HotKeySimulator implements AutoCloseable {
         this.storage = storage;
         this.dispatcher = dispatcher;
         this.region = region;
+        this.caller = new Credentials("console", region, Credentials.OPEN_ACCOUNT);
     }
 
     static void checkShare(double share) {
@@ -209,7 +214,7 @@ public final class HotKeySimulator implements AutoCloseable {
     }
 
     private ApiResponse call(String operation, String body) {
-        ApiResponse r = dispatcher.dispatch(request("DynamoDB_20120810." + operation, body));
+        ApiResponse r = dispatcher.dispatchAs(request("DynamoDB_20120810." + operation, body), caller);
         if (r.status() != 200) {
             throw new IllegalStateException(operation + " failed: " + new String(r.body(), StandardCharsets.UTF_8));
         }
@@ -218,7 +223,7 @@ public final class HotKeySimulator implements AutoCloseable {
 
     private ApiRequest request(String target, String body) {
         String date = ZonedDateTime.now(ZoneOffset.UTC).format(AMZ_DATE);
-        // Open mode checks the header's shape, not its signature; the simulator signs as "console".
+        // Dispatched as the server's own (dispatchAs): the header only has DynamoDB's shape.
         String auth = "AWS4-HMAC-SHA256 Credential=console/" + date.substring(0, 8) + "/" + region
                 + "/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0";
         return new ApiRequest(target, auth, date, JSON, "localhost", body.getBytes(StandardCharsets.UTF_8));
@@ -280,7 +285,7 @@ public final class HotKeySimulator implements AutoCloseable {
             counters.sent.incrementAndGet();
             ApiResponse r;
             try {
-                r = dispatcher.dispatch(request(PUT, body));
+                r = dispatcher.dispatchAs(request(PUT, body), caller);
             } catch (RuntimeException e) {
                 counters.failed.incrementAndGet();
                 counters.lastError = e.toString();

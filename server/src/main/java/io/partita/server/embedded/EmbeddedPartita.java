@@ -58,6 +58,11 @@ public final class EmbeddedPartita implements AutoCloseable {
         return new EmbeddedPartita(PartitaServer.start(config));
     }
 
+    /** An in-memory server on a free port in strict mode: every request's signature verified against {@code keys}. */
+    public static EmbeddedPartita strict(io.partita.server.auth.Accounts keys) {
+        return new EmbeddedPartita(PartitaServer.start(ServerConfig.ephemeral().strict(keys)));
+    }
+
     /** The endpoint to give an SDK, e.g. {@code http://127.0.0.1:43121}. */
     public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.port());

@@ -5,6 +5,7 @@ import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.server.auth.Credentials;
 import io.partita.server.auth.OpenAuthenticator;
+import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.http.ErrorBody;
 import io.partita.server.http.RequestIds;
 import io.partita.storage.WouldBlock;
@@ -23,15 +24,29 @@ import org.slf4j.LoggerFactory;
 public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
     /** Open mode has one account, as DynamoDB Local does. */
-    public static final String ACCOUNT_ID = "000000000000";
+    public static final String ACCOUNT_ID = Credentials.OPEN_ACCOUNT;
 
     private final OperationRegistry registry;
     private final OpenAuthenticator authenticator = new OpenAuthenticator();
+    /** Strict mode's signature check, or null in open mode. */
+    private final SigV4Verifier strict;
+
     private final Clock clock;
 
     public Dispatcher(OperationRegistry registry, Clock clock) {
+        this(registry, clock, null);
+    }
+
+    /** @param strict verifies every request's SigV4 signature against its keys; null for open mode */
+    public Dispatcher(OperationRegistry registry, Clock clock, SigV4Verifier strict) {
         this.registry = registry;
         this.clock = clock;
+        this.strict = strict;
+    }
+
+    /** True when requests must carry a valid signature. */
+    public boolean strict() {
+        return strict != null;
     }
 
     /**
@@ -39,9 +54,21 @@ public final class Dispatcher {
      * {@link ApiResponse#DEFERRED} instead, with nothing changed, when the request would have had to wait.
      */
     public ApiResponse dispatch(ApiRequest request) {
+        return dispatch(request, null);
+    }
+
+    /**
+     * Answers a request made inside the server (the console's hot-key simulator) as {@code caller}, whose signature
+     * is not checked.
+     */
+    public ApiResponse dispatchAs(ApiRequest request, Credentials caller) {
+        return dispatch(request, caller);
+    }
+
+    private ApiResponse dispatch(ApiRequest request, Credentials trusted) {
         String requestId = RequestIds.next();
         try {
-            byte[] body = handle(request, requestId);
+            byte[] body = handle(request, requestId, trusted);
             return new ApiResponse(200, body, requestId);
         } catch (WouldBlock e) {
             return ApiResponse.DEFERRED;
@@ -55,7 +82,7 @@ public final class Dispatcher {
         }
     }
 
-    private byte[] handle(ApiRequest request, String requestId) {
+    private byte[] handle(ApiRequest request, String requestId, Credentials trusted) {
         OperationHandler<?, ?> handler = registry.find(request.target());
         if (handler == null) {
             if (registry.isKnownButUnimplemented(request.target())) {
@@ -66,10 +93,26 @@ public final class Dispatcher {
             throw ApiException.unknownOperation("Unknown operation exception");
         }
         checkContentType(request.contentType());
-        Credentials credentials = authenticator.authenticate(request.authorization(), request.amzDate());
-        RequestContext context = new RequestContext(requestId, credentials.region(), ACCOUNT_ID, request.host(), clock);
+        Credentials credentials = trusted != null ? trusted : authenticate(request);
+        RequestContext context =
+                new RequestContext(requestId, credentials.region(), credentials.accountId(), request.host(), clock);
         Object out = invoke(handler, context, request.body());
         return out == NoContent.INSTANCE ? new byte[0] : DynamoJson.encode(out);
+    }
+
+    /** Strict mode's check of a request to the admin views or the console; in open mode, anyone may. */
+    public Credentials verifyAdmin(SigV4Verifier.Request request) {
+        return strict == null ? null : strict.verify(request);
+    }
+
+    private Credentials authenticate(ApiRequest request) {
+        if (strict == null) {
+            return authenticator.authenticate(request.authorization(), request.amzDate());
+        }
+        if (request.signed() == null) {
+            throw new ApiException(ErrorCode.MISSING_AUTHENTICATION_TOKEN, "Request is missing Authentication Token");
+        }
+        return strict.verify(request.signed());
     }
 
     private static <I, O> O invoke(OperationHandler<I, O> handler, RequestContext context, byte[] body) {

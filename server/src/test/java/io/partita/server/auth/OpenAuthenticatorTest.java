@@ -22,7 +22,7 @@ class OpenAuthenticatorTest {
                 "AWS4-HMAC-SHA256 Credential=AKID/20261130/eu-west-3/dynamodb/aws4_request, "
                         + "SignedHeaders=host;x-amz-date, Signature=abc",
                 DATE);
-        assertThat(c).isEqualTo(new Credentials("AKID", "eu-west-3"));
+        assertThat(c).isEqualTo(new Credentials("AKID", "eu-west-3", Credentials.OPEN_ACCOUNT));
     }
 
     @Test
@@ -30,7 +30,7 @@ class OpenAuthenticatorTest {
         Credentials c = auth.authenticate(
                 "AWS4-HMAC-SHA256  Signature = abc ,SignedHeaders=host,,  Credential= K/d/r1/dynamodb/aws4_request ",
                 DATE);
-        assertThat(c).isEqualTo(new Credentials("K", "r1"));
+        assertThat(c).isEqualTo(new Credentials("K", "r1", Credentials.OPEN_ACCOUNT));
     }
 
     @Test
@@ -128,6 +128,6 @@ class OpenAuthenticatorTest {
         if (scope.size() != 5 || scope.get(0).isEmpty() || scope.get(2).isEmpty()) {
             throw new IllegalArgumentException("scope");
         }
-        return new Credentials(scope.get(0), scope.get(2));
+        return new Credentials(scope.get(0), scope.get(2), Credentials.OPEN_ACCOUNT);
     }
 }

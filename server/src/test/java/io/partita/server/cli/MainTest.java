@@ -74,6 +74,22 @@ class MainTest {
     }
 
     @Test
+    void aBadCredentialsFileStopsTheServerBeforeItStarts(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("credentials.json");
+        java.nio.file.Files.writeString(bad, "{\"accounts\": []}");
+        Main m = parse("--in-memory", "--port", "0", "--credentials", bad.toString());
+        assertThat(m.credentials).isEqualTo(bad);
+        assertThat(m.call()).isEqualTo(2);
+        Main missing = parse(
+                "--in-memory",
+                "--port",
+                "0",
+                "--credentials",
+                dir.resolve("nope.json").toString());
+        assertThat(missing.call()).isEqualTo(2);
+    }
+
+    @Test
     void transportIsAutoUnlessGiven() {
         Main m = new Main();
         new CommandLine(m).parseArgs();

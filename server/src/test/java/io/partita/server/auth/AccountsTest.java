@@ -1,0 +1,61 @@
+package io.partita.server.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AccountsTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void keysAreReadWithTheirAccounts() throws Exception {
+        Path f = write(
+                "{\"accounts\": [{\"accountId\": \"111122223333\", \"accessKeyId\": \"AK1\", \"secretAccessKey\":"
+                        + " \"s1\"}, {\"accountId\": \"111122223333\", \"accessKeyId\": \"AK2\", \"secretAccessKey\": \"s2\"},"
+                        + " {\"accountId\": \"444455556666\", \"accessKeyId\": \"AK3\", \"secretAccessKey\": \"s3\"}]}");
+        Accounts a = Accounts.load(f);
+        assertThat(a.size()).isEqualTo(3);
+        assertThat(a.find("AK2")).isEqualTo(new Accounts.Key("AK2", "s2", "111122223333"));
+        assertThat(a.find("AK3").accountId()).isEqualTo("444455556666");
+        assertThat(a.find("nobody")).isNull();
+    }
+
+    @Test
+    void aFileThatIsNotOneIsRefusedWithWhereItIsWrong() throws Exception {
+        for (String[] bad : new String[][] {
+            {"{}", "expected {\"accounts\""},
+            {"{\"accounts\": []}", "at least one entry"},
+            {
+                "{\"accounts\": [{\"accountId\": \"1234\", \"accessKeyId\": \"A\", \"secretAccessKey\": \"s\"}]}",
+                "accounts[0]: accountId must be 12 digits"
+            },
+            {
+                "{\"accounts\": [{\"accountId\": \"111122223333\", \"accessKeyId\": \"A\"}]}",
+                "accounts[0]: secretAccessKey is missing"
+            },
+            {
+                "{\"accounts\": [{\"accountId\": \"111122223333\", \"accessKeyId\": \"A/B\", \"secretAccessKey\": \"s\"}]}",
+                "accessKeyId must be"
+            },
+            {
+                "{\"accounts\": [{\"accountId\": \"111122223333\", \"accessKeyId\": \"A\", \"secretAccessKey\": \"s\"},"
+                        + " {\"accountId\": \"444455556666\", \"accessKeyId\": \"A\", \"secretAccessKey\": \"t\"}]}",
+                "accounts[1]: access key A is listed twice"
+            }
+        }) {
+            Path f = write(bad[0]);
+            assertThatThrownBy(() -> Accounts.load(f)).as(bad[0]).hasMessageContaining(bad[1]);
+        }
+    }
+
+    private Path write(String json) throws Exception {
+        Path f = Files.createTempFile(dir, "credentials", ".json");
+        Files.writeString(f, json);
+        return f;
+    }
+}
