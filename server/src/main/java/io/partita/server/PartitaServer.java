@@ -14,6 +14,7 @@ import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.console.ConsoleAssets;
 import io.partita.server.console.HotKeySimulator;
+import io.partita.server.netty.Drain;
 import io.partita.server.netty.EventLoopThreads;
 import io.partita.server.netty.PartitaChannelInitializer;
 import io.partita.server.netty.Transport;
@@ -48,17 +49,25 @@ import io.partita.server.route.OperationRegistry;
 import io.partita.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Wires storage, the operation registry and Netty together; {@link #start} binds, {@link #close} undoes it all. */
 public final class PartitaServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PartitaServer.class);
+
     /** Parsed expressions kept for reuse; an application rarely has more distinct expressions than this. */
     static final int EXPRESSION_CACHE_ENTRIES = 4096;
 
     private final StorageEngine storage;
     private final EventSourceMappings mappings;
     private final HotKeySimulator simulator;
+    /** Requests in flight, which a stop lets finish. */
+    private final Drain drain = new Drain();
+
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
     private final EventExecutorGroup workers;
@@ -91,8 +100,8 @@ public final class PartitaServer implements AutoCloseable {
                         config.region(),
                         workers,
                         inlineOperations(config, registry),
-                        new AdminRoutes(
-                                storage, mappings, partiqlScans, simulator, new ConsoleAssets(config.region()))))
+                        new AdminRoutes(storage, mappings, partiqlScans, simulator, new ConsoleAssets(config.region())),
+                        drain))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
@@ -181,10 +190,17 @@ public final class PartitaServer implements AutoCloseable {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
-    /** Stops accepting, lets in-flight requests finish, then closes storage. */
+    /**
+     * Stops accepting, lets the requests in flight finish (every answer from now on closes its connection; up to 8 s,
+     * until none has started for 100 ms), then closes the connections and storage, which flushes.
+     */
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
+        drain.begin();
+        if (!drain.await(Duration.ofMillis(100), Duration.ofSeconds(8))) {
+            log.warn("stopping with {} requests still in flight after 8 s", drain.inFlight());
+        }
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

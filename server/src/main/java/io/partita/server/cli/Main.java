@@ -249,6 +249,9 @@ public final class Main implements Callable<Integer> {
                         () -> {
                             server.close();
                             stopped.countDown();
+                            // SIGTERM is how a stop is asked for (docker stop, systemd, Kubernetes): once every
+                            // request in flight is answered and storage is flushed, that is a clean exit, not 143.
+                            Runtime.getRuntime().halt(0);
                         },
                         "partita-shutdown"));
         System.out.println(banner(server.port(), storage, server.transport())

@@ -64,6 +64,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private final Predicate<String> inline;
     private final AdminRoutes admin;
     private final AnswerBatch batch;
+    /** The server's count of requests in flight, and whether it is stopping. */
+    private final Drain drain;
+
     private ChannelHandlerContext out;
     private int pending;
     /** The request whose body is being collected, or null. */
@@ -87,7 +90,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             EventExecutor worker,
             Predicate<String> inline,
             AdminRoutes admin,
-            AnswerBatch batch) {
+            AnswerBatch batch,
+            Drain drain) {
+        this.drain = drain;
         this.dispatcher = dispatcher;
         this.batch = batch;
         this.admin = admin;
@@ -99,6 +104,17 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         out = ctx;
+    }
+
+    /** A request whose body never finished arriving is no longer in flight. */
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (request != null) {
+            request = null;
+            body = null;
+            drain.finished();
+        }
+        ctx.fireChannelInactive();
     }
 
     /**
@@ -147,6 +163,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void start(ChannelHandlerContext ctx, HttpRequest r) {
         request = null;
+        // Every request started is answered through run() (or abandoned mid-body: channelInactive), which counts it
+        // finished.
+        drain.started();
         if (r.decoderResult().isFailure()) {
             // Past the decoder's bounds (a 4 KB request line, 16 KB of headers) nothing more of the request is kept.
             Throwable cause = r.decoderResult().cause();
@@ -232,7 +251,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void answer(ChannelHandlerContext ctx, HttpRequest request, byte[] content) {
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        // Stopping: answer, then close, so that the client sends its next request elsewhere.
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !drain.draining();
         HttpMethod method = request.method();
         HttpHeaders h = request.headers();
         HttpAnswer.Extras extras = HttpSurface.extras(h);
@@ -364,7 +384,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         if (mayInline && pending == 0) {
             ByteBuf encoded = answer.get();
             if (encoded != null) {
-                closeAfter(out.write(encoded), close);
+                closeAfter(out.write(encoded), close).addListener(f -> drain.finished());
                 batch.flushLater(out);
                 return;
             }
@@ -383,9 +403,13 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                         out.channel().remoteAddress(),
                         e);
                 out.close();
+                drain.finished();
                 return;
             }
-            closeAfter(out.writeAndFlush(encoded), close).addListener(f -> pending--);
+            closeAfter(out.writeAndFlush(encoded), close).addListener(f -> {
+                pending--;
+                drain.finished();
+            });
         });
     }
 

@@ -27,6 +27,7 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final EventExecutorGroup workers;
     private final Predicate<String> inline;
     private final AdminRoutes admin;
+    private final Drain drain;
     private final Map<EventLoop, AnswerBatch> batches = new ConcurrentHashMap<>();
 
     public PartitaChannelInitializer(
@@ -34,7 +35,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
             String region,
             EventExecutorGroup workers,
             Predicate<String> inline,
-            AdminRoutes admin) {
+            AdminRoutes admin,
+            Drain drain) {
+        this.drain = drain;
         this.dispatcher = dispatcher;
         this.admin = admin;
         this.inline = inline;
@@ -59,6 +62,6 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                         .setMaxHeaderSize(16 * 1024)
                         .setMaxChunkSize(64 * 1024)));
         AnswerBatch batch = batches.computeIfAbsent(ch.eventLoop(), loop -> new AnswerBatch(loop));
-        p.addLast("api", new ApiRequestHandler(dispatcher, healthHost, workers.next(), inline, admin, batch));
+        p.addLast("api", new ApiRequestHandler(dispatcher, healthHost, workers.next(), inline, admin, batch, drain));
     }
 }

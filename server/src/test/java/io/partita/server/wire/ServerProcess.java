@@ -85,6 +85,12 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** SIGTERM: the stop a supervisor asks for. Returns the exit code, or -1 if still running after {@code seconds}. */
+    int terminate(long seconds) throws InterruptedException {
+        process.destroy();
+        return process.waitFor(seconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
+    }
+
     @Override
     public void close() {
         kill();
