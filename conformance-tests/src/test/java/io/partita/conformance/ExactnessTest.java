@@ -41,6 +41,24 @@ class ExactnessTest {
                 .exclusiveStartKey(start));
     }
 
+    /** A parallel Scan's start key must come from its own segment (live capture: no final period). */
+    @Test
+    void aScanStartKeyFromAnotherSegmentIsRefused(DynamoDbClient ddb, Tables tables) {
+        String t = tables.hashTable("pk", ScalarAttributeType.S);
+        for (int i = 0; i < 40; i++) {
+            String key = "k" + i;
+            ddb.putItem(b -> b.tableName(t).item(item("pk", s(key))));
+        }
+        // Segment 1 of 4 holds about 10 of the 40 items: a page of one ends with a key of that segment.
+        var page = ddb.scan(b -> b.tableName(t).segment(1).totalSegments(4).limit(1));
+        assertThat(page.lastEvaluatedKey()).isNotEmpty();
+        Map<String, AttributeValue> start = page.lastEvaluatedKey();
+        ApiErrors.assertValidation(
+                "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with"
+                        + " correct Segment. TotalSegments: 4 Segment: 0",
+                () -> ddb.scan(b -> b.tableName(t).segment(0).totalSegments(4).exclusiveStartKey(start)));
+    }
+
     @Test
     void aQueryStartKeyMustLieWhereTheQueryReads(Tables tables) {
         String t = songs(tables);

@@ -14,6 +14,8 @@ public enum ErrorCode {
     MISSING_AUTHENTICATION_TOKEN("com.amazon.coral.service#MissingAuthenticationTokenException", 400),
     INCOMPLETE_SIGNATURE("com.amazon.coral.service#IncompleteSignatureException", 400),
     INVALID_SIGNATURE("com.amazon.coral.service#InvalidSignatureException", 400),
+    /** Its body says {@code Message}, capitalised, unlike DynamoDB's own errors (live captures). */
+    ACCESS_DENIED("com.amazon.coral.service#AccessDeniedException", 400),
     UNRECOGNIZED_CLIENT("com.amazon.coral.service#UnrecognizedClientException", 400),
     REQUEST_ENTITY_TOO_LARGE("com.amazon.coral.service#RequestEntityTooLarge", 413),
     RESOURCE_NOT_FOUND("com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", 400),

@@ -1,6 +1,7 @@
 package io.partita.server.http;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.json.DynamoJson;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,7 +14,7 @@ public final class ErrorBody {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("__type", e.code().type());
         if (e.getMessage() != null) {
-            body.put("message", e.getMessage());
+            body.put(e.code() == ErrorCode.ACCESS_DENIED ? "Message" : "message", e.getMessage());
         }
         body.putAll(e.extraFields());
         return DynamoJson.encode(body);

@@ -39,14 +39,6 @@ public final class TableNames {
         return m.group(3);
     }
 
-    /** The name of the table a {@code ResourceArn} (tag operations) refers to. */
-    public static String fromResourceArn(String arn) {
-        if (arn == null || !arn.startsWith("arn:")) {
-            throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + arn);
-        }
-        return resolve(arn);
-    }
-
     public static String arn(RequestContext context, String tableName) {
         return "arn:aws:dynamodb:" + context.region() + ":" + context.accountId() + ":table/" + tableName;
     }

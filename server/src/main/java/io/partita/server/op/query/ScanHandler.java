@@ -89,8 +89,10 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
         if (in.exclusiveStartKey() != null) {
             byte[] start = target.startKey(in.exclusiveStartKey());
             if (!range.contains(start)) {
-                throw ApiException.validation("The provided Exclusive start key does not map to the provided Segment"
-                        + " and TotalSegments values.");
+                // DynamoDB's words, from a live capture (no final period).
+                throw ApiException.validation("The provided starting key is invalid: Invalid ExclusiveStartKey."
+                        + " Please use ExclusiveStartKey with correct Segment. TotalSegments: " + in.totalSegments()
+                        + " Segment: " + in.segment());
             }
             range = range.resumeAfter(start, true);
         }

@@ -58,6 +58,7 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         indexes.addAll(IndexSpecs.globals(in.globalSecondaryIndexes(), types, throughput.onDemand(), now));
         IndexSpecs.checkTogether(indexes);
         Map<String, String> tags = Tags.toMap(in.tags());
+        Tags.checkCount(tags);
         TableMetadata m = TableMetadata.create(
                         in.tableName(),
                         UUID.randomUUID().toString(),
@@ -107,8 +108,8 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         Throughput.constrain(c, in.provisionedThroughput());
         IndexSpecs.constrain(c, in.localSecondaryIndexes(), in.globalSecondaryIndexes());
         StreamSpecs.constrain(c, in.streamSpecification());
-        Tags.constrain(c, in.tags());
         c.check();
+        Tags.check(in.tags());
     }
 
     /** The declarative checks of each attribute definition (CreateTable's, and UpdateTable's for a new GSI). */

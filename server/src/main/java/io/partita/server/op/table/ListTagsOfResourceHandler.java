@@ -4,7 +4,6 @@ import io.partita.protocol.message.ListTagsOfResourceInput;
 import io.partita.protocol.message.ListTagsOfResourceOutput;
 import io.partita.protocol.message.Tag;
 import io.partita.protocol.validate.ConstraintSet;
-import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -31,7 +30,7 @@ public final class ListTagsOfResourceHandler
                 .notNull("resourceArn", in.resourceArn())
                 .length("resourceArn", in.resourceArn(), 1, 1283)
                 .check();
-        String name = TableNames.fromResourceArn(in.resourceArn());
+        String name = TagTargets.tableOf(context, in.resourceArn());
         var table = TagTargets.require(storage, name, in.resourceArn());
         List<Tag> tags = new ArrayList<>();
         table.metadata().tags().forEach((k, v) -> tags.add(new Tag(k, v)));

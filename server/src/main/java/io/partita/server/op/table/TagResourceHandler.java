@@ -3,7 +3,6 @@ package io.partita.server.op.table;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.TagResourceInput;
 import io.partita.protocol.validate.ConstraintSet;
-import io.partita.server.op.TableNames;
 import io.partita.server.route.NoContent;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
@@ -30,17 +29,19 @@ public final class TagResourceHandler implements OperationHandler<TagResourceInp
                 .notNull("resourceArn", in.resourceArn())
                 .length("resourceArn", in.resourceArn(), 1, 1283)
                 .notNull("tags", in.tags());
-        Tags.constrain(c, in.tags());
         c.check();
         if (in.tags().isEmpty()) {
-            // Sic: DynamoDB's words, as dynalite's tests against it record them.
+            // Sic: DynamoDB's words, as live captures of it record them.
             throw ApiException.validation("Atleast one Tag needs to be provided as Input.");
         }
-        String name = TableNames.fromResourceArn(in.resourceArn());
+        Tags.check(in.tags());
+        String name = TagTargets.tableOf(context, in.resourceArn());
         TagTargets.require(storage, name, in.resourceArn());
         storage.tables().update(name, m -> {
             Map<String, String> tags = new LinkedHashMap<>(m.tags());
             tags.putAll(Tags.toMap(in.tags()));
+            // Counted merged with the table's tags, inside the update: two requests cannot pass 50 together.
+            Tags.checkCount(tags);
             return m.withTags(tags);
         });
         return NoContent.INSTANCE;

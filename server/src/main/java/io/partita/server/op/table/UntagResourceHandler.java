@@ -1,8 +1,8 @@
 package io.partita.server.op.table;
 
+import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.UntagResourceInput;
 import io.partita.protocol.validate.ConstraintSet;
-import io.partita.server.op.TableNames;
 import io.partita.server.route.NoContent;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
@@ -30,7 +30,11 @@ public final class UntagResourceHandler implements OperationHandler<UntagResourc
                 .length("resourceArn", in.resourceArn(), 1, 1283)
                 .notNull("tagKeys", in.tagKeys())
                 .check();
-        String name = TableNames.fromResourceArn(in.resourceArn());
+        if (in.tagKeys().isEmpty()) {
+            throw ApiException.validation("Atleast one Tag Key needs to be provided as Input.");
+        }
+        in.tagKeys().forEach(Tags::checkKey);
+        String name = TagTargets.tableOf(context, in.resourceArn());
         TagTargets.require(storage, name, in.resourceArn());
         storage.tables().update(name, m -> {
             Map<String, String> tags = new LinkedHashMap<>(m.tags());
