@@ -6,6 +6,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
@@ -101,10 +103,29 @@ public final class PartitaServer implements AutoCloseable {
                         workers,
                         inlineOperations(config, registry),
                         new AdminRoutes(storage, mappings, partiqlScans, simulator, new ConsoleAssets(config.region())),
-                        drain))
+                        drain,
+                        tlsContext(config)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()
                 .channel();
+    }
+
+    /** The server's TLS context from its PEM files, or null for plain HTTP. */
+    public static SslContext tlsContext(ServerConfig config) {
+        if (config.tls() == null) {
+            return null;
+        }
+        try {
+            return SslContextBuilder.forServer(
+                            config.tls().certificate().toFile(),
+                            config.tls().privateKey().toFile())
+                    .build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "cannot use the TLS certificate " + config.tls().certificate() + " and key "
+                            + config.tls().privateKey() + ": " + e.getMessage(),
+                    e);
+        }
     }
 
     /**

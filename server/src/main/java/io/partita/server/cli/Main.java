@@ -180,6 +180,18 @@ public final class Main implements Callable<Integer> {
     Path credentials;
 
     @Option(
+            names = {"--tls-cert"},
+            paramLabel = "FILE",
+            description = "HTTPS: the server's certificate chain, PEM (with --tls-key).")
+    Path tlsCert;
+
+    @Option(
+            names = {"--tls-key"},
+            paramLabel = "FILE",
+            description = "HTTPS: the certificate's private key, PEM (PKCS#8, unencrypted).")
+    Path tlsKey;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -232,6 +244,19 @@ public final class Main implements Callable<Integer> {
                 .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed));
         ServerConfig config =
                 new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
+        if ((tlsCert == null) != (tlsKey == null)) {
+            System.err.println("--tls-cert and --tls-key go together: give both for HTTPS, or neither");
+            return 2;
+        }
+        if (tlsCert != null) {
+            config = config.withTls(new ServerConfig.Tls(tlsCert, tlsKey));
+            try {
+                PartitaServer.tlsContext(config);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+        }
         if (credentials != null) {
             try {
                 config = config.strict(io.partita.server.auth.Accounts.load(credentials));
@@ -255,6 +280,9 @@ public final class Main implements Callable<Integer> {
                         },
                         "partita-shutdown"));
         System.out.println(banner(server.port(), storage, server.transport())
+                + (config.tls() == null
+                        ? ""
+                        : "\n  https: certificate " + config.tls().certificate())
                 + "\n  auth: "
                 + (config.accounts() == null
                         ? "open (any well-formed signature; --credentials FILE for strict mode)"

@@ -20,16 +20,25 @@ public record ServerConfig(
         String region,
         int workerThreads,
         Transport transport,
-        io.partita.server.auth.Accounts accounts) {
-    /** Open mode: any well-formed signature is accepted. */
+        io.partita.server.auth.Accounts accounts,
+        Tls tls) {
+    /** HTTPS: a PEM certificate chain and its PEM (PKCS#8) private key. */
+    public record Tls(Path certificate, Path privateKey) {}
+
+    /** Open mode, plain HTTP: any well-formed signature is accepted. */
     public ServerConfig(
             String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
-        this(host, port, storage, region, workerThreads, transport, null);
+        this(host, port, storage, region, workerThreads, transport, null, null);
     }
 
     /** Strict mode: every request's SigV4 signature is verified against {@code keys}. */
     public ServerConfig strict(io.partita.server.auth.Accounts keys) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys);
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys, tls);
+    }
+
+    /** HTTPS instead of HTTP, on the same port. */
+    public ServerConfig withTls(Tls files) {
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, files);
     }
 
     public static final int DEFAULT_PORT = 8000;

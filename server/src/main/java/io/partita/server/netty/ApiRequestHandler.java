@@ -124,7 +124,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof java.io.IOException) {
+        if (cause instanceof java.io.IOException || cause.getCause() instanceof javax.net.ssl.SSLException) {
+            // A reset, or on an HTTPS port a client that is not speaking TLS (or does not trust the certificate).
             log.debug(
                     "connection {} closed by a network error: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {

@@ -6,6 +6,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.server.admin.AdminRoutes;
@@ -28,6 +29,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final Predicate<String> inline;
     private final AdminRoutes admin;
     private final Drain drain;
+    /** HTTPS, or null for plain HTTP. */
+    private final SslContext tls;
+
     private final Map<EventLoop, AnswerBatch> batches = new ConcurrentHashMap<>();
 
     public PartitaChannelInitializer(
@@ -36,7 +40,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
             EventExecutorGroup workers,
             Predicate<String> inline,
             AdminRoutes admin,
-            Drain drain) {
+            Drain drain,
+            SslContext tls) {
+        this.tls = tls;
         this.drain = drain;
         this.dispatcher = dispatcher;
         this.admin = admin;
@@ -48,6 +54,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     @Override
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(ch.alloc()));
+        }
         p.addLast("idle", new IdleStateHandler(0, 0, 300, TimeUnit.SECONDS) {
             @Override
             protected void channelIdle(

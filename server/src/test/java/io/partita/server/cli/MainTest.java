@@ -90,6 +90,19 @@ class MainTest {
     }
 
     @Test
+    void tlsNeedsBothItsFiles(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        assertThat(parse("--in-memory", "--port", "0", "--tls-cert", "c.pem").call())
+                .isEqualTo(2);
+        assertThat(parse("--in-memory", "--port", "0", "--tls-key", "k.pem").call())
+                .isEqualTo(2);
+        Path junk = dir.resolve("junk.pem");
+        java.nio.file.Files.writeString(junk, "not a certificate");
+        assertThat(parse("--in-memory", "--port", "0", "--tls-cert", junk.toString(), "--tls-key", junk.toString())
+                        .call())
+                .isEqualTo(2);
+    }
+
+    @Test
     void transportIsAutoUnlessGiven() {
         Main m = new Main();
         new CommandLine(m).parseArgs();
