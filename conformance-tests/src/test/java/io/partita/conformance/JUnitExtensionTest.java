@@ -48,4 +48,47 @@ class JUnitExtensionTest {
                 .expressionAttributeValues(Map.of(":s", s("open"))));
         assertThat(open.count()).isEqualTo(1);
     }
+
+    /** A bean of the "customers" table, for the enhanced client. */
+    @software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean
+    public static class Customer {
+        private String id;
+        private String name;
+
+        @software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey
+        public String getId() {
+            return id;
+        }
+
+        public void setId(String id) {
+            this.id = id;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+    }
+
+    @Test
+    @Order(3)
+    void theEnhancedClientsAreInjectedToo(
+            software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient enhanced,
+            software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedAsyncClient enhancedAsync)
+            throws Exception {
+        var schema = software.amazon.awssdk.enhanced.dynamodb.TableSchema.fromBean(Customer.class);
+        var customers = enhanced.table("customers", schema);
+        Customer ada = new Customer();
+        ada.setId("c-1");
+        ada.setName("Ada");
+        customers.putItem(ada);
+        var key = software.amazon.awssdk.enhanced.dynamodb.Key.builder()
+                .partitionValue("c-1")
+                .build();
+        assertThat(enhancedAsync.table("customers", schema).getItem(key).get().getName())
+                .isEqualTo("Ada");
+    }
 }

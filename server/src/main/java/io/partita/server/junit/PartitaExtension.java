@@ -31,8 +31,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * The JUnit 5 extension behind {@link WithPartita}: starts an in-memory Partita on a free port before the class (or
  * each method, with {@code perMethod}), creates the declared tables, and gives test methods and constructors, by
  * parameter type, the {@link EmbeddedPartita} (for {@code endpoint()}, {@code awaitIndexes()}, {@code reapTtlNow()}),
- * a {@link DynamoDbClient} and a {@link DynamoDbAsyncClient} pointed at it. The clients use the AWS SDK's HTTP client
- * found on the class path and close with the server.
+ * a {@link DynamoDbClient} and a {@link DynamoDbAsyncClient} pointed at it, and, when the suite has the SDK's
+ * enhanced client, a {@code DynamoDbEnhancedClient} and a {@code DynamoDbEnhancedAsyncClient} over them. The clients
+ * use the AWS SDK's HTTP client found on the class path and close with the server.
  *
  * <p>The AWS SDK and JUnit are the test suite's own dependencies: the server's artefact does not bring them.
  */
@@ -201,7 +202,11 @@ public final class PartitaExtension
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        return type == EmbeddedPartita.class || type == DynamoDbClient.class || type == DynamoDbAsyncClient.class;
+        return type == EmbeddedPartita.class
+                || type == DynamoDbClient.class
+                || type == DynamoDbAsyncClient.class
+                || type.getName().equals(ENHANCED)
+                || type.getName().equals(ENHANCED_ASYNC);
     }
 
     @Override
@@ -211,6 +216,31 @@ public final class PartitaExtension
         if (type == EmbeddedPartita.class) {
             return r.partita;
         }
+        if (type.getName().equals(ENHANCED)) {
+            // By name, in a class of its own: a suite without the enhanced client never loads it.
+            return EnhancedClients.sync(r.client());
+        }
+        if (type.getName().equals(ENHANCED_ASYNC)) {
+            return EnhancedClients.async(r.async());
+        }
         return type == DynamoDbClient.class ? r.client() : r.async();
+    }
+
+    private static final String ENHANCED = "software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient";
+    private static final String ENHANCED_ASYNC = "software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedAsyncClient";
+
+    /** The enhanced clients over the extension's clients (they hold no connections of their own). */
+    private static final class EnhancedClients {
+        static Object sync(DynamoDbClient client) {
+            return software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient.builder()
+                    .dynamoDbClient(client)
+                    .build();
+        }
+
+        static Object async(DynamoDbAsyncClient client) {
+            return software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedAsyncClient.builder()
+                    .dynamoDbClient(client)
+                    .build();
+        }
     }
 }
