@@ -167,6 +167,17 @@ class PartitionSplitTest {
                 .satisfies(l -> assertThat(Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                         .isEqualTo(4.0));
         assertThat(text).contains("partita_consumed_write_capacity_units_total{table=\"" + table + "\"} 1.0");
+        // The partitions have their own family; none of the table's families holds partition series, so a sum()
+        // over a family counts each unit once. The partitions' parts add up to the table's total.
+        assertThat(text.lines().filter(l -> l.startsWith("partita_consumed") && l.contains("partition=")))
+                .isEmpty();
+        double parts = text.lines()
+                .filter(l -> l.startsWith(
+                        "partita_partition_consumed_write_capacity_units_total{table=\"" + table + "\",partition="))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
+        assertThat(parts).isEqualTo(1.0);
+        assertThat(text).contains("# TYPE partita_partition_consumed_write_capacity_units_total counter");
     }
 
     /** The partitions' hash ranges cover the whole 64-bit space, in order, without gaps or overlaps. */

@@ -625,10 +625,17 @@ public final class AdminRoutes {
         metric(b, name, type, help);
         for (Table t : tables) {
             sample(b, name, t, null, perTable.applyAsDouble(t));
-            if (perPartition != null) {
-                for (Partition p : t.partitions().map().partitions()) {
-                    sample(b, name, t, p, perPartition.applyAsDouble(p));
-                }
+        }
+        if (perPartition == null) {
+            return;
+        }
+        // The partitions under a name of their own: a table's total and its partitions' parts in one family would be
+        // counted twice by any sum() over it.
+        String partitionName = "partita_partition_" + name.substring("partita_".length());
+        metric(b, partitionName, type, help + " Per partition; they add up to the table's.");
+        for (Table t : tables) {
+            for (Partition p : t.partitions().map().partitions()) {
+                sample(b, partitionName, t, p, perPartition.applyAsDouble(p));
             }
         }
     }
