@@ -102,7 +102,12 @@ public final class PartitaServer implements AutoCloseable {
                         config.region(),
                         workers,
                         inlineOperations(config, registry),
-                        new AdminRoutes(storage, mappings, partiqlScans, simulator, new ConsoleAssets(config.region())),
+                        new AdminRoutes(
+                                storage,
+                                mappings,
+                                partiqlScans,
+                                simulator,
+                                new ConsoleAssets(config.region(), config.accounts() != null)),
                         drain,
                         tlsContext(config)))
                 .bind(new InetSocketAddress(config.host(), config.port()))

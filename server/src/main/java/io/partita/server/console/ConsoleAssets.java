@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
  * WebJar ({@code /console/vendor/}). Nothing is built at run time and nothing is fetched from elsewhere; the page
  * talks to the server through the DynamoDB API ({@code POST /}) and the admin views ({@code /admin/...}).
  *
+ * <p>The files hold no data, so strict mode serves them unsigned; everything they fetch is signed by the page.
+ *
  * <p>Only plain file names are served ({@code [a-z0-9-]+.(html|js|css|svg)}), so no request reaches outside the
  * console's folder.
  */
@@ -33,11 +35,18 @@ public final class ConsoleAssets {
             "uPlot-LICENSE", "LICENSE");
 
     private final String region;
+    private final boolean strict;
     private final String uplotFolder;
     private final Map<String, byte[]> cache = new ConcurrentHashMap<>();
 
     public ConsoleAssets(String region) {
+        this(region, false);
+    }
+
+    /** @param strict the server verifies signatures: the page then asks for keys and signs its requests */
+    public ConsoleAssets(String region, boolean strict) {
         this.region = region;
+        this.strict = strict;
         this.uplotFolder = "/META-INF/resources/webjars/uplot/" + webjarVersion("org.webjars.npm", "uplot") + "/";
     }
 
@@ -53,7 +62,7 @@ public final class ConsoleAssets {
             name = "index.html";
         }
         if (name.equals("config.json")) {
-            String json = "{\"region\":\"" + region + "\"}";
+            String json = "{\"region\":\"" + region + "\"" + (strict ? ",\"strict\":true" : "") + "}";
             return new Answer(200, "application/json", json.getBytes(StandardCharsets.UTF_8));
         }
         if (name.startsWith("vendor/")) {

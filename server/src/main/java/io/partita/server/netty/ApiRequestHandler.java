@@ -304,7 +304,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             });
         } else if (method.equals(HttpMethod.GET) && AdminRoutes.handles(request.uri())) {
             String uri = request.uri();
-            SigV4Verifier.Request signed = signed(request, content);
+            // The console's files hold no data: served unsigned, so that the page can load and sign the rest.
+            SigV4Verifier.Request signed =
+                    io.partita.server.console.ConsoleAssets.handles(pathOf(uri)) ? null : signed(request, content);
             run(false, keepAlive, () -> {
                 AdminRoutes.Answer a = admitted(signed);
                 if (a == null) {
@@ -336,6 +338,11 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                     keepAlive,
                     () -> HttpAnswer.encode(ctx.alloc(), status, TEXT, text, null, keepAlive, head, extras));
         }
+    }
+
+    private static String pathOf(String uri) {
+        int q = uri.indexOf('?');
+        return q < 0 ? uri : uri.substring(0, q);
     }
 
     /** What strict mode verifies: the request as sent (a compressed body as compressed); null in open mode. */

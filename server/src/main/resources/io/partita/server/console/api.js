@@ -1,12 +1,42 @@
 // The console talks to the server as any client does: the DynamoDB API (POST /) and the admin views (/admin/...).
 
+import { sign } from "./sigv4.js";
+
 let region = "us-east-1";
+let strict = false;
 
 export async function loadConfig() {
   const r = await fetch("/console/config.json");
   const c = await r.json();
   region = c.region || region;
+  strict = !!c.strict;
   return c;
+}
+
+/** True when the server verifies signatures (--credentials): the console then signs with the user's keys. */
+export function isStrict() {
+  return strict;
+}
+
+/** The keys typed in for this tab, or null. */
+export function keys() {
+  const k = sessionStorage.getItem("partita-keys");
+  return k ? JSON.parse(k) : null;
+}
+
+export function setKeys(accessKey, secret) {
+  sessionStorage.setItem("partita-keys", JSON.stringify({ accessKey, secret }));
+}
+
+export function clearKeys() {
+  sessionStorage.removeItem("partita-keys");
+}
+
+/** In strict mode, the headers that sign a request with the user's keys; nothing in open mode. */
+async function signed(method, url, headers, body) {
+  const k = keys();
+  if (!strict || !k) return {};
+  return sign(method, url, headers, body, { ...k, region });
 }
 
 export function currentRegion() {
@@ -29,20 +59,21 @@ function amzDate() {
 /** Calls a DynamoDB operation; resolves to its answer, or rejects with a DynamoError. */
 export async function ddb(operation, body) {
   const date = amzDate();
-  // Open mode checks the Authorization header's shape, not its signature; the console signs as "console".
-  const auth =
-    "AWS4-HMAC-SHA256 Credential=console/" + date.slice(0, 8) + "/" + region +
-    "/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0";
-  const r = await fetch("/", {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/x-amz-json-1.0",
-      "X-Amz-Target": "DynamoDB_20120810." + operation,
+  const payload = JSON.stringify(body || {});
+  const headers = {
+    "Content-Type": "application/x-amz-json-1.0",
+    "X-Amz-Target": "DynamoDB_20120810." + operation,
+  };
+  // Open mode checks the Authorization header's shape, not its signature: the console signs as "console". In strict
+  // mode it signs with the user's keys.
+  const auth = strict
+    ? await signed("POST", "/", { "content-type": headers["Content-Type"], "x-amz-target": headers["X-Amz-Target"] }, payload)
+    : {
       "X-Amz-Date": date,
-      Authorization: auth,
-    },
-    body: JSON.stringify(body || {}),
-  });
+      Authorization: "AWS4-HMAC-SHA256 Credential=console/" + date.slice(0, 8) + "/" + region +
+        "/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0",
+    };
+  const r = await fetch("/", { method: "POST", headers: { ...headers, ...auth }, body: payload });
   const text = await r.text();
   const json = text ? JSON.parse(text) : {};
   if (!r.ok) {
@@ -54,7 +85,7 @@ export async function ddb(operation, body) {
 
 /** GET (or another method on) an admin path; resolves to its JSON. */
 export async function admin(path, method = "GET") {
-  const r = await fetch(path, { method });
+  const r = await fetch(path, { method, headers: await signed(method, path, {}, "") });
   const json = await r.json();
   if (!r.ok) {
     throw new DynamoError("AdminError", json.message || r.statusText, r.status);

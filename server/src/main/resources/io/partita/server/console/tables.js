@@ -34,7 +34,13 @@ export async function tablesView(el) {
   el.innerHTML = '<h1>Tables</h1><div id="list"></div><h2>Create a table</h2><div class="card">' + createForm() + "</div>";
   const list = el.querySelector("#list");
   const render = async () => {
-    const all = await describeAll();
+    let all;
+    try {
+      all = await describeAll();
+    } catch (e) {
+      list.innerHTML = errorBox(e); // as DynamoDB answered: a refused signature, say
+      return;
+    }
     if (all.length === 0) {
       list.innerHTML = '<p class="muted" id="no-tables">No tables yet.</p>';
       return;

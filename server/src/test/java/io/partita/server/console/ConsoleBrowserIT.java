@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.partita.server.embedded.EmbeddedPartita;
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -30,12 +28,8 @@ import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -45,13 +39,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * run, the hot-key simulator driven to a throttle — and a screenshot of each is kept in {@code
  * target/console-screenshots}.
  *
- * <p>Without Chromium the test is skipped, unless {@code PARTITA_BROWSER_TESTS=required} (CI sets it, after
- * installing the browser), where a missing browser fails it.
+ * <p>Without Chromium the test is skipped, unless {@code PARTITA_BROWSER_TESTS=required} ({@link Chromium}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserIT {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path DRIVER = Path.of("/usr/bin/chromedriver");
     private static final Path SHOTS = Path.of("target", "console-screenshots");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -59,41 +50,12 @@ class ConsoleBrowserIT {
 
     private static EmbeddedPartita partita;
     private static WebDriver browser;
-    private static Path profile;
 
     @BeforeAll
     static void start() throws IOException {
-        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER);
-        if (!present && "required".equals(System.getenv("PARTITA_BROWSER_TESTS"))) {
-            throw new IllegalStateException("PARTITA_BROWSER_TESTS=required but " + CHROMIUM + " or " + DRIVER
-                    + " is missing (apt-get install chromium chromium-driver)");
-        }
-        Assumptions.assumeTrue(present, "no Chromium and ChromeDriver here; the console's browser test is skipped");
+        Chromium.require();
         partita = EmbeddedPartita.start();
-        profile = Files.createTempDirectory("partita-chromium");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        // As root, with no network beyond loopback: no sandbox, nothing fetched in the background.
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--window-size=1400,1000",
-                "--user-data-dir=" + profile);
-        LoggingPreferences logs = new LoggingPreferences();
-        logs.enable(LogType.BROWSER, Level.ALL);
-        options.setCapability("goog:loggingPrefs", logs);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(DRIVER.toString()))
-                .usingAnyFreePort()
-                .build();
-        browser = new ChromeDriver(service, options);
+        browser = Chromium.start();
         Files.createDirectories(SHOTS);
     }
 
@@ -294,12 +256,7 @@ class ConsoleBrowserIT {
     }
 
     private static WebElement waitFor(By by) {
-        return new WebDriverWait(browser, WAIT)
-                .ignoring(StaleElementReferenceException.class)
-                .until(d -> {
-                    List<WebElement> found = d.findElements(by);
-                    return found.isEmpty() || !found.get(0).isDisplayed() ? null : found.get(0);
-                });
+        return Chromium.waitFor(browser, by);
     }
 
     private static void waitForText(By by, String text) {
