@@ -5,6 +5,7 @@ import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.PartitionThroughput;
 import io.partita.storage.capacity.TableThroughput;
 import io.partita.storage.capacity.Throttle;
+import io.partita.storage.capacity.ThrottleLog;
 import io.partita.storage.capacity.ThroughputMode;
 import io.partita.storage.capacity.TokenBucket;
 import io.partita.storage.feed.FeedShard;
@@ -48,6 +49,8 @@ public final class TablePartitions {
     private volatile PartitionMap map;
     private int nextId;
     private final List<SplitEvent> splits = new ArrayList<>();
+    /** The first throttle at WARN, then a line a minute (capacity.ThrottleLog). */
+    private final ThrottleLog throttleLog;
 
     /** A table with the partitions DynamoDB would give it, or with {@code persisted} ranges when there are some. */
     public TablePartitions(
@@ -61,6 +64,7 @@ public final class TablePartitions {
         this.config = config;
         this.listener = listener;
         this.metadata = metadata;
+        this.throttleLog = new ThrottleLog(metadata.name());
         this.table = newTableThroughput(metadata);
         long now = config.clock().millis();
         List<Partition> parts = new ArrayList<>();
@@ -213,7 +217,9 @@ public final class TablePartitions {
         if (t.insights()) {
             t.throttledKeys().record(key.get(), 1);
         }
-        return config.mode() == ThroughputMode.ENFORCE ? new Throttle(kind, t.onDemand(), limits) : null;
+        boolean enforced = config.mode() == ThroughputMode.ENFORCE;
+        throttleLog.record(p.id(), key, kind, limits, now, enforced);
+        return enforced ? new Throttle(kind, t.onDemand(), limits) : null;
     }
 
     /**
