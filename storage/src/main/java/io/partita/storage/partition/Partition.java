@@ -55,11 +55,28 @@ public final class Partition {
     }
 
     public long sizeBytes() {
-        return sizeBytes.get();
+        long v = sizeBytes.get();
+        return frozen(v) ? 0 : v;
     }
 
     long addSize(long delta) {
         return sizeBytes.addAndGet(delta);
+    }
+
+    /** Far below any real size: a size that has it added is a split parent's, whose size went to its children. */
+    private static final long FROZEN = Long.MIN_VALUE / 2;
+
+    /** True for what {@link #addSize} returns on a partition a split has retired: the caller adds to a child. */
+    static boolean frozen(long value) {
+        return value < FROZEN / 2;
+    }
+
+    /**
+     * Retires this partition's size: returns every byte added before, and makes later additions come back
+     * {@link #frozen} so that their writers add them to the partition that now holds their key.
+     */
+    long freeze() {
+        return sizeBytes.getAndAdd(FROZEN);
     }
 
     public boolean contains(long hash) {

@@ -295,6 +295,13 @@ public final class TablePartitions {
     public void addSize(long hash, long delta) {
         Partition p = map.partitionFor(hash);
         long size = p.addSize(delta);
+        while (Partition.frozen(size)) {
+            // A split retired the partition after this writer found it (its size went to the children): the change
+            // belongs to the child that holds the key, in the map the split published before it froze the parent.
+            p.addSize(-delta);
+            p = map.partitionFor(hash);
+            size = p.addSize(delta);
+        }
         if (delta > 0
                 && size > config.partitionSizeLimitBytes()
                 && size > p.noSizeSplitBelow
@@ -304,8 +311,9 @@ public final class TablePartitions {
     }
 
     /**
-     * Replaces {@code parent} by two partitions cut at {@code at} (the first hash of the right one), with sizes
-     * {@code leftSize} and {@code rightSize}. Each child starts with half of the parent's unused share.
+     * Replaces {@code parent} by two partitions cut at {@code at} (the first hash of the right one), sharing the
+     * parent's size in the proportion {@code leftSize : rightSize} (the parent's size as it stands when it is retired,
+     * writes racing the split included). Each child starts with half of the parent's unused share.
      */
     public synchronized void split(Partition parent, long at, long leftSize, long rightSize, SplitReason reason) {
         if (!map.partitions().contains(parent)
@@ -316,20 +324,21 @@ public final class TablePartitions {
         long now = config.clock().millis();
         int n = map.size() + 1;
         Partition left = new Partition(
-                Integer.toString(nextId++),
-                parent.start(),
-                at - 1,
-                parent.id(),
-                childThroughput(parent, n, now),
-                leftSize);
+                Integer.toString(nextId++), parent.start(), at - 1, parent.id(), childThroughput(parent, n, now), 0);
         Partition right = new Partition(
-                Integer.toString(nextId++), at, parent.end(), parent.id(), childThroughput(parent, n, now), rightSize);
+                Integer.toString(nextId++), at, parent.end(), parent.id(), childThroughput(parent, n, now), 0);
         PartitionMap next = map.replace(parent, left, right);
         // Saved before anyone can use it: a write that found a child commits records under the child's number, which
         // must still be the child's after a crash, and the next split must not hand the children's ids out again.
         listener.mapChanged(this, next, nextId);
         reshare(next, now);
         map = next;
+        // Frozen after the new map is out: an addition the parent refuses from now on finds its child.
+        long total = parent.freeze();
+        long share =
+                leftSize + rightSize <= 0 ? total / 2 : Math.round((double) total * leftSize / (leftSize + rightSize));
+        left.addSize(share);
+        right.addSize(total - share);
         // After the new map: a write whose numbering the closed shard refuses finds its child (FeedShard).
         parent.shard().close();
         splits.add(new SplitEvent(now, parent.id(), left.id(), right.id(), reason));

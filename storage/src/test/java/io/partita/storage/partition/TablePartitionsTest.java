@@ -209,17 +209,58 @@ class TablePartitionsTest {
         assertThat(events).containsExactly("split 2 SIZE");
     }
 
+    /** Writes racing a split: every byte lands in the partitions of the new map, none is lost with the parent. */
+    @Test
+    void sizesAddedWhileSplittingAreNotLost() throws Exception {
+        TablePartitions t = table(provisioned(0, 1000), config());
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
+        Thread writer = new Thread(() -> {
+            java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+            while (!stop.get()) {
+                t.addSize(r.nextLong(), 1);
+                added.incrementAndGet();
+            }
+        });
+        writer.start();
+        for (int i = 0; i < 50; i++) {
+            List<Partition> ps = t.map().partitions();
+            Partition widest = ps.get(0);
+            for (Partition p : ps) {
+                if (Long.compareUnsigned(p.end() - p.start(), widest.end() - widest.start()) > 0) {
+                    widest = p;
+                }
+            }
+            long mid = widest.start() + ((widest.end() - widest.start()) >>> 1) + 1;
+            t.split(widest, mid, 1, 1, TablePartitions.SplitReason.SIZE);
+        }
+        stop.set(true);
+        writer.join();
+        long total = 0;
+        for (Partition p : t.map().partitions()) {
+            total += p.sizeBytes();
+        }
+        assertThat(total).isEqualTo(added.get());
+    }
+
     @Test
     void splitReplacesTheParentWithTwoChildrenAndResharesTheRate() {
         TablePartitions t = table(provisioned(0, 1000), config());
         Partition parent = t.map().partitions().get(0);
+        t.addSize(parent.start(), 30);
         t.split(parent, 0x1000L, 10, 20, TablePartitions.SplitReason.SIZE);
         List<Partition> ps = t.map().partitions();
         assertThat(ps).hasSize(2);
         assertThat(ps.get(0).end()).isEqualTo(0xfffL);
         assertThat(ps.get(1).start()).isEqualTo(0x1000L);
         assertThat(ps.get(0).parentId()).isEqualTo("0");
+        // The parent's 30 bytes, shared 10 : 20.
+        assertThat(ps.get(0).sizeBytes()).isEqualTo(10);
         assertThat(ps.get(1).sizeBytes()).isEqualTo(20);
+        // A writer that found the parent before the split adds to the child that holds its key.
+        t.addSize(0x1000L, 5);
+        assertThat(ps.get(1).sizeBytes()).isEqualTo(25);
+        assertThat(parent.sizeBytes()).isZero();
         assertThat(ps.get(0).throughput().share(CapacityKind.WRITE).ratePerSecond())
                 .isEqualTo(500);
         assertThat(t.splits()).hasSize(1);
