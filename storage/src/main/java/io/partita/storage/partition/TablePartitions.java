@@ -408,6 +408,13 @@ public final class TablePartitions {
         return List.copyOf(splits);
     }
 
+    /** The map and the splits that made it, read together: a split changes both under this object's monitor. */
+    public record View(PartitionMap map, List<SplitEvent> splits) {}
+
+    public synchronized View view() {
+        return new View(map, List.copyOf(splits));
+    }
+
     /** The shards of split partitions the change feed still keeps, oldest first. */
     public List<FeedShard> retired() {
         return map.retired();
