@@ -66,6 +66,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private final AnswerBatch batch;
     /** The server's count of requests in flight, and whether it is stopping. */
     private final Drain drain;
+    /** Counts an inline answer finished once written: one listener for the connection, not one per answer. */
+    private final io.netty.channel.ChannelFutureListener finished;
 
     private ChannelHandlerContext out;
     private int pending;
@@ -93,6 +95,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             AnswerBatch batch,
             Drain drain) {
         this.drain = drain;
+        this.finished = f -> drain.finished();
         this.dispatcher = dispatcher;
         this.batch = batch;
         this.admin = admin;
@@ -325,9 +328,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         } else {
             boolean head = method.equals(HttpMethod.HEAD);
             boolean get = head || method.equals(HttpMethod.GET);
-            String path = request.uri();
-            int q = path.indexOf('?');
-            boolean root = (q < 0 ? path : path.substring(0, q)).equals("/");
+            boolean root = pathOf(request.uri()).equals("/");
             int status = !get ? HttpResponseStatus.METHOD_NOT_ALLOWED.code() : root ? 200 : 404;
             String line = status == 200
                     ? HttpSurface.healthLine(h.get(HttpHeaderNames.HOST), healthHost)
@@ -352,12 +353,11 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         }
         String uri = request.uri();
         int q = uri.indexOf('?');
-        HttpHeaders h = request.headers();
         return new ApiRequest.Signed(
                 request.method().name(),
-                q < 0 ? uri : uri.substring(0, q),
+                pathOf(uri),
                 q < 0 ? null : uri.substring(q + 1),
-                h::getAll,
+                request.headers()::getAll,
                 content);
     }
 
@@ -392,7 +392,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         if (mayInline && pending == 0) {
             ByteBuf encoded = answer.get();
             if (encoded != null) {
-                closeAfter(out.write(encoded), close).addListener(f -> drain.finished());
+                closeAfter(out.write(encoded), close).addListener(finished);
                 batch.flushLater(out);
                 return;
             }
