@@ -16,6 +16,7 @@ import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.console.ConsoleAssets;
 import io.partita.server.console.HotKeySimulator;
+import io.partita.server.netty.Admission;
 import io.partita.server.netty.Drain;
 import io.partita.server.netty.EventLoopThreads;
 import io.partita.server.netty.PartitaChannelInitializer;
@@ -70,6 +71,8 @@ public final class PartitaServer implements AutoCloseable {
     /** Requests in flight, which a stop lets finish. */
     private final Drain drain = new Drain();
 
+    private final Admission admission;
+
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
     private final EventExecutorGroup workers;
@@ -85,6 +88,7 @@ public final class PartitaServer implements AutoCloseable {
         boss = new MultiThreadIoEventLoopGroup(1, io);
         loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), new EventLoopThreads(), io);
         workers = new DefaultEventExecutorGroup(config.workerThreads());
+        admission = new Admission(config.limits(), drain);
         OperationRegistry registry = registry(storage, partiqlScans);
         this.mappings = new EventSourceMappings(storage, config.region(), Dispatcher.ACCOUNT_ID);
         Dispatcher dispatcher = new Dispatcher(
@@ -107,8 +111,10 @@ public final class PartitaServer implements AutoCloseable {
                                 mappings,
                                 partiqlScans,
                                 simulator,
-                                new ConsoleAssets(config.region(), config.accounts() != null)),
+                                new ConsoleAssets(config.region(), config.accounts() != null),
+                                admission),
                         drain,
+                        admission,
                         tlsContext(config)))
                 .bind(new InetSocketAddress(config.host(), config.port()))
                 .sync()

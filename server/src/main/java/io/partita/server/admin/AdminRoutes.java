@@ -59,12 +59,17 @@ public final class AdminRoutes {
 
     private final io.partita.server.op.partiql.PartiqlScans partiqlScans;
 
+    /** The server's request bounds, for the metrics; null where no server counts them. */
+    private final io.partita.server.netty.Admission admission;
+
     public AdminRoutes(
             StorageEngine storage,
             io.partita.server.op.stream.EventSourceMappings mappings,
             io.partita.server.op.partiql.PartiqlScans partiqlScans,
             io.partita.server.console.HotKeySimulator simulator,
-            io.partita.server.console.ConsoleAssets console) {
+            io.partita.server.console.ConsoleAssets console,
+            io.partita.server.netty.Admission admission) {
+        this.admission = admission;
         this.simulator = new SimulatorRoutes(simulator);
         this.console = console;
         this.mappings = mappings;
@@ -558,6 +563,23 @@ public final class AdminRoutes {
                         .append("\"} ")
                         .append(n)
                         .append('\n'));
+        if (admission != null) {
+            metric(b, "partita_requests_in_flight", "gauge", "Requests read and not yet answered.");
+            b.append("partita_requests_in_flight ").append(admission.inFlight()).append('\n');
+            metric(
+                    b,
+                    "partita_requests_shed_total",
+                    "counter",
+                    "Requests refused with ThrottlingException: the server was at its bound on requests in flight"
+                            + " or on the memory of request bodies (--max-in-flight, --request-memory).");
+            b.append("partita_requests_shed_total ").append(admission.shed()).append('\n');
+            metric(
+                    b,
+                    "partita_request_body_bytes",
+                    "gauge",
+                    "Memory held by request bodies over 64 KB, received or waiting to run.");
+            b.append("partita_request_body_bytes ").append(admission.buffered()).append('\n');
+        }
         return bytes(b.toString());
     }
 

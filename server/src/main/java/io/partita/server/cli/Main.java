@@ -1,6 +1,7 @@
 package io.partita.server.cli;
 
 import io.partita.server.PartitaServer;
+import io.partita.server.netty.Admission;
 import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.capacity.CapacityConfig;
@@ -192,6 +193,29 @@ public final class Main implements Callable<Integer> {
     Path tlsKey;
 
     @Option(
+            names = {"--max-in-flight"},
+            description = "Requests read and not yet answered beyond which a new one is refused with"
+                    + " ThrottlingException, which the SDKs retry (default: ${DEFAULT-VALUE}).",
+            defaultValue = "4096")
+    int maxInFlight;
+
+    @Option(
+            names = {"--request-memory"},
+            description = "Memory for request bodies over 64 KB being received or waiting to run, beyond which a new"
+                    + " one is refused with ThrottlingException, e.g. 256MB (default: auto, a quarter of the heap).",
+            defaultValue = "auto",
+            converter = ItemCacheConverter.class)
+    long requestMemory;
+
+    @Option(
+            names = {"--request-timeout"},
+            description = "The longest a request may take to arrive, from its first byte to its last; a slower sender"
+                    + " is disconnected: 30s, 2m (default: 60s).",
+            defaultValue = "60s",
+            converter = DurationConverter.class)
+    long requestTimeoutMillis;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -242,8 +266,18 @@ public final class Main implements Callable<Integer> {
                 .withItemCollectionLimitBytes(itemCollectionLimit)
                 .withTtlIntervalMillis(ttlIntervalMillis)
                 .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed));
-        ServerConfig config =
-                new ServerConfig(host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport);
+        if (maxInFlight < 1 || requestTimeoutMillis < 1) {
+            System.err.println("--max-in-flight and --request-timeout must be positive");
+            return 2;
+        }
+        ServerConfig config = new ServerConfig(
+                        host, port, storage, region, ServerConfig.defaultWorkerThreads(), transport)
+                .withLimits(new Admission.Limits(
+                        maxInFlight,
+                        requestMemory == ItemCacheConverter.AUTO
+                                ? Admission.Limits.defaults().bodyBytes()
+                                : requestMemory,
+                        java.time.Duration.ofMillis(requestTimeoutMillis)));
         if ((tlsCert == null) != (tlsKey == null)) {
             System.err.println("--tls-cert and --tls-key go together: give both for HTTPS, or neither");
             return 2;

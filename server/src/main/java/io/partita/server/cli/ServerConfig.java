@@ -1,5 +1,6 @@
 package io.partita.server.cli;
 
+import io.partita.server.netty.Admission;
 import io.partita.server.netty.Transport;
 import io.partita.storage.StorageConfig;
 import java.nio.file.Path;
@@ -12,6 +13,9 @@ import java.nio.file.Path;
  * @param region the region the health line names
  * @param workerThreads threads that run the operations that do not run on the event loop
  * @param transport the network I/O ({@link Transport#AUTO}: io_uring, else epoll, else NIO)
+ * @param accounts strict mode's keys, or null for open mode
+ * @param tls HTTPS's files, or null for plain HTTP
+ * @param limits load shedding and the slow-sender timeout (null: {@link Admission.Limits#defaults})
  */
 public record ServerConfig(
         String host,
@@ -21,24 +25,36 @@ public record ServerConfig(
         int workerThreads,
         Transport transport,
         io.partita.server.auth.Accounts accounts,
-        Tls tls) {
+        Tls tls,
+        Admission.Limits limits) {
+    public ServerConfig {
+        if (limits == null) {
+            limits = Admission.Limits.defaults();
+        }
+    }
+
     /** HTTPS: a PEM certificate chain and its PEM (PKCS#8) private key. */
     public record Tls(Path certificate, Path privateKey) {}
 
     /** Open mode, plain HTTP: any well-formed signature is accepted. */
     public ServerConfig(
             String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
-        this(host, port, storage, region, workerThreads, transport, null, null);
+        this(host, port, storage, region, workerThreads, transport, null, null, null);
     }
 
     /** Strict mode: every request's SigV4 signature is verified against {@code keys}. */
     public ServerConfig strict(io.partita.server.auth.Accounts keys) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys, tls);
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys, tls, limits);
     }
 
     /** HTTPS instead of HTTP, on the same port. */
     public ServerConfig withTls(Tls files) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, files);
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, files, limits);
+    }
+
+    /** Other bounds on requests in flight, their bodies' memory and the time a request may take to arrive. */
+    public ServerConfig withLimits(Admission.Limits bounds) {
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, tls, bounds);
     }
 
     public static final int DEFAULT_PORT = 8000;

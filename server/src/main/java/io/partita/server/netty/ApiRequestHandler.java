@@ -52,6 +52,11 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
     /** A larger body is decoded on the worker: a 400 KB item takes about a millisecond to decode and validate. */
     static final int MAX_INLINE_BODY_BYTES = 64 * 1024;
+    /**
+     * Requests of one connection waiting for the worker, beyond which the connection is not read until half have been
+     * answered: what a client that pipelines without waiting can make the server hold.
+     */
+    static final int MAX_PIPELINED = 32;
 
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -66,6 +71,10 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private final AnswerBatch batch;
     /** The server's count of requests in flight, and whether it is stopping. */
     private final Drain drain;
+    /** The server's bounds on requests in flight and on the memory of their bodies. */
+    private final Admission admission;
+    /** This connection's slow-sender clock, told when a request has arrived whole. */
+    private final RequestDeadline deadline;
     /** Counts an inline answer finished once written: one listener for the connection, not one per answer. */
     private final io.netty.channel.ChannelFutureListener finished;
 
@@ -80,6 +89,10 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private int length;
     /** The declared Content-Length, or 16 MB for a chunked body: the body array never grows past it. */
     private int limit;
+    /** Body memory this request holds against the server's bound ({@link Admission}): its array, if over 64 KB. */
+    private long reserved;
+    /** The request being received is refused for load ({@link Admission}): its body is read and dropped. */
+    private boolean shedding;
 
     /**
      * @param worker the single-threaded executor this connection's operations run on when not inline
@@ -93,8 +106,12 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             Predicate<String> inline,
             AdminRoutes admin,
             AnswerBatch batch,
-            Drain drain) {
+            Drain drain,
+            Admission admission,
+            RequestDeadline deadline) {
         this.drain = drain;
+        this.admission = admission;
+        this.deadline = deadline;
         this.finished = f -> drain.finished();
         this.dispatcher = dispatcher;
         this.batch = batch;
@@ -115,6 +132,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         if (request != null) {
             request = null;
             body = null;
+            releaseBody();
             drain.finished();
         }
         ctx.fireChannelInactive();
@@ -153,11 +171,23 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                 }
                 append(ctx, content.content());
                 if (request != null && msg instanceof LastHttpContent) {
+                    deadline.received();
                     HttpRequest complete = request;
-                    byte[] all = length == body.length ? body : Arrays.copyOf(body, length);
                     request = null;
+                    if (shedding) {
+                        shed(ctx, complete);
+                        return;
+                    }
+                    byte[] all = length == body.length ? body : Arrays.copyOf(body, length);
                     body = null;
-                    answer(ctx, complete, all);
+                    long held = reserved;
+                    reserved = 0;
+                    if (all.length <= MAX_INLINE_BODY_BYTES) {
+                        // A small body is not counted: the bound on requests in flight covers it.
+                        admission.release(held);
+                        held = 0;
+                    }
+                    answer(ctx, complete, all, held);
                 }
             }
         } finally {
@@ -167,6 +197,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void start(ChannelHandlerContext ctx, HttpRequest r) {
         request = null;
+        shedding = false;
         // Every request started is answered through run() (or abandoned mid-body: channelInactive), which counts it
         // finished.
         drain.started();
@@ -198,10 +229,14 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             batch.flushLater(ctx);
         }
         request = r;
-        // Sized for the declared length, but a declared 16 MB is only reserved as it arrives.
         limit = declared >= 0 ? (int) declared : MAX_REQUEST_BYTES;
-        body = new byte[Math.min(limit, declared >= 0 ? 1 << 20 : 1024)];
         length = 0;
+        reserved = 0;
+        body = null;
+        // Sized for the declared length, but a declared 16 MB is only reserved as it arrives.
+        if (!admission.admit() || !grow(Math.min(limit, declared >= 0 ? 1 << 20 : 1024))) {
+            shedding = true;
+        }
     }
 
     private void append(ChannelHandlerContext ctx, ByteBuf content) {
@@ -210,11 +245,59 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             tooLarge(ctx);
             return;
         }
-        if (n > body.length - length) {
-            body = Arrays.copyOf(body, (int) Math.min(limit, Math.max(length + n, 2L * body.length)));
+        if (shedding) {
+            length += n;
+            return;
+        }
+        if (n > body.length - length && !grow((int) Math.min(limit, Math.max(length + n, 2L * body.length)))) {
+            // Past the memory for bodies: the rest is read and dropped, and the request refused once it has arrived.
+            shedding = true;
+            body = null;
+            releaseBody();
+            length += n;
+            return;
         }
         content.getBytes(content.readerIndex(), body, length, n);
         length += n;
+    }
+
+    /** A body array of {@code capacity}, counted against the server's bound when over 64 KB; false if refused. */
+    private boolean grow(int capacity) {
+        if (capacity > MAX_INLINE_BODY_BYTES) {
+            if (!admission.reserve(capacity - reserved)) {
+                return false;
+            }
+            reserved = capacity;
+        }
+        body = body == null ? new byte[capacity] : Arrays.copyOf(body, capacity);
+        return true;
+    }
+
+    private void releaseBody() {
+        admission.release(reserved);
+        reserved = 0;
+    }
+
+    /** DynamoDB's refusal of too many requests, which the SDKs retry: the connection stays open. */
+    private void shed(ChannelHandlerContext ctx, HttpRequest request) {
+        shedding = false;
+        boolean keepAlive = HttpUtil.isKeepAlive(request) && !drain.draining();
+        HttpAnswer.Extras extras = HttpSurface.extras(request.headers());
+        ApiException error = admission.refuse();
+        byte[] json = ErrorBody.of(error);
+        String requestId = RequestIds.next();
+        run(
+                true,
+                keepAlive,
+                () -> HttpAnswer.encode(
+                        ctx.alloc(),
+                        error.code().httpStatus(),
+                        HttpAnswer.JSON,
+                        json,
+                        requestId,
+                        keepAlive,
+                        false,
+                        extras));
     }
 
     /** 413 with DynamoDB's error body; the connection closes, since the rest of the body is left unread. */
@@ -226,6 +309,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
         String requestId = RequestIds.next();
         request = null;
         body = null;
+        releaseBody();
         closing = true;
         run(
                 true,
@@ -245,6 +329,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private void refuse(ChannelHandlerContext ctx, HttpResponseStatus status, String message) {
         request = null;
         body = null;
+        releaseBody();
+        deadline.received();
         closing = true;
         byte[] text = message.getBytes(StandardCharsets.UTF_8);
         run(
@@ -254,12 +340,18 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                         ctx.alloc(), status.code(), TEXT, text, null, false, false, HttpAnswer.Extras.NONE));
     }
 
-    private void answer(ChannelHandlerContext ctx, HttpRequest request, byte[] content) {
+    /** @param held body memory to give back once the operation has run (non-zero only for a body over 64 KB) */
+    private void answer(ChannelHandlerContext ctx, HttpRequest request, byte[] content, long held) {
         // Stopping: answer, then close, so that the client sends its next request elsewhere.
         boolean keepAlive = HttpUtil.isKeepAlive(request) && !drain.draining();
         HttpMethod method = request.method();
         HttpHeaders h = request.headers();
         HttpAnswer.Extras extras = HttpSurface.extras(h);
+        boolean api = method.equals(HttpMethod.POST) && !AdminRoutes.handles(request.uri());
+        if (!api) {
+            // Only an operation reads a body; the rest need it no longer than to check a signature.
+            admission.release(held);
+        }
         if ((method.equals(HttpMethod.POST) || method.equals(HttpMethod.DELETE))
                 && AdminRoutes.handles(request.uri())) {
             String uri = request.uri();
@@ -291,6 +383,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                             target, authorization, amzDate, contentType, host, body, signed(request, content)));
                 } catch (ApiException e) {
                     result = new ApiResponse(e.code().httpStatus(), ErrorBody.of(e), RequestIds.next());
+                } finally {
+                    // Non-zero only for a body over 64 KB, which runs once, on the worker.
+                    admission.release(held);
                 }
                 if (result.deferred()) {
                     return null;
@@ -398,7 +493,10 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             }
             // Deferred: it would have waited on the loop. It changed nothing and runs again on the worker.
         }
-        pending++;
+        if (++pending == MAX_PIPELINED) {
+            // Backpressure: no more of this connection is read until half of what waits has been answered.
+            out.channel().config().setAutoRead(false);
+        }
         worker.execute(() -> {
             ByteBuf encoded;
             try {
@@ -415,7 +513,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             closeAfter(out.writeAndFlush(encoded), close).addListener(f -> {
-                pending--;
+                if (--pending == MAX_PIPELINED / 2 && !out.channel().config().isAutoRead()) {
+                    out.channel().config().setAutoRead(true);
+                }
                 drain.finished();
             });
         });

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * The HTTP/1.1 pipeline: an idle timeout, Netty's request decoder, and the API handler, which collects bodies (up to
+ * The HTTP/1.1 pipeline: an idle timeout, the slow-sender deadline ({@link RequestDeadline}), Netty's request
+ * decoder, and the API handler, which collects bodies (up to
  * 16 MB), answers 100-continue and writes already encoded answers ({@link HttpAnswer}). Each connection is pinned to
  * one single-threaded worker for the operations that do not run on the event loop, so pipelined requests are answered
  * in order, and shares its event loop's {@link AnswerBatch}.
@@ -29,6 +30,7 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final Predicate<String> inline;
     private final AdminRoutes admin;
     private final Drain drain;
+    private final Admission admission;
     /** HTTPS, or null for plain HTTP. */
     private final SslContext tls;
 
@@ -41,8 +43,10 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
             Predicate<String> inline,
             AdminRoutes admin,
             Drain drain,
+            Admission admission,
             SslContext tls) {
         this.tls = tls;
+        this.admission = admission;
         this.drain = drain;
         this.dispatcher = dispatcher;
         this.admin = admin;
@@ -64,6 +68,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                 ctx.close();
             }
         });
+        RequestDeadline deadline =
+                new RequestDeadline(admission.limits().requestTimeout().toNanos());
+        p.addLast("deadline", deadline);
         p.addLast(
                 "decoder",
                 new HttpRequestDecoder(new HttpDecoderConfig()
@@ -71,6 +78,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
                         .setMaxHeaderSize(16 * 1024)
                         .setMaxChunkSize(64 * 1024)));
         AnswerBatch batch = batches.computeIfAbsent(ch.eventLoop(), loop -> new AnswerBatch(loop));
-        p.addLast("api", new ApiRequestHandler(dispatcher, healthHost, workers.next(), inline, admin, batch, drain));
+        p.addLast(
+                "api",
+                new ApiRequestHandler(
+                        dispatcher, healthHost, workers.next(), inline, admin, batch, drain, admission, deadline));
     }
 }

@@ -90,6 +90,19 @@ class MainTest {
     }
 
     @Test
+    void requestLimitsDefaultToDynamoDbScaleBoundsAndRefuseNonsense() throws Exception {
+        Main m = parse();
+        assertThat(m.maxInFlight).isEqualTo(4096);
+        assertThat(m.requestTimeoutMillis).isEqualTo(60_000);
+        assertThat(parse("--request-memory", "256MB").requestMemory).isEqualTo(256L << 20);
+        assertThat(parse("--request-timeout", "2m").requestTimeoutMillis).isEqualTo(120_000);
+        assertThat(parse("--in-memory", "--port", "0", "--max-in-flight", "0").call())
+                .isEqualTo(2);
+        assertThat(parse("--in-memory", "--port", "0", "--request-timeout", "0").call())
+                .isEqualTo(2);
+    }
+
+    @Test
     void tlsNeedsBothItsFiles(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         assertThat(parse("--in-memory", "--port", "0", "--tls-cert", "c.pem").call())
                 .isEqualTo(2);
