@@ -101,6 +101,8 @@ public final class PartitaServer implements AutoCloseable {
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // A client's half-close ends its requests, not their answers (ApiRequestHandler.userEventTriggered).
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childHandler(new PartitaChannelInitializer(
                         dispatcher,
                         config.region(),

@@ -84,6 +84,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     private HttpRequest request;
     /** Set by a refusal: the connection closes after its answer, and nothing it still receives is read. */
     private boolean closing;
+    /** The client has shut down its sending side: the connection closes once what it sent is answered. */
+    private boolean inputClosed;
 
     private byte[] body;
     private int length;
@@ -136,6 +138,28 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             drain.finished();
         }
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * A client that shuts down its sending side after its requests (half-close, as {@code nc -N} and some HTTP/1.0
+     * clients do) still gets their answers: the connection closes once the last is written. A request cut short by the
+     * shutdown can never complete and is dropped.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+            inputClosed = true;
+            if (request != null) {
+                request = null;
+                body = null;
+                releaseBody();
+                drain.finished();
+            }
+            if (pending == 0) {
+                ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
     }
 
     /**
@@ -515,6 +539,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             closeAfter(out.writeAndFlush(encoded), close).addListener(f -> {
                 if (--pending == MAX_PIPELINED / 2 && !out.channel().config().isAutoRead()) {
                     out.channel().config().setAutoRead(true);
+                }
+                if (pending == 0 && inputClosed) {
+                    out.close();
                 }
                 drain.finished();
             });

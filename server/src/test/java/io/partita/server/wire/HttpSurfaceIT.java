@@ -214,6 +214,29 @@ class HttpSurfaceIT {
         assertThat(tooLarge.text()).contains("Request size exceeds the limit of 16777216 bytes");
     }
 
+    /**
+     * A client that shuts down its sending side after its requests (half-close) still reads every answer, inline or
+     * from the worker, and then the server closes; a request cut short by the shutdown is dropped.
+     */
+    @Test
+    void aHalfClosedConnectionIsAnsweredThenClosed() throws Exception {
+        String scan = "{\"TableName\":\"surface\",\"Select\":\"COUNT\"}";
+        String request = "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
+                + "X-Amz-Target: DynamoDB_20120810.Scan\r\nX-Amz-Date: 20261201T000000Z\r\nAuthorization: "
+                + RawApi.AUTH + "\r\nContent-Length: " + scan.length() + "\r\n\r\n" + scan;
+        try (Socket s = new Socket("127.0.0.1", partita.port())) {
+            s.setSoTimeout(10_000);
+            // Two Scans (run on the worker), a health check (inline), then half of a request.
+            s.getOutputStream()
+                    .write((request + request + "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n" + request.substring(0, 40))
+                            .getBytes(StandardCharsets.US_ASCII));
+            s.shutdownOutput();
+            String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertThat(all.split("HTTP/1.1 200 OK", -1)).hasSize(4);
+            assertThat(all).contains("\"Count\":").contains("healthy: localhost");
+        }
+    }
+
     private static Answer api(String operation, String body) throws IOException {
         return api(operation, body.getBytes(StandardCharsets.UTF_8), "");
     }
