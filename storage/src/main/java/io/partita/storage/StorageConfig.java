@@ -21,6 +21,8 @@ import java.nio.file.Path;
  *     of a table with LSIs: DynamoDB's 10 GB, lowered by tests
  * @param transactionConflicts the share of transactions cancelled with {@code TransactionConflict} on purpose, for
  *     testing retry code; {@link ConflictInjection#NONE} for none
+ * @param minFreeBytes writes are refused (503) while the data directory's disk has less free space than this, so that
+ *     RocksDB never meets a full disk mid-write; 0 turns the floor off
  */
 public record StorageConfig(
         Path dataDir,
@@ -32,7 +34,11 @@ public record StorageConfig(
         long gsiLagMillis,
         long itemCollectionLimitBytes,
         long ttlIntervalMillis,
-        ConflictInjection transactionConflicts) {
+        ConflictInjection transactionConflicts,
+        long minFreeBytes) {
+    /** The default floor of free disk space below which writes are refused: 64 MB. */
+    public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
+
     /** The TTL reaper's default period. */
     public static final long DEFAULT_TTL_INTERVAL_MILLIS = 1000;
 
@@ -53,7 +59,8 @@ public record StorageConfig(
                 0,
                 DEFAULT_ITEM_COLLECTION_LIMIT,
                 DEFAULT_TTL_INTERVAL_MILLIS,
-                ConflictInjection.NONE);
+                ConflictInjection.NONE,
+                DEFAULT_MIN_FREE_BYTES);
     }
 
     public static StorageConfig memory() {
@@ -75,7 +82,8 @@ public record StorageConfig(
                 gsiLagMillis,
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
-                transactionConflicts);
+                transactionConflicts,
+                minFreeBytes);
     }
 
     public StorageConfig withItemCacheBytes(long bytes) {
@@ -92,7 +100,8 @@ public record StorageConfig(
                 gsiLagMillis,
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
-                transactionConflicts);
+                transactionConflicts,
+                minFreeBytes);
     }
 
     /** Trims the change feed every {@code millis}; 0 or less only when {@code StorageEngine.trimFeed} is called. */
@@ -107,7 +116,8 @@ public record StorageConfig(
                 gsiLagMillis,
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
-                transactionConflicts);
+                transactionConflicts,
+                minFreeBytes);
     }
 
     /** Every GSI holds each change back {@code millis} before applying it; 0 for none. */
@@ -125,7 +135,8 @@ public record StorageConfig(
                 millis,
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
-                transactionConflicts);
+                transactionConflicts,
+                minFreeBytes);
     }
 
     /** A lower item collection limit than DynamoDB's 10 GB, for tests of ItemCollectionSizeLimitExceededException. */
@@ -143,7 +154,8 @@ public record StorageConfig(
                 gsiLagMillis,
                 bytes,
                 ttlIntervalMillis,
-                transactionConflicts);
+                transactionConflicts,
+                minFreeBytes);
     }
 
     /** The TTL reaper looks for expired items every {@code millis}; 0 or less only when asked (reapNow). */
@@ -158,7 +170,8 @@ public record StorageConfig(
                 gsiLagMillis,
                 itemCollectionLimitBytes,
                 millis,
-                transactionConflicts);
+                transactionConflicts,
+                minFreeBytes);
     }
 
     /** Cancels {@code c}'s share of transactions with a conflict, chosen by its seeded generator. */
@@ -173,6 +186,23 @@ public record StorageConfig(
                 gsiLagMillis,
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
-                c);
+                c,
+                minFreeBytes);
+    }
+
+    /** Refuses writes while the disk has less than {@code bytes} free (0: no floor). */
+    public StorageConfig withMinFreeBytes(long bytes) {
+        return new StorageConfig(
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis,
+                transactionConflicts,
+                bytes);
     }
 }

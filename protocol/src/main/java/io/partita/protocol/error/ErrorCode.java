@@ -34,7 +34,12 @@ public enum ErrorCode {
     TRANSACTION_IN_PROGRESS("com.amazonaws.dynamodb.v20120810#TransactionInProgressException", 400),
     IDEMPOTENT_PARAMETER_MISMATCH("com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException", 400),
     DUPLICATE_ITEM("com.amazonaws.dynamodb.v20120810#DuplicateItemException", 400),
-    INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500);
+    INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500),
+    /**
+     * DynamoDB's "Service Unavailable (HTTP 503) ... a temporary state" ("Error handling with DynamoDB"); its type is
+     * not in the API's model, so the name is the one other AWS services give it. Partita's disk is full or failing.
+     */
+    SERVICE_UNAVAILABLE("com.amazonaws.dynamodb.v20120810#ServiceUnavailableException", 503);
 
     private final String type;
     private final int httpStatus;

@@ -193,6 +193,15 @@ public final class Main implements Callable<Integer> {
     Path tlsKey;
 
     @Option(
+            names = {"--min-free-space"},
+            description = "Refuse writes (503, which the SDKs retry) while the data directory's disk has less free"
+                    + " space than this, e.g. 1GB, or 0 for no floor (default: ${DEFAULT-VALUE}). Writes resume by"
+                    + " themselves once space is freed.",
+            defaultValue = "64MB",
+            converter = ItemCacheConverter.class)
+    long minFreeSpace;
+
+    @Option(
             names = {"--max-in-flight"},
             description = "Requests read and not yet answered beyond which a new one is refused with"
                     + " ThrottlingException, which the SDKs retry (default: ${DEFAULT-VALUE}).",
@@ -265,7 +274,9 @@ public final class Main implements Callable<Integer> {
                 .withGsiLagMillis(gsiLagMillis)
                 .withItemCollectionLimitBytes(itemCollectionLimit)
                 .withTtlIntervalMillis(ttlIntervalMillis)
-                .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed));
+                .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed))
+                .withMinFreeBytes(
+                        minFreeSpace == ItemCacheConverter.AUTO ? StorageConfig.DEFAULT_MIN_FREE_BYTES : minFreeSpace);
         if (maxInFlight < 1 || requestTimeoutMillis < 1) {
             System.err.println("--max-in-flight and --request-timeout must be positive");
             return 2;

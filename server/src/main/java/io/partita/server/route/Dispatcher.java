@@ -49,6 +49,10 @@ public final class Dispatcher {
         return strict != null;
     }
 
+    /** DynamoDB's words for a 503, and what Partita's is (the SDKs retry it). */
+    static final String SERVICE_UNAVAILABLE_MESSAGE = "Service unavailable: the server cannot write to its disk (full,"
+            + " or failing); this should be a temporary state, and writes resume once space is free.";
+
     /**
      * Answers {@code request}; on an event loop ({@link io.partita.storage.NonBlockingThread}) the answer may be
      * {@link ApiResponse#DEFERRED} instead, with nothing changed, when the request would have had to wait.
@@ -75,6 +79,17 @@ public final class Dispatcher {
         } catch (ApiException e) {
             log.debug("{} {} answered {}: {}", requestId, request.target(), e.code(), e.getMessage());
             return new ApiResponse(e.code().httpStatus(), ErrorBody.of(e), requestId);
+        } catch (io.partita.storage.StorageUnavailableException e) {
+            if (e.mayHaveBeenWritten()) {
+                // It may be in the log and applied by a restart's replay: its outcome is unknown, as a 500's is.
+                log.error("{} {} failed: {}", requestId, request.target(), e.getMessage());
+                ApiException internal = new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error");
+                return new ApiResponse(500, ErrorBody.of(internal), requestId);
+            }
+            // Changed nothing. The store said why once, in its own log line; each refused request is a debug line.
+            log.debug("{} {} refused: {}", requestId, request.target(), e.getMessage());
+            ApiException unavailable = new ApiException(ErrorCode.SERVICE_UNAVAILABLE, SERVICE_UNAVAILABLE_MESSAGE);
+            return new ApiResponse(503, ErrorBody.of(unavailable), requestId);
         } catch (RuntimeException | Error e) {
             log.error("{} {} failed", requestId, request.target(), e);
             ApiException internal = new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error");

@@ -96,6 +96,9 @@ class MainTest {
         assertThat(m.requestTimeoutMillis).isEqualTo(60_000);
         assertThat(parse("--request-memory", "256MB").requestMemory).isEqualTo(256L << 20);
         assertThat(parse("--request-timeout", "2m").requestTimeoutMillis).isEqualTo(120_000);
+        assertThat(parse().minFreeSpace).isEqualTo(64L << 20);
+        assertThat(parse("--min-free-space", "0").minFreeSpace).isZero();
+        assertThat(parse("--min-free-space", "1GB").minFreeSpace).isEqualTo(1L << 30);
         assertThat(parse("--in-memory", "--port", "0", "--max-in-flight", "0").call())
                 .isEqualTo(2);
         assertThat(parse("--in-memory", "--port", "0", "--request-timeout", "0").call())

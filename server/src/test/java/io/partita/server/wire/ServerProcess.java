@@ -53,7 +53,17 @@ final class ServerProcess implements AutoCloseable {
         for (String line = r.readLine(); line != null; line = r.readLine()) {
             Matcher m = PORT.matcher(line);
             if (m.find()) {
-                Thread drain = new Thread(() -> r.lines().forEach(l -> {}));
+                // The rest of the server's output goes to target/server-logs/<port>.log, to read after a failure.
+                java.nio.file.Path logs = java.nio.file.Path.of("target", "server-logs");
+                java.nio.file.Files.createDirectories(logs);
+                java.io.PrintWriter out = new java.io.PrintWriter(
+                        java.nio.file.Files.newBufferedWriter(
+                                logs.resolve(m.group(1) + ".log"), StandardCharsets.UTF_8),
+                        true);
+                Thread drain = new Thread(() -> {
+                    r.lines().forEach(out::println);
+                    out.close();
+                });
                 drain.setDaemon(true);
                 drain.start();
                 return Integer.parseInt(m.group(1));

@@ -209,6 +209,12 @@ public final class FeedFollower implements AutoCloseable {
                     if (stopped) {
                         return;
                     }
+                    if (e instanceof io.partita.storage.StorageUnavailableException u && !u.mayHaveBeenWritten()) {
+                        // Refused before anything was written (a full disk): the same page again later is safe.
+                        log.debug("applying {} waits: {}", consumer.name(), e.getMessage());
+                        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+                        continue;
+                    }
                     if (batchSink != null) {
                         // The failed batch may have reached the log: applying the page again now could apply it
                         // twice once replay brings the first back. After a restart, the log says which it was.

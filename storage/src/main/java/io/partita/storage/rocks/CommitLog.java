@@ -2,6 +2,7 @@ package io.partita.storage.rocks;
 
 import io.partita.storage.NonBlockingThread;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.WouldBlock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -49,9 +50,12 @@ import java.util.zip.CRC32C;
  * other is appended, for the store to mark and flush.
  */
 final class CommitLog implements AutoCloseable {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(CommitLog.class);
     static final String DIRECTORY = "partita-log";
     static final int HEADER_BYTES = 8;
     private static final String SUFFIX = ".log";
+    /** The file of the spare segment: not a segment's name, so that replay never reads it. */
+    private static final String SPARE = "spare.tmp";
 
     private final Path dir;
     private final long segmentBytes;
@@ -76,6 +80,12 @@ final class CommitLog implements AutoCloseable {
     private long bytesSinceCheckpoint;
     private volatile boolean checkpointWanted;
     private boolean closed;
+    /** A new segment allocated ahead of need, off the lock ({@link #prepareSpare}), named {@link #SPARE}; or null. */
+    private MappedByteBuffer spare;
+    /** When a failure to extend the log was last logged (at most once a minute), in nanoseconds; 0 for never. */
+    private long lastFailureLogged;
+    /** Why appends are refused now (the store cannot flush: {@link #refuse}), or null. */
+    private volatile String refusal;
 
     private CommitLog(Path dir, long firstSegment, long segmentBytes, Runnable wantCheckpoint) {
         if (segmentBytes < 4096 || segmentBytes > Integer.MAX_VALUE) {
@@ -99,6 +109,7 @@ final class CommitLog implements AutoCloseable {
         log.lock.lock();
         try {
             Files.createDirectories(dir);
+            Files.deleteIfExists(dir.resolve(SPARE));
             log.roll(0);
         } catch (IOException e) {
             throw new StorageException("cannot start the log in " + dir + ": " + e.getMessage(), e);
@@ -140,24 +151,36 @@ final class CommitLog implements AutoCloseable {
      * at most about a millisecond. An event loop may wait that long here.
      */
     void append(byte[] payload, int checksum) {
+        boolean interrupted = false;
         lock.lock();
         try {
-            while (bytesSinceCheckpoint >= maxBytesSinceCheckpoint && !closed) {
+            while (bytesSinceCheckpoint >= maxBytesSinceCheckpoint && !closed && refusal == null) {
                 if (NonBlockingThread.current()) {
                     throw WouldBlock.INSTANCE;
                 }
-                checkpointed.awaitUninterruptibly();
+                // Timed, so that a refusal (set without the lock, from RocksDB's callback) is seen within 50 ms.
+                interrupted |= awaitCheckpoint();
             }
             if (closed) {
                 throw new StorageException("the log is closed");
+            }
+            String refused = refusal;
+            if (refused != null) {
+                throw new StorageUnavailableException(refused);
             }
             int length = HEADER_BYTES + payload.length;
             if (offset + (long) length > map.capacity()) {
                 roll(length);
             }
-            map.put(offset + HEADER_BYTES, payload);
-            map.putInt(offset + 4, checksum ^ scramble(segment));
-            map.putInt(offset, payload.length);
+            try {
+                map.put(offset + HEADER_BYTES, payload);
+                map.putInt(offset + 4, checksum ^ scramble(segment));
+                map.putInt(offset, payload.length);
+            } catch (InternalError e) {
+                // The page could not be written (its blocks are allocated up front, so only a failing disk does this):
+                // the record has no header yet, and the next append writes over it.
+                throw new StorageUnavailableException("cannot write to the log: " + e.getMessage(), e, false);
+            }
             offset += length;
             bytesSinceCheckpoint += length;
             applying.incrementAndGet();
@@ -166,10 +189,41 @@ final class CommitLog implements AutoCloseable {
                 wantCheckpoint.run();
             }
         } catch (IOException e) {
-            throw new StorageException("cannot extend the log: " + e.getMessage(), e);
+            long now = System.nanoTime();
+            if (now - lastFailureLogged > 60_000_000_000L || lastFailureLogged == 0) {
+                lastFailureLogged = now;
+                log.error("cannot extend the log in {}: {}; writes are refused until it can", dir, e.toString());
+            }
+            throw new StorageUnavailableException("cannot extend the log: " + e.getMessage(), e, false);
         } finally {
             lock.unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /**
+     * Refuses appends from now on with {@code why} (the store cannot flush, so the log could not be cut), until
+     * {@link #accept}; those waiting for a checkpoint see it within 50 ms. It takes no lock: RocksDB calls it from its
+     * background error callback, where waiting for a checkpoint (which waits for RocksDB) could never end.
+     */
+    void refuse(String why) {
+        refusal = why;
+    }
+
+    /** Waits up to 50 ms for a checkpoint, under the lock; true if the thread was interrupted (as before, ignored). */
+    private boolean awaitCheckpoint() {
+        try {
+            checkpointed.awaitNanos(50_000_000L);
+            return false;
+        } catch (InterruptedException e) {
+            return true;
+        }
+    }
+
+    void accept() {
+        refusal = null;
     }
 
     /** The record appended last by this thread has been applied (or has failed to apply). */
@@ -251,13 +305,19 @@ final class CommitLog implements AutoCloseable {
             free.removeFirst();
             Files.move(segmentPath(dir, reused.number), segmentPath(dir, next), StandardCopyOption.ATOMIC_MOVE);
             fresh = reused.map;
+        } else if (spare != null && spare.capacity() >= size) {
+            Files.move(dir.resolve(SPARE), segmentPath(dir, next), StandardCopyOption.ATOMIC_MOVE);
+            fresh = spare;
+            spare = null;
         } else {
+            Path path = segmentPath(dir, next);
             try (FileChannel channel = FileChannel.open(
-                    segmentPath(dir, next),
-                    StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.READ,
-                    StandardOpenOption.WRITE)) {
+                    path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                allocate(channel, size);
                 fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            } catch (IOException e) {
+                Files.deleteIfExists(path);
+                throw e;
             }
             fresh.order(ByteOrder.LITTLE_ENDIAN);
         }
@@ -265,6 +325,63 @@ final class CommitLog implements AutoCloseable {
         map = fresh;
         segment = next;
         offset = 0;
+    }
+
+    /**
+     * Allocates a spare segment, outside the lock, for the next roll that finds no segment to reuse: so that an append
+     * seldom waits for a new segment's blocks to be written (64 MB), which only the first rolls of a process need.
+     * Called by the store's checkpoint thread; does nothing if a spare or a free segment is there.
+     *
+     * @throws StorageUnavailableException if the disk has no room for it
+     */
+    void prepareSpare() {
+        lock.lock();
+        try {
+            if (spare != null || !free.isEmpty() || closed) {
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        Path path = dir.resolve(SPARE);
+        MappedByteBuffer fresh;
+        try {
+            Files.deleteIfExists(path);
+            try (FileChannel channel = FileChannel.open(
+                    path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                allocate(channel, segmentBytes);
+                fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, segmentBytes);
+            }
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException ignored) {
+                // the next attempt deletes it
+            }
+            throw new StorageUnavailableException("cannot allocate a spare log segment: " + e.getMessage(), e, false);
+        }
+        fresh.order(ByteOrder.LITTLE_ENDIAN);
+        lock.lock();
+        try {
+            if (!closed) {
+                spare = fresh;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Gives a new segment its disk blocks by writing it whole (zeros), so that a full disk is an {@link IOException}
+     * here, with nothing appended, and never a fault later in the middle of a record: a mapped page of a sparse file
+     * that the disk has no block for cannot be written. A segment is written once; reused ones keep their blocks.
+     */
+    private static void allocate(FileChannel channel, long size) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(size, 1 << 20));
+        for (long at = 0; at < size; ) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
+            at += channel.write(zeros, at);
+        }
     }
 
     /** A mapped segment file and its number (the name it has now). */
@@ -293,6 +410,7 @@ final class CommitLog implements AutoCloseable {
             }
             live.clear();
             free.clear();
+            spare = null;
             map = null;
         } finally {
             lock.unlock();

@@ -2,10 +2,12 @@ package io.partita.storage.rocks;
 
 import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.key.ByteSink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,6 +35,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.RocksMemEnv;
 import org.rocksdb.Slice;
+import org.rocksdb.SstFileManager;
+import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -121,6 +125,17 @@ public final class RocksStore implements AutoCloseable {
 
     private volatile boolean closed;
     private volatile boolean stopCheckpoints;
+    /**
+     * Why writes are refused now: RocksDB met a background error (a flush or compaction could not write: the disk is
+     * full) and waits to recover, which its SST file manager does by itself once space is free. Null when writable.
+     */
+    private volatile String unavailable;
+    /** Why writes are refused now: the disk has less free space than the floor ({@link #watchDisk}). Null if not. */
+    private volatile String lowSpace;
+    /** Polls the data directory's free space and, while writes are refused, whether RocksDB has recovered. */
+    private final Thread storeWatch;
+    /** RocksDB's count of background errors when last looked at. */
+    private volatile long backgroundErrors;
     /** Runs on the checkpoint thread before each checkpoint of the log; must return within a bounded time. */
     private volatile Runnable beforeCheckpoint = () -> {};
 
@@ -146,7 +161,19 @@ public final class RocksStore implements AutoCloseable {
             if (ownLog) {
                 // Without RocksDB's log a flush at shutdown would store batches past the marker.
                 dbOptions.setAvoidFlushDuringShutdown(true);
+            }
+            if (ownLog) {
                 dbOptions.setListeners(List.of(closer.push(new FlushWatch())));
+            }
+            if (ownLog) {
+                // RocksDB's own recovery from a background error flushes every memtable, batches past the last
+                // checkpoint's marker included, and replay after a crash would apply those twice: with Partita's log
+                // it does not recover by itself, and the store stays refusing writes until a restart replays the log.
+                dbOptions.setMaxBgErrorResumeCount(0);
+            } else if (!config.inMemory()) {
+                // With RocksDB's log a recovery's flush is consistent; an SST file manager lets it recover from a
+                // full disk by itself once space is free (RocksDB wiki, "Background Error Handling").
+                dbOptions.setSstFileManager(closer.push(new SstFileManager(Env.getDefault())));
             }
             Cache cache = RocksTuning.blockCache(closer);
             itemOptions = RocksTuning.memtables(RocksTuning.itemOptions(closer, cache), ownLog);
@@ -182,6 +209,18 @@ public final class RocksStore implements AutoCloseable {
             batches = ThreadLocal.withInitial(() -> new ReusableBatch(closer.push(new WriteBatch())));
             logDir = config.inMemory() ? null : config.dataDir().resolve(CommitLog.DIRECTORY);
             long firstSegment = config.inMemory() ? 0 : recover(logDir);
+            if (!config.inMemory()) {
+                FileStore disk = Files.getFileStore(config.dataDir());
+                long floor = config.minFreeBytes();
+                if (floor > 0) {
+                    checkFreeSpace(disk, floor);
+                }
+                storeWatch = new Thread(() -> watchStore(disk, floor), "partita-store-watch");
+                storeWatch.setDaemon(true);
+                storeWatch.start();
+            } else {
+                storeWatch = null;
+            }
             if (ownLog) {
                 checkpointer = new Thread(this::runCheckpoints, "partita-log-checkpoint");
                 checkpointer.setDaemon(true);
@@ -250,7 +289,11 @@ public final class RocksStore implements AutoCloseable {
         return ByteBuffer.allocate(8).putLong(position).array();
     }
 
-    /** Counts flushes that RocksDB starts on its own, which a store with Partita's log must never see. */
+    /**
+     * Flushes RocksDB starts on its own, which with Partita's log there must be none of. (Not its background-error
+     * callbacks: rocksdbjni 10.10 cannot map the reason of a flush without a WAL, kFlushNoWAL, and the exception it
+     * throws in RocksDB's thread wedges the flush; {@link #watchStore} finds errors and recoveries instead.)
+     */
     private final class FlushWatch extends AbstractEventListener {
         FlushWatch() {
             super(EnabledEventCallback.ON_FLUSH_BEGIN);
@@ -263,6 +306,130 @@ public final class RocksStore implements AutoCloseable {
                 log.error("RocksDB flushed {} on its own ({})", info.getColumnFamilyName(), info.getFlushReason());
             }
         }
+    }
+
+    private static String describe(Status status) {
+        if (status == null) {
+            return "unknown error";
+        }
+        String state = status.getState();
+        return state != null && !state.isEmpty() ? state : status.getCodeString();
+    }
+
+    /** A key of the store's own that {@link #probe} writes; nothing reads it. */
+    private static final byte[] PROBE_KEY = "partita:probe".getBytes(StandardCharsets.UTF_8);
+
+    /** Writes are refused with {@code why} from now on, before anything is appended, until {@link #acceptWrites}. */
+    private void refuseWrites(String why) {
+        if (unavailable == null) {
+            log.error("the store refuses writes: {}", why);
+        }
+        unavailable = why;
+        if (commitLog != null) {
+            commitLog.refuse(why);
+        }
+    }
+
+    private void acceptWrites() {
+        if (unavailable != null) {
+            log.info("RocksDB has recovered: the store takes writes again");
+        }
+        unavailable = null;
+        if (commitLog != null) {
+            commitLog.accept();
+            LockSupport.unpark(checkpointer);
+        }
+    }
+
+    /**
+     * Refuses writes while the disk has less than {@code floor} bytes free, checking four times a second: a write
+     * refused here changes nothing, where one that met a full disk inside RocksDB could leave it read-only (with
+     * {@code --sync}, until a restart). Writes resume at the first check that finds the space back.
+     */
+    private void watchStore(FileStore disk, long floor) {
+        while (!closed) {
+            LockSupport.parkNanos(250_000_000L);
+            try {
+                if (floor > 0) {
+                    checkFreeSpace(disk, floor);
+                }
+                checkBackgroundErrors();
+                if (unavailable != null) {
+                    probe();
+                }
+            } catch (IOException | RuntimeException | Error e) {
+                if (!closed) {
+                    log.warn("cannot check the store's disk", e);
+                }
+            }
+        }
+    }
+
+    /** A background error RocksDB has met since the last look (a flush or compaction that could not write). */
+    private void checkBackgroundErrors() {
+        long errors = withOpenDb("check", db -> db.getLongProperty("rocksdb.background-errors"));
+        if (errors > backgroundErrors) {
+            backgroundErrors = errors;
+            refuseWrites("RocksDB could not write in the background (a flush or compaction: is the disk full?);"
+                    + " writes resume once it recovers, by itself when space is free again");
+        }
+    }
+
+    /**
+     * While writes are refused: a write of one key of the store's own (never read; with Partita's log, outside it, and
+     * lost in a crash) tells whether RocksDB takes writes again. Not a flush: with Partita's log, RocksDB flushes only
+     * at checkpoints, or replay would apply twice what a flush had already stored.
+     */
+    private void probe() {
+        try {
+            withOpenDb("probe", db -> {
+                // Not while RocksDB holds writes back: memtables waiting for a flush that cannot run would fill.
+                for (ColumnFamilyHandle cf : families.values()) {
+                    if (db.getLongProperty(cf, "rocksdb.num-immutable-mem-table") > 0) {
+                        throw new StorageException("a flush is still pending");
+                    }
+                }
+                if (db.getLongProperty("rocksdb.is-write-stopped") != 0) {
+                    throw new StorageException("RocksDB has stopped writes");
+                }
+                try (WriteOptions unlogged = new WriteOptions()
+                                .setDisableWAL(commitLog != null)
+                                .setNoSlowdown(true);
+                        WriteBatch batch = new WriteBatch()) {
+                    batch.put(defaultFamily(), PROBE_KEY, new byte[] {1});
+                    db.write(unlogged, batch);
+                }
+                return null;
+            });
+            backgroundErrors = withOpenDb("check", db -> db.getLongProperty("rocksdb.background-errors"));
+            acceptWrites();
+        } catch (StorageException e) {
+            log.debug("RocksDB has not recovered yet: {}", e.getMessage());
+        }
+    }
+
+    private void checkFreeSpace(FileStore disk, long floor) throws IOException {
+        long free = disk.getUsableSpace();
+        if (free < floor) {
+            if (lowSpace == null) {
+                log.error(
+                        "the data directory's disk has {} MB free, under the floor of {} MB (--min-free-space):"
+                                + " writes are refused until space is freed",
+                        free >> 20,
+                        floor >> 20);
+            }
+            lowSpace = "only " + (free >> 20) + " MB free on the data directory's disk, under the floor of "
+                    + (floor >> 20) + " MB";
+        } else if (lowSpace != null) {
+            log.info("the data directory's disk has {} MB free again: writes resume", free >> 20);
+            lowSpace = null;
+        }
+    }
+
+    /** Why writes are refused now, or null; for tests and the metrics. */
+    public String unavailable() {
+        String refused = unavailable;
+        return refused != null ? refused : lowSpace;
     }
 
     /** How many flushes RocksDB has started on its own; always 0 with Partita's log. */
@@ -287,8 +454,19 @@ public final class RocksStore implements AutoCloseable {
     }
 
     private void runCheckpoints() {
+        long nextSpare = System.nanoTime();
         while (!stopCheckpoints) {
-            if (!commitLog.checkpointWanted()) {
+            if (System.nanoTime() - nextSpare >= 0) {
+                try {
+                    commitLog.prepareSpare();
+                } catch (RuntimeException e) {
+                    // No room for one: rolls allocate their own (and refuse appends while they cannot) meanwhile.
+                    log.debug("no spare log segment: {}", e.getMessage());
+                    nextSpare = System.nanoTime() + 5_000_000_000L;
+                }
+            }
+            if (!commitLog.checkpointWanted() || unavailable != null) {
+                // Nothing to do, or RocksDB cannot flush until it has recovered (which wakes this thread).
                 LockSupport.parkNanos(200_000_000L);
                 continue;
             }
@@ -315,8 +493,10 @@ public final class RocksStore implements AutoCloseable {
                 List<ColumnFamilyHandle> all = new ArrayList<>(families.values());
                 commitLog.checkpoint(position -> {
                     db.put(defaultFamily, writeOptions, LOG_POSITION_KEY, positionBytes(position));
+                    // Allowing a stall: otherwise the flush waits, holding the log, while writes would stall, which
+                    // with compactions failing on a full disk lasts until space is freed, and every append waits too.
                     try (FlushOptions options =
-                            new FlushOptions().setWaitForFlush(waitForFlush).setAllowWriteStall(false)) {
+                            new FlushOptions().setWaitForFlush(waitForFlush).setAllowWriteStall(true)) {
                         db.flush(options, all);
                     }
                     marked[0] = position;
@@ -352,6 +532,11 @@ public final class RocksStore implements AutoCloseable {
             if (!pending) {
                 return true;
             }
+            String refused = unavailable;
+            if (refused != null) {
+                throw new StorageUnavailableException(refused);
+            }
+            checkBackgroundErrors();
             LockSupport.parkNanos(10_000_000L);
         }
         return false;
@@ -478,16 +663,41 @@ public final class RocksStore implements AutoCloseable {
      * compaction is far behind, which with Partita's log (RocksDB flushes only at checkpoints) has not been seen.
      */
     private void commit(RocksDB db, WriteBatch batch) throws RocksDBException {
+        String refused = unavailable;
+        if (refused == null) {
+            refused = lowSpace;
+        }
+        if (refused != null) {
+            throw new StorageUnavailableException(refused);
+        }
         if (commitLog == null) {
-            db.write(writeOptions, batch);
+            apply(db, batch);
             return;
         }
         byte[] payload = batch.data();
         commitLog.append(payload, CommitLog.checksum(payload));
         try {
-            db.write(writeOptions, batch);
+            apply(db, batch);
         } finally {
             commitLog.applied();
+        }
+    }
+
+    /**
+     * RocksDB's write; an I/O error (its log could not be written with {@code --sync}, or it is in a background error)
+     * is the store being unavailable, not a bug.
+     */
+    private void apply(RocksDB db, WriteBatch batch) throws RocksDBException {
+        try {
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            Status status = e.getStatus();
+            if (status != null && status.getCode() == Status.Code.IOError) {
+                String why = "RocksDB could not write: " + describe(status);
+                refuseWrites(why + "; writes resume once it recovers, by itself when space is free again");
+                throw new StorageUnavailableException(why, e, true);
+            }
+            throw e;
         }
     }
 

@@ -8,6 +8,7 @@ import io.partita.protocol.model.CapacityUnits;
 import io.partita.protocol.model.ItemSize;
 import io.partita.storage.NonBlockingThread;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.WouldBlock;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.capacity.KeyText;
@@ -444,6 +445,10 @@ public final class ItemWrites {
         } catch (WouldBlock e) {
             // The log refuses before it appends anything.
             outcome = CommitOutcome.NOT_WRITTEN;
+            failure = e;
+        } catch (StorageUnavailableException e) {
+            // Refused before the log (a full disk): nothing to keep open, unlike a write that may be replayed.
+            outcome = built[0] && e.mayHaveBeenWritten() ? CommitOutcome.UNKNOWN : CommitOutcome.NOT_WRITTEN;
             failure = e;
         } catch (RuntimeException | Error e) {
             outcome = built[0] ? CommitOutcome.UNKNOWN : CommitOutcome.NOT_WRITTEN;
