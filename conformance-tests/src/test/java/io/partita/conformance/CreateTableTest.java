@@ -106,10 +106,14 @@ class CreateTableTest {
         assertThat(d.provisionedThroughput().numberOfDecreasesToday()).isZero();
         assertThat(d.billingModeSummary()).isNotNull();
         assertThat(d.billingModeSummary().billingMode()).isEqualTo(BillingMode.PAY_PER_REQUEST);
+        // The time of the switch to on demand appears from DescribeTable on, not in CreateTable's answer.
+        assertThat(d.billingModeSummary().lastUpdateToPayPerRequestDateTime()).isNull();
         assertThat(d.itemCount()).isZero();
         assertThat(d.tableSizeBytes()).isZero();
 
         TableDescription described = ddb.describeTable(b -> b.tableName(name)).table();
+        assertThat(described.billingModeSummary().lastUpdateToPayPerRequestDateTime())
+                .isEqualTo(d.creationDateTime());
         assertThat(described.tableStatus()).isEqualTo(TableStatus.ACTIVE);
         assertThat(described.tableArn()).isEqualTo(d.tableArn());
         assertThat(described.tableId()).isEqualTo(d.tableId());

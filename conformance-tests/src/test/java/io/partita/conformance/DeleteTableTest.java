@@ -13,7 +13,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.Projection;
+import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
@@ -30,6 +33,44 @@ class DeleteTableTest {
 
         assertThat(d.tableName()).isEqualTo(name);
         assertThat(d.tableStatus()).isEqualTo(TableStatus.DELETING);
+    }
+
+    /**
+     * DeleteTable's description leaves out the table's schema and its indexes, even when the table has them (the AWS
+     * CLI's delete-table example; answers captured from DynamoDB, e.g. architect/dynalite#60), and keeps its identity,
+     * size, capacity and billing.
+     */
+    @Test
+    void answersWithoutTheSchemaOrTheIndexes(DynamoDbClient ddb, Tables tables) {
+        String name = tables.create(CreateTableRequest.builder()
+                .attributeDefinitions(attr("pk", ScalarAttributeType.S), attr("g", ScalarAttributeType.S))
+                .keySchema(key("pk", KeyType.HASH))
+                .billingMode(BillingMode.PAY_PER_REQUEST)
+                .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
+                        .indexName("byG")
+                        .keySchema(key("g", KeyType.HASH))
+                        .projection(Projection.builder()
+                                .projectionType(ProjectionType.KEYS_ONLY)
+                                .build())
+                        .build()));
+        ddb.waiter().waitUntilTableExists(b -> b.tableName(name));
+        TableDescription described = ddb.describeTable(b -> b.tableName(name)).table();
+
+        TableDescription d = ddb.deleteTable(b -> b.tableName(name)).tableDescription();
+
+        assertThat(d.tableStatus()).isEqualTo(TableStatus.DELETING);
+        assertThat(d.hasAttributeDefinitions()).isFalse();
+        assertThat(d.hasKeySchema()).isFalse();
+        assertThat(d.creationDateTime()).isNull();
+        assertThat(d.hasGlobalSecondaryIndexes()).isFalse();
+        assertThat(d.hasLocalSecondaryIndexes()).isFalse();
+        assertThat(d.tableArn()).isEqualTo(described.tableArn());
+        assertThat(d.tableId()).isEqualTo(described.tableId());
+        assertThat(d.itemCount()).isZero();
+        assertThat(d.tableSizeBytes()).isZero();
+        assertThat(d.provisionedThroughput().readCapacityUnits()).isZero();
+        assertThat(d.billingModeSummary().billingMode()).isEqualTo(BillingMode.PAY_PER_REQUEST);
+        assertThat(d.deletionProtectionEnabled()).isFalse();
     }
 
     @Test

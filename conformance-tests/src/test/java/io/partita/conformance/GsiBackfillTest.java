@@ -24,6 +24,7 @@ import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
@@ -99,6 +100,9 @@ class GsiBackfillTest {
         GlobalSecondaryIndexDescription creating =
                 updating.globalSecondaryIndexes().get(0);
         assertThat(creating.indexStatus()).isEqualTo(IndexStatus.CREATING);
+        // The answer comes before the copy starts (the AWS CLI's update-table example shows false).
+        assertThat(creating.backfilling()).isFalse();
+        assertThat(updating.tableStatus()).isEqualTo(TableStatus.UPDATING);
         assertThat(updating.attributeDefinitions())
                 .extracting(a -> a.attributeName())
                 .containsExactlyInAnyOrder("pk", "bucket");

@@ -16,6 +16,7 @@ import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 
@@ -36,6 +37,21 @@ class UpdateTableTest {
     private static TableDescription describeWhenActive(DynamoDbClient ddb, String name) {
         ddb.waiter().waitUntilTableExists(b -> b.tableName(name));
         return ddb.describeTable(b -> b.tableName(name)).table();
+    }
+
+    /** Turning a stream on is UPDATING, with another change in the same request too (the AWS CLI's examples). */
+    @Test
+    void aStreamTurnedOnWithAnotherChangeIsUpdating(DynamoDbClient ddb, Tables tables) {
+        String name = tables.hashTable("pk", ScalarAttributeType.S);
+
+        TableDescription d = ddb.updateTable(b -> b.tableName(name)
+                        .deletionProtectionEnabled(false)
+                        .streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.KEYS_ONLY)))
+                .tableDescription();
+
+        assertThat(d.tableStatus()).isEqualTo(TableStatus.UPDATING);
+        assertThat(d.streamSpecification().streamViewType()).isEqualTo(StreamViewType.KEYS_ONLY);
+        assertThat(d.latestStreamArn()).isNotNull();
     }
 
     @Test

@@ -80,7 +80,7 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         if (stream) {
             storage.streams().enable(table, in.streamSpecification().streamViewType());
         }
-        return new TableDescriptionOutput(TableDescriptions.describe(context, storage, table, "CREATING"));
+        return new TableDescriptionOutput(TableDescriptions.creating(context, storage, table));
     }
 
     private static void validate(CreateTableInput in) {

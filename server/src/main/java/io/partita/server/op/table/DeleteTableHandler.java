@@ -10,7 +10,7 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
 
-/** DeleteTable: answers the table as it was, in status {@code DELETING}; the table is gone at once. */
+/** DeleteTable: answers the table as it was, without its schema, in status {@code DELETING}; it is gone at once. */
 public final class DeleteTableHandler implements OperationHandler<DeleteTableInput, TableDescriptionOutput> {
     private final StorageEngine storage;
 
@@ -39,7 +39,7 @@ public final class DeleteTableHandler implements OperationHandler<DeleteTableInp
             throw ApiException.resourceInUse("Attempt to change a resource which is still in use: Cannot delete table"
                     + " while indexes are being created, updated, or deleted.");
         }
-        var description = TableDescriptions.describe(context, storage, table, "DELETING");
+        var description = TableDescriptions.deleting(context, storage, table);
         storage.tables().delete(name);
         return new TableDescriptionOutput(description);
     }

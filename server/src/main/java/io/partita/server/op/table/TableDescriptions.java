@@ -28,12 +28,26 @@ final class TableDescriptions {
     private TableDescriptions() {}
 
     static TableDescription describe(RequestContext context, StorageEngine storage, Table table, String status) {
-        return describe(context, storage, table, table.metadata(), status);
+        return describe(context, storage, table, table.metadata(), status, false);
     }
 
-    /** Describes {@code table} as metadata {@code m} has it: a snapshot taken before background work moved on. */
-    static TableDescription describe(
+    /**
+     * UpdateTable's answer: {@code table} as metadata {@code m} has it, a snapshot taken before background work moved
+     * on. A GSI the update creates is {@code Backfilling: false} in it: the copy has not begun (the AWS CLI's
+     * update-table example and captured answers); DescribeTable shows {@code true} while it runs.
+     */
+    static TableDescription updated(
             RequestContext context, StorageEngine storage, Table table, TableMetadata m, String status) {
+        return describe(context, storage, table, m, status, true);
+    }
+
+    private static TableDescription describe(
+            RequestContext context,
+            StorageEngine storage,
+            Table table,
+            TableMetadata m,
+            String status,
+            boolean updateAnswer) {
         String arn = TableNames.arn(context, m.name());
         TableStats stats = table.stats();
         boolean onDemand = TableMetadata.PAY_PER_REQUEST.equals(m.billingMode());
@@ -62,7 +76,7 @@ final class TableDescriptions {
                         ? null
                         : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())),
                 locals(storage, table, m, arn),
-                globals(storage, table, m, arn, status),
+                globals(storage, table, m, arn, status, updateAnswer),
                 m.stream() == null
                         ? null
                         : new StreamSpecification(true, m.stream().viewType()),
@@ -70,6 +84,67 @@ final class TableDescriptions {
                 latestStream(m) == null
                         ? null
                         : arn + "/stream/" + latestStream(m).label());
+    }
+
+    /**
+     * CreateTable's answer: as DescribeTable's, in status {@code CREATING}, but an on-demand table's
+     * {@code BillingModeSummary} has no {@code LastUpdateToPayPerRequestDateTime} yet (the AWS CLI's create-table
+     * examples and captured answers; DescribeTable shows it from then on, equal to the creation time).
+     */
+    static TableDescription creating(RequestContext context, StorageEngine storage, Table table) {
+        TableDescription d = describe(context, storage, table, "CREATING");
+        BillingModeSummary billing = d.billingModeSummary() == null
+                ? null
+                : new BillingModeSummary(d.billingModeSummary().billingMode(), null);
+        return new TableDescription(
+                d.attributeDefinitions(),
+                d.tableName(),
+                d.keySchema(),
+                d.tableStatus(),
+                d.creationDateTime(),
+                d.provisionedThroughput(),
+                d.tableSizeBytes(),
+                d.itemCount(),
+                d.tableArn(),
+                d.tableId(),
+                billing,
+                d.tableClassSummary(),
+                d.deletionProtectionEnabled(),
+                d.onDemandThroughput(),
+                d.localSecondaryIndexes(),
+                d.globalSecondaryIndexes(),
+                d.streamSpecification(),
+                d.latestStreamLabel(),
+                d.latestStreamArn());
+    }
+
+    /**
+     * DeleteTable's answer, in status {@code DELETING}: DynamoDB leaves out the schema — {@code AttributeDefinitions},
+     * {@code KeySchema}, {@code CreationDateTime} and both kinds of secondary index, even when the table has them (the
+     * AWS CLI's delete-table example and answers captured from DynamoDB, e.g. architect/dynalite#60).
+     */
+    static TableDescription deleting(RequestContext context, StorageEngine storage, Table table) {
+        TableDescription d = describe(context, storage, table, "DELETING");
+        return new TableDescription(
+                null,
+                d.tableName(),
+                null,
+                d.tableStatus(),
+                null,
+                d.provisionedThroughput(),
+                d.tableSizeBytes(),
+                d.itemCount(),
+                d.tableArn(),
+                d.tableId(),
+                d.billingModeSummary(),
+                d.tableClassSummary(),
+                d.deletionProtectionEnabled(),
+                d.onDemandThroughput(),
+                null,
+                null,
+                d.streamSpecification(),
+                d.latestStreamLabel(),
+                d.latestStreamArn());
     }
 
     /** The table's newest stream, enabled or disabled: DescribeTable names it after a disable too. */
@@ -101,7 +176,7 @@ final class TableDescriptions {
      * while an index is being added to a table that exists, as DynamoDB shows it.
      */
     private static List<GlobalSecondaryIndexDescription> globals(
-            StorageEngine storage, Table table, TableMetadata m, String arn, String tableStatus) {
+            StorageEngine storage, Table table, TableMetadata m, String arn, String tableStatus, boolean updateAnswer) {
         List<GlobalSecondaryIndexDescription> out = new ArrayList<>();
         for (IndexDefinition d : m.indexes()) {
             if (!d.global()) {
@@ -114,7 +189,7 @@ final class TableDescriptions {
                     keySchema(d),
                     projection(d),
                     status,
-                    "CREATING".equals(d.status()) ? d.backfilling() : null,
+                    "CREATING".equals(d.status()) ? d.backfilling() && !updateAnswer : null,
                     new ProvisionedThroughputDescription(null, null, 0L, d.readCapacityUnits(), d.writeCapacityUnits()),
                     stats.sizeBytes(),
                     stats.itemCount(),

@@ -98,7 +98,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             TableMetadata applied =
                     gsis != null ? gsis.apply(storage, current, in.attributeDefinitions(), now) : current.metadata();
             return new TableDescriptionOutput(
-                    TableDescriptions.describe(context, storage, current, applied, "UPDATING"));
+                    TableDescriptions.updated(context, storage, current, applied, "UPDATING"));
         }
         Table table = storage.tables().update(name, m -> {
             TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
@@ -135,8 +135,13 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             applied = table.metadata();
         }
         boolean indexChange = gsis != null && gsis.createsOrDeletes();
-        return new TableDescriptionOutput(TableDescriptions.describe(
-                context, storage, table, applied, throughputChange || indexChange ? "UPDATING" : "ACTIVE"));
+        // A stream turned on or off is UPDATING, with other changes too (the AWS CLI's update-table examples).
+        return new TableDescriptionOutput(TableDescriptions.updated(
+                context,
+                storage,
+                table,
+                applied,
+                throughputChange || indexChange || streamChange ? "UPDATING" : "ACTIVE"));
     }
 
     private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, Long now) {
