@@ -96,26 +96,7 @@ final class TableDescriptions {
         BillingModeSummary billing = d.billingModeSummary() == null
                 ? null
                 : new BillingModeSummary(d.billingModeSummary().billingMode(), null);
-        return new TableDescription(
-                d.attributeDefinitions(),
-                d.tableName(),
-                d.keySchema(),
-                d.tableStatus(),
-                d.creationDateTime(),
-                d.provisionedThroughput(),
-                d.tableSizeBytes(),
-                d.itemCount(),
-                d.tableArn(),
-                d.tableId(),
-                billing,
-                d.tableClassSummary(),
-                d.deletionProtectionEnabled(),
-                d.onDemandThroughput(),
-                d.localSecondaryIndexes(),
-                d.globalSecondaryIndexes(),
-                d.streamSpecification(),
-                d.latestStreamLabel(),
-                d.latestStreamArn());
+        return reshape(d, d.provisionedThroughput(), billing, true);
     }
 
     /**
@@ -125,23 +106,32 @@ final class TableDescriptions {
      */
     static TableDescription deleting(RequestContext context, StorageEngine storage, Table table) {
         TableDescription d = describe(context, storage, table, "DELETING");
+        return reshape(d, d.provisionedThroughput(), d.billingModeSummary(), false);
+    }
+
+    /**
+     * {@code d} with its capacity and billing summary replaced and, unless {@code schema}, without its attribute
+     * definitions, key schema, creation time and indexes.
+     */
+    static TableDescription reshape(
+            TableDescription d, ProvisionedThroughputDescription capacity, BillingModeSummary billing, boolean schema) {
         return new TableDescription(
-                null,
+                schema ? d.attributeDefinitions() : null,
                 d.tableName(),
-                null,
+                schema ? d.keySchema() : null,
                 d.tableStatus(),
-                null,
-                d.provisionedThroughput(),
+                schema ? d.creationDateTime() : null,
+                capacity,
                 d.tableSizeBytes(),
                 d.itemCount(),
                 d.tableArn(),
                 d.tableId(),
-                d.billingModeSummary(),
+                billing,
                 d.tableClassSummary(),
                 d.deletionProtectionEnabled(),
                 d.onDemandThroughput(),
-                null,
-                null,
+                schema ? d.localSecondaryIndexes() : null,
+                schema ? d.globalSecondaryIndexes() : null,
                 d.streamSpecification(),
                 d.latestStreamLabel(),
                 d.latestStreamArn());

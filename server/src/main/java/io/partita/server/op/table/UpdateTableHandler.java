@@ -2,6 +2,8 @@ package io.partita.server.op.table;
 
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.message.ProvisionedThroughput;
+import io.partita.protocol.message.ProvisionedThroughputDescription;
+import io.partita.protocol.message.TableDescription;
 import io.partita.protocol.message.TableDescriptionOutput;
 import io.partita.protocol.message.UpdateTableInput;
 import io.partita.protocol.validate.ConstraintSet;
@@ -100,6 +102,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             return new TableDescriptionOutput(
                     TableDescriptions.updated(context, storage, current, applied, "UPDATING"));
         }
+        TableMetadata before = current.metadata();
         Table table = storage.tables().update(name, m -> {
             TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
             if (in.deletionProtectionEnabled() != null) {
@@ -136,12 +139,42 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         }
         boolean indexChange = gsis != null && gsis.createsOrDeletes();
         // A stream turned on or off is UPDATING, with other changes too (the AWS CLI's update-table examples).
-        return new TableDescriptionOutput(TableDescriptions.updated(
+        TableDescription answer = TableDescriptions.updated(
                 context,
                 storage,
                 table,
                 applied,
-                throughputChange || indexChange || streamChange ? "UPDATING" : "ACTIVE"));
+                throughputChange || indexChange || streamChange ? "UPDATING" : "ACTIVE");
+        return new TableDescriptionOutput(
+                provisionedBefore(before, table.metadata()) ? withCapacityBefore(answer, before) : answer);
+    }
+
+    /** A provisioned table whose capacity changed and stays provisioned. */
+    private static boolean provisionedBefore(TableMetadata before, TableMetadata after) {
+        return !TableMetadata.PAY_PER_REQUEST.equals(before.billingMode())
+                && !TableMetadata.PAY_PER_REQUEST.equals(after.billingMode())
+                && (before.readCapacityUnits() != after.readCapacityUnits()
+                        || before.writeCapacityUnits() != after.writeCapacityUnits());
+    }
+
+    /**
+     * UpdateTable's answer to a capacity change names the capacity the table still has while it is UPDATING, and the
+     * decreases counted so far, with the times of the change already set ("UpdateTable", Examples, in the API
+     * reference: a 5/5 table raised to 10/10 answers 5/5 with a new LastIncreaseDateTime). DescribeTable shows the new
+     * capacity.
+     */
+    private static TableDescription withCapacityBefore(TableDescription d, TableMetadata before) {
+        ProvisionedThroughputDescription now = d.provisionedThroughput();
+        return TableDescriptions.reshape(
+                d,
+                new ProvisionedThroughputDescription(
+                        now.lastIncreaseDateTime(),
+                        now.lastDecreaseDateTime(),
+                        (long) before.decreasesToday(),
+                        before.readCapacityUnits(),
+                        before.writeCapacityUnits()),
+                d.billingModeSummary(),
+                true);
     }
 
     private static TableMetadata changeThroughput(TableMetadata m, UpdateTableInput in, Long now) {
