@@ -158,7 +158,7 @@ final class CommitLog implements AutoCloseable {
                 if (NonBlockingThread.current()) {
                     throw WouldBlock.INSTANCE;
                 }
-                // Timed, so that a refusal (set without the lock, from RocksDB's callback) is seen within 50 ms.
+                // Timed, so that a refusal (set without the lock: refuse) is seen within 50 ms.
                 interrupted |= awaitCheckpoint();
             }
             if (closed) {
@@ -205,8 +205,8 @@ final class CommitLog implements AutoCloseable {
 
     /**
      * Refuses appends from now on with {@code why} (the store cannot flush, so the log could not be cut), until
-     * {@link #accept}; those waiting for a checkpoint see it within 50 ms. It takes no lock: RocksDB calls it from its
-     * background error callback, where waiting for a checkpoint (which waits for RocksDB) could never end.
+     * {@link #accept}; those waiting for a checkpoint see it within 50 ms. It takes no lock: its callers (the store's
+     * watch, a write RocksDB refused) must never wait behind a checkpoint that is itself waiting for RocksDB.
      */
     void refuse(String why) {
         refusal = why;

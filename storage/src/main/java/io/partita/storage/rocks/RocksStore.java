@@ -127,10 +127,11 @@ public final class RocksStore implements AutoCloseable {
     private volatile boolean stopCheckpoints;
     /**
      * Why writes are refused now: RocksDB met a background error (a flush or compaction could not write: the disk is
-     * full) and waits to recover, which its SST file manager does by itself once space is free. Null when writable.
+     * full), or a write failed inside it; the store watch takes writes again once a probe write succeeds. Null when
+     * writable.
      */
     private volatile String unavailable;
-    /** Why writes are refused now: the disk has less free space than the floor ({@link #watchDisk}). Null if not. */
+    /** Why writes are refused now: the disk has less free space than the floor ({@link #watchStore}). Null if not. */
     private volatile String lowSpace;
     /** Polls the data directory's free space and, while writes are refused, whether RocksDB has recovered. */
     private final Thread storeWatch;
@@ -161,11 +162,7 @@ public final class RocksStore implements AutoCloseable {
             if (ownLog) {
                 // Without RocksDB's log a flush at shutdown would store batches past the marker.
                 dbOptions.setAvoidFlushDuringShutdown(true);
-            }
-            if (ownLog) {
                 dbOptions.setListeners(List.of(closer.push(new FlushWatch())));
-            }
-            if (ownLog) {
                 // RocksDB's own recovery from a background error flushes every memtable, batches past the last
                 // checkpoint's marker included, and replay after a crash would apply those twice: with Partita's log
                 // it does not recover by itself, and the store stays refusing writes until a restart replays the log.
@@ -316,6 +313,10 @@ public final class RocksStore implements AutoCloseable {
         return state != null && !state.isEmpty() ? state : status.getCodeString();
     }
 
+    /** What the refusals of a RocksDB failure say about their end. */
+    private static final String RECOVERY = "writes resume once RocksDB takes them again (when it has recovered from a"
+            + " full disk; with Partita's own log, after a restart if it stays read-only)";
+
     /** A key of the store's own that {@link #probe} writes; nothing reads it. */
     private static final byte[] PROBE_KEY = "partita:probe".getBytes(StandardCharsets.UTF_8);
 
@@ -342,9 +343,10 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /**
-     * Refuses writes while the disk has less than {@code floor} bytes free, checking four times a second: a write
-     * refused here changes nothing, where one that met a full disk inside RocksDB could leave it read-only (with
-     * {@code --sync}, until a restart). Writes resume at the first check that finds the space back.
+     * Four times a second: refuses writes while the disk has less than {@code floor} bytes free (0: no floor) — a write
+     * refused here changes nothing, where one that met a full disk inside RocksDB could leave it read-only — and resumes
+     * them at the first check that finds the space back; refuses them when RocksDB's background-error count rises, and
+     * while they are refused for that, probes whether RocksDB takes writes again.
      */
     private void watchStore(FileStore disk, long floor) {
         while (!closed) {
@@ -370,8 +372,8 @@ public final class RocksStore implements AutoCloseable {
         long errors = withOpenDb("check", db -> db.getLongProperty("rocksdb.background-errors"));
         if (errors > backgroundErrors) {
             backgroundErrors = errors;
-            refuseWrites("RocksDB could not write in the background (a flush or compaction: is the disk full?);"
-                    + " writes resume once it recovers, by itself when space is free again");
+            refuseWrites("RocksDB could not write in the background (a flush or compaction: is the disk full?); "
+                    + RECOVERY);
         }
     }
 
@@ -694,7 +696,7 @@ public final class RocksStore implements AutoCloseable {
             Status status = e.getStatus();
             if (status != null && status.getCode() == Status.Code.IOError) {
                 String why = "RocksDB could not write: " + describe(status);
-                refuseWrites(why + "; writes resume once it recovers, by itself when space is free again");
+                refuseWrites(why + "; " + RECOVERY);
                 throw new StorageUnavailableException(why, e, true);
             }
             throw e;
