@@ -12,6 +12,7 @@ import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.server.admin.AdminRoutes;
+import io.partita.server.auth.Credentials;
 import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.console.ConsoleAssets;
@@ -49,10 +50,15 @@ import io.partita.server.op.table.UpdateTableHandler;
 import io.partita.server.route.Dispatcher;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.OperationRegistry;
+import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageEngine;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -65,9 +71,10 @@ public final class PartitaServer implements AutoCloseable {
     /** Parsed expressions kept for reuse; an application rarely has more distinct expressions than this. */
     static final int EXPRESSION_CACHE_ENTRIES = 4096;
 
-    private final StorageEngine storage;
-    private final EventSourceMappings mappings;
-    private final HotKeySimulator simulator;
+    /** Each account's space, in account order; open mode has one, account {@code 000000000000}'s. */
+    private final Map<String, Space> spaces;
+    /** The first space: open mode's only one (the embedded API's controls and the inline check use it). */
+    private final Space primary;
     /** Requests in flight, which a stop lets finish. */
     private final Drain drain = new Drain();
 
@@ -78,24 +85,64 @@ public final class PartitaServer implements AutoCloseable {
     private final EventExecutorGroup workers;
     private final Channel channel;
     private final Transport transport;
-    /** PartiQL SELECTs that became a Scan, per table, for /metrics. */
-    private final PartiqlScans partiqlScans = new PartiqlScans();
 
-    private PartitaServer(ServerConfig config, StorageEngine storage) throws InterruptedException {
-        this.storage = storage;
+    /**
+     * One account's tables and everything over them. Each account has storage of its own, so that no request, view,
+     * stream or background task of one account can reach another's tables: accounts are isolated by construction
+     * rather than by a check on every path.
+     */
+    private static final class Space implements AutoCloseable {
+        final String account;
+        final StorageEngine storage;
+        /** PartiQL SELECTs that became a Scan, per table, for /metrics. */
+        final PartiqlScans partiqlScans = new PartiqlScans();
+
+        final OperationRegistry registry;
+        EventSourceMappings mappings;
+        HotKeySimulator simulator;
+        AdminRoutes admin;
+
+        Space(String account, StorageEngine storage) {
+            this.account = account;
+            this.storage = storage;
+            this.registry = registry(storage, partiqlScans);
+        }
+
+        @Override
+        public void close() {
+            if (simulator != null) {
+                simulator.close();
+            }
+            if (mappings != null) {
+                mappings.close();
+            }
+            storage.close();
+        }
+    }
+
+    private PartitaServer(ServerConfig config, Map<String, StorageEngine> storages) throws InterruptedException {
+        Map<String, Space> byAccount = new LinkedHashMap<>();
+        storages.forEach((account, storage) -> byAccount.put(account, new Space(account, storage)));
+        this.spaces = Collections.unmodifiableMap(byAccount);
+        this.primary = spaces.values().iterator().next();
         transport = config.transport().resolve();
         IoHandlerFactory io = transport.ioHandlerFactory();
         boss = new MultiThreadIoEventLoopGroup(1, io);
         loops = new MultiThreadIoEventLoopGroup(Runtime.getRuntime().availableProcessors(), new EventLoopThreads(), io);
         workers = new DefaultEventExecutorGroup(config.workerThreads());
         admission = new Admission(config.limits(), drain);
-        OperationRegistry registry = registry(storage, partiqlScans);
-        this.mappings = new EventSourceMappings(storage, config.region(), Dispatcher.ACCOUNT_ID);
         Dispatcher dispatcher = new Dispatcher(
-                registry,
+                primary.registry,
                 Clock.systemUTC(),
-                config.accounts() == null ? null : new SigV4Verifier(config.accounts(), Clock.systemUTC()));
-        this.simulator = new HotKeySimulator(storage, dispatcher, config.region());
+                config.accounts() == null ? null : new SigV4Verifier(config.accounts(), Clock.systemUTC()),
+                config.accounts() == null ? null : account -> spaces.get(account).registry);
+        ConsoleAssets console = new ConsoleAssets(config.region(), config.accounts() != null);
+        for (Space space : spaces.values()) {
+            space.mappings = new EventSourceMappings(space.storage, config.region(), space.account);
+            space.simulator = new HotKeySimulator(space.storage, dispatcher, config.region(), space.account);
+            space.admin = new AdminRoutes(
+                    space.storage, space.mappings, space.partiqlScans, space.simulator, console, admission);
+        }
         channel = new ServerBootstrap()
                 .group(boss, loops)
                 .channel(transport.serverChannel())
@@ -107,14 +154,9 @@ public final class PartitaServer implements AutoCloseable {
                         dispatcher,
                         config.region(),
                         workers,
-                        inlineOperations(config, registry),
-                        new AdminRoutes(
-                                storage,
-                                mappings,
-                                partiqlScans,
-                                simulator,
-                                new ConsoleAssets(config.region(), config.accounts() != null),
-                                admission),
+                        inlineOperations(config, primary.registry),
+                        // The caller's account's views; the console's files (null: unsigned) are everyone's.
+                        account -> account == null ? primary.admin : spaces.get(account).admin,
                         drain,
                         admission,
                         tlsContext(config)))
@@ -157,17 +199,40 @@ public final class PartitaServer implements AutoCloseable {
     }
 
     public static PartitaServer start(ServerConfig config) {
-        StorageEngine storage = StorageEngine.open(config.storage());
+        Map<String, StorageEngine> opened = new LinkedHashMap<>();
         try {
-            return new PartitaServer(config, storage);
+            for (String account : accounts(config)) {
+                opened.put(account, StorageEngine.open(storage(config, account)));
+            }
+            return new PartitaServer(config, opened);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            storage.close();
+            opened.values().forEach(StorageEngine::close);
             throw new IllegalStateException("interrupted while binding", e);
         } catch (RuntimeException e) {
-            storage.close();
+            opened.values().forEach(StorageEngine::close);
             throw e;
         }
+    }
+
+    /** The accounts the server keeps tables for: strict mode's, in order, or open mode's one. */
+    static List<String> accounts(ServerConfig config) {
+        return config.accounts() == null
+                ? List.of(Credentials.OPEN_ACCOUNT)
+                : List.copyOf(config.accounts().accountIds());
+    }
+
+    /**
+     * Where an account's tables live: account {@code 000000000000} (open mode's) in the data directory itself, so that
+     * a directory keeps its tables across a change of mode when that account is among strict mode's; any other in
+     * {@code accounts/<id>} beneath it.
+     */
+    static StorageConfig storage(ServerConfig config, String account) {
+        StorageConfig s = config.storage();
+        if (s.inMemory() || account.equals(Credentials.OPEN_ACCOUNT)) {
+            return s;
+        }
+        return s.withDataDir(s.dataDir().resolve("accounts").resolve(account));
     }
 
     static OperationRegistry registry(StorageEngine storage, PartiqlScans partiqlScans) {
@@ -214,12 +279,17 @@ public final class PartitaServer implements AutoCloseable {
         return transport;
     }
 
-    /** The bound port (useful when the config asked for port 0). */
-    /** The storage engine (for the embedded API's controls). */
+    /** The storage of open mode's account, or of strict mode's first account. */
     public StorageEngine storage() {
-        return storage;
+        return primary.storage;
     }
 
+    /** Every account's storage, in account order (one in open mode): for the embedded API's controls. */
+    public List<StorageEngine> storages() {
+        return spaces.values().stream().map(space -> space.storage).toList();
+    }
+
+    /** The bound port (useful when the config asked for port 0). */
     public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
@@ -238,8 +308,6 @@ public final class PartitaServer implements AutoCloseable {
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        simulator.close();
-        mappings.close();
-        storage.close();
+        spaces.values().forEach(Space::close);
     }
 }

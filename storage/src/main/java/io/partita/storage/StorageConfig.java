@@ -205,4 +205,20 @@ public record StorageConfig(
                 transactionConflicts,
                 bytes);
     }
+
+    /** The same settings over another directory. */
+    public StorageConfig withDataDir(Path dir) {
+        return new StorageConfig(
+                dir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis,
+                transactionConflicts,
+                minFreeBytes);
+    }
 }

@@ -30,6 +30,13 @@ public final class Accounts {
         return keys.get(accessKeyId);
     }
 
+    /** The accounts the keys belong to, in order. */
+    public java.util.SortedSet<String> accountIds() {
+        java.util.TreeSet<String> ids = new java.util.TreeSet<>();
+        keys.values().forEach(k -> ids.add(k.accountId()));
+        return ids;
+    }
+
     public int size() {
         return keys.size();
     }

@@ -101,11 +101,12 @@ public final class HotKeySimulator implements AutoCloseable {
     private Run run;
     private Settings last;
 
-    public HotKeySimulator(StorageEngine storage, Dispatcher dispatcher, String region) {
+    /** @param account the account whose tables it writes to (its console's caller's) */
+    public HotKeySimulator(StorageEngine storage, Dispatcher dispatcher, String region, String account) {
         this.storage = storage;
         this.dispatcher = dispatcher;
         this.region = region;
-        this.caller = new Credentials("console", region, Credentials.OPEN_ACCOUNT);
+        this.caller = new Credentials("console", region, account);
     }
 
     static void checkShare(double share) {

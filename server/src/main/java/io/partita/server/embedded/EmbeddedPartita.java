@@ -63,6 +63,11 @@ public final class EmbeddedPartita implements AutoCloseable {
         return new EmbeddedPartita(PartitaServer.start(ServerConfig.ephemeral().strict(keys)));
     }
 
+    /** A server from a whole configuration (its port may be 0: a free one). */
+    public static EmbeddedPartita start(ServerConfig config) {
+        return new EmbeddedPartita(PartitaServer.start(config));
+    }
+
     /** The endpoint to give an SDK, e.g. {@code http://127.0.0.1:43121}. */
     public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.port());
@@ -80,12 +85,13 @@ public final class EmbeddedPartita implements AutoCloseable {
      */
     public void awaitIndexes(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        StorageEngine storage = server.storage();
-        for (Table t : storage.tables().snapshot().values()) {
-            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            if (!storage.globalIndexes().await(t, left)) {
-                throw new IllegalStateException(
-                        "the indexes of " + t.metadata().name() + " did not catch up within " + timeout);
+        for (StorageEngine storage : server.storages()) {
+            for (Table t : storage.tables().snapshot().values()) {
+                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                if (!storage.globalIndexes().await(t, left)) {
+                    throw new IllegalStateException(
+                            "the indexes of " + t.metadata().name() + " did not catch up within " + timeout);
+                }
             }
         }
     }
@@ -100,17 +106,17 @@ public final class EmbeddedPartita implements AutoCloseable {
      * many: for tests that observe expiry.
      */
     public long reapTtlNow() {
-        return server.storage().ttl().reapNow();
+        return server.storages().stream().mapToLong(s -> s.ttl().reapNow()).sum();
     }
 
     /** How long after a table's TTL changes UpdateTimeToLive refuses another change (DynamoDB: an hour). */
     public void ttlCooldown(Duration cooldown) {
-        server.storage().ttl().cooldownMillis(cooldown.toMillis());
+        server.storages().forEach(s -> s.ttl().cooldownMillis(cooldown.toMillis()));
     }
 
     /** Makes every GSI without a lag of its own hold each change back {@code lag} before applying it. */
     public void gsiLag(Duration lag) {
-        server.storage().globalIndexes().defaultLagMillis(lag.toMillis());
+        server.storages().forEach(s -> s.globalIndexes().defaultLagMillis(lag.toMillis()));
     }
 
     @Override

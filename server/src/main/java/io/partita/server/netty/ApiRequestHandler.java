@@ -20,6 +20,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
 import io.partita.server.admin.AdminRoutes;
+import io.partita.server.auth.Credentials;
 import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.http.ErrorBody;
 import io.partita.server.http.RequestIds;
@@ -28,6 +29,7 @@ import io.partita.server.route.ApiResponse;
 import io.partita.server.route.Dispatcher;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -67,7 +69,9 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
 
     private final EventExecutor worker;
     private final Predicate<String> inline;
-    private final AdminRoutes admin;
+    /** The admin views of an account (null: the console's files, or open mode). */
+    private final Function<String, AdminRoutes> admin;
+
     private final AnswerBatch batch;
     /** The server's count of requests in flight, and whether it is stopping. */
     private final Drain drain;
@@ -106,7 +110,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             String healthHost,
             EventExecutor worker,
             Predicate<String> inline,
-            AdminRoutes admin,
+            Function<String, AdminRoutes> admin,
             AnswerBatch batch,
             Drain drain,
             Admission admission,
@@ -381,10 +385,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             String uri = request.uri();
             SigV4Verifier.Request signed = signed(request, content);
             run(false, keepAlive, () -> {
-                AdminRoutes.Answer a = admitted(signed);
-                if (a == null) {
-                    a = admin.change(method.name(), uri);
-                }
+                AdminRoutes.Answer a = admitted(signed, routes -> routes.change(method.name(), uri));
                 return HttpAnswer.encode(
                         ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false, extras);
             });
@@ -430,10 +431,7 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             SigV4Verifier.Request signed =
                     io.partita.server.console.ConsoleAssets.handles(pathOf(uri)) ? null : signed(request, content);
             run(false, keepAlive, () -> {
-                AdminRoutes.Answer a = admitted(signed);
-                if (a == null) {
-                    a = admin.get(uri);
-                }
+                AdminRoutes.Answer a = admitted(signed, routes -> routes.get(uri));
                 return HttpAnswer.encode(
                         ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false, extras);
             });
@@ -481,19 +479,20 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Null when the caller may use the admin views and the console: always in open mode, with a valid signature in
-     * strict mode; otherwise the refusal, as DynamoDB words it.
+     * The admin views' answer when the caller may have one, from the views of the caller's account: anyone's in open
+     * mode (one account), a valid signature's in strict mode; otherwise the refusal, as DynamoDB words it.
      */
-    private AdminRoutes.Answer admitted(SigV4Verifier.Request signed) {
+    private AdminRoutes.Answer admitted(SigV4Verifier.Request signed, Function<AdminRoutes, AdminRoutes.Answer> route) {
         if (signed == null) {
-            return null;
+            return route.apply(admin.apply(null));
         }
+        Credentials caller;
         try {
-            dispatcher.verifyAdmin(signed);
-            return null;
+            caller = dispatcher.verifyAdmin(signed);
         } catch (ApiException e) {
             return new AdminRoutes.Answer(e.code().httpStatus(), HttpAnswer.JSON, ErrorBody.of(e));
         }
+        return route.apply(admin.apply(caller == null ? null : caller.accountId()));
     }
 
     /**

@@ -14,6 +14,7 @@ import io.partita.server.route.Dispatcher;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -28,7 +29,9 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
     private final String healthHost;
     private final EventExecutorGroup workers;
     private final Predicate<String> inline;
-    private final AdminRoutes admin;
+    /** The admin views of an account (null: the console's files, or open mode). */
+    private final Function<String, AdminRoutes> admin;
+
     private final Drain drain;
     private final Admission admission;
     /** HTTPS, or null for plain HTTP. */
@@ -41,7 +44,7 @@ public final class PartitaChannelInitializer extends ChannelInitializer<SocketCh
             String region,
             EventExecutorGroup workers,
             Predicate<String> inline,
-            AdminRoutes admin,
+            Function<String, AdminRoutes> admin,
             Drain drain,
             Admission admission,
             SslContext tls) {

@@ -1,6 +1,7 @@
 package io.partita.server.op;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.route.RequestContext;
 import java.util.regex.Matcher;
@@ -27,8 +28,30 @@ public final class TableNames {
         constraints.notNull("tableName", name).length("tableName", name, 3, 255).pattern("tableName", name, NAME);
     }
 
-    /** The table name that {@code nameOrArn} refers to. */
-    public static String resolve(String nameOrArn) {
+    /**
+     * The table name that {@code nameOrArn} refers to. With accounts isolated (strict mode), the ARN of another
+     * account's table is refused as DynamoDB refuses a cross-account ARN that no resource-based policy allows; open
+     * mode has one account and, as DynamoDB Local does, reads only the table's name from an ARN.
+     */
+    public static String resolve(RequestContext context, String nameOrArn) {
+        if (!nameOrArn.startsWith("arn:")) {
+            return nameOrArn;
+        }
+        Matcher m = ARN.matcher(nameOrArn);
+        if (!m.matches()) {
+            throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + nameOrArn);
+        }
+        if (context.isolated() && !m.group(2).equals(context.accountId())) {
+            throw notAuthorized(context, nameOrArn);
+        }
+        return m.group(3);
+    }
+
+    /**
+     * The table name in {@code nameOrArn}, without the account check: for PartiQL's planner, whose plans are requests
+     * that the item handlers then resolve with {@link #resolve}.
+     */
+    public static String nameOf(String nameOrArn) {
         if (!nameOrArn.startsWith("arn:")) {
             return nameOrArn;
         }
@@ -37,6 +60,20 @@ public final class TableNames {
             throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + nameOrArn);
         }
         return m.group(3);
+    }
+
+    /**
+     * IAM's refusal of a resource in another account (Partita has no resource-based policies, so it always refuses;
+     * the caller is named as the account's root, the one principal Partita knows). Authorization with resource-based
+     * policies: docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-auth-iam-id-based-policies-DDB.html
+     */
+    public static ApiException notAuthorized(RequestContext context, String resourceArn) {
+        String action = "dynamodb:" + context.operation();
+        return new ApiException(
+                ErrorCode.ACCESS_DENIED,
+                "User: arn:aws:iam::" + context.accountId() + ":root is not authorized to perform: " + action
+                        + " on resource: " + resourceArn + " because no resource-based policy allows the " + action
+                        + " action");
     }
 
     public static String arn(RequestContext context, String tableName) {

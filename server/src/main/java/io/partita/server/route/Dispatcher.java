@@ -10,6 +10,7 @@ import io.partita.server.http.ErrorBody;
 import io.partita.server.http.RequestIds;
 import io.partita.storage.WouldBlock;
 import java.time.Clock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,11 @@ public final class Dispatcher {
     /** Open mode has one account, as DynamoDB Local does. */
     public static final String ACCOUNT_ID = Credentials.OPEN_ACCOUNT;
 
+    /** Which operations exist, and open mode's handlers. */
     private final OperationRegistry registry;
+    /** Strict mode's handlers of each account, each over that account's own storage; null in open mode. */
+    private final Function<String, OperationRegistry> registries;
+
     private final OpenAuthenticator authenticator = new OpenAuthenticator();
     /** Strict mode's signature check, or null in open mode. */
     private final SigV4Verifier strict;
@@ -39,9 +44,22 @@ public final class Dispatcher {
 
     /** @param strict verifies every request's SigV4 signature against its keys; null for open mode */
     public Dispatcher(OperationRegistry registry, Clock clock, SigV4Verifier strict) {
+        this(registry, clock, strict, null);
+    }
+
+    /**
+     * @param registries in strict mode, the handlers of each account the verifier knows (accounts are isolated); null
+     *     to serve every caller from {@code registry}
+     */
+    public Dispatcher(
+            OperationRegistry registry,
+            Clock clock,
+            SigV4Verifier strict,
+            Function<String, OperationRegistry> registries) {
         this.registry = registry;
         this.clock = clock;
         this.strict = strict;
+        this.registries = registries;
     }
 
     /** True when requests must carry a valid signature. */
@@ -109,8 +127,17 @@ public final class Dispatcher {
         }
         checkContentType(request.contentType());
         Credentials credentials = trusted != null ? trusted : authenticate(request);
-        RequestContext context =
-                new RequestContext(requestId, credentials.region(), credentials.accountId(), request.host(), clock);
+        if (registries != null) {
+            handler = registries.apply(credentials.accountId()).find(request.target());
+        }
+        RequestContext context = new RequestContext(
+                requestId,
+                credentials.region(),
+                credentials.accountId(),
+                request.host(),
+                clock,
+                request.target(),
+                registries != null);
         Object out = invoke(handler, context, request.body());
         return out == NoContent.INSTANCE ? new byte[0] : DynamoJson.encode(out);
     }

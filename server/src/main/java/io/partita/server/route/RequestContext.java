@@ -8,5 +8,14 @@ import java.time.Clock;
  * @param region the region named in the request's credential scope (open mode accepts any)
  * @param accountId the account tables belong to; open mode uses DynamoDB Local's {@code 000000000000}
  * @param host the Host header, used where DynamoDB answers its own address
+ * @param target the {@code X-Amz-Target}, for messages that name the operation
+ * @param isolated strict mode: every account sees only its own tables, and an ARN of another account is refused
  */
-public record RequestContext(String requestId, String region, String accountId, String host, Clock clock) {}
+public record RequestContext(
+        String requestId, String region, String accountId, String host, Clock clock, String target, boolean isolated) {
+    /** The operation's name ({@code GetItem}), from the target. */
+    public String operation() {
+        int dot = target == null ? -1 : target.indexOf('.');
+        return dot < 0 ? String.valueOf(target) : target.substring(dot + 1);
+    }
+}

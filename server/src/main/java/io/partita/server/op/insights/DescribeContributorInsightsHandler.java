@@ -28,7 +28,7 @@ public final class DescribeContributorInsightsHandler
         ConstraintSet c = new ConstraintSet();
         TableNames.check(c, in.tableName());
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         TableMetadata m = storage.tables()
                 .require(name, "Requested resource not found: Table: " + name + " not found")
                 .metadata();

@@ -43,7 +43,7 @@ public final class ListContributorInsightsHandler
         List<ListContributorInsightsOutput.Summary> out = new ArrayList<>();
         String next = null;
         if (in.tableName() != null) {
-            String name = TableNames.resolve(in.tableName());
+            String name = TableNames.resolve(context, in.tableName());
             Table t = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
             out.add(summary(t.metadata()));
         } else {

@@ -35,7 +35,7 @@ public final class UpdateContributorInsightsHandler
                 .enumValue("contributorInsightsAction", in.contributorInsightsAction(), ContributorInsights.ACTIONS)
                 .enumValue("contributorInsightsMode", in.contributorInsightsMode(), ContributorInsights.MODES);
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         ContributorInsights.refuseIndex(name, in.indexName());
         boolean enable = in.contributorInsightsAction().equals("ENABLE");

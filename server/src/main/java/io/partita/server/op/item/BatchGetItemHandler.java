@@ -86,7 +86,7 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         }
         List<TableRead> reads = new ArrayList<>();
         for (Map.Entry<String, KeysAndAttributes> e : in.requestItems().entrySet()) {
-            reads.add(prepare(e.getKey(), e.getValue()));
+            reads.add(prepare(context, e.getKey(), e.getValue()));
         }
         Map<String, List<Map<String, AttributeValue>>> responses = new LinkedHashMap<>();
         Map<String, KeysAndAttributes> unprocessed = new LinkedHashMap<>();
@@ -145,7 +145,7 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         return new BatchGetItemOutput(responses, unprocessed, in.returnConsumedCapacity() == null ? null : consumed);
     }
 
-    private TableRead prepare(String requestName, KeysAndAttributes ka) {
+    private TableRead prepare(RequestContext context, String requestName, KeysAndAttributes ka) {
         ItemExpressions.noMixing(
                 new Object[] {"AttributesToGet", ka.attributesToGet()},
                 new Object[] {"ProjectionExpression", ka.projectionExpression()});
@@ -159,7 +159,7 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         } else if (ka.attributesToGet() != null) {
             projection = ka.attributesToGet().stream().map(Path::of).toList();
         }
-        Table table = ItemRequests.table(storage, requestName);
+        Table table = ItemRequests.table(context, storage, requestName);
         List<PrimaryKey> keys = new ArrayList<>(ka.keys().size());
         Set<PrimaryKey> seen = new HashSet<>();
         for (Map<String, AttributeValue> key : ka.keys()) {

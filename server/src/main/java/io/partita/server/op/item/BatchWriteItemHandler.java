@@ -85,7 +85,7 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         }
         List<Write> writes = new ArrayList<>(total);
         for (Map.Entry<String, List<WriteRequest>> e : in.requestItems().entrySet()) {
-            Table table = ItemRequests.table(storage, e.getKey());
+            Table table = ItemRequests.table(context, storage, e.getKey());
             Set<PrimaryKey> seen = new HashSet<>();
             for (WriteRequest w : e.getValue()) {
                 Write write = check(e.getKey(), table, w);

@@ -58,7 +58,7 @@ public final class DeleteItemHandler implements OperationHandler<DeleteItemInput
                 expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
         resolver.checkAllUsed();
 
-        Table table = ItemRequests.table(storage, in.tableName());
+        Table table = ItemRequests.table(context, storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
         Written written = ItemRequests.write(
                 context,

@@ -72,7 +72,7 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         } else if (in.attributesToGet() != null) {
             projection = in.attributesToGet().stream().map(Path::of).toList();
         }
-        Table table = ItemRequests.table(storage, in.tableName());
+        Table table = ItemRequests.table(context, storage, in.tableName());
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), key);

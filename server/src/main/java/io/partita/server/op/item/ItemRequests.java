@@ -26,8 +26,8 @@ public final class ItemRequests {
 
     private ItemRequests() {}
 
-    public static Table table(StorageEngine storage, String nameOrArn) {
-        return storage.tables().require(TableNames.resolve(nameOrArn), "Requested resource not found");
+    public static Table table(RequestContext context, StorageEngine storage, String nameOrArn) {
+        return storage.tables().require(TableNames.resolve(context, nameOrArn), "Requested resource not found");
     }
 
     /**

@@ -63,7 +63,7 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                 expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
         resolver.checkAllUsed();
 
-        Table table = ItemRequests.table(storage, in.tableName());
+        Table table = ItemRequests.table(context, storage, in.tableName());
         Map<String, AttributeValue> item = in.item();
         PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
         ItemRequests.checkAttributeNames(item);

@@ -82,7 +82,7 @@ public final class UpdateItemHandler implements OperationHandler<UpdateItemInput
                 expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
         resolver.checkAllUsed();
 
-        Table table = ItemRequests.table(storage, in.tableName());
+        Table table = ItemRequests.table(context, storage, in.tableName());
         KeySchema schema = table.metadata().keySchema();
         PrimaryKey key = schema.keyOf(in.key());
         List<Path> targets = update.targets();

@@ -11,7 +11,7 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.partiql.Partiql;
 import io.partita.protocol.partiql.Partiql.Expr;
-import io.partita.server.op.item.ItemRequests;
+import io.partita.server.op.TableNames;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.index.IndexDefinition;
 import io.partita.storage.index.LiveIndex;
@@ -63,7 +63,7 @@ final class Planner {
     }
 
     Table table(String name) {
-        return ItemRequests.table(storage, name);
+        return storage.tables().require(TableNames.nameOf(name), "Requested resource not found");
     }
 
     /** The key bindings among {@code conjuncts}: attribute name to value, for equality with a literal. */

@@ -79,7 +79,8 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                 ReadRequests.projection(cache, resolver, in.projectionExpression(), in.attributesToGet());
         resolver.checkAllUsed();
 
-        Table table = storage.tables().require(TableNames.resolve(in.tableName()), "Requested resource not found");
+        Table table =
+                storage.tables().require(TableNames.resolve(context, in.tableName()), "Requested resource not found");
         ReadTarget target = ReadTarget.of(table, in.indexName());
         ReadRequests.checkTarget(target, in.consistentRead(), in.select());
         boolean fetch = target.fetches(in.select(), projection);

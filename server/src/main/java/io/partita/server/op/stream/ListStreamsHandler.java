@@ -41,7 +41,7 @@ public final class ListStreamsHandler implements OperationHandler<ListStreamsInp
         c.check();
         Collection<Table> tables;
         if (in.tableName() != null) {
-            String name = TableNames.resolve(in.tableName());
+            String name = TableNames.resolve(context, in.tableName());
             Table t = storage.tables().find(name);
             if (t == null) {
                 throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");

@@ -23,6 +23,9 @@ final class StreamLookup {
         if (parsed == null) {
             throw ApiException.validation("Invalid StreamArn");
         }
+        if (context.isolated() && !parsed.account().equals(context.accountId())) {
+            throw TableNames.notAuthorized(context, arn);
+        }
         Table t = storage.tables().find(parsed.tableName());
         if (t != null) {
             storage.streams().expire(t);

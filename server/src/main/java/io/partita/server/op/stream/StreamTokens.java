@@ -23,8 +23,8 @@ final class StreamTokens {
 
     private StreamTokens() {}
 
-    /** A parsed stream ARN: the table's name and the stream's label. */
-    record StreamArn(String tableName, String label) {}
+    /** A parsed stream ARN: the account, the table's name and the stream's label. */
+    record StreamArn(String account, String tableName, String label) {}
 
     static String streamArn(String tableArn, String label) {
         return tableArn + "/stream/" + label;
@@ -36,7 +36,7 @@ final class StreamTokens {
         if (m == null || !m.matches()) {
             return null;
         }
-        return new StreamArn(m.group(3), m.group(4));
+        return new StreamArn(m.group(2), m.group(3), m.group(4));
     }
 
     static String shardId(String label, int partition) {

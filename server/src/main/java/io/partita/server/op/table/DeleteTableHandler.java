@@ -28,7 +28,7 @@ public final class DeleteTableHandler implements OperationHandler<DeleteTableInp
         ConstraintSet c = new ConstraintSet();
         TableNames.check(c, in.tableName());
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         Table table = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         if (table.metadata().deletionProtectionEnabled()) {
             // "Using deletion protection" (WorkingWithTables.Basics): a protected table cannot be deleted.

@@ -33,7 +33,7 @@ public final class DescribeTableHandler implements OperationHandler<DescribeTabl
         ConstraintSet c = new ConstraintSet();
         TableNames.check(c, in.tableName());
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         Table table = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         return new TableOutput(TableDescriptions.describe(context, storage, table, "ACTIVE"));
     }

@@ -42,7 +42,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             gsis.constrain(c);
         }
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         TableFeatures.refuseUnsupported(in.warmThroughput(), null);
         if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {

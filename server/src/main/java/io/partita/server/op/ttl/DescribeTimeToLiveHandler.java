@@ -29,7 +29,7 @@ public final class DescribeTimeToLiveHandler
         ConstraintSet c = new ConstraintSet();
         TableNames.check(c, in.tableName());
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         Table t = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         TtlSettings ttl = t.metadata().ttl();
         if (ttl == null || !ttl.enabled()) {

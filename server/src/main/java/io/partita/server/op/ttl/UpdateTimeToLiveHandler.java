@@ -41,7 +41,7 @@ public final class UpdateTimeToLiveHandler implements OperationHandler<UpdateTim
                     .length("timeToLiveSpecification.attributeName", spec.attributeName(), 1, 255);
         }
         c.check();
-        String name = TableNames.resolve(in.tableName());
+        String name = TableNames.resolve(context, in.tableName());
         Table t = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         TtlSettings current = t.metadata().ttl();
         boolean enabled = current != null && current.enabled();

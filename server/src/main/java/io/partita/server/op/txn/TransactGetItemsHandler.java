@@ -79,7 +79,7 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
         List<Transactions.Reason> early = new ArrayList<>(items.size());
         boolean refused = false;
         for (var item : items) {
-            Table table = ItemRequests.table(storage, item.get().tableName());
+            Table table = ItemRequests.table(context, storage, item.get().tableName());
             try {
                 PrimaryKey key = table.metadata().keySchema().keyOf(item.get().key());
                 reads.add(new Transactions.ReadAction(table, key));

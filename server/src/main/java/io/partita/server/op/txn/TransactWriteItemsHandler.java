@@ -91,7 +91,7 @@ public final class TransactWriteItemsHandler
         }
         List<Planned> planned = new ArrayList<>(parsed.size());
         for (Action a : parsed) {
-            planned.add(plan(a, ItemRequests.table(storage, a.tableName())));
+            planned.add(plan(a, ItemRequests.table(context, storage, a.tableName())));
         }
         TransactionRequests.checkDistinct(planned.stream()
                 .filter(p -> p.key() != null)

@@ -96,7 +96,8 @@ class StreamLifetimesTest {
                     t,
                     new PrimaryKey(new AttributeValue.S("a"), null),
                     ConditionalWrite.blind(new WriteDecision.Put(Map.of("id", new AttributeValue.S("a")))));
-            RequestContext context = new RequestContext("r", "us-east-1", "000000000000", "localhost", clock);
+            RequestContext context = new RequestContext(
+                    "r", "us-east-1", "000000000000", "localhost", clock, "DynamoDBStreams_20120810.GetRecords", false);
             String arn = new ListStreamsHandler(storage)
                     .handle(context, new ListStreamsInput("lifetimes", null, null))
                     .streams()
