@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 
 /**
  * A full disk, for real: the server's data directory is on a small tmpfs, filled by writes until it is full. Writes
@@ -44,15 +47,7 @@ class FullDiskIT {
     @CsvSource({"--min-free-space 16MB, true", "--sync --min-free-space 16MB, true", "--min-free-space 0, false"})
     void aFullDiskRefusesWritesWithA503(
             String mode, boolean resumesWithoutRestart, @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        Path disk = dir.resolve("disk");
-        Files.createDirectories(disk);
-        boolean mounted = run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", disk.toString());
-        if (!mounted) {
-            assertThat(System.getenv("PARTITA_FULL_DISK_TESTS"))
-                    .as("a tmpfs could not be mounted, and the full-disk test is required")
-                    .isNotEqualTo("required");
-            Assumptions.abort("cannot mount a tmpfs here (needs root)");
-        }
+        Path disk = mountDisk(dir);
         ServerProcess server = null;
         try {
             Path ballast = disk.resolve("ballast");
@@ -132,11 +127,110 @@ class FullDiskIT {
             if (server != null) {
                 server.kill();
             }
-            // Never leave the tmpfs mounted under the temporary directory: lazily, if it is still busy.
-            assertThat(run("umount", disk.toString()) || run("umount", "-l", disk.toString()))
-                    .as("unmount " + disk)
-                    .isTrue();
+            unmount(disk);
         }
+    }
+
+    /**
+     * A server started on a disk already under the floor starts all the same: it answers reads and refuses writes
+     * with a 503 until space is freed, then takes them without a restart.
+     */
+    @org.junit.jupiter.api.Test
+    void aServerStartsOnAFullDiskAndWritesOnceSpaceReturns(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path disk = mountDisk(dir);
+        ServerProcess server = null;
+        try {
+            Path ballast = disk.resolve("ballast");
+            Files.write(ballast, new byte[40 << 20]);
+            server = ServerProcess.start(disk.resolve("data"), "--min-free-space", "16MB");
+            HttpResponse<String> refused = server.api().createTable("full");
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+            assertThat(refused.body()).contains("ServiceUnavailableException");
+            // The AWS SDK retries a 503 (its retry strategy retries 500, 502, 503 and 504), as it would DynamoDB's.
+            int[] attempts = {0};
+            try (software.amazon.awssdk.services.dynamodb.DynamoDbClient sdk =
+                    software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
+                            .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                            .credentialsProvider(
+                                    () -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                                            "AKIDEXAMPLE", "secret"))
+                            .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(3))
+                                    .addExecutionInterceptor(
+                                            new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                                                @Override
+                                                public void beforeTransmission(
+                                                        software.amazon.awssdk.core.interceptor.Context
+                                                                        .BeforeTransmission
+                                                                context,
+                                                        software.amazon.awssdk.core.interceptor.ExecutionAttributes
+                                                                attributes) {
+                                                    attempts[0]++;
+                                                }
+                                            }))
+                            .build()) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> sdk.createTable(CreateTableRequest.builder()
+                                .tableName("full")
+                                .attributeDefinitions(AttributeDefinition.builder()
+                                        .attributeName("id")
+                                        .attributeType("S")
+                                        .build())
+                                .keySchema(KeySchemaElement.builder()
+                                        .attributeName("id")
+                                        .keyType("HASH")
+                                        .build())
+                                .billingMode("PAY_PER_REQUEST")
+                                .build()))
+                        .isInstanceOfSatisfying(
+                                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class, e -> {
+                                    assertThat(e.statusCode()).isEqualTo(503);
+                                    assertThat(e.awsErrorDetails().errorCode())
+                                            .isEqualTo("ServiceUnavailableException");
+                                });
+            }
+            assertThat(attempts[0]).as("attempts the SDK made").isEqualTo(3);
+            assertThat(server.api().post("DynamoDB_20120810.ListTables", "{}").body())
+                    .contains("\"TableNames\":[]");
+            Files.delete(ballast);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            HttpResponse<String> created = server.api().createTable("full");
+            while (created.statusCode() == 503 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                created = server.api().createTable("full");
+            }
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+            Client client = new Client(server.port());
+            assertThat(client.put("k").statusCode()).isEqualTo(200);
+            server.kill();
+            server = ServerProcess.start(disk.resolve("data"), "--min-free-space", "16MB");
+            assertThat(new Client(server.port()).get("k").body()).contains(pad("k"));
+        } finally {
+            if (server != null) {
+                server.kill();
+            }
+            unmount(disk);
+        }
+    }
+
+    /** A 48 MB tmpfs in {@code dir}; skips the test where none can be mounted, unless it is required. */
+    private static Path mountDisk(Path dir) throws Exception {
+        Path disk = dir.resolve("disk");
+        Files.createDirectories(disk);
+        if (!run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", disk.toString())) {
+            assertThat(System.getenv("PARTITA_FULL_DISK_TESTS"))
+                    .as("a tmpfs could not be mounted, and the full-disk test is required")
+                    .isNotEqualTo("required");
+            Assumptions.abort("cannot mount a tmpfs here (needs root)");
+        }
+        return disk;
+    }
+
+    /** Never leaves the tmpfs mounted under the temporary directory: lazily, if it is still busy. */
+    private static void unmount(Path disk) throws Exception {
+        assertThat(run("umount", disk.toString()) || run("umount", "-l", disk.toString()))
+                .as("unmount " + disk)
+                .isTrue();
     }
 
     private static boolean run(String... command) throws Exception {

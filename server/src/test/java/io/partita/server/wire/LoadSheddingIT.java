@@ -155,6 +155,63 @@ class LoadSheddingIT {
         }
     }
 
+    /** Through the AWS SDK: a shed request is a throttling error, which the SDK retries before it gives up. */
+    @Test
+    void theSdkSeesAShedRequestAsThrottlingAndRetriesIt() throws Exception {
+        try (PartitaServer server = server(4096, 1 << 20, Duration.ofSeconds(60));
+                Connection c = new Connection(server)) {
+            createTable(c, "big");
+            java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+            // 25 items of 60 KB: a 1.5 MB body, past the 1 MB for bodies every time.
+            java.util.List<software.amazon.awssdk.services.dynamodb.model.WriteRequest> writes =
+                    new java.util.ArrayList<>();
+            for (int n = 0; n < 25; n++) {
+                String i = Integer.toString(n);
+                writes.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                        .putRequest(p -> p.item(java.util.Map.of(
+                                "id",
+                                software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("k" + i),
+                                "pad",
+                                software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(
+                                        "x".repeat(60_000)))))
+                        .build());
+            }
+            try (software.amazon.awssdk.services.dynamodb.DynamoDbClient sdk =
+                    software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
+                            .endpointOverride(java.net.URI.create("http://127.0.0.1:" + server.port()))
+                            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+                            .credentialsProvider(
+                                    () -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
+                                            "AKIDEXAMPLE", "secret"))
+                            .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(3))
+                                    .addExecutionInterceptor(
+                                            new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                                                @Override
+                                                public void beforeTransmission(
+                                                        software.amazon.awssdk.core.interceptor.Context
+                                                                        .BeforeTransmission
+                                                                context,
+                                                        software.amazon.awssdk.core.interceptor.ExecutionAttributes
+                                                                attributes) {
+                                                    attempts.incrementAndGet();
+                                                }
+                                            }))
+                            .build()) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(
+                                () -> sdk.batchWriteItem(b -> b.requestItems(java.util.Map.of("big", writes))))
+                        .isInstanceOfSatisfying(
+                                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class, e -> {
+                                    assertThat(e.isThrottlingException()).isTrue();
+                                    assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ThrottlingException");
+                                    assertThat(e.awsErrorDetails().errorMessage())
+                                            .isEqualTo("Rate of requests exceeds the allowed throughput.");
+                                });
+            }
+            assertThat(attempts.get()).as("attempts the SDK made").isEqualTo(3);
+            assertThat(metric(c, "partita_requests_shed_total")).isEqualTo(3);
+        }
+    }
+
     @Test
     void aClientPipeliningWithoutReadingIsSlowedNotRefused() throws Exception {
         try (PartitaServer server = server(4096, 64 << 20, Duration.ofSeconds(60));

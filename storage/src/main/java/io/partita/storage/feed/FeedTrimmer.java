@@ -2,6 +2,7 @@ package io.partita.storage.feed;
 
 import io.partita.storage.BackgroundThreads;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.Collection;
 import java.util.HashSet;
@@ -45,6 +46,9 @@ public final class FeedTrimmer implements AutoCloseable {
                     () -> {
                         try {
                             trim(tables.get());
+                        } catch (StorageUnavailableException e) {
+                            // A full disk: the store said so once; the next period tries again.
+                            log.debug("change feed trim refused by the store", e);
                         } catch (RuntimeException e) {
                             log.warn("change feed trim failed; trying again in {} ms", periodMillis, e);
                         }
@@ -66,7 +70,11 @@ public final class FeedTrimmer implements AutoCloseable {
         } catch (TimeoutException | RejectedExecutionException e) {
             // Flush what there is; the trim finishes after the checkpoint, or the engine is closing.
         } catch (ExecutionException e) {
-            log.warn("change feed trim before a checkpoint failed", e.getCause());
+            if (e.getCause() instanceof StorageUnavailableException) {
+                log.debug("change feed trim before a checkpoint refused by the store", e.getCause());
+            } else {
+                log.warn("change feed trim before a checkpoint failed", e.getCause());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -3,6 +3,7 @@ package io.partita.storage.index;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.storage.BackgroundThreads;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.capacity.CapacityKind;
 import io.partita.storage.feed.ChangeFeed;
 import io.partita.storage.feed.ChangeRecord;
@@ -22,8 +23,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.rocksdb.RocksDBException;
@@ -55,8 +56,12 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
     private final RocksStore store;
     private final ChangeFeed feed;
     private final Clock clock;
-    private final ExecutorService background =
-            Executors.newSingleThreadExecutor(BackgroundThreads.named("partita-gsi-backfill"));
+    private final ScheduledExecutorService background =
+            Executors.newSingleThreadScheduledExecutor(BackgroundThreads.named("partita-gsi-backfill"));
+
+    /** How long a backfill or deletion refused by the store (a full disk) waits before it tries again. */
+    static final long RETRY_MILLIS = 1000;
+
     private volatile long defaultLagMillis;
     private volatile TableCatalog catalog;
     private volatile IndexRowWriter writer;
@@ -111,7 +116,12 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
         for (FeedConsumer c : t.feed().consumers()) {
             // A crash between registering a new GSI's consumer and storing the index leaves a consumer of nothing.
             if (c.name().startsWith(CONSUMER_PREFIX) && !consumesLiveIndex(t, c.name())) {
-                feed.unregister(t, c.name());
+                try {
+                    feed.unregister(t, c.name());
+                } catch (StorageUnavailableException e) {
+                    // Opened on a full disk: it only holds records back from trimming; the next start removes it.
+                    log.debug("leaving consumer {} of {} until a restart: {}", c.name(), t, e.getMessage());
+                }
             }
         }
         for (LiveIndex i : t.indexes().globals()) {
@@ -211,6 +221,8 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
         try {
             feed.unregister(t, i.definition().consumerName());
             catalog.removeIndex(t, name);
+        } catch (StorageUnavailableException e) {
+            retryLater("deleting", t, name, e, () -> finishDelete(t, name));
         } catch (RuntimeException e) {
             log.warn(
                     "deleting index {} of {} failed; it stays DELETING until a restart",
@@ -265,12 +277,36 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
                     copied[0],
                     i.backfilled(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        } catch (StorageUnavailableException e) {
+            // Started over from the first item: the copy is idempotent (it clears the index's rows first).
+            retryLater("backfilling", t, name, e, () -> backfill(t, name));
         } catch (RuntimeException e) {
             log.warn(
                     "backfilling index {} of {} failed; it stays CREATING until a restart",
                     name,
                     t.metadata().name(),
                     e);
+        }
+    }
+
+    /**
+     * Runs {@code again} after {@link #RETRY_MILLIS}: the store refused a write for want of disk (it said why, once,
+     * in its own log line) and accepts writes again by itself once space returns.
+     */
+    private void retryLater(String what, Table t, String name, StorageUnavailableException e, Runnable again) {
+        log.debug(
+                "{} index {} of {} refused by the store; trying again in {} ms",
+                what,
+                name,
+                t.metadata().name(),
+                RETRY_MILLIS,
+                e);
+        if (!closed) {
+            try {
+                background.schedule(again, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // The engine is closing; a restart resumes the index.
+            }
         }
     }
 

@@ -105,18 +105,27 @@ final class CommitLog implements AutoCloseable {
      * bytes has been appended since the last checkpoint.
      */
     static CommitLog start(Path dir, long firstSegment, long segmentBytes, Runnable wantCheckpoint) {
-        CommitLog log = new CommitLog(dir, firstSegment, segmentBytes, wantCheckpoint);
-        log.lock.lock();
+        CommitLog started = new CommitLog(dir, firstSegment, segmentBytes, wantCheckpoint);
+        started.lock.lock();
         try {
             Files.createDirectories(dir);
             Files.deleteIfExists(dir.resolve(SPARE));
-            log.roll(0);
+            try {
+                started.roll(0);
+            } catch (IOException e) {
+                // A disk too full for a segment: start without one; the first append makes it, or is refused (503).
+                started.lastFailureLogged = System.nanoTime();
+                log.error(
+                        "cannot make the log's first segment in {}: {}; writes are refused until it can",
+                        dir,
+                        e.toString());
+            }
         } catch (IOException e) {
             throw new StorageException("cannot start the log in " + dir + ": " + e.getMessage(), e);
         } finally {
-            log.lock.unlock();
+            started.lock.unlock();
         }
-        return log;
+        return started;
     }
 
     static long position(long segment, int offset) {
@@ -169,7 +178,7 @@ final class CommitLog implements AutoCloseable {
                 throw new StorageUnavailableException(refused);
             }
             int length = HEADER_BYTES + payload.length;
-            if (offset + (long) length > map.capacity()) {
+            if (map == null || offset + (long) length > map.capacity()) {
                 roll(length);
             }
             try {
@@ -255,7 +264,8 @@ final class CommitLog implements AutoCloseable {
             while (applying.get() != 0) {
                 LockSupport.parkNanos(1_000);
             }
-            atQuietPoint.run(position(segment, offset));
+            // Before the first segment exists (a full disk at start), the next record goes at the start of the next.
+            atQuietPoint.run(map == null ? position(segment + 1, 0) : position(segment, offset));
             bytesSinceCheckpoint = 0;
             checkpointWanted = false;
             checkpointed.signalAll();

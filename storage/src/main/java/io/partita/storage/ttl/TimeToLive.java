@@ -5,6 +5,7 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.storage.BackgroundThreads;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.KeyLocks;
 import io.partita.storage.item.WriteDecision;
@@ -132,6 +133,12 @@ public final class TimeToLive implements AutoCloseable {
                 if (t.metadata().ttlEnabled()) {
                     try {
                         reap(t, false);
+                    } catch (StorageUnavailableException e) {
+                        // A full disk: the store said so once; the next pass tries again.
+                        log.debug(
+                                "TTL pass over {} refused by the store",
+                                t.metadata().name(),
+                                e);
                     } catch (RuntimeException e) {
                         log.warn(
                                 "TTL pass over {} failed; trying again at the next",

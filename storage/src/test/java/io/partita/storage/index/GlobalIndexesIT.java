@@ -202,6 +202,49 @@ class GlobalIndexesIT {
         }
     }
 
+    /**
+     * A backfill that the store refuses (free space under the floor, for real: a ballast file on the disk) waits and
+     * tries again by itself, and the index turns ACTIVE once space returns, without a restart.
+     */
+    @Test
+    void aBackfillRefusedForWantOfDiskResumesOnceSpaceReturns(@TempDir Path dir) throws Exception {
+        try (StorageEngine e = StorageEngine.open(disk(dir))) {
+            Table t = e.tables().create(table("waits", List.of()));
+            for (int i = 0; i < 200; i++) {
+                put(e, t, "id" + i, "G" + (i % 7), "v");
+            }
+            // The index's consumer and definition, as GlobalIndexes.create stores them, without starting its
+            // backfill: that starts when the engine opens again.
+            IndexDefinition d = byG("CREATING", true);
+            e.feed().register(t, d.consumerName(), null);
+            e.tables().addIndex(t, d);
+        }
+        java.nio.file.FileStore disk = java.nio.file.Files.getFileStore(dir);
+        long floor = disk.getUsableSpace() - (256L << 20);
+        Path ballast = dir.getParent().resolve(dir.getFileName() + "-ballast");
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(
+                ballast, java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate(1 << 20);
+            for (int mb = 0; mb < 512; mb++) {
+                c.write(zeros.clear());
+            }
+            c.force(true);
+        }
+        try (StorageEngine e = StorageEngine.open(disk(dir).withMinFreeBytes(floor))) {
+            Table t = e.tables().find("waits");
+            assertThat(e.globalIndexes().await(t, Duration.ofMillis(1500)))
+                    .as("the backfill cannot write")
+                    .isFalse();
+            assertThat(t.indexes().find("by-g").definition().status()).isEqualTo("CREATING");
+            java.nio.file.Files.delete(ballast);
+            assertThat(e.globalIndexes().await(t, Duration.ofSeconds(30))).isTrue();
+            assertThat(t.indexes().find("by-g").definition().status()).isEqualTo("ACTIVE");
+            assertConverged(e, t);
+        } finally {
+            java.nio.file.Files.deleteIfExists(ballast);
+        }
+    }
+
     @Test
     void aDeletedIndexLeavesNothingBehind(@TempDir Path dir) {
         try (StorageEngine e = StorageEngine.open(disk(dir))) {

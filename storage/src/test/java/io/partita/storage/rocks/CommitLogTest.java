@@ -56,6 +56,30 @@ class CommitLogTest {
     }
 
     @Test
+    void aLogThatCannotMakeItsFirstSegmentStartsAndRefusesUntilItCan(@TempDir Path dir) throws Exception {
+        // Where the first segment's file should go, a directory (not empty, so that it is not cleared away as a
+        // half-made segment would be): creating the file fails as a full disk would.
+        Path blocker = CommitLog.segmentPath(dir, 1);
+        java.nio.file.Files.createDirectories(blocker);
+        java.nio.file.Files.createFile(blocker.resolve("in-the-way"));
+        CommitLog log = CommitLog.start(dir, 1, 4096, () -> {});
+        try {
+            byte[] first = record(new Random(3), 100);
+            assertThat(quietPosition(log)).as("a checkpoint before any segment").isEqualTo(CommitLog.position(1, 0));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> appendOnly(log, first))
+                    .isInstanceOfSatisfying(
+                            io.partita.storage.StorageUnavailableException.class,
+                            e -> assertThat(e.mayHaveBeenWritten()).isFalse());
+            java.nio.file.Files.delete(blocker.resolve("in-the-way"));
+            java.nio.file.Files.delete(blocker);
+            appendOnly(log, first);
+            assertThat(replay(dir, CommitLog.position(1, 0))).containsExactly(first);
+        } finally {
+            log.close();
+        }
+    }
+
+    @Test
     void recordsReplayInOrderAcrossSegments(@TempDir Path dir) throws Exception {
         Random random = new Random(1);
         List<byte[]> written = new ArrayList<>();
