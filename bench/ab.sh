@@ -14,6 +14,8 @@
 # both, to compare two builds' recording), so B's
 # writes record their changes: what a table with a GSI or a stream costs its writes. HOW=follow (the default): the
 # server reads the records as fast as they come; HOW=retain: nobody reads them and they are kept 60 s.
+# TLS_A=1 / TLS_B=1 serve that side over HTTPS (a self-signed certificate made for the run, which the load generator
+# trusts through a trust store of its own): what TLS costs.
 # GSIS_A=N / GSIS_B=N give that side's table N GSIs (KEYS_ONLY; each put moves the item in each): what indexes cost.
 # STREAM_A=VIEW / STREAM_B=VIEW give that side's table a stream (e.g. NEW_AND_OLD_IMAGES): what a stream costs.
 # RATE runs the load open loop at that many ops/s (with 5 s of warm-up): CPU per operation at the same offered load.
@@ -38,20 +40,38 @@ cleanup() {
   rm -rf "${dirs[@]}"
 }
 trap cleanup EXIT
+schemes=(http http)
+tls_dir=$(mktemp -d)
+dirs+=("$tls_dir")
+if [[ -n ${TLS_A:-}${TLS_B:-} ]]; then
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$tls_dir/key.pem" -out "$tls_dir/cert.pem" >/dev/null 2>&1
+  keytool -importcert -noprompt -alias partita -file "$tls_dir/cert.pem" -keystore "$tls_dir/trust.p12" \
+    -storepass changeit >/dev/null 2>&1
+fi
 for i in 0 1; do
   dirs+=("$(mktemp -d)")
+  tls_var="TLS_${names[$i]}"
+  tls_args=()
+  if [[ -n ${!tls_var:-} ]]; then
+    schemes[i]=https
+    tls_args=(--tls-cert "$tls_dir/cert.pem" --tls-key "$tls_dir/key.pem")
+  fi
   # shellcheck disable=SC2086
   java -Xms256m -Xmx1g -XX:+UseG1GC ${flags[$i]} -jar "${jars[$i]}" --port "${ports[$i]}" \
-    --data-dir "${dirs[$i]}/db" --throughput off >/dev/null 2>&1 &
+    --data-dir "${dirs[$i]}/db" --throughput off "${tls_args[@]}" >/dev/null 2>&1 &
   pids+=($!)
 done
 load() {
-  java -cp bench/target/partita-bench.jar io.partita.bench.load.LoadGenerator --endpoint "http://127.0.0.1:$1" \
+  local scheme=http
+  if [[ $1 == "${ports[1]}" ]]; then scheme=${schemes[1]}; else scheme=${schemes[0]}; fi
+  java -Djavax.net.ssl.trustStore="$tls_dir/trust.p12" -Djavax.net.ssl.trustStorePassword=changeit \
+    -cp bench/target/partita-bench.jar io.partita.bench.load.LoadGenerator --endpoint "$scheme://127.0.0.1:$1" \
     --items 10000 --item-size 1024 "${@:2}"
 }
 for i in 0 1; do
   for _ in $(seq 100); do
-    curl -sf "http://127.0.0.1:${ports[$i]}/" >/dev/null 2>&1 && break
+    curl -skf "${schemes[$i]}://127.0.0.1:${ports[$i]}/" >/dev/null 2>&1 && break
     sleep 0.1
   done
   gsis_var="GSIS_${names[$i]}"
@@ -62,7 +82,7 @@ for i in 0 1; do
     --duration 3 >/dev/null 2>&1
   if [[ ${CONSUMED:-} == *"${names[$i]}"* ]]; then
     how=$([[ ${HOW:-follow} == retain ]] && echo retentionSeconds=60 || echo follow=true)
-    curl -sf -X POST "http://127.0.0.1:${ports[$i]}/admin/feed/consumers?table=partita-bench&name=ab&$how" >/dev/null
+    curl -skf -X POST "${schemes[$i]}://127.0.0.1:${ports[$i]}/admin/feed/consumers?table=partita-bench&name=ab&$how" >/dev/null
   fi
   load "${ports[$i]}" --workload "$workload" --connections "$conns" --duration 10 >/dev/null 2>&1
 done
