@@ -114,7 +114,7 @@ final class HttpAnswer {
         return d.line();
     }
 
-    private static byte[] gzip(byte[] body) {
+    static byte[] gzip(byte[] body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, body.length / 4));
         try (GZIPOutputStream z = new GZIPOutputStream(out, 8192)) {
             z.write(body);
