@@ -23,4 +23,9 @@ public record TableDescription(
         List<GlobalSecondaryIndexDescription> globalSecondaryIndexes,
         StreamSpecification streamSpecification,
         String latestStreamLabel,
-        String latestStreamArn) {}
+        String latestStreamArn,
+
+        @com.fasterxml.jackson.annotation.JsonProperty("SSEDescription")
+        SseDescription sseDescription,
+
+        TableWarmThroughputDescription warmThroughput) {}

@@ -105,12 +105,17 @@ public final class TablePartitions {
      * four partitions (12,000 reads and 4,000 writes a second).
      */
     public static int initialCount(TableMetadata m) {
+        // Warm for a throughput: enough partitions to serve it at once, each at its ceilings ("Understanding DynamoDB
+        // warm throughput": a new on-demand table's 12,000 reads and 4,000 writes a second are its 4 partitions').
+        double warm = Math.max(
+                orZero(m.warmReadUnits()) / CapacityConfig.PARTITION_READ_CEILING,
+                orZero(m.warmWriteUnits()) / CapacityConfig.PARTITION_WRITE_CEILING);
         if (m.onDemand()) {
-            return 4;
+            return (int) Math.min(1024, Math.max(4, Math.ceil(warm)));
         }
         double need = m.readCapacityUnits() / CapacityConfig.PARTITION_READ_CEILING
                 + m.writeCapacityUnits() / CapacityConfig.PARTITION_WRITE_CEILING;
-        return (int) Math.max(1, Math.min(1024, Math.ceil(need)));
+        return (int) Math.max(1, Math.min(1024, Math.ceil(Math.max(need, warm))));
     }
 
     private TableThroughput newTableThroughput(TableMetadata m) {

@@ -20,6 +20,11 @@ import java.util.function.Consumer;
  * @param maxReadRequestUnits the on-demand table's {@code OnDemandThroughput} maximum, or null/-1 for none
  * @param contributorInsightsMode null when Contributor Insights is off, else {@code ACCESSED_AND_THROTTLED_KEYS} or
  *     {@code THROTTLED_KEYS}
+ * @param warmReadUnits the highest read throughput the table has been warm for ({@code WarmThroughput}: asked for,
+ *     or reported before a change); null for none beyond what its capacity gives it now
+ * @param warmWriteUnits the same for writes
+ * @param sseKmsKeyArn the KMS key the table is encrypted with ({@code SSEType KMS}); null for an AWS owned key
+ * @param tableClassChanges when the table class was changed (the last two), for DynamoDB's two changes in 30 days
  */
 public record TableMetadata(
         String name,
@@ -42,7 +47,11 @@ public record TableMetadata(
         String contributorInsightsMode,
         List<IndexDefinition> indexes,
         List<StreamDefinition> streams,
-        TtlSettings ttl) {
+        TtlSettings ttl,
+        Long warmReadUnits,
+        Long warmWriteUnits,
+        String sseKmsKeyArn,
+        List<Long> tableClassChanges) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -53,6 +62,8 @@ public record TableMetadata(
         // Absent from metadata stored before secondary indexes existed.
         indexes = indexes == null ? List.of() : List.copyOf(indexes);
         streams = streams == null ? List.of() : List.copyOf(streams);
+        // Absent from metadata stored before table class changes were counted.
+        tableClassChanges = tableClassChanges == null ? List.of() : List.copyOf(tableClassChanges);
     }
 
     /** A new table's metadata, without the settings that only UpdateTable and friends change. */
@@ -89,7 +100,11 @@ public record TableMetadata(
                 null,
                 List.of(),
                 List.of(),
-                null);
+                null,
+                null,
+                null,
+                null,
+                List.of());
     }
 
     public String itemsFamily() {
@@ -196,6 +211,34 @@ public record TableMetadata(
         return with(c -> c.indexes = List.copyOf(next));
     }
 
+    /** The throughput the table is warm for, each null for none beyond its capacity's. */
+    public TableMetadata withWarmThroughput(Long read, Long write) {
+        return with(c -> {
+            c.warmReadUnits = read;
+            c.warmWriteUnits = write;
+        });
+    }
+
+    /** Encrypted with KMS key {@code keyArn}, or with an AWS owned key (null). */
+    public TableMetadata withSseKey(String keyArn) {
+        return with(c -> c.sseKmsKeyArn = keyArn);
+    }
+
+    /** A change of table class to {@code newClass} at {@code millis}. */
+    public TableMetadata withTableClassChanged(String newClass, long millis) {
+        return with(c -> {
+            c.tableClass = newClass;
+            List<Long> changes = new java.util.ArrayList<>(tableClassChanges);
+            changes.add(millis);
+            c.tableClassChanges = changes.subList(Math.max(0, changes.size() - 2), changes.size());
+        });
+    }
+
+    /** When the table class last changed, or null if it never did. */
+    public Long tableClassChangedMillis() {
+        return tableClassChanges.isEmpty() ? null : tableClassChanges.get(tableClassChanges.size() - 1);
+    }
+
     public TableMetadata withContributorInsights(String mode) {
         return with(c -> c.contributorInsightsMode = mode);
     }
@@ -226,6 +269,10 @@ public record TableMetadata(
         List<AttributeDefinition> attributeDefinitions;
         List<StreamDefinition> streams;
         TtlSettings ttl;
+        Long warmReadUnits;
+        Long warmWriteUnits;
+        String sseKmsKeyArn;
+        List<Long> tableClassChanges;
 
         Copy(TableMetadata m) {
             this.m = m;
@@ -246,6 +293,10 @@ public record TableMetadata(
             attributeDefinitions = m.attributeDefinitions;
             streams = m.streams;
             ttl = m.ttl;
+            warmReadUnits = m.warmReadUnits;
+            warmWriteUnits = m.warmWriteUnits;
+            sseKmsKeyArn = m.sseKmsKeyArn;
+            tableClassChanges = m.tableClassChanges;
         }
 
         TableMetadata build() {
@@ -270,7 +321,11 @@ public record TableMetadata(
                     contributorInsightsMode,
                     indexes,
                     streams,
-                    ttl);
+                    ttl,
+                    warmReadUnits,
+                    warmWriteUnits,
+                    sseKmsKeyArn,
+                    tableClassChanges);
         }
     }
 }

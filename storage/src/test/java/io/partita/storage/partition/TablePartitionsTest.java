@@ -98,6 +98,21 @@ class TablePartitionsTest {
         assertThat(t.map().partitions().get(1).start()).isEqualTo(0x8000_0000_0000_0000L);
     }
 
+    /** Warm for a throughput: enough partitions to serve it at once, each at 3,000 reads and 1,000 writes a second. */
+    @Test
+    void aTableWarmForMoreGetsThePartitionsToServeIt() {
+        assertThat(TablePartitions.initialCount(onDemand().withWarmThroughput(12000L, 4000L)))
+                .isEqualTo(4);
+        assertThat(TablePartitions.initialCount(onDemand().withWarmThroughput(13000L, null)))
+                .isEqualTo(5);
+        assertThat(TablePartitions.initialCount(provisioned(5, 5).withWarmThroughput(5L, 9000L)))
+                .isEqualTo(9);
+        TablePartitions t = table(onDemand(), config());
+        assertThat(t.map().size()).isEqualTo(4);
+        t.reconfigure(onDemand().withWarmThroughput(30000L, null));
+        assertThat(t.map().size()).isEqualTo(10);
+    }
+
     @Test
     void partitionForFindsTheRangeHoldingTheHash() {
         TablePartitions t = table(onDemand(), config());

@@ -40,7 +40,7 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
     @Override
     public TableDescriptionOutput handle(RequestContext context, CreateTableInput in) {
         validate(in);
-        TableFeatures.refuseUnsupported(in.warmThroughput(), in.resourcePolicy());
+        TableFeatures.refuseUnsupported(null, in.resourcePolicy());
         boolean indexed = in.localSecondaryIndexes() != null || in.globalSecondaryIndexes() != null;
         Map<String, String> types = types(in.attributeDefinitions());
         checkShape(in.keySchema());
@@ -75,12 +75,18 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                         Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits"),
                         Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits"))
                 .withIndexes(indexes);
+        Long warmRead = WarmThroughputs.member(in.warmThroughput(), WarmThroughputs.READ);
+        Long warmWrite = WarmThroughputs.member(in.warmThroughput(), WarmThroughputs.WRITE);
+        WarmThroughputs.checkCreate(warmRead, warmWrite, m);
+        m = m.withWarmThroughput(warmRead, warmWrite)
+                .withSseKey(SseSpecs.keyArn(context, SseSpecs.parse(in.sseSpecification())));
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
         Table table = storage.tables().create(m);
         if (stream) {
             storage.streams().enable(table, in.streamSpecification().streamViewType());
         }
-        return new TableDescriptionOutput(TableDescriptions.creating(context, storage, table));
+        return new TableDescriptionOutput(
+                TableDescriptions.creating(context, storage, table, WarmThroughputs.given(in.warmThroughput())));
     }
 
     private static void validate(CreateTableInput in) {

@@ -7,9 +7,11 @@ import io.partita.protocol.message.LocalSecondaryIndexDescription;
 import io.partita.protocol.message.OnDemandThroughput;
 import io.partita.protocol.message.Projection;
 import io.partita.protocol.message.ProvisionedThroughputDescription;
+import io.partita.protocol.message.SseDescription;
 import io.partita.protocol.message.StreamSpecification;
 import io.partita.protocol.message.TableClassSummary;
 import io.partita.protocol.message.TableDescription;
+import io.partita.protocol.message.TableWarmThroughputDescription;
 import io.partita.protocol.model.KeySchema;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.RequestContext;
@@ -70,7 +72,9 @@ final class TableDescriptions {
                 onDemand || m.lastPayPerRequestMillis() != null
                         ? new BillingModeSummary(m.billingMode(), seconds(m.lastPayPerRequestMillis()))
                         : null,
-                m.tableClass() == null ? null : new TableClassSummary(m.tableClass(), null),
+                m.tableClass() == null
+                        ? null
+                        : new TableClassSummary(m.tableClass(), seconds(m.tableClassChangedMillis())),
                 m.deletionProtectionEnabled(),
                 m.maxReadRequestUnits() == null && m.maxWriteRequestUnits() == null
                         ? null
@@ -83,7 +87,9 @@ final class TableDescriptions {
                 latestStream(m) == null ? null : latestStream(m).label(),
                 latestStream(m) == null
                         ? null
-                        : arn + "/stream/" + latestStream(m).label());
+                        : arn + "/stream/" + latestStream(m).label(),
+                SseSpecs.describe(m.sseKmsKeyArn(), "ENABLED"),
+                WarmThroughputs.describe(m, table, "ACTIVE"));
     }
 
     /**
@@ -91,12 +97,19 @@ final class TableDescriptions {
      * {@code BillingModeSummary} has no {@code LastUpdateToPayPerRequestDateTime} yet (the AWS CLI's create-table
      * examples and captured answers; DescribeTable shows it from then on, equal to the creation time).
      */
-    static TableDescription creating(RequestContext context, StorageEngine storage, Table table) {
+    static TableDescription creating(RequestContext context, StorageEngine storage, Table table, boolean warmAsked) {
         TableDescription d = describe(context, storage, table, "CREATING");
         BillingModeSummary billing = d.billingModeSummary() == null
                 ? null
                 : new BillingModeSummary(d.billingModeSummary().billingMode(), null);
-        return reshape(d, d.provisionedThroughput(), billing, true);
+        // WarmThroughput only when it was asked for, and still UPDATING (answers captured in 2026).
+        TableWarmThroughputDescription warm = warmAsked
+                ? new TableWarmThroughputDescription(
+                        d.warmThroughput().readUnitsPerSecond(),
+                        d.warmThroughput().writeUnitsPerSecond(),
+                        "UPDATING")
+                : null;
+        return reshape(d, d.provisionedThroughput(), billing, true, d.sseDescription(), warm);
     }
 
     /**
@@ -115,6 +128,17 @@ final class TableDescriptions {
      */
     static TableDescription reshape(
             TableDescription d, ProvisionedThroughputDescription capacity, BillingModeSummary billing, boolean schema) {
+        return reshape(d, capacity, billing, schema, d.sseDescription(), d.warmThroughput());
+    }
+
+    /** {@link #reshape(TableDescription, ProvisionedThroughputDescription, BillingModeSummary, boolean)}, with these. */
+    static TableDescription reshape(
+            TableDescription d,
+            ProvisionedThroughputDescription capacity,
+            BillingModeSummary billing,
+            boolean schema,
+            SseDescription sse,
+            TableWarmThroughputDescription warm) {
         return new TableDescription(
                 schema ? d.attributeDefinitions() : null,
                 d.tableName(),
@@ -134,7 +158,9 @@ final class TableDescriptions {
                 schema ? d.globalSecondaryIndexes() : null,
                 d.streamSpecification(),
                 d.latestStreamLabel(),
-                d.latestStreamArn());
+                d.latestStreamArn(),
+                sse,
+                warm);
     }
 
     /** The table's newest stream, enabled or disabled: DescribeTable names it after a disable too. */

@@ -15,7 +15,10 @@ import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
 import java.util.List;
 
-/** UpdateTable: provisioned throughput, billing mode, deletion protection and table class. */
+/**
+ * UpdateTable: provisioned throughput, billing mode, on-demand maximums, deletion protection, streams, GSIs, table
+ * class, encryption and warm throughput.
+ */
 public final class UpdateTableHandler implements OperationHandler<UpdateTableInput, TableDescriptionOutput> {
     private final StorageEngine storage;
 
@@ -44,7 +47,6 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         c.check();
         String name = TableNames.resolve(context, in.tableName());
         Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
-        TableFeatures.refuseUnsupported(in.warmThroughput(), null);
         if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {
             throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
         }
@@ -59,11 +61,43 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                 || in.deletionProtectionEnabled() != null
                 || in.tableClass() != null
                 || (in.sseSpecification() != null && !in.sseSpecification().isNull());
-        if (!otherChange && (gsis == null || gsis.isEmpty())) {
+        boolean warmChange = WarmThroughputs.given(in.warmThroughput());
+        if (!otherChange && !warmChange && (gsis == null || gsis.isEmpty())) {
             throw ApiException.validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled,"
                     + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
         }
         Long now = context.clock().millis();
+        boolean sseChange =
+                in.sseSpecification() != null && !in.sseSpecification().isNull();
+        String effectiveClass = current.metadata().tableClass() == null
+                ? "STANDARD"
+                : current.metadata().tableClass();
+        boolean classChange = in.tableClass() != null && !in.tableClass().equals(effectiveClass);
+        boolean changesBesides = throughputChange
+                || streamChange
+                || maximumsChange
+                || in.deletionProtectionEnabled() != null
+                || gsis != null;
+        if (warmChange) {
+            if (changesBesides || sseChange || in.tableClass() != null) {
+                throw ApiException.invalidParameter("WarmThroughput must be the only operation in the request");
+            }
+            return changeWarmThroughput(context, current, in);
+        }
+        if (sseChange) {
+            if (changesBesides || in.tableClass() != null) {
+                throw ApiException.invalidParameter(
+                        "Server-Side Encryption modification must be the only operation in the request");
+            }
+            return changeEncryption(context, current, in);
+        }
+        if (classChange) {
+            if (changesBesides) {
+                throw ApiException.invalidParameter(
+                        "TableClass modification must be the only operation in the request");
+            }
+            return changeTableClass(context, current, in.tableClass(), now);
+        }
         if (streamChange) {
             if (in.provisionedThroughput() != null) {
                 throw ApiException.invalidParameter("You cannot modify stream status while updating table IOPS");
@@ -104,12 +138,12 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         }
         TableMetadata before = current.metadata();
         Table table = storage.tables().update(name, m -> {
-            TableMetadata next = throughputChange ? changeThroughput(m, in, now) : m;
+            // What the table was warm for stays: a change of capacity or mode never lowers it.
+            TableMetadata next = throughputChange
+                    ? WarmThroughputs.keep(changeThroughput(m, in, now), WarmThroughputs.of(m, current))
+                    : m;
             if (in.deletionProtectionEnabled() != null) {
                 next = next.withDeletionProtection(in.deletionProtectionEnabled());
-            }
-            if (in.tableClass() != null) {
-                next = next.withTableClass(in.tableClass());
             }
             if (maximumsChange) {
                 next = next.withOnDemandMaximums(
@@ -144,9 +178,74 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                 storage,
                 table,
                 applied,
-                throughputChange || indexChange || streamChange ? "UPDATING" : "ACTIVE");
+                // A TableClass equal to the table's changes nothing, and still answers UPDATING (captured answers).
+                throughputChange || indexChange || streamChange || in.tableClass() != null ? "UPDATING" : "ACTIVE");
         return new TableDescriptionOutput(
                 provisionedBefore(before, table.metadata()) ? withCapacityBefore(answer, before) : answer);
+    }
+
+    /**
+     * {@code WarmThroughput}, alone: raised at once (partitions split to serve it); the answer still shows what the
+     * table was warm for, {@code UPDATING}, with the table {@code ACTIVE} (answers captured in 2026: DynamoDB takes
+     * minutes to get there; DescribeTable here shows the new figures at once).
+     */
+    private TableDescriptionOutput changeWarmThroughput(RequestContext context, Table current, UpdateTableInput in) {
+        Long read = WarmThroughputs.member(in.warmThroughput(), WarmThroughputs.READ);
+        Long write = WarmThroughputs.member(in.warmThroughput(), WarmThroughputs.WRITE);
+        TableMetadata before = current.metadata();
+        long[] was = WarmThroughputs.of(before, current);
+        WarmThroughputs.checkUpdate(read, write, was);
+        Table table = storage.tables()
+                .update(
+                        before.name(),
+                        m -> m.withWarmThroughput(
+                                read != null ? read : Long.valueOf(was[0]),
+                                write != null ? write : Long.valueOf(was[1])));
+        TableDescription d = TableDescriptions.updated(context, storage, table, before, "ACTIVE");
+        return new TableDescriptionOutput(TableDescriptions.reshape(
+                d,
+                d.provisionedThroughput(),
+                d.billingModeSummary(),
+                true,
+                d.sseDescription(),
+                new io.partita.protocol.message.TableWarmThroughputDescription(was[0], was[1], "UPDATING")));
+    }
+
+    /**
+     * {@code SSESpecification}, alone: the table stays {@code ACTIVE}; the answer's {@code SSEDescription} is
+     * {@code UPDATING} (the key it moves to, or the one it leaves for an AWS owned key).
+     */
+    private TableDescriptionOutput changeEncryption(RequestContext context, Table current, UpdateTableInput in) {
+        SseSpecs.Sse asked = SseSpecs.parse(in.sseSpecification());
+        String was = current.metadata().sseKmsKeyArn();
+        String next = SseSpecs.update(context, was, asked == null ? new SseSpecs.Sse(false, null) : asked);
+        Table table = storage.tables().update(current.metadata().name(), m -> m.withSseKey(next));
+        TableDescription d = TableDescriptions.updated(context, storage, table, table.metadata(), "ACTIVE");
+        return new TableDescriptionOutput(TableDescriptions.reshape(
+                d,
+                d.provisionedThroughput(),
+                d.billingModeSummary(),
+                true,
+                SseSpecs.describe(next != null ? next : was, "UPDATING"),
+                d.warmThroughput()));
+    }
+
+    /**
+     * A change of {@code TableClass}, alone: {@code UPDATING}, the answer showing the class the table had; at most
+     * two in 30 days ("Table classes", developer guide: "You can change a table's class twice in a 30-day period").
+     */
+    private TableDescriptionOutput changeTableClass(
+            RequestContext context, Table current, String tableClass, long now) {
+        TableMetadata before = current.metadata();
+        List<Long> recent = before.tableClassChanges().stream()
+                .filter(t -> now - t < java.util.concurrent.TimeUnit.DAYS.toMillis(30))
+                .toList();
+        if (recent.size() >= 2) {
+            throw ApiException.limitExceeded(
+                    "Subscriber limit exceeded: Updates to TableClass are limited to 2 times in 30 day(s).");
+        }
+        Table table = storage.tables().update(before.name(), m -> m.withTableClassChanged(tableClass, now));
+        return new TableDescriptionOutput(TableDescriptions.updated(context, storage, table, before, "UPDATING"));
     }
 
     /** A provisioned table whose capacity changed and stays provisioned. */
