@@ -271,4 +271,41 @@ class TableSettingsTest {
                         .tableClass(TableClass.STANDARD_INFREQUENT_ACCESS)));
         assertThat(combined).isNotNull();
     }
+
+    /**
+     * OnDemandThroughput ("OnDemandThroughput", API reference): at least 1, and -1 only on UpdateTable, to remove a
+     * maximum; a member never set or removed is not described, nor the shape when neither is set.
+     */
+    @Test
+    void onDemandMaximumsAreDescribedOnlyWhileSet(DynamoDbClient ddb, Tables tables) throws Exception {
+        assertValidation(
+                "One or more parameter values were invalid: Requested MaxReadRequestUnits for OnDemandThroughput for"
+                        + " table is outside of valid range",
+                () -> ddb.createTable(table(BillingMode.PAY_PER_REQUEST)
+                        .tableName(Tables.uniqueName("settings"))
+                        .onDemandThroughput(o -> o.maxReadRequestUnits(-1L))
+                        .build()));
+        assertValidation(
+                "One or more parameter values were invalid: MaxWriteRequestUnits for OnDemandThroughput cannot be"
+                        + " specified when table BillingMode is PROVISIONED.",
+                () -> ddb.createTable(table(BillingMode.PROVISIONED)
+                        .tableName(Tables.uniqueName("settings"))
+                        .onDemandThroughput(o -> o.maxWriteRequestUnits(10L))
+                        .build()));
+        String name =
+                tables.create(table(BillingMode.PAY_PER_REQUEST).onDemandThroughput(o -> o.maxReadRequestUnits(100L)));
+        TableDescription d = ddb.describeTable(b -> b.tableName(name)).table();
+        assertThat(d.onDemandThroughput().maxReadRequestUnits()).isEqualTo(100L);
+        assertThat(d.onDemandThroughput().maxWriteRequestUnits()).isNull();
+        assertValidation(
+                "One or more parameter values were invalid: OnDemandThroughput can only be combined with BillingMode in"
+                        + " an UpdateTable request",
+                () -> ddb.updateTable(b -> b.tableName(name)
+                        .deletionProtectionEnabled(false)
+                        .onDemandThroughput(o -> o.maxWriteRequestUnits(50L))));
+        ddb.updateTable(b -> b.tableName(name).onDemandThroughput(o -> o.maxReadRequestUnits(-1L)));
+        TableDescription cleared =
+                describeWhen(ddb, name, t -> t.tableStatus() == TableStatus.ACTIVE && t.onDemandThroughput() == null);
+        assertThat(cleared.onDemandThroughput()).isNull();
+    }
 }

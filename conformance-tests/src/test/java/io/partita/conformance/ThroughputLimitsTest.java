@@ -185,7 +185,7 @@ class ThroughputLimitsTest {
         return partita.tables()
                 .create(hashKey()
                         .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .onDemandThroughput(o -> o.maxWriteRequestUnits(units).maxReadRequestUnits(-1L)));
+                        .onDemandThroughput(o -> o.maxWriteRequestUnits(units)));
     }
 
     @Test

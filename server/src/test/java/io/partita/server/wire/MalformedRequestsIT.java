@@ -123,8 +123,19 @@ class MalformedRequestsIT {
                         + "\"KEYS_ONLY\"}}");
         VALID.put(
                 "UpdateTable",
-                "{\"TableName\":\"fuzz\",\"DeletionProtectionEnabled\":false,\"TableClass\":\"STANDARD\","
-                        + "\"OnDemandThroughput\":{\"MaxReadRequestUnits\":-1,\"MaxWriteRequestUnits\":-1}}");
+                "{\"TableName\":\"fuzz\",\"DeletionProtectionEnabled\":false,\"TableClass\":\"STANDARD\"}");
+        VALID.put(
+                "UpdateTable#maximums",
+                "{\"TableName\":\"fuzz\",\"OnDemandThroughput\":{\"MaxReadRequestUnits\":-1,"
+                        + "\"MaxWriteRequestUnits\":-1}}");
+        VALID.put(
+                "UpdateTable#warm",
+                "{\"TableName\":\"fuzz\",\"WarmThroughput\":{\"ReadUnitsPerSecond\":12000,"
+                        + "\"WriteUnitsPerSecond\":4000}}");
+        VALID.put(
+                "UpdateTable#sse",
+                "{\"TableName\":\"fuzz\",\"SSESpecification\":{\"Enabled\":true,\"SSEType\":\"KMS\","
+                        + "\"KMSMasterKeyId\":\"alias/fuzz\"}}");
         VALID.put(
                 "UpdateTable#gsi",
                 "{\"TableName\":\"fuzz\",\"AttributeDefinitions\":[{\"AttributeName\":\"h\","

@@ -59,6 +59,11 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         IndexSpecs.checkTogether(indexes);
         Map<String, String> tags = Tags.toMap(in.tags());
         Tags.checkCount(tags);
+        Long maxRead = Throughput.tableOnDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits", false);
+        Long maxWrite = Throughput.tableOnDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits", false);
+        if (!throughput.onDemand()) {
+            Throughput.refuseMaximumsWhenProvisioned(maxRead, maxWrite, false);
+        }
         TableMetadata m = TableMetadata.create(
                         in.tableName(),
                         UUID.randomUUID().toString(),
@@ -71,9 +76,7 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                         in.tableClass(),
                         Boolean.TRUE.equals(in.deletionProtectionEnabled()),
                         tags)
-                .withOnDemandMaximums(
-                        Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits"),
-                        Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits"))
+                .withOnDemandMaximums(maxRead, maxWrite)
                 .withIndexes(indexes);
         Long warmRead = WarmThroughputs.member(in.warmThroughput(), WarmThroughputs.READ);
         Long warmWrite = WarmThroughputs.member(in.warmThroughput(), WarmThroughputs.WRITE);

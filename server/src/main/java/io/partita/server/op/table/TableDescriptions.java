@@ -76,9 +76,7 @@ final class TableDescriptions {
                         ? null
                         : new TableClassSummary(m.tableClass(), seconds(m.tableClassChangedMillis())),
                 m.deletionProtectionEnabled(),
-                m.maxReadRequestUnits() == null && m.maxWriteRequestUnits() == null
-                        ? null
-                        : new OnDemandThroughput(orNone(m.maxReadRequestUnits()), orNone(m.maxWriteRequestUnits())),
+                onDemandThroughput(m.maxReadRequestUnits(), m.maxWriteRequestUnits()),
                 locals(storage, table, m, arn),
                 globals(storage, table, m, arn, status, updateAnswer),
                 m.stream() == null
@@ -210,9 +208,7 @@ final class TableDescriptions {
                     stats.sizeBytes(),
                     stats.itemCount(),
                     indexArn(arn, d),
-                    d.maxReadRequestUnits() == null && d.maxWriteRequestUnits() == null
-                            ? null
-                            : new OnDemandThroughput(orNone(d.maxReadRequestUnits()), orNone(d.maxWriteRequestUnits())),
+                    onDemandThroughput(d.maxReadRequestUnits(), d.maxWriteRequestUnits()),
                     warm(table, d)));
         }
         return out.isEmpty() ? null : out;
@@ -247,8 +243,14 @@ final class TableDescriptions {
                 d.projectionType(), IndexDefinition.INCLUDE.equals(d.projectionType()) ? d.nonKeyAttributes() : null);
     }
 
-    private static long orNone(Long max) {
-        return max == null ? -1 : max;
+    /**
+     * The maximums that are set: a member never set, or cleared with -1, is left out, and the whole shape when neither
+     * is set (answers captured in 2026: a table without maximums has no {@code OnDemandThroughput}).
+     */
+    static OnDemandThroughput onDemandThroughput(Long maxRead, Long maxWrite) {
+        Long read = maxRead == null || maxRead < 0 ? null : maxRead;
+        Long write = maxWrite == null || maxWrite < 0 ? null : maxWrite;
+        return read == null && write == null ? null : new OnDemandThroughput(read, write);
     }
 
     static List<KeySchemaElement> keySchema(KeySchema schema) {

@@ -39,6 +39,42 @@ record Throughput(String billingMode, long readCapacityUnits, long writeCapacity
         return v.asLong();
     }
 
+    /**
+     * One member of a table's {@code OnDemandThroughput}: null when absent; at least 1, or on UpdateTable -1 to remove
+     * the maximum ("OnDemandThroughput", API reference: "To remove the maximum ... set the value ... to -1"), in
+     * DynamoDB's words (answers captured in 2026).
+     */
+    static Long tableOnDemandMax(JsonNode onDemandThroughput, String member, boolean update) {
+        if (onDemandThroughput == null || onDemandThroughput.isNull()) {
+            return null;
+        }
+        if (!onDemandThroughput.isObject()) {
+            throw ApiException.serialization("Unexpected value type in payload");
+        }
+        JsonNode v = onDemandThroughput.get(member);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            throw ApiException.serialization("NUMBER_VALUE cannot be converted to Long");
+        }
+        long units = v.asLong();
+        if (units < 1 && !(update && units == -1)) {
+            throw ApiException.invalidParameter(
+                    "Requested " + member + " for OnDemandThroughput for table is outside of valid range");
+        }
+        return units;
+    }
+
+    /** A provisioned table has no on-demand maximums (CreateTable's words end with a full stop; UpdateTable's not). */
+    static void refuseMaximumsWhenProvisioned(Long maxRead, Long maxWrite, boolean update) {
+        String member = maxRead != null ? "MaxReadRequestUnits" : maxWrite != null ? "MaxWriteRequestUnits" : null;
+        if (member != null) {
+            throw ApiException.invalidParameter(member + " for OnDemandThroughput cannot be specified when "
+                    + (update ? "the table BillingMode is PROVISIONED" : "table BillingMode is PROVISIONED."));
+        }
+    }
+
     static Throughput forCreate(String billingMode, ProvisionedThroughput t) {
         if (TableMetadata.PAY_PER_REQUEST.equals(billingMode)) {
             if (t != null) {

@@ -51,8 +51,8 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
         }
         boolean throughputChange = in.billingMode() != null || in.provisionedThroughput() != null;
-        Long maxRead = Throughput.onDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits");
-        Long maxWrite = Throughput.onDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits");
+        Long maxRead = Throughput.tableOnDemandMax(in.onDemandThroughput(), "MaxReadRequestUnits", true);
+        Long maxWrite = Throughput.tableOnDemandMax(in.onDemandThroughput(), "MaxWriteRequestUnits", true);
         boolean maximumsChange = maxRead != null || maxWrite != null;
         boolean streamChange = in.streamSpecification() != null;
         boolean otherChange = throughputChange
@@ -90,6 +90,22 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
                         "Server-Side Encryption modification must be the only operation in the request");
             }
             return changeEncryption(context, current, in);
+        }
+        if (maximumsChange) {
+            String mode = in.billingMode() != null
+                    ? in.billingMode()
+                    : current.metadata().billingMode();
+            if (TableMetadata.PROVISIONED.equals(mode)) {
+                Throughput.refuseMaximumsWhenProvisioned(maxRead, maxWrite, true);
+            }
+            if (in.provisionedThroughput() != null
+                    || streamChange
+                    || in.deletionProtectionEnabled() != null
+                    || gsis != null
+                    || in.tableClass() != null) {
+                throw ApiException.invalidParameter(
+                        "OnDemandThroughput can only be combined with BillingMode in an UpdateTable request");
+            }
         }
         if (classChange) {
             if (changesBesides) {
