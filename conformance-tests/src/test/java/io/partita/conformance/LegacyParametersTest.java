@@ -387,6 +387,41 @@ class LegacyParametersTest {
                         .conditionalOperator(ConditionalOperator.OR)));
     }
 
+    /**
+     * Each ComparisonOperator's argument types ("Condition", API reference): the ordering operators, CONTAINS,
+     * NOT_CONTAINS and IN take S, N or B; BEGINS_WITH S or B; EQ and NE any type. A stored value of another type is
+     * simply not a match.
+     */
+    @Test
+    void argumentTypesPerOperator(DynamoDbClient ddb, Tables tables) {
+        String table = tableWithItem(ddb, tables);
+        Map<String, Map.Entry<ComparisonOperator, AttributeValue>> refused = new LinkedHashMap<>();
+        refused.put("BOOL", Map.entry(ComparisonOperator.CONTAINS, AttributeValue.fromBool(true)));
+        refused.put("NULL", Map.entry(ComparisonOperator.IN, AttributeValue.fromNul(true)));
+        refused.put("SS", Map.entry(ComparisonOperator.NOT_CONTAINS, AttributeValue.fromSs(List.of("x"))));
+        refused.put("L", Map.entry(ComparisonOperator.LT, AttributeValue.fromL(List.of(n("1")))));
+        refused.put("N", Map.entry(ComparisonOperator.BEGINS_WITH, n("1")));
+        refused.put("M", Map.entry(ComparisonOperator.GE, AttributeValue.fromM(Map.of("a", n("1")))));
+        refused.forEach((type, c) -> assertInvalid(
+                "One or more parameter values were invalid: ComparisonOperator " + c.getKey() + " is not valid for "
+                        + type + " AttributeValue type",
+                () -> ddb.putItem(r ->
+                        r.tableName(table).item(ITEM).expected(Map.of("s", op(c.getKey(), c.getValue()))))));
+        // EQ takes any type; a list or a map equals only the same list or map.
+        assertThat(outcome(ddb, table, Map.of("l", op(ComparisonOperator.EQ, ITEM.get("l"))), null))
+                .isEqualTo("true");
+        assertThat(outcome(ddb, table, Map.of("s", op(ComparisonOperator.EQ, AttributeValue.fromBool(true))), null))
+                .isEqualTo("false");
+        // A stored value of another type is not an error: the condition is false.
+        assertThat(outcome(ddb, table, Map.of("ss", op(ComparisonOperator.GT, s("a"))), null))
+                .isEqualTo("false");
+        assertInvalid(
+                "The BETWEEN condition was provided a range where the lower bound is bigger than the upper bound",
+                () -> ddb.putItem(r -> r.tableName(table)
+                        .item(ITEM)
+                        .expected(Map.of("n", op(ComparisonOperator.BETWEEN, n("9"), n("1"))))));
+    }
+
     @Test
     void expectedAndConditionExpressionDoNotMix(DynamoDbClient ddb, Tables tables) {
         String table = tableWithItem(ddb, tables);

@@ -85,9 +85,14 @@ class WireIT {
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(r.body()).startsWith("{\"__type\":\"com.amazon.coral.service#SerializationException\"");
         HttpResponse<String> wrongType = api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":5}");
+        // DynamoDB spells this error's member "Message" (quoted from its answers, e.g. rusoto/rusoto#658).
         assertThat(wrongType.body())
                 .isEqualTo("{\"__type\":\"com.amazon.coral.service#SerializationException\","
-                        + "\"message\":\"NUMBER_VALUE cannot be converted to String\"}");
+                        + "\"Message\":\"NUMBER_VALUE cannot be converted to String\"}");
+        HttpResponse<String> list = api.post("DynamoDB_20120810.PutItem", "{\"TableName\":\"t\",\"Item\":[]}");
+        assertThat(list.body())
+                .isEqualTo("{\"__type\":\"com.amazon.coral.service#SerializationException\","
+                        + "\"Message\":\"Start of list found where not expected\"}");
     }
 
     @Test

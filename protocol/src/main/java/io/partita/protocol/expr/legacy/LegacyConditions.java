@@ -111,7 +111,7 @@ public final class LegacyConditions {
             case "EQ", "NE", "LE", "LT", "GE", "GT" -> {
                 arguments(name, operator, args, 1);
                 if (!operator.equals("EQ") && !operator.equals("NE")) {
-                    scalar(operator, args.get(0), true);
+                    scalar(operator, args.get(0));
                 }
                 return new Condition.Compare(path, comparator(operator), values.get(0));
             }
@@ -125,7 +125,7 @@ public final class LegacyConditions {
             }
             case "CONTAINS", "NOT_CONTAINS" -> {
                 arguments(name, operator, args, 1);
-                scalar(operator, args.get(0), false);
+                scalar(operator, args.get(0));
                 Condition c = new Condition.Function("contains", List.of(path, values.get(0)));
                 return operator.equals("CONTAINS") ? c : new Condition.Not(c);
             }
@@ -140,19 +140,20 @@ public final class LegacyConditions {
                 if (args.isEmpty()) {
                     throw invalidCount(operator);
                 }
-                args.forEach(v -> scalar(operator, v, false));
+                args.forEach(v -> scalar(operator, v));
                 return new Condition.In(path, values);
             }
             case "BETWEEN" -> {
                 arguments(name, operator, args, 2);
-                scalar(operator, args.get(0), true);
-                scalar(operator, args.get(1), true);
+                scalar(operator, args.get(0));
+                scalar(operator, args.get(1));
                 if (!args.get(0).type().equals(args.get(1).type())) {
                     throw invalid("AttributeValues inside AttributeValueList must be of same type");
                 }
                 if (io.partita.protocol.expr.Values.compare(args.get(0), args.get(1)) > 0) {
+                    // DynamoDB's words, quoted from its answer in Cbsoftware/pressureNET-server#78.
                     throw ApiException.validation("The BETWEEN condition was provided a range where the lower bound is"
-                            + " greater than the upper bound");
+                            + " bigger than the upper bound");
                 }
                 return new Condition.Between(path, values.get(0), values.get(1));
             }
@@ -190,10 +191,14 @@ public final class LegacyConditions {
         return invalid("Invalid number of argument(s) for the " + operator + " ComparisonOperator");
     }
 
-    /** Ordering operators take S, N or B; CONTAINS and IN also take only scalars. */
-    private static void scalar(String operator, AttributeValue v, boolean ordered) {
+    /**
+     * The ordering operators, CONTAINS, NOT_CONTAINS and IN take an S, N or B argument: not a set, list, map, BOOL or
+     * NULL ("Condition", API reference: "AttributeValueList can contain only one AttributeValue element of type
+     * String, Number, or Binary").
+     */
+    private static void scalar(String operator, AttributeValue v) {
         boolean ok = v instanceof AttributeValue.S || v instanceof AttributeValue.N || v instanceof AttributeValue.B;
-        if (!ok && (ordered || !(v instanceof AttributeValue.Bool || v instanceof AttributeValue.Null))) {
+        if (!ok) {
             throw notValidFor(operator, v);
         }
     }
