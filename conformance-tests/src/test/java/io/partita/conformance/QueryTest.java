@@ -784,6 +784,24 @@ class QueryTest {
     }
 
     /**
+     * Validation comes before the table is looked up (syntax, then types, then semantics, then table existence): a
+     * key condition malformed in itself is refused even on a table that does not exist.
+     */
+    @Test
+    void aMalformedKeyConditionIsRefusedBeforeTheTableIsLookedUp(DynamoDbClient ddb) {
+        assertInvalid(
+                "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key",
+                () -> ddb.query(b -> b.tableName("no-such-table-" + System.nanoTime())
+                        .keyConditionExpression("pk = :a AND pk = :b")
+                        .expressionAttributeValues(Map.of(":a", n("1"), ":b", n("2")))));
+        assertInvalidContaining(
+                () -> ddb.query(b -> b.tableName("no-such-table-" + System.nanoTime())
+                        .keyConditionExpression("pk = :a OR pk = :b")
+                        .expressionAttributeValues(Map.of(":a", n("1"), ":b", n("2")))),
+                "Invalid operator used in KeyConditionExpression: OR");
+    }
+
+    /**
      * paritysuite queryKeyConditionOperands pins this exact text for this exact expression (captured from DynamoDB,
      * eu-west-2, 2026); older reports (awslabs/aws-athena-query-federation#1089) show the sentence without the
      * "Invalid KeyConditionExpression: " prefix. The duplicate is reported, not the count of three conditions.

@@ -52,15 +52,8 @@ public final class KeyConditionPlanner {
     public static IndexKeyCondition plan(
             Condition condition, List<KeySchema.KeyAttribute> partitionKeys, List<KeySchema.KeyAttribute> sortKeys) {
         List<Condition> parts = new ArrayList<>();
-        flatten(condition, parts);
-        List<Path> subjects = new ArrayList<>(parts.size());
-        for (Condition c : parts) {
-            Path subject = keyPath(c);
-            if (subjects.contains(subject)) {
-                throw invalid("KeyConditionExpressions must only contain one condition per key");
-            }
-            subjects.add(subject);
-        }
+        List<Path> subjects = new ArrayList<>();
+        shape(condition, parts, subjects);
         int keyCount = partitionKeys.size() + sortKeys.size();
         if (parts.size() > keyCount) {
             throw ApiException.validation("The number of query conditions (" + parts.size()
@@ -134,6 +127,26 @@ public final class KeyConditionPlanner {
                 last == null ? null : last.sortOperator(),
                 last == null ? null : last.a(),
                 last == null ? null : last.b());
+    }
+
+    /**
+     * The checks of a key condition that need no key schema (its operators, operands and attributes), which DynamoDB
+     * makes before it looks the table up: a request with a malformed key condition on a table that does not exist is
+     * refused for the condition, as expression errors are.
+     */
+    public static void checkShape(Condition condition) {
+        shape(condition, new ArrayList<>(), new ArrayList<>());
+    }
+
+    private static void shape(Condition condition, List<Condition> parts, List<Path> subjects) {
+        flatten(condition, parts);
+        for (Condition c : parts) {
+            Path subject = keyPath(c);
+            if (subjects.contains(subject)) {
+                throw invalid("KeyConditionExpressions must only contain one condition per key");
+            }
+            subjects.add(subject);
+        }
     }
 
     private static int indexOf(List<KeySchema.KeyAttribute> keys, String name) {

@@ -76,6 +76,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         List<Path> projection =
                 ReadRequests.projection(cache, resolver, in.projectionExpression(), in.attributesToGet());
         resolver.checkAllUsed();
+        if (in.keyConditionExpression() != null) {
+            KeyConditionPlanner.checkShape(keyCondition);
+        }
 
         Table table =
                 storage.tables().require(TableNames.resolve(context, in.tableName()), "Requested resource not found");
