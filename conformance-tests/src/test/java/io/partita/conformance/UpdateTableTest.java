@@ -134,4 +134,14 @@ class UpdateTableTest {
                 "Requested resource not found: Table: " + name + " not found",
                 () -> ddb.updateTable(b -> b.tableName(name).billingMode(BillingMode.PAY_PER_REQUEST)));
     }
+
+    /** A request that asks for no change is refused for that before the table is looked up. */
+    @Test
+    void aRequestWithNothingToChangeIsRefusedEvenForAMissingTable(DynamoDbClient ddb, Tables tables) {
+        String message = "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled,"
+                + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required";
+        assertValidation(message, () -> ddb.updateTable(b -> b.tableName("no-such-table-" + System.nanoTime())));
+        String name = provisionedTable(tables, 1, 1);
+        assertValidation(message, () -> ddb.updateTable(b -> b.tableName(name)));
+    }
 }

@@ -45,8 +45,6 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             gsis.constrain(c);
         }
         c.check();
-        String name = TableNames.resolve(context, in.tableName());
-        Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         if (in.replicaUpdates() != null && !in.replicaUpdates().isNull()) {
             throw ApiException.validation("ReplicaUpdates is not supported by this version of Partita");
         }
@@ -66,6 +64,9 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             throw ApiException.validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled,"
                     + " GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
         }
+        // The request's own checks come first (DynamoDB validates a request before it reads anything), then the table.
+        String name = TableNames.resolve(context, in.tableName());
+        Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
         Long now = context.clock().millis();
         boolean sseChange =
                 in.sseSpecification() != null && !in.sseSpecification().isNull();
