@@ -141,7 +141,14 @@ public final class PartitaServer implements AutoCloseable {
             space.mappings = new EventSourceMappings(space.storage, config.region(), space.account);
             space.simulator = new HotKeySimulator(space.storage, dispatcher, config.region(), space.account);
             space.admin = new AdminRoutes(
-                    space.storage, space.mappings, space.partiqlScans, space.simulator, console, admission);
+                    space.storage,
+                    space.mappings,
+                    space.partiqlScans,
+                    space.simulator,
+                    console,
+                    admission,
+                    space.registry.faults());
+            config.faults().install(space.registry.faults());
         }
         channel = new ServerBootstrap()
                 .group(boss, loops)
@@ -282,6 +289,11 @@ public final class PartitaServer implements AutoCloseable {
     /** The storage of open mode's account, or of strict mode's first account. */
     public StorageEngine storage() {
         return primary.storage;
+    }
+
+    /** The faults injected into the operations of open mode's account, or of strict mode's first account. */
+    public io.partita.server.fault.FaultInjector faults() {
+        return primary.registry.faults();
     }
 
     /** Every account's storage, in account order (one in open mode): for the embedded API's controls. */

@@ -62,14 +62,18 @@ public final class AdminRoutes {
     /** The server's request bounds, for the metrics; null where no server counts them. */
     private final io.partita.server.netty.Admission admission;
 
+    private final FaultRoutes faults;
+
     public AdminRoutes(
             StorageEngine storage,
             io.partita.server.op.stream.EventSourceMappings mappings,
             io.partita.server.op.partiql.PartiqlScans partiqlScans,
             io.partita.server.console.HotKeySimulator simulator,
             io.partita.server.console.ConsoleAssets console,
-            io.partita.server.netty.Admission admission) {
+            io.partita.server.netty.Admission admission,
+            io.partita.server.fault.FaultInjector faults) {
         this.admission = admission;
+        this.faults = new FaultRoutes(faults);
         this.simulator = new SimulatorRoutes(simulator);
         this.console = console;
         this.mappings = mappings;
@@ -124,6 +128,8 @@ public final class AdminRoutes {
                 return json(g -> ttl(g, tables(table)));
             case "/admin/event-source-mappings":
                 return json(g -> mappings(g, mappings.all()));
+            case "/admin/faults":
+                return faults.view();
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }
@@ -160,6 +166,9 @@ public final class AdminRoutes {
         }
         if (path.equals("/admin/event-source-mappings")) {
             return mapping(method, query);
+        }
+        if (path.equals("/admin/faults")) {
+            return faults.change(method, query);
         }
         if (method.equals("POST") && path.equals("/admin/ttl/reap")) {
             long reaped = storage.ttl().reapNow();
@@ -580,6 +589,7 @@ public final class AdminRoutes {
                     "Memory held by request bodies over 64 KB, received or waiting to run.");
             b.append("partita_request_body_bytes ").append(admission.buffered()).append('\n');
         }
+        faults.prometheus(b);
         return bytes(b.toString());
     }
 
@@ -678,7 +688,7 @@ public final class AdminRoutes {
     }
 
     /** Table names are [a-zA-Z0-9_.-]; escaping is for safety only. */
-    private static String escape(String s) {
+    static String escape(String s) {
         return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
@@ -725,7 +735,7 @@ public final class AdminRoutes {
         return new Answer(200, JSON, out.toByteArray());
     }
 
-    private static byte[] bytes(String s) {
+    static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -8,6 +8,7 @@ import io.partita.storage.capacity.CapacityConfig;
 import io.partita.storage.capacity.ThroughputMode;
 import io.partita.storage.write.ConflictInjection;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -164,6 +165,22 @@ public final class Main implements Callable<Integer> {
     long transactionConflictSeed;
 
     @Option(
+            names = {"--fault"},
+            description = "Inject a fault, to test retry code (repeatable): fault=throttle|throttling|internal|"
+                    + "unavailable|unprocessed|conflict|latency, and optionally table=NAME, operation=NAME, rate=0..1"
+                    + " (default 1), count=N (default: no limit), latency=MS (a latency fault's), seed=N; for"
+                    + " example fault=throttle,table=orders,operation=PutItem,rate=0.2. /admin/faults lists, adds and"
+                    + " removes them.")
+    List<String> faults = new ArrayList<>();
+
+    @Option(
+            names = {"--fault-seed"},
+            description = "The seed that the --fault rules' draws derive from (default: ${DEFAULT-VALUE}): the same"
+                    + " requests in the same order meet the same faults.",
+            defaultValue = "1")
+    long faultSeed;
+
+    @Option(
             names = {"--transport"},
             description = "Network I/O: auto (io_uring where the kernel allows it, else epoll, else NIO), io_uring,"
                     + " epoll or nio (default: ${DEFAULT-VALUE}).",
@@ -289,6 +306,16 @@ public final class Main implements Callable<Integer> {
                                 ? Admission.Limits.defaults().bodyBytes()
                                 : requestMemory,
                         java.time.Duration.ofMillis(requestTimeoutMillis)));
+        List<io.partita.server.fault.FaultRule.Spec> rules = new ArrayList<>();
+        for (String f : faults) {
+            try {
+                rules.add(io.partita.server.fault.FaultRule.Spec.parse(f));
+            } catch (IllegalArgumentException e) {
+                System.err.println("--fault " + f + ": " + e.getMessage());
+                return 2;
+            }
+        }
+        config = config.withFaults(new io.partita.server.fault.FaultPlan(faultSeed, rules));
         if ((tlsCert == null) != (tlsKey == null)) {
             System.err.println("--tls-cert and --tls-key go together: give both for HTTPS, or neither");
             return 2;

@@ -16,6 +16,7 @@ import java.nio.file.Path;
  * @param accounts strict mode's keys, or null for open mode
  * @param tls HTTPS's files, or null for plain HTTP
  * @param limits load shedding and the slow-sender timeout (null: {@link Admission.Limits#defaults})
+ * @param faults faults to inject from the start (null: none)
  */
 public record ServerConfig(
         String host,
@@ -26,10 +27,14 @@ public record ServerConfig(
         Transport transport,
         io.partita.server.auth.Accounts accounts,
         Tls tls,
-        Admission.Limits limits) {
+        Admission.Limits limits,
+        io.partita.server.fault.FaultPlan faults) {
     public ServerConfig {
         if (limits == null) {
             limits = Admission.Limits.defaults();
+        }
+        if (faults == null) {
+            faults = io.partita.server.fault.FaultPlan.none();
         }
     }
 
@@ -39,22 +44,27 @@ public record ServerConfig(
     /** Open mode, plain HTTP: any well-formed signature is accepted. */
     public ServerConfig(
             String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
-        this(host, port, storage, region, workerThreads, transport, null, null, null);
+        this(host, port, storage, region, workerThreads, transport, null, null, null, null);
     }
 
     /** Strict mode: every request's SigV4 signature is verified against {@code keys}. */
     public ServerConfig strict(io.partita.server.auth.Accounts keys) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys, tls, limits);
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys, tls, limits, faults);
     }
 
     /** HTTPS instead of HTTP, on the same port. */
     public ServerConfig withTls(Tls files) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, files, limits);
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, files, limits, faults);
     }
 
     /** Other bounds on requests in flight, their bodies' memory and the time a request may take to arrive. */
     public ServerConfig withLimits(Admission.Limits bounds) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, tls, bounds);
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, tls, bounds, faults);
+    }
+
+    /** Faults to inject from the start. */
+    public ServerConfig withFaults(io.partita.server.fault.FaultPlan plan) {
+        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, tls, limits, plan);
     }
 
     public static final int DEFAULT_PORT = 8000;

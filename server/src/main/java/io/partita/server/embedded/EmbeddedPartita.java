@@ -119,6 +119,14 @@ public final class EmbeddedPartita implements AutoCloseable {
         server.storages().forEach(s -> s.globalIndexes().defaultLagMillis(lag.toMillis()));
     }
 
+    /**
+     * The faults injected into this server's operations (of open mode's account, or strict mode's first): add a rule
+     * to make the next requests fail as DynamoDB's can, and test the retry code that handles it.
+     */
+    public io.partita.server.fault.FaultInjector faults() {
+        return server.faults();
+    }
+
     @Override
     public void close() {
         server.close();

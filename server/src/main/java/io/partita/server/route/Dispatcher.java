@@ -6,6 +6,7 @@ import io.partita.protocol.json.DynamoJson;
 import io.partita.server.auth.Credentials;
 import io.partita.server.auth.OpenAuthenticator;
 import io.partita.server.auth.SigV4Verifier;
+import io.partita.server.fault.FaultInjector;
 import io.partita.server.http.ErrorBody;
 import io.partita.server.http.RequestIds;
 import io.partita.storage.WouldBlock;
@@ -116,7 +117,8 @@ public final class Dispatcher {
     }
 
     private byte[] handle(ApiRequest request, String requestId, Credentials trusted) {
-        OperationHandler<?, ?> handler = registry.find(request.target());
+        OperationRegistry operations = registry;
+        OperationHandler<?, ?> handler = operations.find(request.target());
         if (handler == null) {
             if (registry.isKnownButUnimplemented(request.target())) {
                 String op = request.target().substring(OperationRegistry.DYNAMODB_PREFIX.length());
@@ -128,7 +130,8 @@ public final class Dispatcher {
         checkContentType(request.contentType());
         Credentials credentials = trusted != null ? trusted : authenticate(request);
         if (registries != null) {
-            handler = registries.apply(credentials.accountId()).find(request.target());
+            operations = registries.apply(credentials.accountId());
+            handler = operations.find(request.target());
         }
         RequestContext context = new RequestContext(
                 requestId,
@@ -138,7 +141,7 @@ public final class Dispatcher {
                 clock,
                 request.target(),
                 registries != null);
-        Object out = invoke(handler, context, request.body());
+        Object out = invoke(handler, context, request.body(), operations.faults());
         return out == NoContent.INSTANCE ? new byte[0] : DynamoJson.encode(out);
     }
 
@@ -157,8 +160,16 @@ public final class Dispatcher {
         return strict.verify(request.signed());
     }
 
-    private static <I, O> O invoke(OperationHandler<I, O> handler, RequestContext context, byte[] body) {
+    private static <I, O> Object invoke(
+            OperationHandler<I, O> handler, RequestContext context, byte[] body, FaultInjector faults) {
         I input = DynamoJson.decode(body, handler.inputType());
+        if (faults.active()) {
+            return faults.run(
+                    context,
+                    context.operation(),
+                    input,
+                    in -> handler.handle(context, handler.inputType().cast(in)));
+        }
         return handler.handle(context, input);
     }
 

@@ -78,6 +78,13 @@ public final class OperationRegistry {
 
     private final Map<String, OperationHandler<?, ?>> handlers = new HashMap<>();
 
+    /** The faults injected into this registry's operations (none until a rule is added). */
+    private final io.partita.server.fault.FaultInjector faults = new io.partita.server.fault.FaultInjector(1);
+
+    public io.partita.server.fault.FaultInjector faults() {
+        return faults;
+    }
+
     public OperationRegistry register(String operation, OperationHandler<?, ?> handler) {
         if (!DYNAMODB_OPERATIONS.contains(operation)) {
             throw new IllegalArgumentException("not a DynamoDB operation: " + operation);

@@ -106,6 +106,16 @@ class MainTest {
     }
 
     @Test
+    void faultsAreRepeatableAndABadOneStopsTheServerBeforeItStarts() throws Exception {
+        Main m = parse(
+                "--fault", "fault=throttle,table=orders", "--fault", "fault=latency,latency=5", "--fault-seed", "9");
+        assertThat(m.faults).containsExactly("fault=throttle,table=orders", "fault=latency,latency=5");
+        assertThat(m.faultSeed).isEqualTo(9);
+        assertThat(parse("--in-memory", "--port", "0", "--fault", "fault=slow").call())
+                .isEqualTo(2);
+    }
+
+    @Test
     void tlsNeedsBothItsFiles(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         assertThat(parse("--in-memory", "--port", "0", "--tls-cert", "c.pem").call())
                 .isEqualTo(2);
