@@ -10,20 +10,26 @@ COPY storage storage
 COPY server server
 COPY bench bench
 COPY conformance-tests conformance-tests
-RUN ./mvnw -q -B -pl server -am package -DskipTests -Dspotless.check.skip
-# Class-data-sharing training run: start once, answer a request, stop; the archive halves later start-up time.
-RUN java -XX:ArchiveClassesAtExit=/src/server/target/partita.jsa -Xlog:cds=off -Xlog:cds+dynamic=off \
-        -jar server/target/partita.jar --in-memory --port 8000 & pid=$!; \
+RUN ./mvnw -q -B -pl server -am package -DskipTests -Dspotless.check.skip \
+    && mkdir -p /opt/partita && cp server/target/partita.jar /opt/partita/partita.jar
+# Class-data-sharing training run: start once, answer a request, stop; the archive halves later start-up time. It is
+# made from the jar where the image keeps it: an archive only maps for the class path it was made with.
+RUN java -XX:ArchiveClassesAtExit=/opt/partita/partita.jsa -Xlog:cds=off -Xlog:cds+dynamic=off \
+        -jar /opt/partita/partita.jar --in-memory --port 8000 & pid=$!; \
     for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/8000) 2>/dev/null && break; sleep 0.1; done; \
     exec 3<>/dev/tcp/127.0.0.1/8000; \
     printf 'POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nX-Amz-Date: 20260101T000000Z\r\nAuthorization: AWS4-HMAC-SHA256 Credential=a/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}' >&3; \
-    cat <&3 >/dev/null; kill $pid; wait $pid || true; ls -l /src/server/target/partita.jsa
+    cat <&3 >/dev/null; kill $pid; wait $pid || true; ls -l /opt/partita/partita.jsa
 
 FROM eclipse-temurin:17-jre
-# DynamoDB Local's image works from /home/dynamodblocal; Partita keeps its data in /data (a volume).
+# DynamoDB Local's image works from /home/dynamodblocal; Partita keeps its data in /data (a volume), and runs as a user
+# of its own, not root. The volume is made and given to that user before VOLUME, so that a new volume inherits it.
+RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/partita partita \
+    && mkdir -p /data && chown partita:partita /data
 WORKDIR /home/partita
-COPY --from=build /src/server/target/partita.jar /opt/partita/partita.jar
-COPY --from=build /src/server/target/partita.jsa /opt/partita/partita.jsa
+COPY --from=build /opt/partita/partita.jar /opt/partita/partita.jar
+COPY --from=build /opt/partita/partita.jsa /opt/partita/partita.jsa
+USER partita
 VOLUME /data
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s \
