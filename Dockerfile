@@ -10,6 +10,7 @@ COPY storage storage
 COPY server server
 COPY bench bench
 COPY conformance-tests conformance-tests
+COPY testcontainers testcontainers
 RUN ./mvnw -q -B -pl server -am package -DskipTests -Dspotless.check.skip \
     && mkdir -p /opt/partita && cp server/target/partita.jar /opt/partita/partita.jar
 # Class-data-sharing training run: start once, answer a request, stop; the archive halves later start-up time. It is

@@ -43,7 +43,7 @@ for l in lines:
 def form(rest):
     return json.loads(rest) if rest.startswith("[") else ["/bin/sh", "-c", rest]
 final = stages[-1]
-out = {"build": [s[1] for s in stages[0]["steps"] if s[0] == "RUN"] if len(stages) > 1 else [],
+out = {"build": [s for s in stages[0]["steps"] if s[0] in ("RUN", "COPY", "WORKDIR")] if len(stages) > 1 else [],
        "copies": [], "expose": [], "volume": [], "user": None, "entrypoint": [], "cmd": [], "health": None}
 for word, rest in final["steps"]:
     if word == "COPY":
@@ -75,17 +75,52 @@ volume=$(get '["volume"][0]')
 [[ $port == 8000 ]] || fail "EXPOSE should be Partita's port 8000, not $port"
 echo "image-check: USER $user, EXPOSE $port, VOLUME $volume"
 
-# The build stage's RUN steps, /src being the repository and /opt the final image's /opt (the jar and its class-data
-# archive, which only maps where it was made).
+# What .dockerignore keeps out of the build context (its **/NAME/ and NAME/ lines), removed from a copy.
+ignored() {
+  [[ -f $repo/.dockerignore ]] || return 0
+  while read -r pattern; do
+    [[ -z $pattern || $pattern == \#* ]] && continue
+    name=${pattern%/}
+    if [[ $name == '**/'* ]]; then
+      find "$1" -depth -name "${name#\*\*/}" -exec rm -rf {} + 2>/dev/null || true
+    else
+      rm -rf "${1:?}/$name"
+    fi
+  done <"$repo/.dockerignore"
+}
+
+# The build stage, in a directory of its own standing for its /src: only what its COPY lines copy from the
+# repository (so that a module the Dockerfile forgets fails here as in `docker build`), then its RUN steps; its /opt is
+# the final image's /opt (the jar and its class-data archive, which only maps where it was made).
 root="$work/root"
-mkdir -p "$root/opt" 
+src="$work/src"
+mkdir -p "$root/opt" "$src"
 n=$(get '["build"].__len__()')
 for ((i = 0; i < n; i++)); do
-  step=$(get "[\"build\"][$i]")
-  step=${step//\/src\//$repo/}
-  step=${step//\/opt\//$root/opt/}
-  echo "image-check: build step $((i + 1)) of $n"
-  (cd "$repo" && bash -c "$step") >"$work/build-$i.log" 2>&1 || { cat "$work/build-$i.log" >&2; fail "build step $((i + 1))"; }
+  word=$(get "[\"build\"][$i][0]")
+  arg=$(get "[\"build\"][$i][1]")
+  case $word in
+    WORKDIR) [[ $arg == /src ]] || fail "the build stage works in $arg; this check expects /src" ;;
+    COPY)
+      read -r -a parts <<<"$arg"
+      dest=${parts[${#parts[@]}-1]}
+      for from in "${parts[@]:0:${#parts[@]}-1}"; do
+        [[ -e $repo/$from ]] || fail "COPY $from: not in the repository"
+        if [[ $dest == */ || ${#parts[@]} -gt 2 ]]; then
+          mkdir -p "$src/$dest" && cp -r "$repo/$from" "$src/$dest"
+        else
+          mkdir -p "$(dirname "$src/$dest")" && cp -r "$repo/$from" "$src/$dest"
+        fi
+      done
+      ;;
+    RUN)
+      ignored "$src"
+      step=${arg//\/src\//$src/}
+      step=${step//\/opt\//$root/opt/}
+      echo "image-check: build stage: ${arg:0:70}..."
+      (cd "$src" && bash -c "$step") >"$work/build-$i.log" 2>&1 || { tail -40 "$work/build-$i.log" >&2; fail "build step: $arg"; }
+      ;;
+  esac
 done
 
 # The final stage's files, from its COPY --from lines.
@@ -95,7 +130,7 @@ for ((i = 0; i < n; i++)); do
   dest=$(get "[\"copies\"][$i][1]")
   mkdir -p "$root$(dirname "$dest")"
   case $src in
-    /src/*) from="$repo/${src#/src/}" ;;
+    /src/*) from="$work/src/${src#/src/}" ;;
     /opt/*) from="$root$src" ;;
     *) fail "COPY --from=build $src: only /src and /opt are laid out here" ;;
   esac
