@@ -88,6 +88,15 @@ class ItemLimitsTest {
         assertThat(current(ddb, table)).isEqualTo(ORIGINAL);
     }
 
+    /** An item's own size needs no table: it is refused for its size even when the table does not exist. */
+    @Test
+    void anItemTooLargeIsRefusedBeforeTheTableIsLookedUp(DynamoDbClient ddb) {
+        assertValidation(
+                TOO_LARGE,
+                () -> ddb.putItem(
+                        b -> b.tableName("no-such-table-" + System.nanoTime()).item(itemOfSize("data", MAX_ITEM + 1))));
+    }
+
     @Test
     void binaryValuesCountTheirBytes(DynamoDbClient ddb, Tables tables) {
         String table = tables.hashTable("id", ScalarAttributeType.S);

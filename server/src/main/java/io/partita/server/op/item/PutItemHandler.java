@@ -63,14 +63,16 @@ public final class PutItemHandler implements OperationHandler<PutItemInput, Writ
                 expressions.writeCondition(resolver, in.conditionExpression(), in.expected(), in.conditionalOperator());
         resolver.checkAllUsed();
 
-        Table table = ItemRequests.table(context, storage, in.tableName());
+        // The item's own limits need no table: checked before it is looked up, as DynamoDB validates a request before
+        // it reads anything (dynalite's tests against DynamoDB put a too large item into a table that does not exist).
         Map<String, AttributeValue> item = in.item();
-        PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
         ItemRequests.checkAttributeNames(item);
         long size = ItemSize.of(item);
         if (size > ItemSize.MAX_ITEM_BYTES) {
             throw ApiException.validation("Item size has exceeded the maximum allowed size");
         }
+        Table table = ItemRequests.table(context, storage, in.tableName());
+        PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
         IndexEntries.check(table.indexes().definitions(), item);
         Written written = ItemRequests.write(
                 context,
