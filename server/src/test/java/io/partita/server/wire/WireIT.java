@@ -163,7 +163,8 @@ class WireIT {
                 "DynamoDB_20120810.PutItem",
                 "{\"TableName\":\"no-such-table\",\"Item\":{\"pk\":{\"S\":\"" + big + "\"}}}");
         assertThat(r.statusCode()).isEqualTo(400);
-        assertThat(r.body()).contains("ResourceNotFoundException"); // parsed whole: not a SerializationException
+        // Parsed whole (not a SerializationException), and refused for the item's size before the table is looked up.
+        assertThat(r.body()).contains("Item size has exceeded the maximum allowed size");
     }
 
     @Test
