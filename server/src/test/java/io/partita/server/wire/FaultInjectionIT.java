@@ -17,11 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
@@ -67,19 +62,7 @@ class FaultInjectionIT {
     }
 
     private static DynamoDbClient client(int maxAttempts) {
-        return DynamoDbClient.builder()
-                .endpointOverride(partita.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(() -> AwsBasicCredentials.create("AKIDEXAMPLE", "secret"))
-                .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(maxAttempts))
-                        .addExecutionInterceptor(new ExecutionInterceptor() {
-                            @Override
-                            public void beforeTransmission(
-                                    Context.BeforeTransmission context, ExecutionAttributes attributes) {
-                                attempts.incrementAndGet();
-                            }
-                        }))
-                .build();
+        return CountingClient.of(partita.endpoint(), maxAttempts, attempts);
     }
 
     private static Map<String, AttributeValue> item(String pk) {

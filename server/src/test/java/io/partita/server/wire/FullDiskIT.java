@@ -150,28 +150,9 @@ class FullDiskIT {
             assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
             assertThat(refused.body()).contains("ServiceUnavailableException");
             // The AWS SDK retries a 503 (its retry strategy retries 500, 502, 503 and 504), as it would DynamoDB's.
-            int[] attempts = {0};
+            java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
             try (software.amazon.awssdk.services.dynamodb.DynamoDbClient sdk =
-                    software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
-                            .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                            .credentialsProvider(
-                                    () -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
-                                            "AKIDEXAMPLE", "secret"))
-                            .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(3))
-                                    .addExecutionInterceptor(
-                                            new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
-                                                @Override
-                                                public void beforeTransmission(
-                                                        software.amazon.awssdk.core.interceptor.Context
-                                                                        .BeforeTransmission
-                                                                context,
-                                                        software.amazon.awssdk.core.interceptor.ExecutionAttributes
-                                                                attributes) {
-                                                    attempts[0]++;
-                                                }
-                                            }))
-                            .build()) {
+                    CountingClient.of(URI.create("http://127.0.0.1:" + server.port()), 3, attempts)) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> sdk.createTable(CreateTableRequest.builder()
                                 .tableName("full")
                                 .attributeDefinitions(AttributeDefinition.builder()
@@ -191,7 +172,7 @@ class FullDiskIT {
                                             .isEqualTo("ServiceUnavailableException");
                                 });
             }
-            assertThat(attempts[0]).as("attempts the SDK made").isEqualTo(3);
+            assertThat(attempts.get()).as("attempts the SDK made").isEqualTo(3);
             assertThat(server.api().post("DynamoDB_20120810.ListTables", "{}").body())
                     .contains("\"TableNames\":[]");
             Files.delete(ballast);

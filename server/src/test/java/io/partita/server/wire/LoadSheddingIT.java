@@ -177,26 +177,7 @@ class LoadSheddingIT {
                         .build());
             }
             try (software.amazon.awssdk.services.dynamodb.DynamoDbClient sdk =
-                    software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder()
-                            .endpointOverride(java.net.URI.create("http://127.0.0.1:" + server.port()))
-                            .region(software.amazon.awssdk.regions.Region.US_EAST_1)
-                            .credentialsProvider(
-                                    () -> software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(
-                                            "AKIDEXAMPLE", "secret"))
-                            .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(3))
-                                    .addExecutionInterceptor(
-                                            new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
-                                                @Override
-                                                public void beforeTransmission(
-                                                        software.amazon.awssdk.core.interceptor.Context
-                                                                        .BeforeTransmission
-                                                                context,
-                                                        software.amazon.awssdk.core.interceptor.ExecutionAttributes
-                                                                attributes) {
-                                                    attempts.incrementAndGet();
-                                                }
-                                            }))
-                            .build()) {
+                    CountingClient.of(java.net.URI.create("http://127.0.0.1:" + server.port()), 3, attempts)) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(
                                 () -> sdk.batchWriteItem(b -> b.requestItems(java.util.Map.of("big", writes))))
                         .isInstanceOfSatisfying(
