@@ -34,12 +34,9 @@ public final class TableNames {
      * mode has one account and, as DynamoDB Local does, reads only the table's name from an ARN.
      */
     public static String resolve(RequestContext context, String nameOrArn) {
-        if (!nameOrArn.startsWith("arn:")) {
+        Matcher m = parsed(nameOrArn);
+        if (m == null) {
             return nameOrArn;
-        }
-        Matcher m = ARN.matcher(nameOrArn);
-        if (!m.matches()) {
-            throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + nameOrArn);
         }
         if (context.isolated() && !m.group(2).equals(context.accountId())) {
             throw notAuthorized(context, nameOrArn);
@@ -52,14 +49,20 @@ public final class TableNames {
      * that the item handlers then resolve with {@link #resolve}.
      */
     public static String nameOf(String nameOrArn) {
+        Matcher m = parsed(nameOrArn);
+        return m == null ? nameOrArn : m.group(3);
+    }
+
+    /** The parts of a table ARN (region, account, name), or null for a plain name; a malformed ARN is refused. */
+    private static Matcher parsed(String nameOrArn) {
         if (!nameOrArn.startsWith("arn:")) {
-            return nameOrArn;
+            return null;
         }
         Matcher m = ARN.matcher(nameOrArn);
         if (!m.matches()) {
             throw ApiException.validation("Invalid TableArn: Invalid ResourceArn provided as input " + nameOrArn);
         }
-        return m.group(3);
+        return m;
     }
 
     /**
