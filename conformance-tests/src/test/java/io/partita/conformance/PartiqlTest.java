@@ -271,6 +271,72 @@ class PartiqlTest {
         assertThat(late.items()).extracting(i -> i.get("id").s()).containsExactlyInAnyOrder("i2", "i3");
     }
 
+    /**
+     * {@code pk IN [...]} and {@code pk = a OR pk = b} read those partitions and nothing else ("PartiQL select
+     * statements for DynamoDB" lists both among the statements that do not scan), with the rest of the WHERE applied.
+     */
+    @Test
+    void inAndOrOnThePartitionKeyReadThosePartitions(Tables tables) {
+        String t = music(tables);
+        var in = run("SELECT * FROM \"" + t + "\" WHERE artist IN ['Zed', 'Acme', 'Nobody']");
+        assertThat(songs(in)).containsExactlyInAnyOrder("Zed/A", "Acme/A", "Acme/B", "Acme/C");
+        // Within a partition the items come in sort-key order, as a Query returns them.
+        assertThat(songs(in).stream().filter(x -> x.startsWith("Acme")).toList())
+                .containsExactly("Acme/A", "Acme/B", "Acme/C");
+        var or = run("SELECT song FROM \"" + t + "\" WHERE (artist = 'Acme' OR artist = 'Zed') AND song = 'A'");
+        assertThat(or.items()).extracting(i -> i.get("song").s()).containsExactly("A", "A");
+        var filtered = run("SELECT * FROM \"" + t + "\" WHERE artist IN ['Acme', 'Zed'] AND \"year\" > 2000");
+        assertThat(songs(filtered)).containsExactlyInAnyOrder("Acme/A", "Acme/B", "Acme/C");
+        var parameters = run("SELECT * FROM \"" + t + "\" WHERE artist IN [?, ?] AND song = 'B'", s("Acme"), s("Zed"));
+        assertThat(songs(parameters)).containsExactly("Acme/B");
+    }
+
+    /** Many partition key values, or a small Limit, page through NextToken without losing or repeating an item. */
+    @Test
+    void aSelectOfManyPartitionsPages(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            ids.add("k" + i);
+            run("INSERT INTO \"" + t + "\" VALUE {'id': 'k" + i + "', 'n': " + i + "}");
+        }
+        String list = String.join(", ", ids.stream().map(x -> "'" + x + "'").toList());
+        for (Integer limit : new Integer[] {null, 3}) {
+            List<String> seen = new ArrayList<>();
+            String token = null;
+            int pages = 0;
+            do {
+                String from = token;
+                var page = ddb.executeStatement(
+                        r -> r.statement("SELECT id FROM \"" + t + "\" WHERE id IN [" + list + ", 'absent']")
+                                .limit(limit)
+                                .nextToken(from));
+                page.items().forEach(i -> seen.add(i.get("id").s()));
+                token = page.nextToken();
+                pages++;
+            } while (token != null && pages < 100);
+            assertThat(seen).as("Limit %s", limit).containsExactlyInAnyOrderElementsOf(ids);
+            assertThat(pages).as("Limit %s", limit).isGreaterThan(1);
+        }
+    }
+
+    /** "at max 50 hash attribute values" (ql-operators): 51 are refused before anything is read. */
+    @Test
+    void fiftyPartitionKeyValuesAtMost(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        List<String> values = new ArrayList<>();
+        for (int i = 0; i < 51; i++) {
+            values.add("'v" + i + "'");
+        }
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+                () -> run("SELECT * FROM \"" + t + "\" WHERE id IN [" + String.join(", ", values) + "]"));
+        assertThat(thrown).isInstanceOf(software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class);
+        var e = (software.amazon.awssdk.services.dynamodb.model.DynamoDbException) thrown;
+        assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
+        var fifty = run("SELECT * FROM \"" + t + "\" WHERE id IN [" + String.join(", ", values.subList(0, 50)) + "]");
+        assertThat(fifty.items()).isEmpty();
+    }
+
     /** "A SELECT without the key is still a scan": counted per table in /metrics (and logged once per statement). */
     @Test
     @Tag("partita-only")
@@ -283,6 +349,12 @@ class PartiqlTest {
             client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE n > 1"));
             client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\""));
             assertThat(partita.prometheus()).contains("partita_partiql_scans_total{table=\"" + t + "\"} 2");
+            // Partition key values by IN or OR are Queries, not scans; an OR with another attribute is a scan.
+            client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE id IN ['a', 'b']"));
+            client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE id = 'a' OR id = 'b'"));
+            assertThat(partita.prometheus()).contains("partita_partiql_scans_total{table=\"" + t + "\"} 2");
+            client.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE id = 'a' OR n = 1"));
+            assertThat(partita.prometheus()).contains("partita_partiql_scans_total{table=\"" + t + "\"} 3");
         }
     }
 }

@@ -177,7 +177,7 @@ final class Expressions {
     }
 
     /** The operands of a chain of one logical operator ({@code a OR b OR c}), collected without recursion. */
-    private static List<Expr> operands(Partiql.Logic top) {
+    static List<Expr> operands(Partiql.Logic top) {
         List<Expr> out = new ArrayList<>();
         java.util.ArrayDeque<Expr> pending = new java.util.ArrayDeque<>();
         pending.push(top);

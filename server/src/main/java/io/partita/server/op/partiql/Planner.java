@@ -30,6 +30,9 @@ import java.util.Map;
  * exist for (PartiQL's UPDATE is not an upsert), DELETE a DeleteItem; their WHERE must bind the whole key.
  */
 final class Planner {
+    /** "ql-operators": IN takes "at max 50 hash attribute values". */
+    static final int MAX_PARTITION_VALUES = 50;
+
     static final String MANDATORY_KEY = "Where clause does not contain a mandatory equality on all key attributes";
 
     private final StorageEngine storage;
@@ -42,9 +45,20 @@ final class Planner {
      * A SELECT's plan: exactly one of the three requests; {@code after}, when not null, the conditions a Query
      * cannot take as its filter (DynamoDB refuses key attributes there), applied to the items it returns.
      */
-    record Read(Table table, GetItemInput get, QueryInput query, ScanInput scan, PostFilter after) {
+    record Read(
+            Table table,
+            GetItemInput get,
+            QueryInput query,
+            ScanInput scan,
+            PostFilter after,
+            List<QueryInput> queries,
+            boolean oneRowEach) {
         Read(Table table, GetItemInput get, QueryInput query, ScanInput scan) {
-            this(table, get, query, scan, null);
+            this(table, get, query, scan, null, null, false);
+        }
+
+        Read(Table table, GetItemInput get, QueryInput query, ScanInput scan, PostFilter after) {
+            this(table, get, query, scan, after, null, false);
         }
     }
 
@@ -188,65 +202,35 @@ final class Planner {
                     null);
         }
         if (byPartition) {
-            String pk = partitionKeys.get(0);
-            String sk = sortKeys.isEmpty() ? null : sortKeys.get(0);
-            Binding pkBinding = null;
-            Expr skCondition = null;
-            List<Expr> filter = new ArrayList<>();
-            List<Expr> after = new ArrayList<>();
-            for (Expr e : conjuncts) {
-                Binding b = binding(e, keyNames);
-                if (pkBinding == null && b != null && b.name.equals(pk) && b.op.equals("=")) {
-                    pkBinding = b;
-                } else if (skCondition == null && sk != null && sortCondition(e, sk)) {
-                    skCondition = e;
-                } else if (java.util.Collections.disjoint(Expressions.mentioned(e), keyNames)) {
-                    filter.add(e);
-                } else {
-                    after.add(e);
-                }
-            }
-            String key = x.name(pk) + " = " + x.value(pkBinding.value);
-            if (skCondition != null) {
-                key += " AND " + sortKeyCondition(x, skCondition, sk);
-            }
-            PostFilter post = null;
-            String queryProjection = null;
-            if (after.isEmpty()) {
-                queryProjection = projection.get();
-            } else {
-                // The Query reads whole items, so that the conditions see what they test; the statement's projection
-                // is applied after them.
-                Expressions y = new Expressions();
-                String condition = y.conditionOf(after);
-                post = new PostFilter(
-                        condition, s.projection() == null ? null : y.projection(s.projection()), y.names(), y.values());
-            }
-            boolean descending =
-                    ordered && s.orderBy().get(s.orderBy().size() - 1).descending();
-            return new Read(
+            return partitionQuery(
+                    s,
                     table,
-                    null,
-                    new QueryInput(
-                            s.table(),
-                            s.index(),
-                            null,
-                            null,
-                            limit,
-                            consistentRead,
-                            null,
-                            null,
-                            null,
-                            descending ? Boolean.FALSE : null,
-                            startKey,
-                            returnConsumedCapacity,
-                            queryProjection,
-                            x.conditionOf(filter),
-                            key,
-                            x.names(),
-                            x.values()),
-                    null,
-                    post);
+                    conjuncts,
+                    partitionKeys,
+                    sortKeys,
+                    x,
+                    projection,
+                    consistentRead,
+                    limit,
+                    startKey,
+                    returnConsumedCapacity);
+        }
+        if (partitionKeys.size() == 1 && !ordered) {
+            List<Read> each = perPartition(
+                    s, table, conjuncts, partitionKeys, sortKeys, consistentRead, limit, returnConsumedCapacity);
+            if (each != null) {
+                // Each Query names one whole item (its key all bound by equality): it has no second page.
+                boolean oneRow = s.index() == null
+                        && (sortKeys.isEmpty() || bound.keySet().containsAll(sortKeys));
+                return new Read(
+                        table,
+                        null,
+                        null,
+                        null,
+                        each.get(0).after(),
+                        each.stream().map(Read::query).toList(),
+                        oneRow);
+            }
         }
         String projected = projection.get();
         String filter = x.conditionOf(conjuncts);
@@ -271,6 +255,162 @@ final class Planner {
                         x.names(),
                         x.values(),
                         consistentRead));
+    }
+
+    /** A Query of the one partition whose key the WHERE binds by equality: the sort key's condition as its key. */
+    private static Read partitionQuery(
+            Partiql.Select s,
+            Table table,
+            List<Expr> conjuncts,
+            List<String> partitionKeys,
+            List<String> sortKeys,
+            Expressions x,
+            java.util.function.Supplier<String> projection,
+            Boolean consistentRead,
+            Long limit,
+            Map<String, AttributeValue> startKey,
+            String returnConsumedCapacity) {
+        List<String> keyNames = new ArrayList<>(partitionKeys);
+        keyNames.addAll(sortKeys);
+        boolean ordered = !s.orderBy().isEmpty();
+        String pk = partitionKeys.get(0);
+        String sk = sortKeys.isEmpty() ? null : sortKeys.get(0);
+        Binding pkBinding = null;
+        Expr skCondition = null;
+        List<Expr> filter = new ArrayList<>();
+        List<Expr> after = new ArrayList<>();
+        for (Expr e : conjuncts) {
+            Binding b = binding(e, keyNames);
+            if (pkBinding == null && b != null && b.name.equals(pk) && b.op.equals("=")) {
+                pkBinding = b;
+            } else if (skCondition == null && sk != null && sortCondition(e, sk)) {
+                skCondition = e;
+            } else if (java.util.Collections.disjoint(Expressions.mentioned(e), keyNames)) {
+                filter.add(e);
+            } else {
+                after.add(e);
+            }
+        }
+        String key = x.name(pk) + " = " + x.value(pkBinding.value);
+        if (skCondition != null) {
+            key += " AND " + sortKeyCondition(x, skCondition, sk);
+        }
+        PostFilter post = null;
+        String queryProjection = null;
+        if (after.isEmpty()) {
+            queryProjection = projection.get();
+        } else {
+            // The Query reads whole items, so that the conditions see what they test; the statement's projection
+            // is applied after them.
+            Expressions y = new Expressions();
+            String condition = y.conditionOf(after);
+            post = new PostFilter(
+                    condition, s.projection() == null ? null : y.projection(s.projection()), y.names(), y.values());
+        }
+        boolean descending = ordered && s.orderBy().get(s.orderBy().size() - 1).descending();
+        return new Read(
+                table,
+                null,
+                new QueryInput(
+                        s.table(),
+                        s.index(),
+                        null,
+                        null,
+                        limit,
+                        consistentRead,
+                        null,
+                        null,
+                        null,
+                        descending ? Boolean.FALSE : null,
+                        startKey,
+                        returnConsumedCapacity,
+                        queryProjection,
+                        x.conditionOf(filter),
+                        key,
+                        x.names(),
+                        x.values()),
+                null,
+                post);
+    }
+
+    /**
+     * {@code pk IN [a, b]} or {@code pk = a OR pk = b}: one Query per partition key value, in the statement's order,
+     * each with the rest of the WHERE — "PartiQL select statements for DynamoDB" lists both forms among those that do
+     * not result in a full table scan. Null when the WHERE has no such condition. At most 50 values
+     * ("ql-operators": "at max 50 hash attribute values").
+     */
+    private static List<Read> perPartition(
+            Partiql.Select s,
+            Table table,
+            List<Expr> conjuncts,
+            List<String> partitionKeys,
+            List<String> sortKeys,
+            Boolean consistentRead,
+            Long limit,
+            String returnConsumedCapacity) {
+        String pk = partitionKeys.get(0);
+        for (int i = 0; i < conjuncts.size(); i++) {
+            List<AttributeValue> values = partitionValues(conjuncts.get(i), pk);
+            if (values == null) {
+                continue;
+            }
+            if (values.size() > MAX_PARTITION_VALUES) {
+                throw ApiException.validation("The IN list of the partition key " + pk + " has " + values.size()
+                        + " values; at most " + MAX_PARTITION_VALUES + " are allowed");
+            }
+            List<Read> reads = new ArrayList<>();
+            for (AttributeValue v : new java.util.LinkedHashSet<>(values)) {
+                List<Expr> bound = new ArrayList<>(conjuncts);
+                bound.set(i, new Partiql.Compare("=", new Partiql.Path(List.<Object>of(pk)), new Partiql.Value(v)));
+                Expressions x = new Expressions();
+                java.util.function.Supplier<String> projection =
+                        () -> s.projection() == null ? null : x.projection(s.projection());
+                reads.add(partitionQuery(
+                        s,
+                        table,
+                        bound,
+                        partitionKeys,
+                        sortKeys,
+                        x,
+                        projection,
+                        consistentRead,
+                        limit,
+                        null,
+                        returnConsumedCapacity));
+            }
+            return reads;
+        }
+        return null;
+    }
+
+    /** The values of {@code pk IN [values]} or of {@code pk = a OR pk = b …}, or null for any other condition. */
+    private static List<AttributeValue> partitionValues(Expr e, String pk) {
+        List<AttributeValue> values = new ArrayList<>();
+        if (e instanceof Partiql.In in) {
+            if (!(in.operand() instanceof Partiql.Path p
+                    && p.simple()
+                    && p.head().equals(pk))) {
+                return null;
+            }
+            for (Expr v : in.values()) {
+                if (!(v instanceof Partiql.Value value)) {
+                    return null;
+                }
+                values.add(value.value());
+            }
+            return values;
+        }
+        if (e instanceof Partiql.Logic l && !l.and()) {
+            for (Expr d : Expressions.operands(l)) {
+                Binding b = binding(d, List.of(pk));
+                if (b == null || !b.op.equals("=")) {
+                    return null;
+                }
+                values.add(b.value);
+            }
+            return values;
+        }
+        return null;
     }
 
     /**

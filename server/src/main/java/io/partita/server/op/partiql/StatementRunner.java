@@ -9,11 +9,14 @@ import io.partita.protocol.expr.ProjectionApplier;
 import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.expr.ast.Path;
 import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.ConsumedCapacity;
 import io.partita.protocol.message.ExecuteStatementOutput;
 import io.partita.protocol.message.GetItemOutput;
+import io.partita.protocol.message.QueryInput;
 import io.partita.protocol.message.ReadPageOutput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.partiql.Partiql;
 import io.partita.server.op.item.DeleteItemHandler;
 import io.partita.server.op.item.GetItemHandler;
@@ -26,6 +29,7 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.NonBlockingThread;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.WouldBlock;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +80,16 @@ final class StatementRunner {
      * A page's token: where the next page starts, and a digest of the statement and parameters it belongs to, so that
      * a token used with another statement is refused ("NextToken does not match request").
      */
-    record Token(Map<String, AttributeValue> key, String statement) {}
+    record Token(Map<String, AttributeValue> key, String statement, Integer partition) {}
+
+    /**
+     * A SELECT of several partition key values reads at most this many of them per page ("ql-operators": IN's
+     * "results are returned in pages of up to 10 items"; more values need the NextToken), and stops early when its
+     * page passes a megabyte, as one Query does.
+     */
+    static final int VALUES_PER_PAGE = 10;
+
+    private static final long PAGE_BYTES = 1024 * 1024;
 
     static String digest(String statement, List<AttributeValue> parameters) {
         try {
@@ -93,14 +106,17 @@ final class StatementRunner {
     }
 
     static String token(Map<String, AttributeValue> lastEvaluatedKey, String digest) {
-        return lastEvaluatedKey == null
-                ? null
-                : Base64.getUrlEncoder()
-                        .withoutPadding()
-                        .encodeToString(DynamoJson.encode(new Token(lastEvaluatedKey, digest)));
+        return lastEvaluatedKey == null ? null : token(lastEvaluatedKey, null, digest);
     }
 
-    static Map<String, AttributeValue> startKey(String nextToken, String digest) {
+    /** Where the next page starts: the {@code partition}-th value's Query, after {@code key} (null: its start). */
+    private static String token(Map<String, AttributeValue> key, Integer partition, String digest) {
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(DynamoJson.encode(new Token(key, digest, partition)));
+    }
+
+    static Token resume(String nextToken, String digest) {
         if (nextToken == null) {
             return null;
         }
@@ -110,13 +126,14 @@ final class StatementRunner {
         } catch (IllegalArgumentException | ApiException e) {
             throw ApiException.validation("Invalid NextToken");
         }
-        if (t == null || t.key() == null || t.key().isEmpty() || t.statement() == null) {
+        boolean keyed = t != null && t.key() != null && !t.key().isEmpty();
+        if (t == null || t.statement() == null || (!keyed && t.partition() == null)) {
             throw ApiException.validation("Invalid NextToken");
         }
         if (!t.statement().equals(digest)) {
             throw ApiException.validation("NextToken does not match request");
         }
-        return t.key();
+        return t;
     }
 
     ExecuteStatementOutput run(
@@ -131,8 +148,9 @@ final class StatementRunner {
             String onFailure) {
         if (statement instanceof Partiql.Select s) {
             String digest = digest(text, parameters);
-            Planner.Read plan =
-                    planner.select(s, consistentRead, limit, startKey(nextToken, digest), returnConsumedCapacity);
+            Token resume = resume(nextToken, digest);
+            Planner.Read plan = planner.select(
+                    s, consistentRead, limit, resume == null ? null : resume.key(), returnConsumedCapacity);
             if (plan.get() != null) {
                 GetItemOutput out = get.handle(context, plan.get());
                 return new ExecuteStatementOutput(
@@ -141,6 +159,9 @@ final class StatementRunner {
             if (NonBlockingThread.current()) {
                 // Up to a megabyte read: not on an event loop. Nothing has been read or charged yet.
                 throw WouldBlock.INSTANCE;
+            }
+            if (plan.queries() != null) {
+                return perPartition(context, plan, resume, limit, digest);
             }
             ReadPageOutput out;
             if (plan.query() != null) {
@@ -178,6 +199,66 @@ final class StatementRunner {
             return written(out);
         }
         throw ApiException.validation("EXISTS can only be used in ExecuteTransaction write requests.");
+    }
+
+    /**
+     * A SELECT of several partition key values: their Queries in turn, from where {@code resume} left off, while the
+     * page has room (the statement's {@code Limit} of items read, {@link #VALUES_PER_PAGE} values, a megabyte).
+     */
+    private ExecuteStatementOutput perPartition(
+            RequestContext context, Planner.Read plan, Token resume, Long limit, String digest) {
+        List<QueryInput> queries = plan.queries();
+        int from = resume == null || resume.partition() == null ? 0 : resume.partition();
+        if (from < 0 || from >= queries.size()) {
+            throw ApiException.validation("Invalid NextToken");
+        }
+        Map<String, AttributeValue> startKey = resume == null ? null : resume.key();
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        ConsumedCapacity consumed = null;
+        long left = limit == null ? Long.MAX_VALUE : limit;
+        long bytes = 0;
+        int end = Math.min(queries.size(), from + VALUES_PER_PAGE);
+        for (int i = from; i < end; i++) {
+            ReadPageOutput out = query.handle(context, page(queries.get(i), i == from ? startKey : null, limit, left));
+            List<Map<String, AttributeValue>> found = plan.after() == null ? out.items() : after(plan.after(), out);
+            items.addAll(found);
+            consumed = ConsumedCapacity.sum(consumed, out.consumedCapacity());
+            if (out.lastEvaluatedKey() != null && !plan.oneRowEach()) {
+                return new ExecuteStatementOutput(
+                        items, token(out.lastEvaluatedKey(), i, digest), consumed, out.lastEvaluatedKey());
+            }
+            left -= out.scannedCount();
+            for (Map<String, AttributeValue> item : out.items()) {
+                bytes += ItemSize.of(item);
+            }
+            if ((left <= 0 || bytes >= PAGE_BYTES) && i + 1 < queries.size()) {
+                return new ExecuteStatementOutput(items, token(null, i + 1, digest), consumed, null);
+            }
+        }
+        return new ExecuteStatementOutput(
+                items, end < queries.size() ? token(null, end, digest) : null, consumed, null);
+    }
+
+    /** One partition's Query of a page: from {@code startKey}, reading no more than the page has left. */
+    private static QueryInput page(QueryInput q, Map<String, AttributeValue> startKey, Long limit, long left) {
+        return new QueryInput(
+                q.tableName(),
+                q.indexName(),
+                q.select(),
+                q.attributesToGet(),
+                limit == null ? null : Long.valueOf(left),
+                q.consistentRead(),
+                q.keyConditions(),
+                q.queryFilter(),
+                q.conditionalOperator(),
+                q.scanIndexForward(),
+                startKey,
+                q.returnConsumedCapacity(),
+                q.projectionExpression(),
+                q.filterExpression(),
+                q.keyConditionExpression(),
+                q.expressionAttributeNames(),
+                q.expressionAttributeValues());
     }
 
     /** The items of a Query that pass the conditions it could not take as its filter, then projected. */
