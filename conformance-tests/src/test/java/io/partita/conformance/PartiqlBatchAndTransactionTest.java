@@ -152,6 +152,45 @@ class PartiqlBatchAndTransactionTest {
         assertThat(get(t, "b")).isEmpty();
     }
 
+    /** At most 25 statements in a batch and 100 in a transaction, refused as DynamoDB's length constraint. */
+    @Test
+    void statementCountLimits(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        List<BatchStatementRequest> batch = new java.util.ArrayList<>();
+        for (int i = 0; i < 26; i++) {
+            batch.add(BatchStatementRequest.builder()
+                    .statement("INSERT INTO \"" + t + "\" VALUE {'id': 'b" + i + "'}")
+                    .build());
+        }
+        var tooMany = org.assertj.core.api.Assertions.catchThrowableOfType(
+                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
+                () -> ddb.batchExecuteStatement(r -> r.statements(batch)));
+        assertThat(tooMany.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
+        assertThat(tooMany.awsErrorDetails().errorMessage())
+                .startsWith("1 validation error detected: Value ")
+                .endsWith(" at 'statements' failed to satisfy constraint: Member must have length less than or equal"
+                        + " to 25");
+        List<ParameterizedStatement> transaction = new java.util.ArrayList<>();
+        for (int i = 0; i < 101; i++) {
+            transaction.add(tx("INSERT INTO \"" + t + "\" VALUE {'id': 't" + i + "'}"));
+        }
+        var tooLong = org.assertj.core.api.Assertions.catchThrowableOfType(
+                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
+                () -> ddb.executeTransaction(r -> r.transactStatements(transaction)));
+        assertThat(tooLong.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
+        assertThat(tooLong.awsErrorDetails().errorMessage())
+                .startsWith("1 validation error detected: Value ")
+                .endsWith(" at 'transactStatements' failed to satisfy constraint: Member must have length less than or"
+                        + " equal to 100");
+        // Nothing was written; the largest of each is accepted.
+        assertThat(get(t, "b0")).isEmpty();
+        assertThat(get(t, "t0")).isEmpty();
+        ddb.batchExecuteStatement(r -> r.statements(batch.subList(0, 25)));
+        ddb.executeTransaction(r -> r.transactStatements(transaction.subList(0, 100)));
+        assertThat(get(t, "b24")).isNotEmpty();
+        assertThat(get(t, "t99")).isNotEmpty();
+    }
+
     @Test
     void aTransactionTokenIsIdempotent(Tables tables) {
         String t = tables.hashTable("id", ScalarAttributeType.S);
@@ -161,6 +200,15 @@ class PartiqlBatchAndTransactionTest {
             ddb.executeTransaction(r -> r.transactStatements(tx("UPDATE \"" + t + "\" SET n = n + 1 WHERE id = 'c'"))
                     .clientRequestToken(token));
         }
+        assertThat(get(t, "c")).containsEntry("n", n("1"));
+        ApiErrors.assertError(
+                software.amazon.awssdk.services.dynamodb.model.IdempotentParameterMismatchException.class,
+                "IdempotentParameterMismatchException",
+                "DynamoDB rejected the request because you retried a request with a different payload but with an"
+                        + " idempotent token that was already used.",
+                () -> ddb.executeTransaction(
+                        r -> r.transactStatements(tx("UPDATE \"" + t + "\" SET n = n + 2 WHERE id = 'c'"))
+                                .clientRequestToken(token)));
         assertThat(get(t, "c")).containsEntry("n", n("1"));
     }
 }

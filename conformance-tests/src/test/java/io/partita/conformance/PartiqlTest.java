@@ -165,6 +165,48 @@ class PartiqlTest {
                 .isFalse();
     }
 
+    /** RETURNING ALL OLD * and MODIFIED NEW *, contains and attribute_exists in a SELECT, ConsistentRead. */
+    @Test
+    void returningAndMoreFunctions(Tables tables) {
+        String t = music(tables);
+        var old =
+                run("UPDATE \"" + t + "\" SET \"year\" = 2020 WHERE artist = 'Zed' AND song = 'A' RETURNING ALL OLD *");
+        assertThat(old.items()).containsExactly(item("artist", s("Zed"), "song", s("A"), "year", n("1999")));
+        var modifiedNew = run("UPDATE \"" + t + "\" SET \"year\" = 2021, extra = 'e' WHERE artist = 'Zed' AND song ="
+                + " 'A' RETURNING MODIFIED NEW *");
+        assertThat(modifiedNew.items()).containsExactly(Map.of("year", n("2021"), "extra", s("e")));
+
+        assertThat(songs(run("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme' AND contains(tags, 'y')")))
+                .containsExactly("Acme/A");
+        assertThat(songs(run("SELECT * FROM \"" + t + "\" WHERE attribute_exists(info)")))
+                .containsExactly("Acme/B");
+        var strong = ddb.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme'")
+                .consistentRead(true)
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        var eventual = ddb.executeStatement(r -> r.statement("SELECT * FROM \"" + t + "\" WHERE artist = 'Acme'")
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        assertThat(songs(strong)).containsExactly("Acme/A", "Acme/B", "Acme/C");
+        // A strongly consistent read costs twice an eventually consistent one, as the Query it is.
+        assertThat(strong.consumedCapacity().capacityUnits())
+                .isEqualTo(2 * eventual.consumedCapacity().capacityUnits());
+    }
+
+    /** A missing table is ResourceNotFoundException for every statement, and nothing is written. */
+    @Test
+    void aMissingTableForEveryStatement() {
+        for (String statement : List.of(
+                "INSERT INTO \"no-such-table-here\" VALUE {'id': 'a'}",
+                "UPDATE \"no-such-table-here\" SET x = 1 WHERE id = 'a'",
+                "DELETE FROM \"no-such-table-here\" WHERE id = 'a'",
+                "SELECT * FROM \"no-such-table-here\" WHERE id IN ['a', 'b']")) {
+            ApiErrors.assertError(
+                    ResourceNotFoundException.class,
+                    "ResourceNotFoundException",
+                    "Requested resource not found",
+                    () -> run(statement));
+        }
+    }
+
     @Test
     void errors(Tables tables) {
         String t = music(tables);

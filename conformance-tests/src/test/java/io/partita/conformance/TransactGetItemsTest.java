@@ -69,6 +69,32 @@ class TransactGetItemsTest {
         assertThat(units).isEqualTo(Map.of(a, 6.0, b, 2.0));
     }
 
+    /**
+     * "The aggregate size of the items in the transaction cannot exceed 4 MB": a TransactGetItems of eleven items of
+     * 390 KB is refused whole; ten are read.
+     */
+    @Test
+    void itemsOfMoreThanFourMegabytesAreRefused(Tables tables) {
+        DynamoDbClient ddb = Endpoint.client();
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        String filler = "x".repeat(390 * 1024);
+        List<TransactGetItem> gets = new ArrayList<>();
+        for (int i = 0; i < 11; i++) {
+            String id = "big" + i;
+            ddb.putItem(p -> p.tableName(t).item(item("id", s(id), "f", s(filler))));
+            gets.add(get(t, id));
+        }
+        var refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
+                () -> ddb.transactGetItems(r -> r.transactItems(gets)));
+        assertThat(refused.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
+        assertThat(refused.awsErrorDetails().errorMessage()).startsWith("Transaction payload size cannot exceed 4MB");
+        assertThat(ddb.transactGetItems(r -> r.transactItems(gets.subList(0, 10)))
+                        .responses())
+                .hasSize(10)
+                .allSatisfy(response -> assertThat(response.item().get("f").s()).hasSize(filler.length()));
+    }
+
     @Test
     void requestErrors(Tables tables) {
         String t = tables.hashTable("id", ScalarAttributeType.S);

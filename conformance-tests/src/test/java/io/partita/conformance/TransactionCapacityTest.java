@@ -10,9 +10,12 @@ import io.partita.storage.StorageConfig;
 import io.partita.storage.capacity.CapacityConfig;
 import java.time.Instant;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -28,33 +31,53 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
 class TransactionCapacityTest {
     @Test
     void anItemWithoutCapacityCancelsTheTransaction() {
-        // The clock stands still: the burst of a 1-WCU table (300 units) does not refill.
+        // 350 KB: 350 units, past the 300-unit burst of a 1-WCU table.
+        var reason = cancellationAfterABigItem(
+                b -> b.provisionedThroughput(p -> p.readCapacityUnits(1L).writeCapacityUnits(1L)));
+        assertThat(reason.code()).isEqualTo("ProvisionedThroughputExceeded");
+        assertThat(reason.message())
+                .isEqualTo("The level of configured provisioned throughput for the table was exceeded. Consider"
+                        + " increasing your provisioning level with the UpdateTable API.");
+    }
+
+    /**
+     * On demand the reason is {@code ThrottlingError}: here a table whose {@code OnDemandThroughput} allows one write
+     * unit a second.
+     */
+    @Test
+    void anOnDemandTableAtItsMaximumCancelsWithThrottlingError() {
+        var reason = cancellationAfterABigItem(
+                b -> b.billingMode(BillingMode.PAY_PER_REQUEST).onDemandThroughput(o -> o.maxWriteRequestUnits(1L)));
+        assertThat(reason.code()).isEqualTo("ThrottlingError");
+        assertThat(reason.message()).isNotBlank();
+    }
+
+    /**
+     * A table of the given capacity spends it on a 350 KB item while the clock stands still (nothing refills); then a
+     * one-put transaction is cancelled, and writes nothing. Its one cancellation reason.
+     */
+    private static CancellationReason cancellationAfterABigItem(Consumer<CreateTableRequest.Builder> capacity) {
         TestClock clock = new TestClock(Instant.parse("2026-01-01T00:00:00Z"));
         try (IsolatedPartita partita = IsolatedPartita.start(
                 StorageConfig.memory().withCapacity(CapacityConfig.defaults().withClock(clock)))) {
             DynamoDbClient ddb = partita.client();
-            String t = partita.tables()
-                    .create(CreateTableRequest.builder()
-                            .attributeDefinitions(CreateTableTest.attr("id", ScalarAttributeType.S))
-                            .keySchema(CreateTableTest.key("id", KeyType.HASH))
-                            .provisionedThroughput(p -> p.readCapacityUnits(1L).writeCapacityUnits(1L)));
-            // 350 KB: 350 units, past the burst.
-            ddb.putItem(p -> p.tableName(t).item(item("id", s("big"), "v", s("x".repeat(350_000)))));
+            CreateTableRequest.Builder table = CreateTableRequest.builder()
+                    .attributeDefinitions(CreateTableTest.attr("id", ScalarAttributeType.S))
+                    .keySchema(CreateTableTest.key("id", KeyType.HASH));
+            capacity.accept(table);
+            String t = partita.tables().create(table);
+            // Admitted or throttled (a throttle spends nothing): either way the table has no units left after it.
+            org.assertj.core.api.Assertions.catchThrowable(() ->
+                    ddb.putItem(p -> p.tableName(t).item(item("id", s("big"), "v", s("x".repeat(350_000))))));
             Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() ->
                     ddb.transactWriteItems(r -> r.transactItems(TransactWriteItem.builder()
                             .put(p -> p.tableName(t).item(item("id", s("a"))))
                             .build())));
             assertThat(thrown).isInstanceOf(TransactionCanceledException.class);
-            var reason = ((TransactionCanceledException) thrown)
-                    .cancellationReasons()
-                    .get(0);
-            assertThat(reason.code()).isEqualTo("ProvisionedThroughputExceeded");
-            assertThat(reason.message())
-                    .isEqualTo("The level of configured provisioned throughput for the table was exceeded. Consider"
-                            + " increasing your provisioning level with the UpdateTable API.");
             assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("a"))))
                             .hasItem())
                     .isFalse();
+            return ((TransactionCanceledException) thrown).cancellationReasons().get(0);
         }
     }
 

@@ -185,6 +185,96 @@ class TransactionConflictTest {
         }
     }
 
+    /**
+     * Conflicts nobody injected: transactions on two hot items meet each other (TransactionCanceledException with
+     * reason TransactionConflict) and single-item writes meet them (TransactionConflictException, "Transaction is
+     * ongoing for the item"), and every acknowledged increment is applied exactly once. The client does not retry,
+     * so that it sees every conflict; each thread stops once both kinds have been seen, or after its share of calls.
+     */
+    @Test
+    void realConflictsAreReported(Tables tables) throws Exception {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        try (DynamoDbClient ddb = Endpoint.clientWithoutRetries()) {
+            String[] ids = {"hot-a", "hot-b"};
+            for (String id : ids) {
+                ddb.putItem(p -> p.tableName(t).item(item("id", s(id), "n", n("0"))));
+            }
+            Map<String, AttributeValue> one = Map.of(":one", n("1"));
+            AtomicInteger committed = new AtomicInteger();
+            AtomicInteger cancelled = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
+            AtomicInteger[] singles = {new AtomicInteger(), new AtomicInteger()};
+            java.util.function.BooleanSupplier seenBoth = () -> cancelled.get() > 0 && refused.get() > 0;
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            List<Future<?>> work = new ArrayList<>();
+            try {
+                for (int w = 0; w < 6; w++) {
+                    work.add(pool.submit(() -> {
+                        for (int i = 0; i < 3000 && !seenBoth.getAsBoolean(); i++) {
+                            try {
+                                ddb.transactWriteItems(r -> r.transactItems(
+                                        TransactWriteItem.builder()
+                                                .update(u -> u.tableName(t)
+                                                        .key(Map.of("id", s(ids[0])))
+                                                        .updateExpression("ADD n :one")
+                                                        .expressionAttributeValues(one))
+                                                .build(),
+                                        TransactWriteItem.builder()
+                                                .update(u -> u.tableName(t)
+                                                        .key(Map.of("id", s(ids[1])))
+                                                        .updateExpression("ADD n :one")
+                                                        .expressionAttributeValues(one))
+                                                .build()));
+                                committed.incrementAndGet();
+                            } catch (TransactionCanceledException e) {
+                                assertThat(TransactWriteItemsTest.codes(e))
+                                        .contains("TransactionConflict")
+                                        .containsOnly("TransactionConflict", "None");
+                                cancelled.incrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (int w = 0; w < 2; w++) {
+                    int which = w;
+                    work.add(pool.submit(() -> {
+                        for (int i = 0; i < 6000 && !seenBoth.getAsBoolean(); i++) {
+                            try {
+                                ddb.updateItem(u -> u.tableName(t)
+                                        .key(Map.of("id", s(ids[which])))
+                                        .updateExpression("ADD n :one")
+                                        .expressionAttributeValues(one));
+                                singles[which].incrementAndGet();
+                            } catch (TransactionConflictException e) {
+                                assertThat(e.awsErrorDetails().errorMessage())
+                                        .isEqualTo("Transaction is ongoing for the item");
+                                refused.incrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : work) {
+                    f.get(5, TimeUnit.MINUTES);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(cancelled.get()).as("transactions cancelled by another").isPositive();
+            assertThat(refused.get())
+                    .as("single writes refused by a transaction")
+                    .isPositive();
+            for (int i = 0; i < ids.length; i++) {
+                String id = ids[i];
+                var stored = ddb.getItem(
+                                g -> g.tableName(t).key(Map.of("id", s(id))).consistentRead(true))
+                        .item();
+                assertThat(Integer.parseInt(stored.get("n").n())).as(id).isEqualTo(committed.get() + singles[i].get());
+            }
+        }
+    }
+
     /** Moves {@code amount} unless {@code from} lacks it; retries conflicts. */
     private static void transfer(
             DynamoDbClient ddb,

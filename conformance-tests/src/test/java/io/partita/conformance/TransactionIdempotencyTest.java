@@ -95,6 +95,72 @@ class TransactionIdempotencyTest {
                 .isEqualTo(item("id", s("g")));
     }
 
+    /**
+     * The same token sent again while its transaction still runs is TransactionInProgressException; whichever
+     * requests succeed, the transaction is applied once. Rounds of eight concurrent copies of a 100-item
+     * transaction, each round with a new token, until one copy has met another still running.
+     */
+    @Test
+    void aTokenStillRunningIsInProgress(Tables tables) throws Exception {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        java.util.List<software.amazon.awssdk.services.dynamodb.model.TransactWriteItem> actions =
+                new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            actions.add(TransactWriteItemsTest.add(t, "c" + i, 1));
+        }
+        try (DynamoDbClient ddb = Endpoint.clientWithoutRetries()) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            int inProgress = 0;
+            int rounds = 0;
+            try {
+                while (inProgress == 0 && rounds < 50) {
+                    rounds++;
+                    String token = UUID.randomUUID().toString();
+                    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+                    java.util.List<java.util.concurrent.Future<Boolean>> copies = new java.util.ArrayList<>();
+                    for (int c = 0; c < 8; c++) {
+                        copies.add(pool.submit(() -> {
+                            start.await();
+                            try {
+                                ddb.transactWriteItems(
+                                        r -> r.transactItems(actions).clientRequestToken(token));
+                                return false;
+                            } catch (software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException e) {
+                                assertThat(e.awsErrorDetails().errorMessage())
+                                        .isEqualTo("Transaction from previous request is still in progress");
+                                return true;
+                            } catch (software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException e) {
+                                // A copy may also meet the first one's items before its token is known.
+                                assertThat(TransactWriteItemsTest.codes(e)).containsOnly("TransactionConflict", "None");
+                                return false;
+                            }
+                        }));
+                    }
+                    start.countDown();
+                    for (var f : copies) {
+                        if (f.get(1, java.util.concurrent.TimeUnit.MINUTES)) {
+                            inProgress++;
+                        }
+                    }
+                    int round = rounds;
+                    for (String id : java.util.List.of("c0", "c99")) {
+                        var stored = ddb.getItem(g ->
+                                        g.tableName(t).key(Map.of("id", s(id))).consistentRead(true))
+                                .item();
+                        assertThat(stored.get("bal").n())
+                                .as("round %d, %s", round, id)
+                                .isEqualTo(String.valueOf(round));
+                    }
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(inProgress)
+                    .as("copies refused as in progress in %d rounds", rounds)
+                    .isPositive();
+        }
+    }
+
     /** Ten minutes after the first request completed, its token is new again: the repeat writes. */
     @Test
     @Tag("partita-only")

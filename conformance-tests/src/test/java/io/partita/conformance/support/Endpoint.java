@@ -72,6 +72,21 @@ public final class Endpoint {
     }
 
     /**
+     * A new client that never retries, for tests that must see every error the server answers (a conflict, a
+     * throttle) rather than the SDK's retries absorbing them; the caller closes it.
+     */
+    public static DynamoDbClient clientWithoutRetries() {
+        return DynamoDbClient.builder()
+                .endpointOverride(uri())
+                .region(REGION)
+                .credentialsProvider(credentials())
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(
+                        c -> c.retryStrategy(software.amazon.awssdk.awscore.retry.AwsRetryStrategy.doNotRetry()))
+                .build();
+    }
+
+    /**
      * A shared DynamoDB Streams client: Partita serves Streams on its own endpoint; DynamoDB on
      * {@code streams.dynamodb.<region>.amazonaws.com}, which the SDK finds by itself when the tests run against it.
      */

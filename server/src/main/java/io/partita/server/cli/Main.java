@@ -282,18 +282,7 @@ public final class Main implements Callable<Integer> {
                     "--transaction-conflicts is a share of transactions, from 0 to 1: " + transactionConflictRate);
             return 2;
         }
-        StorageConfig storage = (inMemory
-                        ? StorageConfig.memory()
-                        : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
-                .withCapacity(capacity())
-                .withItemCacheBytes(
-                        itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()))
-                .withGsiLagMillis(gsiLagMillis)
-                .withItemCollectionLimitBytes(itemCollectionLimit)
-                .withTtlIntervalMillis(ttlIntervalMillis)
-                .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed))
-                .withMinFreeBytes(
-                        minFreeSpace == ItemCacheConverter.AUTO ? StorageConfig.DEFAULT_MIN_FREE_BYTES : minFreeSpace);
+        StorageConfig storage = storageConfig();
         if (maxInFlight < 1 || requestTimeoutMillis < 1) {
             System.err.println("--max-in-flight and --request-timeout must be positive");
             return 2;
@@ -377,6 +366,22 @@ public final class Main implements Callable<Integer> {
                 .withHeatSplit(defaults.heatSplitFraction(), heatSplitSeconds * 1000)
                 .withAdaptiveCapacity(adaptiveCapacity)
                 .withTableQuotas(tableQuota, tableQuota);
+    }
+
+    /** The storage the flags describe. */
+    StorageConfig storageConfig() {
+        return (inMemory
+                        ? StorageConfig.memory()
+                        : new StorageConfig(dataDir.toAbsolutePath().normalize(), false, sync))
+                .withCapacity(capacity())
+                .withItemCacheBytes(
+                        itemCacheBytes(itemCache, Runtime.getRuntime().maxMemory()))
+                .withGsiLagMillis(gsiLagMillis)
+                .withItemCollectionLimitBytes(itemCollectionLimit)
+                .withTtlIntervalMillis(ttlIntervalMillis)
+                .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed))
+                .withMinFreeBytes(
+                        minFreeSpace == ItemCacheConverter.AUTO ? StorageConfig.DEFAULT_MIN_FREE_BYTES : minFreeSpace);
     }
 
     /** The item cache budget: {@code option} as {@link ItemCacheConverter} read it, given the JVM's maximum heap. */

@@ -63,6 +63,16 @@ class MainTest {
     }
 
     @Test
+    void transactionConflictsAreInjectedAtTheGivenRateAndSeed() {
+        assertThat(parse().storageConfig().transactionConflicts())
+                .isEqualTo(new io.partita.storage.write.ConflictInjection(0, 1));
+        assertThat(parse("--transaction-conflicts", "0.25", "--transaction-conflict-seed", "9")
+                        .storageConfig()
+                        .transactionConflicts())
+                .isEqualTo(new io.partita.storage.write.ConflictInjection(0.25, 9));
+    }
+
+    @Test
     void badSizesAreUsageErrorsBeforeAnythingStarts() {
         assertThatThrownBy(() -> parse("--item-cache", "lots"))
                 .isInstanceOf(CommandLine.ParameterException.class)
