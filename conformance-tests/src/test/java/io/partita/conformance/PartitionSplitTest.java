@@ -172,8 +172,8 @@ class PartitionSplitTest {
         assertThat(text.lines().filter(l -> l.startsWith("partita_consumed") && l.contains("partition=")))
                 .isEmpty();
         double parts = text.lines()
-                .filter(l -> l.startsWith(
-                        "partita_partition_consumed_write_capacity_units_total{table=\"" + table + "\",partition="))
+                .filter(l -> l.startsWith("partita_partition_consumed_write_capacity_units_total{partition="))
+                .filter(l -> l.contains(",table=\"" + table + "\"}"))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                 .sum();
         assertThat(parts).isEqualTo(1.0);

@@ -147,7 +147,8 @@ public final class PartitaServer implements AutoCloseable {
                     space.simulator,
                     console,
                     admission,
-                    space.registry.faults());
+                    space.registry.faults(),
+                    space.registry.metrics());
             config.faults().install(space.registry.faults());
         }
         channel = new ServerBootstrap()

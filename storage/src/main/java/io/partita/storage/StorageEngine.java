@@ -87,6 +87,11 @@ public final class StorageEngine implements AutoCloseable {
         store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
     }
 
+    /** RocksDB's statistics, for the metrics ({@link RocksStore#properties}). */
+    public Map<String, Long> rocksProperties() {
+        return store.properties();
+    }
+
     public static StorageEngine open(StorageConfig config) {
         RocksStore store = RocksStore.open(config);
         try {

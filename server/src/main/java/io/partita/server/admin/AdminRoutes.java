@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,8 +58,8 @@ public final class AdminRoutes {
 
     private final io.partita.server.op.partiql.PartiqlScans partiqlScans;
 
-    /** The server's request bounds, for the metrics; null where no server counts them. */
-    private final io.partita.server.netty.Admission admission;
+    /** {@code /metrics}: this account's registry of the Prometheus client. */
+    private final io.partita.server.metrics.PartitaMetrics metrics;
 
     private final FaultRoutes faults;
 
@@ -71,9 +70,10 @@ public final class AdminRoutes {
             io.partita.server.console.HotKeySimulator simulator,
             io.partita.server.console.ConsoleAssets console,
             io.partita.server.netty.Admission admission,
-            io.partita.server.fault.FaultInjector faults) {
-        this.admission = admission;
+            io.partita.server.fault.FaultInjector faults,
+            io.partita.server.metrics.RequestMetrics requests) {
         this.faults = new FaultRoutes(faults);
+        this.metrics = new io.partita.server.metrics.PartitaMetrics(storage, partiqlScans, requests, admission, faults);
         this.simulator = new SimulatorRoutes(simulator);
         this.console = console;
         this.mappings = mappings;
@@ -92,8 +92,13 @@ public final class AdminRoutes {
 
     /** A GET; any failure is a 500 (logged), never a connection left without an answer. */
     public Answer get(String uri) {
+        return get(uri, null);
+    }
+
+    /** A GET with the request's {@code Accept} header (null if none), which picks the format of {@code /metrics}. */
+    public Answer get(String uri, String accept) {
         try {
-            return route(uri);
+            return route(uri, accept);
         } catch (BadQuery e) {
             return error(400, e.getMessage());
         } catch (RuntimeException e) {
@@ -102,7 +107,7 @@ public final class AdminRoutes {
         }
     }
 
-    private Answer route(String uri) {
+    private Answer route(String uri, String accept) {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         String table = q < 0 ? null : parameter(uri.substring(q + 1), "table");
@@ -115,7 +120,8 @@ public final class AdminRoutes {
             case "/admin/metrics":
                 return json(g -> metrics(g, tables(table)));
             case "/metrics":
-                return new Answer(200, "text/plain; version=0.0.4; charset=utf-8", prometheus());
+                io.partita.server.metrics.PartitaMetrics.Scrape scrape = metrics.scrape(accept);
+                return new Answer(200, scrape.contentType(), scrape.body());
             case "/admin/contributor-insights":
                 return json(g -> insights(g, tables(table)));
             case "/admin/feed":
@@ -459,232 +465,6 @@ public final class AdminRoutes {
             g.writeEndObject();
         }
         g.writeEndArray();
-    }
-
-    private byte[] prometheus() {
-        StringBuilder b = new StringBuilder(4096);
-        Collection<Table> tables = storage.tables().snapshot().values();
-        family(
-                b,
-                tables,
-                "partita_consumed_read_capacity_units_total",
-                "counter",
-                "Read capacity units consumed.",
-                t -> t.partitions().throughput().consumption().consumedReadUnits(),
-                p -> p.throughput().consumption().consumedReadUnits());
-        family(
-                b,
-                tables,
-                "partita_consumed_write_capacity_units_total",
-                "counter",
-                "Write capacity units consumed.",
-                t -> t.partitions().throughput().consumption().consumedWriteUnits(),
-                p -> p.throughput().consumption().consumedWriteUnits());
-        family(
-                b,
-                tables,
-                "partita_read_throttle_events_total",
-                "counter",
-                "Read requests refused or reported as throttled.",
-                t -> t.partitions().throughput().consumption().readThrottleEvents(),
-                p -> p.throughput().consumption().readThrottleEvents());
-        family(
-                b,
-                tables,
-                "partita_write_throttle_events_total",
-                "counter",
-                "Write requests refused or reported as throttled.",
-                t -> t.partitions().throughput().consumption().writeThrottleEvents(),
-                p -> p.throughput().consumption().writeThrottleEvents());
-        family(
-                b,
-                tables,
-                "partita_throttled_requests_total",
-                "counter",
-                "Requests with at least one throttle event.",
-                t -> t.partitions().throughput().throttledRequests(),
-                null);
-        family(
-                b,
-                tables,
-                "partita_provisioned_read_capacity_units",
-                "gauge",
-                "Provisioned read capacity (0 on demand).",
-                t -> t.metadata().readCapacityUnits(),
-                null);
-        family(
-                b,
-                tables,
-                "partita_provisioned_write_capacity_units",
-                "gauge",
-                "Provisioned write capacity (0 on demand).",
-                t -> t.metadata().writeCapacityUnits(),
-                null);
-        family(
-                b,
-                tables,
-                "partita_item_count",
-                "gauge",
-                "Items in the table.",
-                t -> t.stats().itemCount(),
-                null);
-        family(
-                b,
-                tables,
-                "partita_size_bytes",
-                "gauge",
-                "Size of the items, by DynamoDB's item-size rules.",
-                t -> t.stats().sizeBytes(),
-                Partition::sizeBytes);
-        family(
-                b,
-                tables,
-                "partita_partitions",
-                "gauge",
-                "Partitions of the table.",
-                t -> t.partitions().map().size(),
-                null);
-        gsiLag(b, tables);
-        streamAges(b, tables);
-        metric(
-                b,
-                "partita_ttl_deleted_items_total",
-                "counter",
-                "Items the TTL reaper deleted (TimeToLiveDeletedItemCount).");
-        for (Table t : tables) {
-            if (t.metadata().ttl() != null) {
-                b.append("partita_ttl_deleted_items_total{table=\"")
-                        .append(escape(t.metadata().name()))
-                        .append("\"} ")
-                        .append(storage.ttl().deletedCount(t.metadata().id()))
-                        .append('\n');
-            }
-        }
-        metric(
-                b,
-                "partita_partiql_scans_total",
-                "counter",
-                "PartiQL SELECTs that became a full Scan because their WHERE did not bind the partition key.");
-        partiqlScans
-                .snapshot()
-                .forEach((table, n) -> b.append("partita_partiql_scans_total{table=\"")
-                        .append(escape(table))
-                        .append("\"} ")
-                        .append(n)
-                        .append('\n'));
-        if (admission != null) {
-            metric(b, "partita_requests_in_flight", "gauge", "Requests read and not yet answered.");
-            b.append("partita_requests_in_flight ").append(admission.inFlight()).append('\n');
-            metric(
-                    b,
-                    "partita_requests_shed_total",
-                    "counter",
-                    "Requests refused with ThrottlingException: the server was at its bound on requests in flight"
-                            + " or on the memory of request bodies (--max-in-flight, --request-memory).");
-            b.append("partita_requests_shed_total ").append(admission.shed()).append('\n');
-            metric(
-                    b,
-                    "partita_request_body_bytes",
-                    "gauge",
-                    "Memory held by request bodies over 64 KB, received or waiting to run.");
-            b.append("partita_request_body_bytes ").append(admission.buffered()).append('\n');
-        }
-        faults.prometheus(b);
-        return bytes(b.toString());
-    }
-
-    /** Each stream shard's iterator age, as its last GetRecords left it. */
-    private void streamAges(StringBuilder b, Collection<Table> tables) {
-        metric(
-                b,
-                "partita_stream_iterator_age_milliseconds",
-                "gauge",
-                "Age of the last record the latest GetRecords of a stream shard returned (0 when it was caught up).");
-        for (Table t : tables) {
-            for (var d : t.metadata().streams()) {
-                storage.streams()
-                        .readerAges(t, d)
-                        .forEach((shard, age) -> b.append("partita_stream_iterator_age_milliseconds{table=\"")
-                                .append(escape(t.metadata().name()))
-                                .append("\",stream=\"")
-                                .append(d.label())
-                                .append("\",shard=\"")
-                                .append(shard)
-                                .append("\"} ")
-                                .append(age.ageMillis())
-                                .append('\n'));
-            }
-        }
-    }
-
-    /** Each GSI's replication lag (the age of its oldest unapplied change) and backlog. */
-    private void gsiLag(StringBuilder b, Collection<Table> tables) {
-        StringBuilder lag = new StringBuilder();
-        StringBuilder backlog = new StringBuilder();
-        for (Table t : tables) {
-            if (t.indexes().globals().isEmpty()) {
-                continue;
-            }
-            for (var l : storage.globalIndexes().lag(t)) {
-                String labels = "{table=\"" + escape(t.metadata().name()) + "\",index=\"" + escape(l.index()) + "\"} ";
-                lag.append("partita_gsi_replication_lag_milliseconds")
-                        .append(labels)
-                        .append(l.oldestUnappliedMillis())
-                        .append('\n');
-                backlog.append("partita_gsi_backlog")
-                        .append(labels)
-                        .append(l.backlog())
-                        .append('\n');
-            }
-        }
-        metric(
-                b,
-                "partita_gsi_replication_lag_milliseconds",
-                "gauge",
-                "Age of the oldest change a GSI has not applied yet (0 when it has caught up).");
-        b.append(lag);
-        metric(b, "partita_gsi_backlog", "gauge", "Changes a GSI has not applied yet.");
-        b.append(backlog);
-    }
-
-    /** One metric family: a sample per table and, when {@code perPartition} is given, one per partition. */
-    private static void family(
-            StringBuilder b,
-            Collection<Table> tables,
-            String name,
-            String type,
-            String help,
-            ToDoubleFunction<Table> perTable,
-            ToDoubleFunction<Partition> perPartition) {
-        metric(b, name, type, help);
-        for (Table t : tables) {
-            sample(b, name, t, null, perTable.applyAsDouble(t));
-        }
-        if (perPartition == null) {
-            return;
-        }
-        // The partitions under a name of their own: a table's total and its partitions' parts in one family would be
-        // counted twice by any sum() over it.
-        String partitionName = "partita_partition_" + name.substring("partita_".length());
-        metric(b, partitionName, type, help + " Per partition; they add up to the table's.");
-        for (Table t : tables) {
-            for (Partition p : t.partitions().map().partitions()) {
-                sample(b, partitionName, t, p, perPartition.applyAsDouble(p));
-            }
-        }
-    }
-
-    private static void metric(StringBuilder b, String name, String type, String help) {
-        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void sample(StringBuilder b, String name, Table t, Partition p, double value) {
-        b.append(name).append("{table=\"").append(escape(t.metadata().name())).append('"');
-        if (p != null) {
-            b.append(",partition=\"").append(p.id()).append('"');
-        }
-        b.append("} ").append(value).append('\n');
     }
 
     /** Table names are [a-zA-Z0-9_.-]; escaping is for safety only. */

@@ -94,22 +94,4 @@ final class FaultRoutes {
     }
 
     /** {@code partita_faults_injected_total}, one series per rule. */
-    void prometheus(StringBuilder b) {
-        b.append("# HELP partita_faults_injected_total Faults injected on purpose (--fault, /admin/faults).\n")
-                .append("# TYPE partita_faults_injected_total counter\n");
-        for (FaultRule r : faults.rules()) {
-            FaultRule.Spec s = r.spec();
-            b.append("partita_faults_injected_total{rule=\"")
-                    .append(r.id())
-                    .append("\",fault=\"")
-                    .append(s.kind().name().toLowerCase(java.util.Locale.ROOT))
-                    .append("\",table=\"")
-                    .append(AdminRoutes.escape(s.table() == null ? "*" : s.table()))
-                    .append("\",operation=\"")
-                    .append(AdminRoutes.escape(s.operation() == null ? "*" : s.operation()))
-                    .append("\"} ")
-                    .append(r.injected())
-                    .append('\n');
-        }
-    }
 }

@@ -431,7 +431,8 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             SigV4Verifier.Request signed =
                     io.partita.server.console.ConsoleAssets.handles(pathOf(uri)) ? null : signed(request, content);
             run(false, keepAlive, () -> {
-                AdminRoutes.Answer a = admitted(signed, routes -> routes.get(uri));
+                String accept = h.get(HttpHeaderNames.ACCEPT);
+                AdminRoutes.Answer a = admitted(signed, routes -> routes.get(uri, accept));
                 return HttpAnswer.encode(
                         ctx.alloc(), a.status(), a.contentType(), a.body(), null, keepAlive, false, extras);
             });

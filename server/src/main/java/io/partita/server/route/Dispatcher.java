@@ -9,6 +9,7 @@ import io.partita.server.auth.SigV4Verifier;
 import io.partita.server.fault.FaultInjector;
 import io.partita.server.http.ErrorBody;
 import io.partita.server.http.RequestIds;
+import io.partita.server.metrics.RequestMetrics;
 import io.partita.storage.WouldBlock;
 import java.time.Clock;
 import java.util.function.Function;
@@ -141,8 +142,23 @@ public final class Dispatcher {
                 clock,
                 request.target(),
                 registries != null);
-        Object out = invoke(handler, context, request.body(), operations.faults());
-        return out == NoContent.INSTANCE ? new byte[0] : DynamoJson.encode(out);
+        // Counted once answered, in the caller's account: a request deferred to a worker is counted there.
+        RequestMetrics.Operation metrics = operations.metrics().of(context.operation());
+        long start = System.nanoTime();
+        try {
+            Object out = invoke(handler, context, request.body(), operations.faults());
+            byte[] body = out == NoContent.INSTANCE ? new byte[0] : DynamoJson.encode(out);
+            metrics.succeeded(System.nanoTime() - start);
+            return body;
+        } catch (WouldBlock e) {
+            throw e;
+        } catch (ApiException e) {
+            metrics.failed(e.code(), e.getMessage());
+            throw e;
+        } catch (RuntimeException | Error e) {
+            metrics.failedInside();
+            throw e;
+        }
     }
 
     /** Strict mode's check of a request to the admin views or the console; in open mode, anyone may. */

@@ -85,6 +85,13 @@ public final class OperationRegistry {
         return faults;
     }
 
+    /** What this registry's requests did: latency, errors (one account's, in strict mode). */
+    private final io.partita.server.metrics.RequestMetrics metrics = new io.partita.server.metrics.RequestMetrics();
+
+    public io.partita.server.metrics.RequestMetrics metrics() {
+        return metrics;
+    }
+
     public OperationRegistry register(String operation, OperationHandler<?, ?> handler) {
         if (!DYNAMODB_OPERATIONS.contains(operation)) {
             throw new IllegalArgumentException("not a DynamoDB operation: " + operation);

@@ -198,8 +198,8 @@ class FaultInjectionIT {
         }
         assertThat(admin("GET", "/admin/faults").body()).contains("\"injected\" : 1");
         assertThat(admin("GET", "/metrics").body())
-                .contains("partita_faults_injected_total{rule=\"1\",fault=\"throttle\",table=\"orders\","
-                        + "operation=\"GetItem\"} 1");
+                .contains("partita_faults_injected_total{fault=\"throttle\",operation=\"GetItem\",rule=\"1\","
+                        + "table=\"orders\"} 1.0");
         assertThat(admin("POST", "/admin/faults?fault=slow").statusCode()).isEqualTo(400);
         assertThat(admin("DELETE", "/admin/faults?id=1").body()).contains("\"faults\" : [ ]");
         assertThat(admin("DELETE", "/admin/faults?id=1").statusCode()).isEqualTo(404);

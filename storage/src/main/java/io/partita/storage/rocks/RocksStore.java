@@ -576,6 +576,41 @@ public final class RocksStore implements AutoCloseable {
         }
     }
 
+    /**
+     * RocksDB's own statistics for the metrics ("RocksDB properties"): each name to its value, summed over the column
+     * families for the per-family ones. Read when scraped; each is a lookup RocksDB keeps current, not a scan.
+     */
+    public Map<String, Long> properties() {
+        return withOpenDb("properties", db -> {
+            Map<String, Long> out = new java.util.LinkedHashMap<>();
+            for (String name : SUMMED_PROPERTIES) {
+                out.put(name, db.getAggregatedLongProperty(name));
+            }
+            for (String name : DATABASE_PROPERTIES) {
+                out.put(name, db.getLongProperty(name));
+            }
+            return out;
+        });
+    }
+
+    /** Properties of each column family, summed over them. */
+    public static final List<String> SUMMED_PROPERTIES = List.of(
+            "rocksdb.estimate-num-keys",
+            "rocksdb.total-sst-files-size",
+            "rocksdb.live-sst-files-size",
+            "rocksdb.cur-size-all-mem-tables",
+            "rocksdb.estimate-pending-compaction-bytes",
+            "rocksdb.estimate-table-readers-mem",
+            "rocksdb.num-immutable-mem-table");
+
+    /** Properties of the whole database (the block cache is one, shared by every column family). */
+    public static final List<String> DATABASE_PROPERTIES = List.of(
+            "rocksdb.num-running-compactions",
+            "rocksdb.num-running-flushes",
+            "rocksdb.background-errors",
+            "rocksdb.block-cache-usage",
+            "rocksdb.block-cache-pinned-usage");
+
     @FunctionalInterface
     private interface RocksCall<T> {
         T call(RocksDB db) throws RocksDBException;
