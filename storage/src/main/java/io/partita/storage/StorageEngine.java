@@ -52,6 +52,10 @@ public final class StorageEngine implements AutoCloseable {
     private final TableStreams streams;
     private final TimeToLive ttl;
     private final Clock clock;
+    /** Every few seconds: the throttle logs' summaries of bursts that ended (capacity.ThrottleLog). */
+    private final java.util.concurrent.ScheduledExecutorService throttleSummaries =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    BackgroundThreads.named("partita-throttle-log"));
 
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
@@ -85,6 +89,24 @@ public final class StorageEngine implements AutoCloseable {
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
         // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
         store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
+        throttleSummaries.scheduleWithFixedDelay(this::flushThrottleLogs, 5, 5, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    private void flushThrottleLogs() {
+        try {
+            long now = clock.millis();
+            for (TableCatalog.Table t : catalog.snapshot().values()) {
+                t.partitions().flushThrottleLog(now);
+                for (io.partita.storage.index.LiveIndex i : t.indexes().globals()) {
+                    if (i.partitions() != null) {
+                        i.partitions().flushThrottleLog(now);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            // A log line, not a reason to stop the next ones.
+            org.slf4j.LoggerFactory.getLogger(StorageEngine.class).debug("throttle summaries", e);
+        }
     }
 
     /** RocksDB's statistics, for the metrics ({@link RocksStore#properties}). */
@@ -246,6 +268,7 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        BackgroundThreads.stop(throttleSummaries);
         feed.close(catalog.snapshot().values());
         ttl.close();
         streams.close();

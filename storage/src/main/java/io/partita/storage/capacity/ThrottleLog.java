@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Throttling you cannot miss: the AWS SDKs retry a throttled request without a word, so a test that hammers one key
  * only sees slower calls. The first throttle of a table is logged at WARN with its partition, key and reason and where
- * to look; after that at most one line a minute sums up what was throttled since. Only the throttled path comes here.
+ * to look; after that at most one line a minute sums up what was throttled since. Only the throttled path comes here,
+ * and {@link #flush}, which a background task calls every few seconds so that the last burst is summed up too.
  */
 public final class ThrottleLog {
     private static final Logger log = LoggerFactory.getLogger("io.partita.throttling");
@@ -61,6 +62,17 @@ public final class ThrottleLog {
             return;
         }
         since++;
+        summarise(nowMillis);
+    }
+
+    /** Sums up the throttles since the last line once a minute has passed, if there were any. */
+    public synchronized void flush(long nowMillis) {
+        if (since > 0) {
+            summarise(nowMillis);
+        }
+    }
+
+    private void summarise(long nowMillis) {
         if (nowMillis - windowStart >= SUMMARY_MILLIS) {
             sink.accept("table " + table + ": " + since + " more throttle events in the last "
                     + (nowMillis - windowStart) / 1000 + " s (the last on partition " + lastPartition + ", key "

@@ -444,4 +444,9 @@ public final class TablePartitions {
 
     /** A partition's range as stored in the {@code stats} column family. */
     public record PersistedPartition(String id, long start, long end, String parentId) {}
+
+    /** Sums up this table's throttles since its last log line, once a minute has passed ({@link ThrottleLog#flush}). */
+    public void flushThrottleLog(long nowMillis) {
+        throttleLog.flush(nowMillis);
+    }
 }

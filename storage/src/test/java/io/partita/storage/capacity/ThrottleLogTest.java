@@ -36,6 +36,24 @@ class ThrottleLogTest {
     }
 
     @Test
+    void theLastBurstIsSummedUpWithoutAnotherThrottle() {
+        throttle(0);
+        throttle(10);
+        throttle(20);
+        log.flush(30_000);
+        assertThat(lines).hasSize(1);
+        log.flush(60_000);
+        assertThat(lines)
+                .hasSize(2)
+                .last()
+                .asString()
+                .startsWith("table orders: 2 more throttle events in the last 60 s");
+        // Nothing new since: nothing more to say.
+        log.flush(200_000);
+        assertThat(lines).hasSize(2);
+    }
+
+    @Test
     void reportModeSaysTheRequestWentThrough() {
         log.record("0", () -> "k", CapacityKind.READ, List.of(Throttle.PROVISIONED), 0, false);
         assertThat(lines.get(0)).startsWith("table orders would have throttled a read on partition 0");
