@@ -76,6 +76,7 @@ public class ReadPathBench {
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
                 .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.addMetricPublisher(SdkRetries.PUBLISHER))
                 .build();
         table = "bench-" + System.nanoTime();
         ddb.createTable(b -> b.tableName(table)
@@ -125,7 +126,7 @@ public class ReadPathBench {
 
     /** Query returning the 100 items of 1 KB of one partition (one page). */
     @Benchmark
-    public QueryResponse query100() {
+    public QueryResponse query100(SdkRetries.Counters sdk) {
         return ddb.query(b -> b.tableName(table)
                 .keyConditionExpression("pk = :p")
                 .expressionAttributeValues(Map.of(":p", AttributeValue.fromS("hot"))));
@@ -133,7 +134,7 @@ public class ReadPathBench {
 
     /** BatchGetItem of 100 keys from 100 partitions. */
     @Benchmark
-    public Object batchGet100() {
+    public Object batchGet100(SdkRetries.Counters sdk) {
         return ddb.batchGetItem(b -> b.requestItems(Map.of(
                 table,
                 software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()

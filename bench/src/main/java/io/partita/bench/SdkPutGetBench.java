@@ -38,7 +38,8 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 /**
  * GetItem and PutItem of 1 KB items through the AWS SDK for Java v2, one call at a time: against an embedded
  * persistent Partita by default, or any endpoint with {@code -p endpoint=URL -p region=…} (credentials from the
- * default chain) — the same benchmark against real DynamoDB is how users compare.
+ * default chain) — the same benchmark against real DynamoDB is how users compare. Beside each score JMH reports the
+ * SDK's retries and throttled attempts ({@link SdkRetries}): a hot key's throttling shows there, not only as latency.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -80,6 +81,7 @@ public class SdkPutGetBench {
                                 ? StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))
                                 : DefaultCredentialsProvider.builder().build())
                 .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.addMetricPublisher(SdkRetries.PUBLISHER))
                 .build();
         table = "sdk-bench-" + System.nanoTime();
         ddb.createTable(b -> b.tableName(table)
@@ -113,13 +115,13 @@ public class SdkPutGetBench {
     }
 
     @Benchmark
-    public GetItemResponse getItem() {
+    public GetItemResponse getItem(SdkRetries.Counters sdk) {
         String k = "k" + ThreadLocalRandom.current().nextInt(ITEMS);
         return ddb.getItem(b -> b.tableName(table).key(Map.of("pk", AttributeValue.fromS(k))));
     }
 
     @Benchmark
-    public PutItemResponse putItem() {
+    public PutItemResponse putItem(SdkRetries.Counters sdk) {
         return put(ThreadLocalRandom.current().nextInt(ITEMS));
     }
 }
