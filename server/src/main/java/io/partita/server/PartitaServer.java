@@ -255,6 +255,12 @@ public final class PartitaServer implements AutoCloseable {
                 .register("DeleteTable", new DeleteTableHandler(storage))
                 .register("DescribeLimits", new DescribeLimitsHandler())
                 .register("DescribeEndpoints", new DescribeEndpointsHandler())
+                .register("CreateBackup", new io.partita.server.op.table.CreateBackupHandler(storage))
+                .register("DescribeBackup", new io.partita.server.op.table.DescribeBackupHandler(storage))
+                .register("ListBackups", new io.partita.server.op.table.ListBackupsHandler(storage))
+                .register("DeleteBackup", new io.partita.server.op.table.DeleteBackupHandler(storage))
+                .register(
+                        "RestoreTableFromBackup", new io.partita.server.op.table.RestoreTableFromBackupHandler(storage))
                 .register("TagResource", new TagResourceHandler(storage))
                 .register("UntagResource", new UntagResourceHandler(storage))
                 .register("ListTagsOfResource", new ListTagsOfResourceHandler(storage))

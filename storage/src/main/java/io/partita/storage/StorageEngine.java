@@ -51,6 +51,7 @@ public final class StorageEngine implements AutoCloseable {
     private final GlobalIndexes globalIndexes;
     private final TableStreams streams;
     private final TimeToLive ttl;
+    private final io.partita.storage.backup.TableBackups backups;
     private final Clock clock;
     /** Every few seconds: the throttle logs' summaries of bursts that ended (capacity.ThrottleLog). */
     private final java.util.concurrent.ScheduledExecutorService throttleSummaries =
@@ -86,6 +87,7 @@ public final class StorageEngine implements AutoCloseable {
                 config.transactionConflicts());
         this.ttl =
                 new TimeToLive(store, catalog, writes, locks, config.capacity().clock(), config.ttlIntervalMillis());
+        this.backups = new io.partita.storage.backup.TableBackups(store, catalog, writes, clock);
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
         // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
         store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
@@ -107,6 +109,11 @@ public final class StorageEngine implements AutoCloseable {
             // A log line, not a reason to stop the next ones.
             org.slf4j.LoggerFactory.getLogger(StorageEngine.class).debug("throttle summaries", e);
         }
+    }
+
+    /** On-demand backups and their restores. */
+    public io.partita.storage.backup.TableBackups backups() {
+        return backups;
     }
 
     /** RocksDB's statistics, for the metrics ({@link RocksStore#properties}). */

@@ -34,6 +34,12 @@ public enum ErrorCode {
     TRANSACTION_IN_PROGRESS("com.amazonaws.dynamodb.v20120810#TransactionInProgressException", 400),
     IDEMPOTENT_PARAMETER_MISMATCH("com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException", 400),
     DUPLICATE_ITEM("com.amazonaws.dynamodb.v20120810#DuplicateItemException", 400),
+    // On-demand backups: the API's own exceptions rather than ResourceNotFound/ResourceInUse.
+    TABLE_NOT_FOUND("com.amazonaws.dynamodb.v20120810#TableNotFoundException", 400),
+    TABLE_ALREADY_EXISTS("com.amazonaws.dynamodb.v20120810#TableAlreadyExistsException", 400),
+    TABLE_IN_USE("com.amazonaws.dynamodb.v20120810#TableInUseException", 400),
+    BACKUP_NOT_FOUND("com.amazonaws.dynamodb.v20120810#BackupNotFoundException", 400),
+    BACKUP_IN_USE("com.amazonaws.dynamodb.v20120810#BackupInUseException", 400),
     INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500),
     /**
      * DynamoDB's "Service Unavailable (HTTP 503) ... a temporary state" ("Error handling with DynamoDB"); its type is

@@ -28,4 +28,40 @@ public record TableDescription(
         @com.fasterxml.jackson.annotation.JsonProperty("SSEDescription")
         SseDescription sseDescription,
 
-        TableWarmThroughputDescription warmThroughput) {}
+        TableWarmThroughputDescription warmThroughput,
+        RestoreSummary restoreSummary) {
+
+    /** DynamoDB's {@code RestoreSummary}: in a restore's answer only. */
+    public record RestoreSummary(
+            String sourceBackupArn,
+            String sourceTableArn,
+            java.math.BigDecimal restoreDateTime,
+            Boolean restoreInProgress) {}
+
+    /** This description with {@code summary}. */
+    public TableDescription withRestoreSummary(RestoreSummary summary) {
+        return new TableDescription(
+                attributeDefinitions,
+                tableName,
+                keySchema,
+                tableStatus,
+                creationDateTime,
+                provisionedThroughput,
+                tableSizeBytes,
+                itemCount,
+                tableArn,
+                tableId,
+                billingModeSummary,
+                tableClassSummary,
+                deletionProtectionEnabled,
+                onDemandThroughput,
+                localSecondaryIndexes,
+                globalSecondaryIndexes,
+                streamSpecification,
+                latestStreamLabel,
+                latestStreamArn,
+                sseDescription,
+                warmThroughput,
+                summary);
+    }
+}

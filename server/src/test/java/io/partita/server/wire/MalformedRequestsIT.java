@@ -152,6 +152,22 @@ class MalformedRequestsIT {
                 "UntagResource",
                 "{\"ResourceArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\"," + "\"TagKeys\":[\"k\"]}");
         VALID.put("ListTagsOfResource", "{\"ResourceArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\"}");
+        VALID.put("CreateBackup", "{\"TableName\":\"fuzz\",\"BackupName\":\"fuzz-backup\"}");
+        VALID.put(
+                "ListBackups",
+                "{\"TableName\":\"fuzz\",\"Limit\":5,\"TimeRangeLowerBound\":0,\"TimeRangeUpperBound\":"
+                        + "99999999999,\"BackupType\":\"ALL\",\"ExclusiveStartBackupArn\":\"BACKUP_ARN\"}");
+        VALID.put("DescribeBackup", "{\"BackupArn\":\"BACKUP_ARN\"}");
+        VALID.put(
+                "RestoreTableFromBackup",
+                "{\"TargetTableName\":\"restored\",\"BackupArn\":\"BACKUP_ARN\",\"BillingModeOverride\":"
+                        + "\"PROVISIONED\",\"ProvisionedThroughputOverride\":{\"ReadCapacityUnits\":1,"
+                        + "\"WriteCapacityUnits\":1},\"GlobalSecondaryIndexOverride\":[{\"IndexName\":\"by-g\","
+                        + "\"KeySchema\":[{\"AttributeName\":\"g\",\"KeyType\":\"HASH\"}],\"Projection\":"
+                        + "{\"ProjectionType\":\"ALL\"},\"ProvisionedThroughput\":{\"ReadCapacityUnits\":1,"
+                        + "\"WriteCapacityUnits\":1}}],\"LocalSecondaryIndexOverride\":[],"
+                        + "\"SSESpecificationOverride\":{\"Enabled\":true,\"SSEType\":\"KMS\"}}");
+        VALID.put("DeleteBackup", "{\"BackupArn\":\"BACKUP_ARN\"}");
         VALID.put(
                 "UpdateTimeToLive",
                 "{\"TableName\":\"fuzz\",\"TimeToLiveSpecification\":{\"Enabled\":true,"
@@ -213,10 +229,16 @@ class MalformedRequestsIT {
                         .body())
                 .at("/ShardIterator")
                 .asText();
+        String backup = JSON.readTree(
+                        api.post("DynamoDB_20120810.CreateBackup", "{\"TableName\":\"fuzz\",\"BackupName\":\"base\"}")
+                                .body())
+                .at("/BackupDetails/BackupArn")
+                .asText();
         String fakeArn = "arn:aws:dynamodb:us-east-1:000000000000:table/fuzz/stream/2026-01-01T00:00:00.000";
         VALID.replaceAll((op, body) -> body.replace(fakeArn, arn)
                 .replace("shardId-00000000000000000000-00000000", shard)
-                .replace("bm90LWFuLWl0ZXJhdG9y", iterator));
+                .replace("bm90LWFuLWl0ZXJhdG9y", iterator)
+                .replace("BACKUP_ARN", backup));
     }
 
     @AfterAll

@@ -11,7 +11,9 @@ public enum ChangeCause {
     /** The TTL service deleting an expired item. */
     TTL(2),
     /** One item of a TransactWriteItems. */
-    TRANSACTION(3);
+    TRANSACTION(3),
+    /** An item a restore copies into its new table: not admitted or charged, its table or its GSIs. */
+    RESTORE(4);
 
     private final int code;
 

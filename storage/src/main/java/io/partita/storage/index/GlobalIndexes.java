@@ -511,7 +511,7 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
                         written.put(ByteBuffer.wrap(c.putKey()), ItemCodec.encode(c.putEntry()));
                     }
                 }
-                if (c.units() > 0) {
+                if (c.units() > 0 && r.cause() != io.partita.storage.feed.ChangeCause.RESTORE) {
                     charges.add(new Charge(c.partitionHash(), c.units()));
                 }
             }

@@ -79,6 +79,8 @@ public final class RocksStore implements AutoCloseable {
     public static final String ITEMS_PREFIX = "items/";
     /** A secondary index's rows: {@code index/<table id>/<index id>}. */
     public static final String INDEX_PREFIX = "index/";
+    /** An on-demand backup's copy of a table's items (and, under the empty key, its record). */
+    public static final String BACKUP_PREFIX = "backup/";
     /** The largest key and value {@link #put} passes through a direct buffer; larger items are rare. */
     static final int DIRECT_PUT_MAX = 64 * 1024;
     /** The size of a log segment; a checkpoint follows each segment's worth of appends. */
@@ -188,7 +190,7 @@ public final class RocksStore implements AutoCloseable {
             descriptors.add(new ColumnFamilyDescriptor(
                     bytes(TTL), RocksTuning.memtables(RocksTuning.metaOptions(closer), ownLog)));
             for (String name : existingFamilies(config, path)) {
-                if (name.startsWith(ITEMS_PREFIX) || name.startsWith(INDEX_PREFIX)) {
+                if (name.startsWith(ITEMS_PREFIX) || name.startsWith(INDEX_PREFIX) || name.startsWith(BACKUP_PREFIX)) {
                     descriptors.add(new ColumnFamilyDescriptor(bytes(name), itemOptions));
                 }
             }

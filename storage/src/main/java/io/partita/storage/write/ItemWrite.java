@@ -17,6 +17,11 @@ public record ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, lon
         return new ItemWrite(table, key, write, 0, ChangeCause.TTL);
     }
 
+    /** A restore's copy of an item into its new table: not admitted or charged. */
+    public static ItemWrite restore(Table table, PrimaryKey key, ConditionalWrite write) {
+        return new ItemWrite(table, key, write, 0, ChangeCause.RESTORE);
+    }
+
     /** A user's write. */
     public static ItemWrite user(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize) {
         return new ItemWrite(table, key, write, rejectedNewSize, ChangeCause.USER);

@@ -135,9 +135,10 @@ public final class ItemWrites {
         TablePartitions partitions = table.partitions();
         Partition partition = partitions.partitionFor(encoded.hash());
         AttributeValue partitionKey = w.key().partition();
-        if (w.cause() == ChangeCause.TTL) {
+        if (w.cause() == ChangeCause.TTL || w.cause() == ChangeCause.RESTORE) {
             // "Deleting items with TTL does not consume write throughput" (Using time to live): neither admitted nor
-            // charged. A rejection is the reaper's own: the item no longer expires when it thought.
+            // charged, nor is a restore's copy of an item. A rejection is the reaper's own: the item no longer
+            // expires when it thought.
             Applied applied = apply(table, encoded, w);
             if (applied.rejection != null) {
                 throw applied.rejection;

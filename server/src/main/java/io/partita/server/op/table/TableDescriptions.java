@@ -87,7 +87,8 @@ final class TableDescriptions {
                         ? null
                         : arn + "/stream/" + latestStream(m).label(),
                 SseSpecs.describe(m.sseKmsKeyArn(), "ENABLED"),
-                WarmThroughputs.describe(m, table, "ACTIVE"));
+                WarmThroughputs.describe(m, table, "ACTIVE"),
+                null);
     }
 
     /**
@@ -158,7 +159,8 @@ final class TableDescriptions {
                 d.latestStreamLabel(),
                 d.latestStreamArn(),
                 sse,
-                warm);
+                warm,
+                d.restoreSummary());
     }
 
     /** The table's newest stream, enabled or disabled: DescribeTable names it after a disable too. */

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code CreateBackupInput}. */
+public record CreateBackupInput(String tableName, String backupName) {}

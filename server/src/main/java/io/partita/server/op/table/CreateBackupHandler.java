@@ -1,0 +1,48 @@
+package io.partita.server.op.table;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.message.CreateBackupInput;
+import io.partita.protocol.message.CreateBackupOutput;
+import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.backup.TableBackups.Backup;
+import io.partita.storage.table.TableCatalog.Table;
+
+/**
+ * CreateBackup: a copy of the table's items now, in status {@code CREATING} in this answer and {@code AVAILABLE}
+ * from then on (as DynamoDB answers a small table's). Names need not be unique: each call makes a backup.
+ */
+public final class CreateBackupHandler implements OperationHandler<CreateBackupInput, CreateBackupOutput> {
+    private final StorageEngine storage;
+
+    public CreateBackupHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<CreateBackupInput> inputType() {
+        return CreateBackupInput.class;
+    }
+
+    @Override
+    public CreateBackupOutput handle(RequestContext context, CreateBackupInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.notNull("tableName", in.tableName()).length("tableName", in.tableName(), 1, 1024);
+        c.notNull("backupName", in.backupName())
+                .length("backupName", in.backupName(), 3, 255)
+                .pattern("backupName", in.backupName(), TableNames.NAME);
+        c.check();
+        String name = TableNames.resolve(context, in.tableName());
+        Table t = storage.tables().find(name);
+        if (t == null) {
+            throw new ApiException(ErrorCode.TABLE_NOT_FOUND, "Table not found: " + name);
+        }
+        Backup b = storage.backups().create(t, in.backupName());
+        var details = Backups.details(context, b, "CREATING");
+        return new CreateBackupOutput(details);
+    }
+}
