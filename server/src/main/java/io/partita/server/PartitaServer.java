@@ -261,6 +261,15 @@ public final class PartitaServer implements AutoCloseable {
                 .register("DeleteBackup", new io.partita.server.op.table.DeleteBackupHandler(storage))
                 .register(
                         "RestoreTableFromBackup", new io.partita.server.op.table.RestoreTableFromBackupHandler(storage))
+                .register(
+                        "UpdateContinuousBackups",
+                        new io.partita.server.op.table.UpdateContinuousBackupsHandler(storage))
+                .register(
+                        "DescribeContinuousBackups",
+                        new io.partita.server.op.table.DescribeContinuousBackupsHandler(storage))
+                .register(
+                        "RestoreTableToPointInTime",
+                        new io.partita.server.op.table.RestoreTableToPointInTimeHandler(storage))
                 .register("TagResource", new TagResourceHandler(storage))
                 .register("UntagResource", new UntagResourceHandler(storage))
                 .register("ListTagsOfResource", new ListTagsOfResourceHandler(storage))

@@ -52,6 +52,7 @@ public final class StorageEngine implements AutoCloseable {
     private final TableStreams streams;
     private final TimeToLive ttl;
     private final io.partita.storage.backup.TableBackups backups;
+    private final io.partita.storage.backup.PointInTimeRecovery pitr;
     private final Clock clock;
     /** Every few seconds: the throttle logs' summaries of bursts that ended (capacity.ThrottleLog). */
     private final java.util.concurrent.ScheduledExecutorService throttleSummaries =
@@ -88,6 +89,7 @@ public final class StorageEngine implements AutoCloseable {
         this.ttl =
                 new TimeToLive(store, catalog, writes, locks, config.capacity().clock(), config.ttlIntervalMillis());
         this.backups = new io.partita.storage.backup.TableBackups(store, catalog, writes, clock);
+        this.pitr = new io.partita.storage.backup.PointInTimeRecovery(store, catalog, feed, writes, clock);
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
         // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
         store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
@@ -114,6 +116,11 @@ public final class StorageEngine implements AutoCloseable {
     /** On-demand backups and their restores. */
     public io.partita.storage.backup.TableBackups backups() {
         return backups;
+    }
+
+    /** Point-in-time recovery: its settings and its restores. */
+    public io.partita.storage.backup.PointInTimeRecovery pitr() {
+        return pitr;
     }
 
     /** RocksDB's statistics, for the metrics ({@link RocksStore#properties}). */

@@ -40,6 +40,8 @@ public enum ErrorCode {
     TABLE_IN_USE("com.amazonaws.dynamodb.v20120810#TableInUseException", 400),
     BACKUP_NOT_FOUND("com.amazonaws.dynamodb.v20120810#BackupNotFoundException", 400),
     BACKUP_IN_USE("com.amazonaws.dynamodb.v20120810#BackupInUseException", 400),
+    POINT_IN_TIME_RECOVERY_UNAVAILABLE("com.amazonaws.dynamodb.v20120810#PointInTimeRecoveryUnavailableException", 400),
+    INVALID_RESTORE_TIME("com.amazonaws.dynamodb.v20120810#InvalidRestoreTimeException", 400),
     INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500),
     /**
      * DynamoDB's "Service Unavailable (HTTP 503) ... a temporary state" ("Error handling with DynamoDB"); its type is

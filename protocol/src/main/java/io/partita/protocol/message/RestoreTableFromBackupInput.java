@@ -13,4 +13,5 @@ public record RestoreTableFromBackupInput(
         List<LocalSecondaryIndex> localSecondaryIndexOverride,
         ProvisionedThroughput provisionedThroughputOverride,
         JsonNode onDemandThroughputOverride,
-        @JsonProperty("SSESpecificationOverride") JsonNode sseSpecificationOverride) {}
+        @JsonProperty("SSESpecificationOverride") JsonNode sseSpecificationOverride)
+        implements RestoreOverrides {}

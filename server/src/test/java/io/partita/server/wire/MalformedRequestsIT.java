@@ -169,6 +169,15 @@ class MalformedRequestsIT {
                         + "\"SSESpecificationOverride\":{\"Enabled\":true,\"SSEType\":\"KMS\"}}");
         VALID.put("DeleteBackup", "{\"BackupArn\":\"BACKUP_ARN\"}");
         VALID.put(
+                "UpdateContinuousBackups",
+                "{\"TableName\":\"fuzz\",\"PointInTimeRecoverySpecification\":{\"PointInTimeRecoveryEnabled\":true,"
+                        + "\"RecoveryPeriodInDays\":7}}");
+        VALID.put("DescribeContinuousBackups", "{\"TableName\":\"fuzz\"}");
+        VALID.put(
+                "RestoreTableToPointInTime",
+                "{\"SourceTableName\":\"fuzz\",\"TargetTableName\":\"restored-pitr\",\"UseLatestRestorableTime\":"
+                        + "true,\"BillingModeOverride\":\"PAY_PER_REQUEST\",\"LocalSecondaryIndexOverride\":[]}");
+        VALID.put(
                 "UpdateTimeToLive",
                 "{\"TableName\":\"fuzz\",\"TimeToLiveSpecification\":{\"Enabled\":true,"
                         + "\"AttributeName\":\"ttl\"}}");

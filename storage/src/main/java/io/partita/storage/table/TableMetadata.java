@@ -25,6 +25,7 @@ import java.util.function.Consumer;
  * @param warmWriteUnits the same for writes
  * @param sseKmsKeyArn the KMS key the table is encrypted with ({@code SSEType KMS}); null for an AWS owned key
  * @param tableClassChanges when the table class was changed (the last two), for DynamoDB's two changes in 30 days
+ * @param pointInTimeRecovery the table's PITR; null when it was never enabled (off)
  */
 public record TableMetadata(
         String name,
@@ -51,7 +52,8 @@ public record TableMetadata(
         Long warmReadUnits,
         Long warmWriteUnits,
         String sseKmsKeyArn,
-        List<Long> tableClassChanges) {
+        List<Long> tableClassChanges,
+        PitrSettings pointInTimeRecovery) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -104,7 +106,8 @@ public record TableMetadata(
                 null,
                 null,
                 null,
-                List.of());
+                List.of(),
+                null);
     }
 
     public String itemsFamily() {
@@ -239,6 +242,15 @@ public record TableMetadata(
         return tableClassChanges.isEmpty() ? null : tableClassChanges.get(tableClassChanges.size() - 1);
     }
 
+    public TableMetadata withPointInTimeRecovery(PitrSettings next) {
+        return with(c -> c.pointInTimeRecovery = next);
+    }
+
+    /** Whether point-in-time recovery is on. */
+    public boolean pitrEnabled() {
+        return pointInTimeRecovery != null && pointInTimeRecovery.enabled();
+    }
+
     public TableMetadata withContributorInsights(String mode) {
         return with(c -> c.contributorInsightsMode = mode);
     }
@@ -273,6 +285,7 @@ public record TableMetadata(
         Long warmWriteUnits;
         String sseKmsKeyArn;
         List<Long> tableClassChanges;
+        PitrSettings pointInTimeRecovery;
 
         Copy(TableMetadata m) {
             this.m = m;
@@ -297,6 +310,7 @@ public record TableMetadata(
             warmWriteUnits = m.warmWriteUnits;
             sseKmsKeyArn = m.sseKmsKeyArn;
             tableClassChanges = m.tableClassChanges;
+            pointInTimeRecovery = m.pointInTimeRecovery;
         }
 
         TableMetadata build() {
@@ -325,7 +339,8 @@ public record TableMetadata(
                     warmReadUnits,
                     warmWriteUnits,
                     sseKmsKeyArn,
-                    tableClassChanges);
+                    tableClassChanges,
+                    pointInTimeRecovery);
         }
     }
 }

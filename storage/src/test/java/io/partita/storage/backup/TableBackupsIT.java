@@ -2,7 +2,6 @@ package io.partita.storage.backup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.PrimaryKey;
@@ -14,9 +13,7 @@ import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,18 +22,7 @@ class TableBackupsIT {
     private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
 
     private static TableMetadata table(String name) {
-        return TableMetadata.create(
-                name,
-                UUID.randomUUID().toString(),
-                SCHEMA,
-                List.of(new AttributeDefinition("pk", "S")),
-                TableMetadata.PAY_PER_REQUEST,
-                0,
-                0,
-                1_700_000_000_000L,
-                null,
-                false,
-                Map.of());
+        return io.partita.storage.TestTables.onDemand(name, SCHEMA);
     }
 
     private static PrimaryKey key(String pk) {

@@ -58,6 +58,14 @@ final class Backups {
         return b;
     }
 
+    /** The backup a Describe or Delete names, after the ARN's constraints. */
+    static Backup require(RequestContext context, io.partita.storage.StorageEngine storage, String arn) {
+        ConstraintSet c = new ConstraintSet();
+        checkArn(c, arn);
+        c.check();
+        return find(context, storage, arn);
+    }
+
     static BackupDetails details(RequestContext context, Backup b, String status) {
         return new BackupDetails(
                 arn(context, b),

@@ -2,7 +2,6 @@ package io.partita.server.op.table;
 
 import io.partita.protocol.message.BackupArnInput;
 import io.partita.protocol.message.BackupDescriptionOutput;
-import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
@@ -26,10 +25,7 @@ public final class DeleteBackupHandler implements OperationHandler<BackupArnInpu
 
     @Override
     public BackupDescriptionOutput handle(RequestContext context, BackupArnInput in) {
-        ConstraintSet c = new ConstraintSet();
-        Backups.checkArn(c, in.backupArn());
-        c.check();
-        var b = Backups.find(context, storage, in.backupArn());
+        var b = Backups.require(context, storage, in.backupArn());
         var description = Backups.describe(context, b, Backups.DELETED);
         storage.backups()
                 .delete(b.id(), target -> "Backup is being used to restore table: " + TableNames.arn(context, target));

@@ -2,7 +2,6 @@ package io.partita.server.op.table;
 
 import io.partita.protocol.message.BackupArnInput;
 import io.partita.protocol.message.BackupDescriptionOutput;
-import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
@@ -27,10 +26,7 @@ public final class DescribeBackupHandler implements OperationHandler<BackupArnIn
 
     @Override
     public BackupDescriptionOutput handle(RequestContext context, BackupArnInput in) {
-        ConstraintSet c = new ConstraintSet();
-        Backups.checkArn(c, in.backupArn());
-        c.check();
-        var b = Backups.find(context, storage, in.backupArn());
+        var b = Backups.require(context, storage, in.backupArn());
         return new BackupDescriptionOutput(Backups.describe(context, b, Backups.AVAILABLE));
     }
 }

@@ -1,0 +1,153 @@
+package io.partita.storage.backup;
+
+import io.partita.protocol.model.AttributeValue;
+import io.partita.storage.feed.ChangeFeed;
+import io.partita.storage.feed.ChangeRecord;
+import io.partita.storage.feed.FeedShard;
+import io.partita.storage.index.IndexDefinition;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.ItemCodec;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.rocks.RocksStore;
+import io.partita.storage.table.PitrSettings;
+import io.partita.storage.table.TableCatalog;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.ItemWrites;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Point-in-time recovery ("Point-in-time recovery for DynamoDB"): while it is enabled, the table's change feed keeps
+ * every change for {@link #MAX_DAYS} days for a consumer of its own, {@code pitr}, that never reads (records
+ * younger than a consumer's retention are kept, as a stream's are for 24 hours). A restore to time T copies the
+ * table's items as they are now into the new table, then undoes every change made after T: for each item changed
+ * since, its image before its first such change (none: the item did not exist) is the item at T. Copying first and
+ * reading the feed after makes a change made during the copy undone as well, so the result is exact.
+ */
+public final class PointInTimeRecovery {
+    /** The longest recovery period DynamoDB offers ({@code RecoveryPeriodInDays} 1 to 35). */
+    public static final int MAX_DAYS = 35;
+
+    static final String CONSUMER = "pitr";
+    private static final int READ_BATCH = 1024;
+
+    private final RocksStore store;
+    private final TableCatalog catalog;
+    private final ChangeFeed feed;
+    private final ItemWrites writes;
+    private final Clock clock;
+
+    public PointInTimeRecovery(
+            RocksStore store, TableCatalog catalog, ChangeFeed feed, ItemWrites writes, Clock clock) {
+        this.store = store;
+        this.catalog = catalog;
+        this.feed = feed;
+        this.writes = writes;
+        this.clock = clock;
+    }
+
+    /**
+     * Enables PITR on {@code t} with a recovery period of {@code days}, or changes the period of an enabled one; the
+     * changes are kept from the first enable on. Never on an event loop (the feed's registration waits for writes).
+     */
+    public synchronized PitrSettings enable(Table t, int days) {
+        PitrSettings current = t.metadata().pointInTimeRecovery();
+        PitrSettings next;
+        if (current != null && current.enabled()) {
+            next = new PitrSettings(true, days, current.enabledMillis());
+        } else {
+            // Kept for the longest period, whatever this one is: a later, longer period finds them.
+            feed.register(t, CONSUMER, Duration.ofDays(MAX_DAYS));
+            next = new PitrSettings(true, days, clock.millis());
+        }
+        catalog.update(t.metadata().name(), m -> m.withPointInTimeRecovery(next));
+        return next;
+    }
+
+    /** Disables PITR on {@code t}: the changes it kept go with the next trim. */
+    public synchronized PitrSettings disable(Table t) {
+        PitrSettings current = t.metadata().pointInTimeRecovery();
+        if (current != null && current.enabled()) {
+            feed.unregister(t, CONSUMER);
+        }
+        PitrSettings next = new PitrSettings(false, current == null ? MAX_DAYS : current.recoveryPeriodDays(), 0);
+        catalog.update(t.metadata().name(), m -> m.withPointInTimeRecovery(next));
+        return next;
+    }
+
+    /** The earliest time {@code t} can be restored to: its enable time, or the start of its recovery period. */
+    public long earliestMillis(Table t) {
+        PitrSettings p = t.metadata().pointInTimeRecovery();
+        return Math.max(
+                p.enabledMillis(),
+                clock.millis() - Duration.ofDays(p.recoveryPeriodDays()).toMillis());
+    }
+
+    /** The latest: now (every change is in the feed as it commits). */
+    public long latestMillis() {
+        return clock.millis();
+    }
+
+    /** Creates table {@code target} and fills it with {@code source}'s items as they were at {@code atMillis}. */
+    public Table restore(Table source, long atMillis, TableMetadata target) {
+        List<IndexDefinition> active = new ArrayList<>();
+        for (IndexDefinition d : target.indexes()) {
+            active.add(d.withStatus("ACTIVE", false));
+        }
+        Table t = catalog.create(target.withIndexes(active));
+        // The items now…
+        store.forEach(source.items(), (key, value) -> put(t, ItemCodec.decode(value)));
+        // …then, for every item changed after atMillis, its image before the first such change.
+        Map<ByteBuffer, ChangeRecord> first = new HashMap<>();
+        for (FeedShard shard : feed.shards(source)) {
+            awaitVisible(shard);
+            long after = -1;
+            while (true) {
+                List<ChangeRecord> records = feed.read(source, shard, after, READ_BATCH);
+                if (records.isEmpty()) {
+                    break;
+                }
+                for (ChangeRecord r : records) {
+                    if (r.timeMillis() > atMillis) {
+                        first.putIfAbsent(ByteBuffer.wrap(r.key()), r);
+                    }
+                    after = r.sequence();
+                }
+            }
+        }
+        for (ChangeRecord r : first.values()) {
+            Map<String, AttributeValue> before = r.oldImage();
+            if (before != null) {
+                put(t, before);
+            } else if (r.newImage() != null) {
+                writes.write(ItemWrite.restore(
+                        t,
+                        t.metadata().keySchema().keyOfItem(r.newImage()),
+                        ConditionalWrite.blind(new WriteDecision.Delete())));
+            }
+        }
+        return t;
+    }
+
+    private void put(Table t, Map<String, AttributeValue> item) {
+        writes.write(ItemWrite.restore(
+                t, t.metadata().keySchema().keyOfItem(item), ConditionalWrite.blind(new WriteDecision.Put(item))));
+    }
+
+    /** Waits (a second at most) for the records of the writes already committed to become readable. */
+    private static void awaitVisible(FeedShard shard) {
+        long assigned = shard.lastAssigned();
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        while (shard.visible() <= assigned && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+    }
+}
