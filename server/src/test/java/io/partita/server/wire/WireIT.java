@@ -64,11 +64,11 @@ class WireIT {
 
     @Test
     void aRealOperationNotImplementedYetSaysSo() throws Exception {
-        HttpResponse<String> r = api.post("DynamoDB_20120810.CreateBackup", "{}");
+        HttpResponse<String> r = api.post("DynamoDB_20120810.CreateGlobalTable", "{}");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(r.body())
                 .contains("com.amazon.coral.service#UnknownOperationException")
-                .contains("Partita does not implement CreateBackup yet");
+                .contains("Partita does not implement CreateGlobalTable yet");
     }
 
     /** A body that is not JSON at all: DynamoDB's SerializationException has no message then. */
