@@ -248,6 +248,7 @@ public final class PartitaServer implements AutoCloseable {
         ItemExpressions expressions = new ItemExpressions(cache);
         OperationRegistry registry = new OperationRegistry();
         PartiqlOperations.register(registry, storage, expressions, cache, partiqlScans);
+        io.partita.server.op.table.TransferOperations.register(registry, storage);
         return registry.register("CreateTable", new CreateTableHandler(storage))
                 .register("DescribeTable", new DescribeTableHandler(storage))
                 .register("ListTables", new ListTablesHandler(storage))

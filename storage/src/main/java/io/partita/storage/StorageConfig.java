@@ -21,6 +21,7 @@ import java.nio.file.Path;
  *     of a table with LSIs: DynamoDB's 10 GB, lowered by tests
  * @param transactionConflicts the share of transactions cancelled with {@code TransactionConflict} on purpose, for
  *     testing retry code; {@link ConflictInjection#NONE} for none
+ * @param s3Dir the directory that stands for S3 in exports and imports; null for the default ({@link #s3Root})
  * @param minFreeBytes writes are refused (503) while the data directory's disk has less free space than this, so that
  *     RocksDB never meets a full disk mid-write; 0 turns the floor off
  */
@@ -35,7 +36,8 @@ public record StorageConfig(
         long itemCollectionLimitBytes,
         long ttlIntervalMillis,
         ConflictInjection transactionConflicts,
-        long minFreeBytes) {
+        long minFreeBytes,
+        Path s3Dir) {
     /** The default floor of free disk space below which writes are refused: 64 MB. */
     public static final long DEFAULT_MIN_FREE_BYTES = 64L << 20;
 
@@ -60,7 +62,35 @@ public record StorageConfig(
                 DEFAULT_ITEM_COLLECTION_LIMIT,
                 DEFAULT_TTL_INTERVAL_MILLIS,
                 ConflictInjection.NONE,
-                DEFAULT_MIN_FREE_BYTES);
+                DEFAULT_MIN_FREE_BYTES,
+                null);
+    }
+
+    /**
+     * Where ExportTableToPointInTime writes and ImportTable reads: the directory that stands for S3, each bucket a
+     * directory in it. Unless set, {@code s3} in the data directory, or in the system's temporary directory in memory.
+     */
+    public Path s3Root() {
+        if (s3Dir != null) {
+            return s3Dir;
+        }
+        return inMemory ? Path.of(System.getProperty("java.io.tmpdir"), "partita-s3") : dataDir.resolve("s3");
+    }
+
+    public StorageConfig withS3Dir(Path dir) {
+        return new StorageConfig(
+                dataDir,
+                inMemory,
+                sync,
+                capacity,
+                itemCacheBytes,
+                feedTrimMillis,
+                gsiLagMillis,
+                itemCollectionLimitBytes,
+                ttlIntervalMillis,
+                transactionConflicts,
+                minFreeBytes,
+                dir);
     }
 
     public static StorageConfig memory() {
@@ -83,7 +113,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     public StorageConfig withItemCacheBytes(long bytes) {
@@ -101,7 +132,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     /** Trims the change feed every {@code millis}; 0 or less only when {@code StorageEngine.trimFeed} is called. */
@@ -117,7 +149,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     /** Every GSI holds each change back {@code millis} before applying it; 0 for none. */
@@ -136,7 +169,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     /** A lower item collection limit than DynamoDB's 10 GB, for tests of ItemCollectionSizeLimitExceededException. */
@@ -155,7 +189,8 @@ public record StorageConfig(
                 bytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     /** The TTL reaper looks for expired items every {@code millis}; 0 or less only when asked (reapNow). */
@@ -171,7 +206,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 millis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     /** Cancels {@code c}'s share of transactions with a conflict, chosen by its seeded generator. */
@@ -187,7 +223,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 c,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 
     /** Refuses writes while the disk has less than {@code bytes} free (0: no floor). */
@@ -203,7 +240,8 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                bytes);
+                bytes,
+                s3Dir);
     }
 
     /** The same settings over another directory. */
@@ -219,6 +257,7 @@ public record StorageConfig(
                 itemCollectionLimitBytes,
                 ttlIntervalMillis,
                 transactionConflicts,
-                minFreeBytes);
+                minFreeBytes,
+                s3Dir);
     }
 }

@@ -53,6 +53,7 @@ public final class StorageEngine implements AutoCloseable {
     private final TimeToLive ttl;
     private final io.partita.storage.backup.TableBackups backups;
     private final io.partita.storage.backup.PointInTimeRecovery pitr;
+    private final java.nio.file.Path s3Root;
     private final Clock clock;
     /** Every few seconds: the throttle logs' summaries of bursts that ended (capacity.ThrottleLog). */
     private final java.util.concurrent.ScheduledExecutorService throttleSummaries =
@@ -62,6 +63,7 @@ public final class StorageEngine implements AutoCloseable {
     private StorageEngine(RocksStore store, StorageConfig config) {
         this.store = store;
         this.clock = config.capacity().clock();
+        this.s3Root = config.s3Root();
         this.cache = new ItemCache(config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
         this.feed = new ChangeFeed(store, locks, config.capacity().clock());
@@ -116,6 +118,11 @@ public final class StorageEngine implements AutoCloseable {
     /** On-demand backups and their restores. */
     public io.partita.storage.backup.TableBackups backups() {
         return backups;
+    }
+
+    /** The directory that stands for S3 in exports and imports ({@link StorageConfig#s3Root}). */
+    public java.nio.file.Path s3Root() {
+        return s3Root;
     }
 
     /** Point-in-time recovery: its settings and its restores. */

@@ -42,6 +42,11 @@ public enum ErrorCode {
     BACKUP_IN_USE("com.amazonaws.dynamodb.v20120810#BackupInUseException", 400),
     POINT_IN_TIME_RECOVERY_UNAVAILABLE("com.amazonaws.dynamodb.v20120810#PointInTimeRecoveryUnavailableException", 400),
     INVALID_RESTORE_TIME("com.amazonaws.dynamodb.v20120810#InvalidRestoreTimeException", 400),
+    INVALID_EXPORT_TIME("com.amazonaws.dynamodb.v20120810#InvalidExportTimeException", 400),
+    EXPORT_NOT_FOUND("com.amazonaws.dynamodb.v20120810#ExportNotFoundException", 400),
+    EXPORT_CONFLICT("com.amazonaws.dynamodb.v20120810#ExportConflictException", 400),
+    IMPORT_NOT_FOUND("com.amazonaws.dynamodb.v20120810#ImportNotFoundException", 400),
+    IMPORT_CONFLICT("com.amazonaws.dynamodb.v20120810#ImportConflictException", 400),
     INTERNAL_SERVER_ERROR("com.amazonaws.dynamodb.v20120810#InternalServerError", 500),
     /**
      * DynamoDB's "Service Unavailable (HTTP 503) ... a temporary state" ("Error handling with DynamoDB"); its type is

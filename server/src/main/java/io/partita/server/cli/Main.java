@@ -210,6 +210,13 @@ public final class Main implements Callable<Integer> {
     Path tlsKey;
 
     @Option(
+            names = {"--s3-dir"},
+            description = "The directory that stands for S3 in ExportTableToPointInTime and ImportTable: each bucket"
+                    + " is a directory in it (default: s3 in the data directory; in memory, partita-s3 in the"
+                    + " system's temporary directory).")
+    Path s3Dir;
+
+    @Option(
             names = {"--min-free-space"},
             description = "Refuse writes (503, which the SDKs retry) while the data directory's disk has less free"
                     + " space than this, e.g. 1GB, or 0 for no floor (default: ${DEFAULT-VALUE}). Writes resume by"
@@ -381,7 +388,8 @@ public final class Main implements Callable<Integer> {
                 .withTtlIntervalMillis(ttlIntervalMillis)
                 .withTransactionConflicts(new ConflictInjection(transactionConflictRate, transactionConflictSeed))
                 .withMinFreeBytes(
-                        minFreeSpace == ItemCacheConverter.AUTO ? StorageConfig.DEFAULT_MIN_FREE_BYTES : minFreeSpace);
+                        minFreeSpace == ItemCacheConverter.AUTO ? StorageConfig.DEFAULT_MIN_FREE_BYTES : minFreeSpace)
+                .withS3Dir(s3Dir == null ? null : s3Dir.toAbsolutePath().normalize());
     }
 
     /** The item cache budget: {@code option} as {@link ItemCacheConverter} read it, given the JVM's maximum heap. */

@@ -30,6 +30,7 @@ class MalformedRequestsIT {
 
     private static EmbeddedPartita partita;
     private static RawApi api;
+    private static java.nio.file.Path s3;
 
     /** A valid request of each operation, against the tables {@link #start} creates. */
     private static final Map<String, String> VALID = new LinkedHashMap<>();
@@ -178,6 +179,23 @@ class MalformedRequestsIT {
                 "{\"SourceTableName\":\"fuzz\",\"TargetTableName\":\"restored-pitr\",\"UseLatestRestorableTime\":"
                         + "true,\"BillingModeOverride\":\"PAY_PER_REQUEST\",\"LocalSecondaryIndexOverride\":[]}");
         VALID.put(
+                "ExportTableToPointInTime",
+                "{\"TableArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\",\"S3Bucket\":\"fuzz-bucket\","
+                        + "\"S3Prefix\":\"exports\",\"ExportFormat\":\"DYNAMODB_JSON\",\"ExportType\":\"FULL_EXPORT\","
+                        + "\"S3SseAlgorithm\":\"AES256\"}");
+        VALID.put(
+                "ListExports",
+                "{\"TableArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/fuzz\",\"MaxResults\":5}");
+        VALID.put(
+                "ImportTable",
+                "{\"S3BucketSource\":{\"S3Bucket\":\"fuzz-bucket\",\"S3KeyPrefix\":\"exports/\"},\"InputFormat\":"
+                        + "\"DYNAMODB_JSON\",\"InputCompressionType\":\"GZIP\",\"TableCreationParameters\":{"
+                        + "\"TableName\":\"imported\",\"AttributeDefinitions\":[{\"AttributeName\":\"id\","
+                        + "\"AttributeType\":\"S\"},{\"AttributeName\":\"sk\",\"AttributeType\":\"N\"}],"
+                        + "\"KeySchema\":[{\"AttributeName\":\"id\",\"KeyType\":\"HASH\"},{\"AttributeName\":"
+                        + "\"sk\",\"KeyType\":\"RANGE\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}}");
+        VALID.put("ListImports", "{\"PageSize\":5}");
+        VALID.put(
                 "UpdateTimeToLive",
                 "{\"TableName\":\"fuzz\",\"TimeToLiveSpecification\":{\"Enabled\":true,"
                         + "\"AttributeName\":\"ttl\"}}");
@@ -206,7 +224,11 @@ class MalformedRequestsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        partita = EmbeddedPartita.start();
+        // Exports and imports use a directory of the test's own, and a bucket in it.
+        s3 = java.nio.file.Files.createTempDirectory("partita-fuzz-s3");
+        java.nio.file.Files.createDirectories(s3.resolve("fuzz-bucket"));
+        partita =
+                EmbeddedPartita.start(io.partita.storage.StorageConfig.memory().withS3Dir(s3));
         api = new RawApi(partita.endpoint());
         for (String table : List.of("fuzz", "gone")) {
             HttpResponse<String> r = api.post(
@@ -251,9 +273,15 @@ class MalformedRequestsIT {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws java.io.IOException {
         if (partita != null) {
             partita.close();
+        }
+        if (s3 != null) {
+            try (var files = java.nio.file.Files.walk(s3)) {
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
+            }
         }
     }
 

@@ -106,6 +106,41 @@ public final class PointInTimeRecovery {
         // The items now…
         store.forEach(source.items(), (key, value) -> put(t, ItemCodec.decode(value)));
         // …then, for every item changed after atMillis, its image before the first such change.
+        Map<ByteBuffer, ChangeRecord> first = firstChangesAfter(source, atMillis);
+        for (ChangeRecord r : first.values()) {
+            Map<String, AttributeValue> before = r.oldImage();
+            if (before != null) {
+                put(t, before);
+            } else if (r.newImage() != null) {
+                writes.write(ItemWrite.restore(
+                        t,
+                        t.metadata().keySchema().keyOfItem(r.newImage()),
+                        ConditionalWrite.blind(new WriteDecision.Delete())));
+            }
+        }
+        return t;
+    }
+
+    /**
+     * {@code source}'s items as they were at {@code atMillis}, by encoded key, in key order: for an export. Read the
+     * same way as a restore (the items now, then the changes since undone), into memory.
+     */
+    public java.util.SortedMap<ByteBuffer, Map<String, AttributeValue>> itemsAt(Table source, long atMillis) {
+        java.util.TreeMap<ByteBuffer, Map<String, AttributeValue>> items = new java.util.TreeMap<>();
+        store.forEach(source.items(), (key, value) -> items.put(ByteBuffer.wrap(key), ItemCodec.decode(value)));
+        firstChangesAfter(source, atMillis).forEach((key, r) -> {
+            Map<String, AttributeValue> before = r.oldImage();
+            if (before == null) {
+                items.remove(key);
+            } else {
+                items.put(key, before);
+            }
+        });
+        return items;
+    }
+
+    /** For each item changed after {@code atMillis}, its first such change, read from every shard of the feed. */
+    private Map<ByteBuffer, ChangeRecord> firstChangesAfter(Table source, long atMillis) {
         Map<ByteBuffer, ChangeRecord> first = new HashMap<>();
         for (FeedShard shard : feed.shards(source)) {
             awaitVisible(shard);
@@ -123,18 +158,7 @@ public final class PointInTimeRecovery {
                 }
             }
         }
-        for (ChangeRecord r : first.values()) {
-            Map<String, AttributeValue> before = r.oldImage();
-            if (before != null) {
-                put(t, before);
-            } else if (r.newImage() != null) {
-                writes.write(ItemWrite.restore(
-                        t,
-                        t.metadata().keySchema().keyOfItem(r.newImage()),
-                        ConditionalWrite.blind(new WriteDecision.Delete())));
-            }
-        }
-        return t;
+        return first;
     }
 
     private void put(Table t, Map<String, AttributeValue> item) {

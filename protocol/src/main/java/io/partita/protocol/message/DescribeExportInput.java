@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code DescribeExportInput}. */
+public record DescribeExportInput(String exportArn) {}

@@ -1,0 +1,4 @@
+package io.partita.protocol.message;
+
+/** DynamoDB's {@code DescribeImportInput}. */
+public record DescribeImportInput(String importArn) {}

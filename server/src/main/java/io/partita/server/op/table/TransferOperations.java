@@ -1,0 +1,19 @@
+package io.partita.server.op.table;
+
+import io.partita.server.route.OperationRegistry;
+import io.partita.storage.StorageEngine;
+
+/** Registers the export and import operations of one account, over one {@link S3Transfers}. */
+public final class TransferOperations {
+    private TransferOperations() {}
+
+    public static void register(OperationRegistry registry, StorageEngine storage) {
+        S3Transfers transfers = new S3Transfers(storage.s3Root());
+        registry.register("ExportTableToPointInTime", new ExportTableToPointInTimeHandler(storage, transfers))
+                .register("DescribeExport", new DescribeExportHandler(transfers))
+                .register("ListExports", new ListExportsHandler(transfers))
+                .register("ImportTable", new ImportTableHandler(storage, transfers))
+                .register("DescribeImport", new DescribeImportHandler(transfers))
+                .register("ListImports", new ListImportsHandler(transfers));
+    }
+}
