@@ -133,18 +133,91 @@ public final class PartitaExtension
     }
 
     private static Running start(ExtensionContext context) {
-        Running running = new Running(EmbeddedPartita.start());
+        WithPartita w = settings(context);
+        Running running = new Running(EmbeddedPartita.start(storage(w)));
         try {
-            WithPartita w = settings(context);
             if (w != null) {
                 for (String resource : w.tables()) {
                     createTables(running.partita.endpoint(), context.getRequiredTestClass(), resource);
+                }
+                for (WithPartita.Table t : w.declare()) {
+                    declare(running.partita.endpoint(), t);
                 }
             }
             return running;
         } catch (RuntimeException e) {
             running.close();
             throw e;
+        }
+    }
+
+    /** The server's storage as the annotation sets it: in memory, its throughput mode and conflict rate. */
+    private static io.partita.storage.StorageConfig storage(WithPartita w) {
+        io.partita.storage.StorageConfig storage = io.partita.storage.StorageConfig.memory();
+        if (w == null) {
+            return storage;
+        }
+        io.partita.storage.capacity.ThroughputMode mode;
+        try {
+            mode = io.partita.storage.capacity.ThroughputMode.valueOf(
+                    w.throughput().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ExtensionConfigurationException(
+                    "@WithPartita(throughput) must be enforce, report or off, not " + w.throughput());
+        }
+        if (!(w.transactionConflicts() >= 0 && w.transactionConflicts() <= 1)) {
+            throw new ExtensionConfigurationException(
+                    "@WithPartita(transactionConflicts) is a share, from 0 to 1: " + w.transactionConflicts());
+        }
+        return storage.withCapacity(
+                        io.partita.storage.capacity.CapacityConfig.defaults().withMode(mode))
+                .withTransactionConflicts(new io.partita.storage.write.ConflictInjection(w.transactionConflicts(), 1));
+    }
+
+    /** Creates a declared table (and enables its TTL) as a test would, through the API. */
+    private static void declare(URI endpoint, WithPartita.Table t) {
+        com.fasterxml.jackson.databind.node.ObjectNode r = JSON.createObjectNode();
+        r.put("TableName", t.name());
+        r.put("BillingMode", "PAY_PER_REQUEST");
+        var definitions = r.putArray("AttributeDefinitions");
+        var keys = r.putArray("KeySchema");
+        definitions.addObject().put("AttributeName", t.partitionKey()).put("AttributeType", t.partitionKeyType());
+        keys.addObject().put("AttributeName", t.partitionKey()).put("KeyType", "HASH");
+        if (!t.sortKey().isEmpty()) {
+            definitions.addObject().put("AttributeName", t.sortKey()).put("AttributeType", t.sortKeyType());
+            keys.addObject().put("AttributeName", t.sortKey()).put("KeyType", "RANGE");
+        }
+        send(endpoint, "CreateTable", r, "@WithPartita.Table " + t.name());
+        if (!t.ttlAttribute().isEmpty()) {
+            com.fasterxml.jackson.databind.node.ObjectNode ttl = JSON.createObjectNode();
+            ttl.put("TableName", t.name());
+            ttl.putObject("TimeToLiveSpecification").put("Enabled", true).put("AttributeName", t.ttlAttribute());
+            send(endpoint, "UpdateTimeToLive", ttl, "@WithPartita.Table " + t.name());
+        }
+    }
+
+    /** Sends one request of {@code operation}; anything but a 200 stops the test class with the server's answer. */
+    private static void send(URI endpoint, String operation, JsonNode request, String source) {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(endpoint)
+                                    .header("Content-Type", "application/x-amz-json-1.0")
+                                    .header("X-Amz-Target", "DynamoDB_20120810." + operation)
+                                    .header("X-Amz-Date", "20260101T000000Z")
+                                    .header("Authorization", AUTH)
+                                    .POST(HttpRequest.BodyPublishers.ofString(request.toString()))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new ExtensionConfigurationException(
+                        operation + " from " + source + " failed: " + r.statusCode() + " " + r.body());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExtensionConfigurationException("interrupted creating tables", e);
         }
     }
 
@@ -165,28 +238,8 @@ public final class PartitaExtension
         } catch (IOException e) {
             throw new UncheckedIOException("reading " + resource, e);
         }
-        HttpClient http = HttpClient.newHttpClient();
         for (JsonNode request : requests) {
-            try {
-                HttpResponse<String> r = http.send(
-                        HttpRequest.newBuilder(endpoint)
-                                .header("Content-Type", "application/x-amz-json-1.0")
-                                .header("X-Amz-Target", "DynamoDB_20120810.CreateTable")
-                                .header("X-Amz-Date", "20260101T000000Z")
-                                .header("Authorization", AUTH)
-                                .POST(HttpRequest.BodyPublishers.ofString(request.toString()))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() != 200) {
-                    throw new ExtensionConfigurationException(
-                            "CreateTable from " + resource + " failed: " + r.statusCode() + " " + r.body());
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ExtensionConfigurationException("interrupted creating tables", e);
-            }
+            send(endpoint, "CreateTable", request, resource);
         }
     }
 

@@ -12,7 +12,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * method can be given.
  *
  * <pre>{@code
- * @WithPartita(tables = "tables/orders.json")
+ * @WithPartita(
+ *         tables = "tables/orders.json",
+ *         declare = @WithPartita.Table(name = "sessions", partitionKey = "id", ttlAttribute = "expires"),
+ *         throughput = "off")
  * class OrdersTest {
  *     @Test
  *     void ordersAreStored(DynamoDbClient ddb, EmbeddedPartita partita) { … }
@@ -32,4 +35,33 @@ public @interface WithPartita {
      * on every new server before the tests run.
      */
     String[] tables() default {};
+
+    /** Tables declared here rather than in a file, created after {@link #tables()}'s, on demand. */
+    Table[] declare() default {};
+
+    /** The throughput mode ({@code --throughput}): {@code enforce} (DynamoDB's limits), {@code report} or {@code off}. */
+    String throughput() default "enforce";
+
+    /** The share (0 to 1) of transactions cancelled with {@code TransactionConflict} on purpose ({@code --transaction-conflicts}). */
+    double transactionConflicts() default 0;
+
+    /** A table declared on the test class: an on-demand table with this key, and TTL on an attribute if named. */
+    @Target({})
+    @Retention(RetentionPolicy.RUNTIME)
+    @interface Table {
+        String name();
+
+        String partitionKey();
+
+        /** {@code S}, {@code N} or {@code B}. */
+        String partitionKeyType() default "S";
+
+        /** None when empty. */
+        String sortKey() default "";
+
+        String sortKeyType() default "S";
+
+        /** TTL is enabled on this attribute when it is not empty. */
+        String ttlAttribute() default "";
+    }
 }
