@@ -139,6 +139,42 @@ class ExportImportTest {
         }
     }
 
+    /** On disk, the records of exports and imports outlive a restart, as DynamoDB's outlive any one request. */
+    @Test
+    void theRecordsOutliveARestart(@TempDir Path dir) throws Exception {
+        Path s3 = dir.resolve("s3");
+        Files.createDirectories(s3.resolve("lake"));
+        StorageConfig storage = StorageConfig.disk(dir.resolve("data")).withS3Dir(s3);
+        String exportArn;
+        String tableArn;
+        try (IsolatedPartita partita = IsolatedPartita.start(storage)) {
+            DynamoDbClient ddb = partita.client();
+            String t = partita.tables().hashTable("id", ScalarAttributeType.S);
+            tableArn = enablePitr(ddb, t);
+            ddb.putItem(p -> p.tableName(t).item(item("id", s("a"))));
+            exportArn = ddb.exportTableToPointInTime(
+                            e -> e.tableArn(tableArn).s3Bucket("lake").clientToken("once"))
+                    .exportDescription()
+                    .exportArn();
+        }
+        try (IsolatedPartita partita = IsolatedPartita.start(storage)) {
+            DynamoDbClient ddb = partita.client();
+            ExportDescription d =
+                    ddb.describeExport(r -> r.exportArn(exportArn)).exportDescription();
+            assertThat(d.exportStatus()).isEqualTo(ExportStatus.COMPLETED);
+            assertThat(d.itemCount()).isEqualTo(1L);
+            assertThat(ddb.listExports(l -> l.tableArn(tableArn)).exportSummaries())
+                    .extracting(x -> x.exportArn())
+                    .containsExactly(exportArn);
+            // Its ClientToken is still known: the same request answers the same export.
+            assertThat(ddb.exportTableToPointInTime(
+                                    e -> e.tableArn(tableArn).s3Bucket("lake").clientToken("once"))
+                            .exportDescription()
+                            .exportArn())
+                    .isEqualTo(exportArn);
+        }
+    }
+
     @Test
     void failuresAndErrorsAsDynamoDbAnswersThem(@TempDir Path s3) throws Exception {
         Files.createDirectories(s3.resolve("lake/bad"));

@@ -54,6 +54,7 @@ public final class StorageEngine implements AutoCloseable {
     private final io.partita.storage.backup.TableBackups backups;
     private final io.partita.storage.backup.PointInTimeRecovery pitr;
     private final java.nio.file.Path s3Root;
+    private final java.nio.file.Path dataDir;
     private final Clock clock;
     /** Every few seconds: the throttle logs' summaries of bursts that ended (capacity.ThrottleLog). */
     private final java.util.concurrent.ScheduledExecutorService throttleSummaries =
@@ -64,6 +65,7 @@ public final class StorageEngine implements AutoCloseable {
         this.store = store;
         this.clock = config.capacity().clock();
         this.s3Root = config.s3Root();
+        this.dataDir = config.inMemory() ? null : config.dataDir();
         this.cache = new ItemCache(config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
         this.feed = new ChangeFeed(store, locks, config.capacity().clock());
@@ -123,6 +125,11 @@ public final class StorageEngine implements AutoCloseable {
     /** The directory that stands for S3 in exports and imports ({@link StorageConfig#s3Root}). */
     public java.nio.file.Path s3Root() {
         return s3Root;
+    }
+
+    /** The data directory; null in memory. */
+    public java.nio.file.Path dataDir() {
+        return dataDir;
     }
 
     /** Point-in-time recovery: its settings and its restores. */

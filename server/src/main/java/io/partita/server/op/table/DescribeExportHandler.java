@@ -3,7 +3,6 @@ package io.partita.server.op.table;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.message.DescribeExportInput;
-import io.partita.protocol.message.ExportDescription;
 import io.partita.protocol.message.ExportDescriptionOutput;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.route.OperationHandler;
@@ -42,10 +41,10 @@ public final class DescribeExportHandler implements OperationHandler<DescribeExp
         if (!ARN.matcher(in.exportArn()).matches()) {
             throw ApiException.validation("Invalid Export ARN");
         }
-        ExportDescription d = transfers.exports.get(in.exportArn());
-        if (d == null) {
+        S3Transfers.ExportRecord r = transfers.exports.get(in.exportArn());
+        if (r == null) {
             throw new ApiException(ErrorCode.EXPORT_NOT_FOUND, "Export not found: Export not found: " + in.exportArn());
         }
-        return new ExportDescriptionOutput(d);
+        return new ExportDescriptionOutput(r.description());
     }
 }

@@ -3,7 +3,6 @@ package io.partita.server.op.table;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.message.DescribeImportInput;
-import io.partita.protocol.message.ImportTableDescription;
 import io.partita.protocol.message.ImportTableOutput;
 import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.route.OperationHandler;
@@ -39,11 +38,11 @@ public final class DescribeImportHandler implements OperationHandler<DescribeImp
         if (!ARN.matcher(in.importArn()).matches()) {
             throw ApiException.validation("Invalid Import ARN");
         }
-        ImportTableDescription d = transfers.imports.get(in.importArn());
-        if (d == null) {
+        S3Transfers.ImportRecord r = transfers.imports.get(in.importArn());
+        if (r == null) {
             // DynamoDB's wording of this one has not been published; this follows its export's.
             throw new ApiException(ErrorCode.IMPORT_NOT_FOUND, "Import not found: " + in.importArn());
         }
-        return new ImportTableOutput(d);
+        return new ImportTableOutput(r.description());
     }
 }

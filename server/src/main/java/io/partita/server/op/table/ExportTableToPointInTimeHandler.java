@@ -76,14 +76,15 @@ public final class ExportTableToPointInTimeHandler
             throw ApiException.serialization("class java.lang.String can not be converted to milliseconds since epoch");
         }
         if (in.clientToken() != null) {
-            Object[] earlier = transfers.exportTokens.get(in.clientToken());
+            String earlier = transfers.exportTokens.get(in.clientToken());
             if (earlier != null) {
-                if (!Objects.equals(earlier[1], in)) {
+                S3Transfers.ExportRecord r = transfers.exports.get(earlier);
+                if (!Objects.equals(r.request(), in)) {
                     throw new ApiException(
                             ErrorCode.EXPORT_CONFLICT,
                             "Export conflict: Duplicate request detected with conflicting parameters");
                 }
-                return new ExportDescriptionOutput(transfers.exports.get((String) earlier[0]));
+                return new ExportDescriptionOutput(r.description());
             }
         }
         String name = TableNames.resolve(context, in.tableArn());
@@ -167,8 +168,7 @@ public final class ExportTableToPointInTimeHandler
                         "Writing the export failed: " + e.getMessage());
             }
         }
-        transfers.exports.put(started.exportArn(), finished);
-        transfers.exportTokens.put(token, new Object[] {started.exportArn(), in});
+        transfers.remember(new S3Transfers.ExportRecord(finished, in), true);
         return new ExportDescriptionOutput(started);
     }
 

@@ -81,15 +81,15 @@ public final class ImportTableHandler implements OperationHandler<ImportTableInp
             throw ApiException.validation("Partita does not implement ZSTD imports yet: use GZIP or NONE");
         }
         if (in.clientToken() != null) {
-            Object[] earlier = transfers.importTokens.get(in.clientToken());
+            String earlier = transfers.importTokens.get(in.clientToken());
             if (earlier != null) {
-                ImportTableInput first = (ImportTableInput) earlier[1];
-                if (!Objects.equals(first.tableCreationParameters(), in.tableCreationParameters())) {
+                S3Transfers.ImportRecord r = transfers.imports.get(earlier);
+                if (!Objects.equals(r.request().tableCreationParameters(), in.tableCreationParameters())) {
                     throw new ApiException(
                             ErrorCode.IMPORT_CONFLICT,
                             "Import conflict: Duplicate request detected with conflicting parameters");
                 }
-                return new ImportTableOutput(transfers.imports.get((String) earlier[0]));
+                return new ImportTableOutput(r.description());
             }
         }
         var p = in.tableCreationParameters();
@@ -176,8 +176,7 @@ public final class ImportTableHandler implements OperationHandler<ImportTableInp
                                     + " CloudWatch error logs for more details."
                             : null);
         }
-        transfers.imports.put(started.importArn(), finished);
-        transfers.importTokens.put(token, new Object[] {started.importArn(), in});
+        transfers.remember(new S3Transfers.ImportRecord(finished, in), true);
         return new ImportTableOutput(started);
     }
 

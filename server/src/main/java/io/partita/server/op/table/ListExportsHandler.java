@@ -35,7 +35,11 @@ public final class ListExportsHandler implements OperationHandler<ListExportsInp
         Long max = in.maxResults() == null ? null : (long) in.maxResults();
         c.atLeast("maxResults", max, 1).atMost("maxResults", max, 25);
         c.check();
-        List<ExportDescription> all = S3Transfers.newestFirst(transfers.exports.values(), ExportDescription::startTime);
+        List<ExportDescription> all = S3Transfers.newestFirst(
+                transfers.exports.values().stream()
+                        .map(S3Transfers.ExportRecord::description)
+                        .toList(),
+                ExportDescription::startTime);
         all.removeIf(d -> in.tableArn() != null && !d.tableArn().equals(in.tableArn()));
         int from = Paging.from(
                 in.nextToken(), all.stream().map(ExportDescription::exportArn).toList());

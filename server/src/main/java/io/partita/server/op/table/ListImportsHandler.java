@@ -34,8 +34,11 @@ public final class ListImportsHandler implements OperationHandler<ListImportsInp
         Long size = in.pageSize() == null ? null : (long) in.pageSize();
         c.atLeast("pageSize", size, 1).atMost("pageSize", size, 25);
         c.check();
-        List<ImportTableDescription> all =
-                S3Transfers.newestFirst(transfers.imports.values(), ImportTableDescription::startTime);
+        List<ImportTableDescription> all = S3Transfers.newestFirst(
+                transfers.imports.values().stream()
+                        .map(S3Transfers.ImportRecord::description)
+                        .toList(),
+                ImportTableDescription::startTime);
         all.removeIf(d -> in.tableArn() != null && !d.tableArn().equals(in.tableArn()));
         int from = ListExportsHandler.Paging.from(
                 in.nextToken(),

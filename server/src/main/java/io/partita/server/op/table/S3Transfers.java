@@ -38,22 +38,89 @@ import java.util.zip.GZIPOutputStream;
  * {@code <prefix>/AWSDynamoDB/<export id>/} holds {@code _started}, {@code manifest-summary.json}, {@code
  * manifest-files.json} (each with its {@code .md5}) and {@code data/<name>.json.gz}, one {@code {"Item": …}} line per
  * item in DynamoDB JSON. An import reads every file under a bucket's key prefix (a raw prefix, as S3's). The records
- * of both are kept while the server runs; the files stay.
+ * of both are kept in {@code transfers/} of the data directory, so that they outlive a restart (in memory, until the
+ * server stops).
  */
 final class S3Transfers {
     /** DynamoDB's manifest version. */
     static final String MANIFEST_VERSION = "2020-06-30";
 
     private final Path root;
-    final Map<String, ExportDescription> exports = new ConcurrentHashMap<>();
-    final Map<String, ImportTableDescription> imports = new ConcurrentHashMap<>();
-    /** ClientToken to the ARN it made, and the request it came with. */
-    final Map<String, Object[]> exportTokens = new ConcurrentHashMap<>();
+    /** Where the records of exports and imports are kept across restarts; null in memory. */
+    private final Path records;
 
-    final Map<String, Object[]> importTokens = new ConcurrentHashMap<>();
+    /** An export: its description now, and the request that made it (for its ClientToken). */
+    record ExportRecord(
+            ExportDescription description, io.partita.protocol.message.ExportTableToPointInTimeInput request) {}
 
-    S3Transfers(Path root) {
+    /** An import: its description now, and the request that made it. */
+    record ImportRecord(ImportTableDescription description, io.partita.protocol.message.ImportTableInput request) {}
+
+    /** By ARN. */
+    final Map<String, ExportRecord> exports = new ConcurrentHashMap<>();
+
+    final Map<String, ImportRecord> imports = new ConcurrentHashMap<>();
+    /** ClientToken to the ARN it made. */
+    final Map<String, String> exportTokens = new ConcurrentHashMap<>();
+
+    final Map<String, String> importTokens = new ConcurrentHashMap<>();
+
+    S3Transfers(Path root, Path records) {
         this.root = root;
+        this.records = records;
+        if (records != null) {
+            load(records.resolve("exports"), ExportRecord.class, r -> remember(r, false));
+            load(records.resolve("imports"), ImportRecord.class, r -> remember(r, false));
+        }
+    }
+
+    private static <T> void load(Path dir, Class<T> type, Consumer<T> into) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+                into.accept(DynamoJson.mapper().readValue(f.toFile(), type));
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("reading the records of exports and imports in " + dir, e);
+        }
+    }
+
+    /** Keeps an export's record (and, on disk, writes it). */
+    void remember(ExportRecord r, boolean persist) {
+        exports.put(r.description().exportArn(), r);
+        exportTokens.put(r.description().clientToken(), r.description().exportArn());
+        if (persist) {
+            persist("exports", r.description().exportArn(), r);
+        }
+    }
+
+    void remember(ImportRecord r, boolean persist) {
+        imports.put(r.description().importArn(), r);
+        importTokens.put(r.description().clientToken(), r.description().importArn());
+        if (persist) {
+            persist("imports", r.description().importArn(), r);
+        }
+    }
+
+    private void persist(String kind, String arn, Object record) {
+        if (records == null) {
+            return;
+        }
+        Path dir = records.resolve(kind);
+        try {
+            Files.createDirectories(dir);
+            Path tmp = dir.resolve(arn.substring(arn.lastIndexOf('/') + 1) + ".json.tmp");
+            Files.write(tmp, DynamoJson.mapper().writeValueAsBytes(record));
+            Files.move(
+                    tmp,
+                    dir.resolve(arn.substring(arn.lastIndexOf('/') + 1) + ".json"),
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("writing the record of " + arn, e);
+        }
     }
 
     /** A new id, as DynamoDB's: the time in epoch milliseconds zero-padded to 14 digits, a dash, 8 hex digits. */

@@ -8,7 +8,9 @@ public final class TransferOperations {
     private TransferOperations() {}
 
     public static void register(OperationRegistry registry, StorageEngine storage) {
-        S3Transfers transfers = new S3Transfers(storage.s3Root());
+        S3Transfers transfers = new S3Transfers(
+                storage.s3Root(),
+                storage.dataDir() == null ? null : storage.dataDir().resolve("transfers"));
         registry.register("ExportTableToPointInTime", new ExportTableToPointInTimeHandler(storage, transfers))
                 .register("DescribeExport", new DescribeExportHandler(transfers))
                 .register("ListExports", new ListExportsHandler(transfers))
