@@ -41,6 +41,39 @@ class ExactnessTest {
                 .exclusiveStartKey(start));
     }
 
+    /** A Scan's start key of the wrong type or shape, and a Query's Limit of 0, refused in DynamoDB's words. */
+    @Test
+    void aScanStartKeyOfTheWrongShapeAndALimitOfZero(DynamoDbClient ddb, Tables tables) {
+        String t = tables.hashTable("pk", ScalarAttributeType.S);
+        ApiErrors.assertValidation(
+                "The provided starting key is invalid: The provided key element does not match the schema",
+                () -> ddb.scan(r -> r.tableName(t).exclusiveStartKey(Map.of("pk", n("1")))));
+        ApiErrors.assertValidation(
+                "The provided starting key is invalid: The provided key element does not match the schema",
+                () -> ddb.scan(r -> r.tableName(t).exclusiveStartKey(Map.of("pk", s("a"), "extra", s("b")))));
+        ApiErrors.assertValidation(
+                "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have"
+                        + " value greater than or equal to 1",
+                () -> ddb.query(q -> q.tableName(t)
+                        .keyConditionExpression("pk = :p")
+                        .expressionAttributeValues(Map.of(":p", s("a")))
+                        .limit(0)));
+        // Legacy KeyConditions with an operator no key is queried by.
+        for (var op : java.util.List.of(
+                software.amazon.awssdk.services.dynamodb.model.ComparisonOperator.NE,
+                software.amazon.awssdk.services.dynamodb.model.ComparisonOperator.NULL,
+                software.amazon.awssdk.services.dynamodb.model.ComparisonOperator.CONTAINS)) {
+            var condition = software.amazon.awssdk.services.dynamodb.model.Condition.builder()
+                    .comparisonOperator(op);
+            if (op != software.amazon.awssdk.services.dynamodb.model.ComparisonOperator.NULL) {
+                condition.attributeValueList(s("a"));
+            }
+            ApiErrors.assertValidation(
+                    "Attempted conditional constraint is not an indexable operation",
+                    () -> ddb.query(q -> q.tableName(t).keyConditions(Map.of("pk", condition.build()))));
+        }
+    }
+
     /** A parallel Scan's start key must come from its own segment (live capture: no final period). */
     @Test
     void aScanStartKeyFromAnotherSegmentIsRefused(DynamoDbClient ddb, Tables tables) {
@@ -88,6 +121,9 @@ class ExactnessTest {
                         "pk = :p AND sk = :s",
                         Map.of(":p", s("a"), ":s", n("2")),
                         Map.of("pk", s("a"), "sk", n("2"))));
+        // A start key of the wrong shape is refused before a key condition that misses the schema.
+        ApiErrors.assertValidation(
+                "The provided starting key is invalid", () -> query(t, "z = :p", a, Map.of("nope", s("a"))));
         // Inside the range, the query resumes after the key.
         var rest = ddb.query(q -> q.tableName(t)
                 .keyConditionExpression("pk = :p AND sk > :s")
@@ -117,11 +153,20 @@ class ExactnessTest {
                                 + " its first operand",
                 "pk = :p AND v = :s", "Query condition missed key schema element: sk",
                 "pk = :p OR sk > :s",
-                        "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: OR");
+                        "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: OR",
+                "pk = :p AND sk <> :s",
+                        "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: <>",
+                "pk <> :p", "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: <>");
         refused.forEach((kce, message) -> ApiErrors.assertValidation(
                 message,
                 () -> ddb.query(
                         q -> q.tableName(t).keyConditionExpression(kce).expressionAttributeValues(used(v, kce)))));
+        // An operator DynamoDB refuses is refused before the table is looked up.
+        ApiErrors.assertValidation(
+                "Invalid KeyConditionExpression: Invalid operator used in KeyConditionExpression: <>",
+                () -> ddb.query(q -> q.tableName("no-such-table-here")
+                        .keyConditionExpression("pk <> :p")
+                        .expressionAttributeValues(Map.of(":p", s("a")))));
     }
 
     /** The values {@code expression} names: DynamoDB refuses unused ones first. */

@@ -181,6 +181,10 @@ public final class KeyConditionPlanner {
         Operand first;
         String named = null;
         if (c instanceof Condition.Compare cmp) {
+            if (cmp.comparator() == Condition.Comparator.NE) {
+                // Refused as an operator, before its operands, as DynamoDB refuses OR and NOT.
+                throw invalid("Invalid operator used in KeyConditionExpression: <>");
+            }
             operands = List.of(cmp.left(), cmp.right());
             first = null;
         } else if (c instanceof Condition.Between b) {

@@ -66,6 +66,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                 anyExpression, in.expressionAttributeNames(), in.expressionAttributeValues());
         ExpressionResolver resolver =
                 new ExpressionResolver(in.expressionAttributeNames(), in.expressionAttributeValues());
+        if (in.keyConditionExpression() == null) {
+            checkIndexable(in.keyConditions());
+        }
         Condition keyCondition = in.keyConditionExpression() != null
                 ? resolver.resolve(
                         cache.condition(in.keyConditionExpression(), "KeyConditionExpression"),
@@ -84,13 +87,15 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                 storage.tables().require(TableNames.resolve(context, in.tableName()), "Requested resource not found");
         ReadTarget target = ReadTarget.of(table, in.indexName());
         ReadRequests.checkTarget(target, in.consistentRead(), in.select());
+        // The start key's shape before the key condition against the schema: DynamoDB answers "The provided starting
+        // key is invalid" for a request with both wrong (captured answers of DynamoDB's Query).
+        byte[] start = in.exclusiveStartKey() == null ? null : target.queryStartKey(in.exclusiveStartKey());
         KeyConditionPlanner.IndexKeyCondition key =
                 KeyConditionPlanner.plan(keyCondition, target.partitionKeys(), target.sortKeys());
         ReadRequests.checkFilter(target, filter);
         boolean forward = !Boolean.FALSE.equals(in.scanIndexForward());
         KeyRanges.Range range = range(target, key);
-        if (in.exclusiveStartKey() != null) {
-            byte[] start = target.queryStartKey(in.exclusiveStartKey());
+        if (start != null) {
             checkStart(target, key, in.exclusiveStartKey());
             range = range.resumeAfter(start, forward);
         }
@@ -114,6 +119,25 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                         projection,
                         "COUNT".equals(in.select()),
                         fetch));
+    }
+
+    /** The operators a key can be queried by ("Query": EQ, LE, LT, GE, GT, BEGINS_WITH, BETWEEN). */
+    private static final java.util.Set<String> INDEXABLE =
+            java.util.Set.of("EQ", "LE", "LT", "GE", "GT", "BEGINS_WITH", "BETWEEN");
+
+    /**
+     * Legacy KeyConditions with another operator (NE, NULL, CONTAINS, IN …) are refused as DynamoDB refuses them, in
+     * the words of AWS's own DAX client's error table, before they would be read as an expression's conditions.
+     */
+    private static void checkIndexable(Map<String, io.partita.protocol.message.LegacyCondition> conditions) {
+        if (conditions == null) {
+            return;
+        }
+        for (var c : conditions.values()) {
+            if (c != null && c.comparisonOperator() != null && !INDEXABLE.contains(c.comparisonOperator())) {
+                throw ApiException.validation("Attempted conditional constraint is not an indexable operation");
+            }
+        }
     }
 
     /**
