@@ -60,10 +60,14 @@ public final class RequestMetrics {
                 .build();
     }
 
-    /** The data points of {@code operation} (DynamoDB's name, {@code GetItem}), made on first use. */
-    public Operation of(String operation) {
-        Operation o = operations.get(operation);
-        return o != null ? o : operations.computeIfAbsent(operation, Operation::new);
+    /**
+     * The data points of the operation of {@code target} ({@code DynamoDB_20120810.GetItem}, labelled {@code
+     * GetItem}), made on first use. Keyed by the target as the request gave it: its hash is already computed by the
+     * registry's lookup, and the label is cut out of it only once.
+     */
+    public Operation of(String target) {
+        Operation o = operations.get(target);
+        return o != null ? o : operations.computeIfAbsent(target, t -> new Operation(t.substring(t.indexOf('.') + 1)));
     }
 
     /** Adds these metrics to {@code registry}. */

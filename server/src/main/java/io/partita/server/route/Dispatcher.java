@@ -143,7 +143,7 @@ public final class Dispatcher {
                 request.target(),
                 registries != null);
         // Counted once answered, in the caller's account: a request deferred to a worker is counted there.
-        RequestMetrics.Operation metrics = operations.metrics().of(context.operation());
+        RequestMetrics.Operation metrics = operations.metrics().of(request.target());
         long start = System.nanoTime();
         try {
             Object out = invoke(handler, context, request.body(), operations.faults());
