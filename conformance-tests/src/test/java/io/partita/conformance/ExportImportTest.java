@@ -196,6 +196,14 @@ class ExportImportTest {
                     "One or more parameter values were invalid: tableArn is not a valid ARN",
                     () -> ddb.exportTableToPointInTime(e -> e.tableArn(t).s3Bucket("lake")));
             enablePitr(ddb, t);
+            // Here S3 is a directory: a prefix must not lead out of the bucket's.
+            for (String prefix : java.util.List.of("../escape", "/etc", "a/../../b")) {
+                ApiErrors.assertValidation(
+                        "S3Prefix must not lead out of the bucket (no '..' segments, no leading '/'): " + prefix,
+                        () -> ddb.exportTableToPointInTime(
+                                e -> e.tableArn(arn).s3Bucket("lake").s3Prefix(prefix)));
+            }
+            assertThat(Files.exists(s3.resolve("escape"))).isFalse();
             // A bucket that does not exist: accepted, then FAILED, as DynamoDB's export fails later.
             String missing = ddb.exportTableToPointInTime(e -> e.tableArn(arn).s3Bucket("nowhere"))
                     .exportDescription()

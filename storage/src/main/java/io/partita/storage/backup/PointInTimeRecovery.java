@@ -4,7 +4,6 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.storage.feed.ChangeFeed;
 import io.partita.storage.feed.ChangeRecord;
 import io.partita.storage.feed.FeedShard;
-import io.partita.storage.index.IndexDefinition;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.WriteDecision;
@@ -18,7 +17,6 @@ import io.partita.storage.write.ItemWrites;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,27 +96,22 @@ public final class PointInTimeRecovery {
 
     /** Creates table {@code target} and fills it with {@code source}'s items as they were at {@code atMillis}. */
     public Table restore(Table source, long atMillis, TableMetadata target) {
-        List<IndexDefinition> active = new ArrayList<>();
-        for (IndexDefinition d : target.indexes()) {
-            active.add(d.withStatus("ACTIVE", false));
-        }
-        Table t = catalog.create(target.withIndexes(active));
-        // The items now…
-        store.forEach(source.items(), (key, value) -> put(t, ItemCodec.decode(value)));
-        // …then, for every item changed after atMillis, its image before the first such change.
-        Map<ByteBuffer, ChangeRecord> first = firstChangesAfter(source, atMillis);
-        for (ChangeRecord r : first.values()) {
-            Map<String, AttributeValue> before = r.oldImage();
-            if (before != null) {
-                put(t, before);
-            } else if (r.newImage() != null) {
-                writes.write(ItemWrite.restore(
-                        t,
-                        t.metadata().keySchema().keyOfItem(r.newImage()),
-                        ConditionalWrite.blind(new WriteDecision.Delete())));
+        return Restores.into(catalog, target, t -> {
+            // The items now…
+            store.forEach(source.items(), (key, value) -> put(t, ItemCodec.decode(value)));
+            // …then, for every item changed after atMillis, its image before the first such change.
+            for (ChangeRecord r : firstChangesAfter(source, atMillis).values()) {
+                Map<String, AttributeValue> before = r.oldImage();
+                if (before != null) {
+                    put(t, before);
+                } else if (r.newImage() != null) {
+                    writes.write(ItemWrite.restore(
+                            t,
+                            t.metadata().keySchema().keyOfItem(r.newImage()),
+                            ConditionalWrite.blind(new WriteDecision.Delete())));
+                }
             }
-        }
-        return t;
+        });
     }
 
     /**

@@ -5,7 +5,6 @@ import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.storage.StorageException;
-import io.partita.storage.index.IndexDefinition;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCodec;
 import io.partita.storage.item.WriteDecision;
@@ -171,23 +170,20 @@ public final class TableBackups {
             throw new ApiException(ErrorCode.BACKUP_IN_USE, inUseMessage);
         }
         try {
-            List<IndexDefinition> active = new ArrayList<>();
-            for (IndexDefinition d : target.indexes()) {
-                active.add(d.withStatus("ACTIVE", false));
-            }
-            Table t = catalog.create(target.withIndexes(active));
             ColumnFamilyHandle cf = store.family(b.family());
-            store.forEach(cf, (key, value) -> {
-                if (key.length == 0) {
-                    return;
-                }
-                Map<String, AttributeValue> item = ItemCodec.decode(value);
-                writes.write(ItemWrite.restore(
-                        t,
-                        t.metadata().keySchema().keyOfItem(item),
-                        ConditionalWrite.blind(new WriteDecision.Put(item))));
-            });
-            return t;
+            return Restores.into(
+                    catalog,
+                    target,
+                    t -> store.forEach(cf, (key, value) -> {
+                        if (key.length == 0) {
+                            return;
+                        }
+                        Map<String, AttributeValue> item = ItemCodec.decode(value);
+                        writes.write(ItemWrite.restore(
+                                t,
+                                t.metadata().keySchema().keyOfItem(item),
+                                ConditionalWrite.blind(new WriteDecision.Put(item))));
+                    }));
         } finally {
             restoring.remove(b.id());
         }

@@ -68,6 +68,27 @@ class TableBackupsIT {
         }
     }
 
+    /** A restore that fails half way leaves no table behind: here the target's key is one the items do not have. */
+    @Test
+    void aFailedRestoreLeavesNoTable() {
+        try (StorageEngine engine = StorageEngine.open(StorageConfig.memory())) {
+            Table t = engine.tables().create(table("orders"));
+            put(engine, t, "k1");
+            TableBackups.Backup b = engine.backups().create(t, "nightly");
+            KeySchema other = new KeySchema(new KeySchema.KeyAttribute("other", ScalarType.S), null);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.backups()
+                            .restore(b, io.partita.storage.TestTables.onDemand("broken", other), "in use"))
+                    .isInstanceOf(RuntimeException.class);
+            assertThat(engine.tables().find("broken")).isNull();
+            // The backup is free again for a restore that works.
+            assertThat(engine.backups()
+                            .restore(b, table("fixed"), "in use")
+                            .stats()
+                            .itemCount())
+                    .isEqualTo(1);
+        }
+    }
+
     @Test
     void aBackupWithoutItsRecordIsDroppedAtTheNextStart(@TempDir Path dir) {
         try (StorageEngine engine = StorageEngine.open(StorageConfig.disk(dir))) {

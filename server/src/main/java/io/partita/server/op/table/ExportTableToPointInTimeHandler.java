@@ -61,6 +61,11 @@ public final class ExportTableToPointInTimeHandler
         if (!in.tableArn().startsWith("arn:")) {
             throw ApiException.invalidParameter("tableArn is not a valid ARN");
         }
+        if (!transfers.inside(in.s3Bucket(), in.s3Prefix())) {
+            // Partita's own refusal: its S3 is a directory, and a key must not lead out of it.
+            throw ApiException.validation("S3Prefix must not lead out of the bucket (no '..' segments, no leading"
+                    + " '/'): " + in.s3Prefix());
+        }
         if (in.s3SseKmsKeyId() != null && !"KMS".equals(in.s3SseAlgorithm())) {
             throw ApiException.validation("Invalid Request: KMS Key Id is not supported for this encryption type");
         }

@@ -132,6 +132,15 @@ final class S3Transfers {
         return root.resolve(bucket);
     }
 
+    /**
+     * Whether keys under {@code prefix} stay inside the bucket's directory: S3 takes any characters in a key, but here
+     * a key is a path, and {@code ..} segments or a leading {@code /} would reach outside the S3 directory.
+     */
+    boolean inside(String bucket, String prefix) {
+        Path b = bucket(bucket).toAbsolutePath().normalize();
+        return b.resolve(key(prefix, "AWSDynamoDB")).normalize().startsWith(b);
+    }
+
     /** The S3 key {@code name} under {@code prefix} (none, or ending with a slash or not). */
     static String key(String prefix, String name) {
         if (prefix == null || prefix.isEmpty()) {
