@@ -238,6 +238,42 @@ class ConsumedCapacityTest {
         assertThat(filteredScan.consumedCapacity().capacityUnits()).isEqualTo(1.5);
     }
 
+    /**
+     * A hundred items of exactly 100 bytes: a page rounds the sum of what it read, so 40 of them (4,000 bytes) are one
+     * unit and 41 (4,100 bytes) are two, page after page; an eventually consistent page of tiny items is half a unit.
+     */
+    @Test
+    void scanPagesOfTinyItemsRoundTheirSumEachPage() {
+        String table = table();
+        for (int i = 0; i < 100; i++) {
+            // "id" (2) + "i000" (4) + "v" (1) + 93 characters = 100 bytes.
+            put(table, item(String.format("i%03d", i), 93));
+        }
+        assertThat(scanPages(table, 40, true)).containsExactly(1.0, 1.0, 1.0);
+        assertThat(scanPages(table, 41, true)).containsExactly(2.0, 2.0, 1.0);
+        assertThat(scanPages(table, 41, false)).containsExactly(1.0, 1.0, 0.5);
+        assertThat(scanPages(table, 7, false)).hasSize(15).allMatch(units -> units == 0.5);
+    }
+
+    private static java.util.List<Double> scanPages(String table, int limit, boolean consistent) {
+        java.util.List<Double> units = new java.util.ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        int items = 0;
+        do {
+            Map<String, AttributeValue> from = start;
+            ScanResponse page = ddb().scan(b -> b.tableName(table)
+                    .limit(limit)
+                    .consistentRead(consistent)
+                    .exclusiveStartKey(from)
+                    .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+            units.add(page.consumedCapacity().capacityUnits());
+            items += page.count();
+            start = page.hasLastEvaluatedKey() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        assertThat(items).isEqualTo(100);
+        return units;
+    }
+
     private static QueryResponse query(String table, boolean consistent, Integer limit, String filter) {
         Map<String, AttributeValue> values = filter == null
                 ? Map.of(":p", AttributeValue.fromS("p"))

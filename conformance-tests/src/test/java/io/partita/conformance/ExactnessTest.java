@@ -219,4 +219,158 @@ class ExactnessTest {
                 () -> ddb.updateItem(
                         u -> u.tableName(t).key(Map.of("id", s("key-only"))).updateExpression("REMOVE a.b")));
     }
+
+    /**
+     * A function's arguments are operands, so arithmetic inside one is a syntax error on the "+", while arithmetic
+     * over two functions is allowed; list_append parses inside list_append but is refused (observed answers).
+     */
+    @Test
+    void functionArgumentsAreOperands(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        Map<String, AttributeValue> numbers = Map.of(":a", n("2"), ":b", n("3"));
+        ApiErrors.assertValidation(
+                "Invalid UpdateExpression: Syntax error; token: \"+\", near: \":a+:b\"",
+                () -> ddb.updateItem(u -> u.tableName(t)
+                        .key(Map.of("id", s("x")))
+                        .updateExpression("SET c = if_not_exists(c, :a+:b)")
+                        .expressionAttributeValues(numbers)));
+        ddb.updateItem(u -> u.tableName(t)
+                .key(Map.of("id", s("x")))
+                .updateExpression("SET c = if_not_exists(c, :a)+:b")
+                .expressionAttributeValues(numbers));
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("x")))).item())
+                .containsEntry("c", n("5"));
+
+        Map<String, AttributeValue> lists = Map.of(
+                ":a", AttributeValue.fromL(java.util.List.of(s("a"))),
+                ":b", AttributeValue.fromL(java.util.List.of(s("b"))),
+                ":c", AttributeValue.fromL(java.util.List.of(s("c"))));
+        ApiErrors.assertValidation(
+                "Invalid UpdateExpression: The function is not allowed to be used this way in an expression;"
+                        + " function: list_append",
+                () -> ddb.updateItem(u -> u.tableName(t)
+                        .key(Map.of("id", s("x")))
+                        .updateExpression("SET l = list_append(list_append(:a, :b), :c)")
+                        .expressionAttributeValues(lists)));
+        ddb.updateItem(u -> u.tableName(t)
+                .key(Map.of("id", s("x")))
+                .updateExpression("SET l = list_append(if_not_exists(l, :a), :b)")
+                .expressionAttributeValues(Map.of(":a", lists.get(":a"), ":b", lists.get(":b"))));
+        assertThat(ddb.getItem(g -> g.tableName(t).key(Map.of("id", s("x")))).item())
+                .containsEntry("l", AttributeValue.fromL(java.util.List.of(s("a"), s("b"))));
+    }
+
+    /** Semantic errors in a filter, a projection or a condition are found before anything is read or matched. */
+    @Test
+    void semanticErrorsOnAnEmptyTable(Tables tables) {
+        String t = tables.rangeTable("pk", ScalarAttributeType.S, "sk", ScalarAttributeType.N);
+        ApiErrors.assertValidation(
+                "Invalid FilterExpression: Invalid attribute type name found; type: XX, valid types: {B,NULL,SS,BOOL,L,BS,N,NS,S,M}",
+                () -> ddb.scan(r -> r.tableName(t)
+                        .filterExpression("attribute_type(a, :t)")
+                        .expressionAttributeValues(Map.of(":t", s("XX")))));
+        ApiErrors.assertValidation(
+                "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or rewrite one"
+                        + " of these paths; path one: [a], path two: [a, b]",
+                () -> ddb.scan(r -> r.tableName(t).projectionExpression("a, a.b")));
+        ApiErrors.assertValidation(
+                "Filter Expression can only contain non-primary key attributes: Primary key attribute: sk",
+                () -> ddb.query(q -> q.tableName(t)
+                        .keyConditionExpression("pk = :p")
+                        .filterExpression("sk > :n")
+                        .expressionAttributeValues(Map.of(":p", s("nobody"), ":n", n("1")))));
+        ApiErrors.assertValidation(
+                "Invalid FilterExpression: Incorrect number of operands for operator or function; operator or"
+                        + " function: begins_with, number of operands: 1",
+                () -> ddb.query(q -> q.tableName(t)
+                        .keyConditionExpression("pk = :p")
+                        .filterExpression("begins_with(a)")
+                        .expressionAttributeValues(Map.of(":p", s("nobody")))));
+        ApiErrors.assertValidation(
+                "Invalid ConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal"
+                        + " to lower bound; lower bound operand: AttributeValue: {N:5}, upper bound operand:"
+                        + " AttributeValue: {N:1}",
+                () -> ddb.deleteItem(d -> d.tableName(t)
+                        .key(Map.of("pk", s("nobody"), "sk", n("1")))
+                        .conditionExpression("a BETWEEN :hi AND :lo")
+                        .expressionAttributeValues(Map.of(":hi", n("5"), ":lo", n("1")))));
+    }
+
+    /** The fields a table description carries, by name, leaving out those the SDK left unset. */
+    private static java.util.Set<String> fields(software.amazon.awssdk.services.dynamodb.model.TableDescription d) {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (software.amazon.awssdk.core.SdkField<?> f : d.sdkFields()) {
+            Object v = f.getValueOrDefault(d);
+            if (v != null && !(v instanceof software.amazon.awssdk.core.util.SdkAutoConstructList<?>)) {
+                names.add(f.memberName());
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Exactly the fields of the CLI reference's create-table, update-table and delete-table examples (plus
+     * DeletionProtectionEnabled, which DynamoDB has answered since 2023): no index, stream or SSE fields on a table
+     * that has none, the billing mode summary only on an on-demand table, and the old throughput while UPDATING.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void tableDescriptionsCarryExactlyDynamoDbsFields() {
+        String name = "exact-" + java.util.UUID.randomUUID();
+        var created = ddb.createTable(c -> c.tableName(name)
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType("HASH"))
+                        .provisionedThroughput(p -> p.readCapacityUnits(5L).writeCapacityUnits(5L)))
+                .tableDescription();
+        java.util.Set<String> base = java.util.Set.of(
+                "AttributeDefinitions",
+                "TableName",
+                "KeySchema",
+                "TableStatus",
+                "CreationDateTime",
+                "ProvisionedThroughput",
+                "TableSizeBytes",
+                "ItemCount",
+                "TableArn",
+                "TableId",
+                "DeletionProtectionEnabled");
+        assertThat(fields(created)).containsExactlyInAnyOrderElementsOf(base);
+        assertThat(created.tableStatusAsString()).isEqualTo("CREATING");
+        ddb.waiter().waitUntilTableExists(w -> w.tableName(name));
+
+        var updated = ddb.updateTable(u -> u.tableName(name)
+                        .provisionedThroughput(p -> p.readCapacityUnits(6L).writeCapacityUnits(5L)))
+                .tableDescription();
+        assertThat(updated.tableStatusAsString()).isEqualTo("UPDATING");
+        assertThat(updated.provisionedThroughput().readCapacityUnits()).isEqualTo(5L);
+        assertThat(fields(updated))
+                .containsAll(base)
+                .doesNotContain(
+                        "BillingModeSummary",
+                        "StreamSpecification",
+                        "GlobalSecondaryIndexes",
+                        "LocalSecondaryIndexes",
+                        "SSEDescription",
+                        "TableClassSummary");
+        ddb.waiter().waitUntilTableExists(w -> w.tableName(name));
+
+        var deleted = ddb.deleteTable(d -> d.tableName(name)).tableDescription();
+        assertThat(deleted.tableStatusAsString()).isEqualTo("DELETING");
+        assertThat(fields(deleted))
+                .contains("TableName", "TableStatus", "TableArn", "TableId", "ItemCount")
+                .doesNotContain("AttributeDefinitions", "KeySchema", "BillingModeSummary");
+
+        String onDemand = "exact-" + java.util.UUID.randomUUID();
+        var free = ddb.createTable(c -> c.tableName(onDemand)
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType("HASH"))
+                        .billingMode("PAY_PER_REQUEST"))
+                .tableDescription();
+        java.util.Set<String> withBilling = new java.util.HashSet<>(base);
+        withBilling.add("BillingModeSummary");
+        assertThat(fields(free)).containsExactlyInAnyOrderElementsOf(withBilling);
+        assertThat(free.provisionedThroughput().readCapacityUnits()).isZero();
+        ddb.waiter().waitUntilTableExists(w -> w.tableName(onDemand));
+        ddb.deleteTable(d -> d.tableName(onDemand));
+    }
 }

@@ -210,6 +210,14 @@ final class ExpressionChecks {
                 requirePath(call.function(), call.arguments().get(0), kind);
             } else {
                 for (Operand arg : call.arguments()) {
+                    // DynamoDB parses list_append(list_append(...), ...) but refuses it; an if_not_exists
+                    // inside list_append is allowed (observed answers).
+                    if (arg instanceof Operand.Call inner && inner.function().equals("list_append")) {
+                        throw invalid(
+                                kind,
+                                "The function is not allowed to be used this way in an expression; function:"
+                                        + " list_append");
+                    }
                     if (arg instanceof Operand.Constant c && !(c.value() instanceof AttributeValue.L)) {
                         throw invalid(
                                 kind,

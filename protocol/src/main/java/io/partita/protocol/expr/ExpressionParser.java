@@ -322,7 +322,9 @@ public final class ExpressionParser {
                 throw unknownFunction(t.text());
             }
             countOperator();
-            return new Operand.Call(t.text(), arguments(this::setValue));
+            // A function's arguments are operands, not values: `if_not_exists(a, :x + :y)` is a syntax error
+            // on the "+" (API reference, UpdateItem: "if_not_exists (path, operand)").
+            return new Operand.Call(t.text(), arguments(this::updateOperand));
         }
         return path();
     }
