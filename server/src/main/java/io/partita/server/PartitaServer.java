@@ -120,7 +120,8 @@ public final class PartitaServer implements AutoCloseable {
         }
     }
 
-    private PartitaServer(ServerConfig config, Map<String, StorageEngine> storages) throws InterruptedException {
+    private PartitaServer(ServerConfig config, Map<String, StorageEngine> storages, boolean inline)
+            throws InterruptedException {
         Map<String, Space> byAccount = new LinkedHashMap<>();
         storages.forEach((account, storage) -> byAccount.put(account, new Space(account, storage)));
         this.spaces = Collections.unmodifiableMap(byAccount);
@@ -162,7 +163,7 @@ public final class PartitaServer implements AutoCloseable {
                         dispatcher,
                         config.region(),
                         workers,
-                        inlineOperations(config, primary.registry),
+                        inline ? inlineOperations(config, primary.registry) : target -> false,
                         // The caller's account's views; the console's files (null: unsigned) are everyone's.
                         account -> account == null ? primary.admin : spaces.get(account).admin,
                         drain,
@@ -212,13 +213,34 @@ public final class PartitaServer implements AutoCloseable {
             for (String account : accounts(config)) {
                 opened.put(account, StorageEngine.open(storage(config, account)));
             }
-            return new PartitaServer(config, opened);
+            return new PartitaServer(config, opened, true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             opened.values().forEach(StorageEngine::close);
             throw new IllegalStateException("interrupted while binding", e);
         } catch (RuntimeException e) {
             opened.values().forEach(StorageEngine::close);
+            throw e;
+        }
+    }
+
+    /**
+     * A server in open mode over {@code storage}, which it closes when it closes: a cluster's leader serving its
+     * replica. No request runs on an event loop, since every commit waits for the cluster to agree on it.
+     */
+    public static PartitaServer startOn(ServerConfig config, StorageEngine storage) {
+        if (config.accounts() != null) {
+            storage.close();
+            throw new IllegalArgumentException("a cluster node serves open mode only");
+        }
+        try {
+            return new PartitaServer(config, Map.of(Credentials.OPEN_ACCOUNT, storage), false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            storage.close();
+            throw new IllegalStateException("interrupted while binding", e);
+        } catch (RuntimeException e) {
+            storage.close();
             throw e;
         }
     }

@@ -61,8 +61,12 @@ public final class StorageEngine implements AutoCloseable {
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
                     BackgroundThreads.named("partita-throttle-log"));
 
-    private StorageEngine(RocksStore store, StorageConfig config) {
+    /** Whether {@link #close()} closes the store too; not when the store outlives the engine (cluster mode). */
+    private final boolean ownsStore;
+
+    private StorageEngine(RocksStore store, StorageConfig config, boolean ownsStore) {
         this.store = store;
+        this.ownsStore = ownsStore;
         this.clock = config.capacity().clock();
         this.s3Root = config.s3Root();
         this.dataDir = config.inMemory() ? null : config.dataDir();
@@ -145,11 +149,20 @@ public final class StorageEngine implements AutoCloseable {
     public static StorageEngine open(StorageConfig config) {
         RocksStore store = RocksStore.open(config);
         try {
-            return new StorageEngine(store, config);
+            return new StorageEngine(store, config, true);
         } catch (RuntimeException e) {
             store.close();
             throw e;
         }
+    }
+
+    /**
+     * Opens an engine on a store that is already open and stays open after the engine closes: a cluster's leader
+     * serves its replica's store through an engine while it leads, and closes the engine, not the store, when it stops
+     * leading. The engine reads every table's state from the store as it opens, as after a restart.
+     */
+    public static StorageEngine openOn(RocksStore store, StorageConfig config) {
+        return new StorageEngine(store, config, false);
     }
 
     /** The clock everything time-dependent in storage reads: the system's, or a test's. */
@@ -303,6 +316,10 @@ public final class StorageEngine implements AutoCloseable {
         globalIndexes.close();
         trimmer.close();
         splitter.close();
-        store.close();
+        if (ownsStore) {
+            store.close();
+        } else {
+            store.beforeCheckpoint(() -> {});
+        }
     }
 }

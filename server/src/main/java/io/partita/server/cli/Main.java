@@ -249,6 +249,29 @@ public final class Main implements Callable<Integer> {
     long requestTimeoutMillis;
 
     @Option(
+            names = {"--cluster-config"},
+            description = "Run as a node of a cluster described by this properties file: cluster.name, node.id and"
+                    + " members=id=host:raftPort:apiPort,… (docs/CLUSTER.md).")
+    Path clusterConfig;
+
+    @Option(
+            names = {"--cluster-members"},
+            description = "Run as a node of a cluster of these members: id=host:raftPort:apiPort,… (at least 3)."
+                    + " The node listens for clients on its member's API port.")
+    String clusterMembers;
+
+    @Option(
+            names = {"--node-id"},
+            description = "This node's id among the cluster's members.")
+    String nodeId;
+
+    @Option(
+            names = {"--cluster-name"},
+            description = "The cluster's name, the same on every node (default: ${DEFAULT-VALUE}).",
+            defaultValue = "partita")
+    String clusterName;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -333,6 +356,9 @@ public final class Main implements Callable<Integer> {
                 return 2;
             }
         }
+        if (clusterConfig != null || clusterMembers != null) {
+            return runClusterNode(config);
+        }
         PartitaServer server = PartitaServer.start(config);
         server.storage().ttl().delayMillis(ttlDelayMillis);
         server.storage().ttl().cooldownMillis(ttlCooldownMillis);
@@ -355,6 +381,52 @@ public final class Main implements Callable<Integer> {
                 + (config.accounts() == null
                         ? "open (any well-formed signature; --credentials FILE for strict mode)"
                         : "strict, SigV4 verified against " + config.accounts().size() + " keys of " + credentials));
+        stopped.await();
+        return 0;
+    }
+
+    /** Runs this process as one node of a cluster until it is stopped (docs/CLUSTER.md). */
+    private int runClusterNode(ServerConfig config) throws InterruptedException {
+        io.partita.server.cluster.ClusterConfig cluster;
+        try {
+            cluster = clusterConfig != null
+                    ? io.partita.server.cluster.ClusterConfig.load(clusterConfig, nodeId)
+                    : new io.partita.server.cluster.ClusterConfig(
+                            clusterName, nodeId, io.partita.server.cluster.ClusterConfig.parseMembers(clusterMembers));
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            System.err.println("cluster: " + e.getMessage());
+            return 2;
+        }
+        if (inMemory || config.accounts() != null || config.tls() != null) {
+            System.err.println("a cluster node keeps its replica on disk and serves open mode over plain HTTP:"
+                    + " --in-memory, --credentials and --tls-cert are not for cluster nodes yet");
+            return 2;
+        }
+        io.partita.server.cluster.ClusterMember member;
+        try {
+            member = io.partita.server.cluster.ClusterMember.start(
+                    cluster, config, io.partita.cluster.ClusterNode.Timings.defaults(), serving -> {
+                        serving.storage().ttl().delayMillis(ttlDelayMillis);
+                        serving.storage().ttl().cooldownMillis(ttlCooldownMillis);
+                    });
+        } catch (java.io.IOException | RuntimeException e) {
+            System.err.println("cannot start cluster node " + cluster.nodeId() + ": " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            member.close();
+                            stopped.countDown();
+                            Runtime.getRuntime().halt(0);
+                        },
+                        "partita-shutdown"));
+        System.out.println(banner(member.port(), config.storage(), Transport.NIO)
+                + "\n  cluster: " + cluster.name() + ", node " + cluster.nodeId() + " of "
+                + cluster.members().size()
+                + " (Raft on port " + cluster.self().raftPort() + "; GET /cluster for its view)"
+                + "\n  auth: open (any well-formed signature)");
         stopped.await();
         return 0;
     }

@@ -49,6 +49,9 @@ public final class PartitaLogConfigurator extends ContextAwareBase implements Co
         root.addAppender(console);
         context.getLogger("io.netty").setLevel(Level.WARN);
         context.getLogger("software.amazon").setLevel(Level.WARN);
+        // Ratis (cluster mode) logs every election and log segment at INFO; a cluster node's own lines say what
+        // matters.
+        context.getLogger("org.apache.ratis").setLevel(Level.WARN);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 

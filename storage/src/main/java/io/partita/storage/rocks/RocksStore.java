@@ -88,6 +88,9 @@ public final class RocksStore implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RocksStore.class);
     private static final byte[] LOG_POSITION_KEY = bytes("partita/log-position");
+    /** The term and index of the last replicated entry applied (cluster mode), written in the entry's own batch. */
+    private static final byte[] APPLIED_ENTRY_KEY = bytes("partita/applied-entry");
+
     private static final long FLUSH_WAIT_NANOS = 60_000_000_000L;
     /** How long close waits for calls in flight before it fails the writers the log holds back. */
     private static final long CLOSE_WAIT_NANOS = 5_000_000_000L;
@@ -141,6 +144,8 @@ public final class RocksStore implements AutoCloseable {
     private volatile long backgroundErrors;
     /** Runs on the checkpoint thread before each checkpoint of the log; must return within a bounded time. */
     private volatile Runnable beforeCheckpoint = () -> {};
+    /** The group this store's changes go through first (cluster mode); null in single-node mode. */
+    private volatile Replication replication;
 
     private RocksStore(StorageConfig config, long logSegmentBytes) {
         try {
@@ -634,7 +639,63 @@ public final class RocksStore implements AutoCloseable {
         return List.copyOf(families.keySet());
     }
 
+    /**
+     * From now on every change of this store (batches, column families created and dropped) goes through {@code
+     * replication} and is applied when the group has committed it ({@link #applyEntry}). Set before the store is
+     * used; null applies changes here again.
+     */
+    public void replicateThrough(Replication replication) {
+        this.replication = replication;
+    }
+
+    /**
+     * Applies one entry of the group's log, in the log's order, and records its term and index in the same atomic
+     * batch, so a replica that restarts knows exactly which entries its state holds ({@link #appliedEntry}).
+     */
+    public void applyEntry(byte[] entry, long term, long index) {
+        ReplicatedEntry decoded = ReplicatedEntry.decode(entry);
+        switch (decoded.kind()) {
+            case CREATE_FAMILY -> {
+                // A crash between creating the family and recording the entry applies the entry again.
+                if (!hasFamily(decoded.familyName())) {
+                    createFamilyHere(decoded.familyName());
+                }
+            }
+            case DROP_FAMILY -> dropFamilyHere(decoded.familyName());
+            case BATCH -> {}
+        }
+        byte[] applied = ByteBuffer.allocate(16).putLong(term).putLong(index).array();
+        withOpenDb("apply entry", db -> {
+            try (WriteBatch batch = decoded.kind() == ReplicatedEntry.Kind.BATCH
+                    ? new WriteBatch(decoded.payload())
+                    : new WriteBatch()) {
+                batch.put(defaultFamily(), APPLIED_ENTRY_KEY, applied);
+                commitHere(db, batch);
+            }
+            return null;
+        });
+    }
+
+    /** The term and index of the last entry {@link #applyEntry} applied, or null if none ever was. */
+    public long[] appliedEntry() {
+        byte[] bytes = withOpenDb("applied entry", db -> db.get(defaultFamily(), APPLIED_ENTRY_KEY));
+        if (bytes == null) {
+            return null;
+        }
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        return new long[] {b.getLong(), b.getLong()};
+    }
+
     public ColumnFamilyHandle createItemFamily(String name) {
+        Replication through = replication;
+        if (through != null) {
+            through.replicate(ReplicatedEntry.createFamily(name));
+            return family(name);
+        }
+        return createFamilyHere(name);
+    }
+
+    private ColumnFamilyHandle createFamilyHere(String name) {
         return withOpenDb("create column family " + name, db -> {
             synchronized (familiesChange) {
                 ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(bytes(name), itemOptions));
@@ -649,6 +710,15 @@ public final class RocksStore implements AutoCloseable {
      * into a dropped family instead of into freed native memory.
      */
     public void dropFamily(String name) {
+        Replication through = replication;
+        if (through != null) {
+            through.replicate(ReplicatedEntry.dropFamily(name));
+            return;
+        }
+        dropFamilyHere(name);
+    }
+
+    private void dropFamilyHere(String name) {
         withOpenDb("drop column family " + name, db -> {
             synchronized (familiesChange) {
                 ColumnFamilyHandle handle = families.remove(name);
@@ -702,6 +772,16 @@ public final class RocksStore implements AutoCloseable {
      * compaction is far behind, which with Partita's log (RocksDB flushes only at checkpoints) has not been seen.
      */
     private void commit(RocksDB db, WriteBatch batch) throws RocksDBException {
+        Replication through = replication;
+        if (through != null) {
+            through.replicate(ReplicatedEntry.batch(batch.data()));
+            return;
+        }
+        commitHere(db, batch);
+    }
+
+    /** Commits {@code batch} to this replica: its log, then RocksDB. */
+    private void commitHere(RocksDB db, WriteBatch batch) throws RocksDBException {
         String refused = unavailable;
         if (refused == null) {
             refused = lowSpace;

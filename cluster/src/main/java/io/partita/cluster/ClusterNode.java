@@ -1,0 +1,251 @@
+package io.partita.cluster;
+
+import io.partita.storage.StorageUnavailableException;
+import io.partita.storage.rocks.Replication;
+import io.partita.storage.rocks.RocksStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One node's replica of a store replicated as a Raft group: the Ratis server (gRPC between the peers, its log in
+ * {@code raftDir}), the store as its state machine, and the {@link Replication} through which the store's own
+ * changes are proposed.
+ *
+ * <p>Only the leader proposes: a change is computed on the leader's state (under the item's lock, as in single-node
+ * mode) and submitted to the leader's own server, never redirected, so a change computed on a follower's older state
+ * cannot reach the log. It returns once the group has committed it and this replica has applied it.
+ */
+public final class ClusterNode implements Replication, AutoCloseable {
+    /** A member of the group: its id and the host and port its Raft server listens on. */
+    public record Peer(String id, String host, int port) {
+        public Peer {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(host, "host");
+        }
+
+        String address() {
+            return host + ":" + port;
+        }
+
+        RaftPeer raftPeer() {
+            return RaftPeer.newBuilder()
+                    .setId(RaftPeerId.valueOf(id))
+                    .setAddress(address())
+                    .build();
+        }
+    }
+
+    /** How quickly the group notices a dead leader, and how long a proposal may wait. */
+    public record Timings(Duration electionMin, Duration electionMax, Duration proposal) {
+        /** Ratis's usual election timeouts on a LAN. */
+        public static Timings defaults() {
+            return new Timings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(10));
+        }
+
+        /** Quick elections, for clusters on one machine's loopback (tests). */
+        public static Timings loopback() {
+            return new Timings(Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(10));
+        }
+    }
+
+    private final RaftServer server;
+    private final RaftGroup group;
+    private final RaftPeerId self;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private final long proposalMillis;
+
+    private ClusterNode(RaftServer server, RaftGroup group, RaftPeerId self, long proposalMillis) {
+        this.server = server;
+        this.group = group;
+        this.self = self;
+        this.proposalMillis = proposalMillis;
+    }
+
+    /** The group id of a cluster by its name: every node of one cluster derives the same. */
+    public static UUID groupId(String clusterName) {
+        return UUID.nameUUIDFromBytes(("partita-cluster:" + clusterName).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Starts this node's Raft server for {@code store}, with the group's log under {@code raftDir}, and makes the store
+     * propose its changes through it. {@code peers} names every member, this one ({@code id}) included.
+     */
+    public static ClusterNode start(
+            String clusterName, String id, List<Peer> peers, Path raftDir, RocksStore store, Timings timings)
+            throws IOException {
+        Peer me = peers.stream()
+                .filter(p -> p.id().equals(id))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("node " + id + " is not one of the peers " + peers));
+        RaftGroup group = RaftGroup.valueOf(
+                RaftGroupId.valueOf(groupId(clusterName)),
+                peers.stream().map(Peer::raftPeer).toList());
+        RaftProperties properties = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(properties, me.host());
+        GrpcConfigKeys.Server.setPort(properties, me.port());
+        RaftServerConfigKeys.setStorageDir(properties, List.of(raftDir.toFile()));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(properties, millis(timings.electionMin()));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(properties, millis(timings.electionMax()));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, millis(timings.electionMin()));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, millis(timings.electionMax()));
+        RaftPeerId self = RaftPeerId.valueOf(id);
+        RaftServer server = RaftServer.newBuilder()
+                .setServerId(self)
+                .setGroup(group)
+                .setProperties(properties)
+                .setStateMachine(new StoreStateMachine(store))
+                // A node formats its group's storage once, and recovers it from then on.
+                .setOption(
+                        java.nio.file.Files.isDirectory(raftDir.resolve(
+                                        group.getGroupId().getUuid().toString()))
+                                ? RaftStorage.StartupOption.RECOVER
+                                : RaftStorage.StartupOption.FORMAT)
+                .build();
+        ClusterNode node =
+                new ClusterNode(server, group, self, timings.proposal().toMillis());
+        store.replicateThrough(node);
+        try {
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            store.replicateThrough(null);
+            server.close();
+            throw e;
+        }
+        return node;
+    }
+
+    private static TimeDuration millis(Duration d) {
+        return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void replicate(byte[] entry) {
+        if (!info().isLeader()) {
+            // Refused before anything reached the log: the change certainly did not happen.
+            throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
+        }
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(self)
+                .setGroupId(group.getGroupId())
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        RaftClientReply reply;
+        try {
+            reply = server.submitClientRequestAsync(request).get(proposalMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageUnavailableException("interrupted while the cluster commits the change", e, true);
+        } catch (IOException | ExecutionException e) {
+            throw new StorageUnavailableException("the cluster did not commit the change: " + e.getMessage(), e, true);
+        } catch (TimeoutException e) {
+            throw new StorageUnavailableException(
+                    "the cluster did not commit the change within " + proposalMillis + " ms", e, true);
+        }
+        if (!reply.isSuccess()) {
+            // Even a "not the leader" now may come from a leader that stepped down with the entry in its log, which
+            // the next leader may still commit: the outcome is unknown.
+            Exception why = reply.getException();
+            throw new StorageUnavailableException(
+                    "the cluster did not confirm the change: " + (why == null ? "unknown" : why.getMessage()),
+                    why,
+                    true);
+        }
+    }
+
+    public String id() {
+        return self.toString();
+    }
+
+    private DivisionInfo info() {
+        try {
+            return server.getDivision(group.getGroupId()).getInfo();
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /** Whether this node leads the group and has committed an entry of its term (so it holds every committed one). */
+    public boolean isLeaderReady() {
+        DivisionInfo info = info();
+        return info.isLeader() && info.isLeaderReady();
+    }
+
+    /** The id of the node this one believes leads the group, or null while it knows of none. */
+    public String leaderId() {
+        RaftPeerId leader = info().getLeaderId();
+        return leader == null ? null : leader.toString();
+    }
+
+    public long term() {
+        return info().getCurrentTerm();
+    }
+
+    public long lastAppliedIndex() {
+        return info().getLastAppliedIndex();
+    }
+
+    /** The index of the last entry this node knows the group committed. */
+    public long commitIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /**
+     * Whether this node may serve as the leader now: it leads, has committed an entry of its term, and has applied
+     * every entry committed so far, so its store holds every acknowledged change.
+     */
+    public boolean canServe() {
+        return isLeaderReady() && lastAppliedIndex() >= commitIndex();
+    }
+
+    /** The members' next and matched log indexes as this node (the leader) sees them; empty on a follower. */
+    public long[] followerMatchIndexes() {
+        long[] match = info().getFollowerMatchIndices();
+        return match == null ? new long[0] : match;
+    }
+
+    /** This node's role in the group: LEADER, FOLLOWER, CANDIDATE or LISTENER. */
+    public String role() {
+        return info().getCurrentRole().name();
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}

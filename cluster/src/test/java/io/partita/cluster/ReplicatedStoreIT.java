@@ -1,0 +1,195 @@
+package io.partita.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageUnavailableException;
+import io.partita.storage.rocks.RocksStore;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyHandle;
+
+/**
+ * Three replicas of a store on loopback, each a real RocksDB and a real Ratis server: what the leader commits every
+ * replica applies, once, in order; a new leader takes over when the leader stops, and a replica that was down
+ * catches up from the log when it comes back.
+ */
+class ReplicatedStoreIT {
+    private static final String FAMILY = RocksStore.ITEMS_PREFIX + "t";
+    private static final byte[] COUNTER = "counter".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path dir;
+
+    private final List<ClusterNode.Peer> peers = new ArrayList<>();
+    private final Replica[] replicas = new Replica[3];
+
+    /** One node: its store and its Raft server. */
+    private record Replica(RocksStore store, ClusterNode node) {
+        void stop() throws IOException {
+            node.close();
+            store.close();
+        }
+    }
+
+    private Replica start(int i) throws IOException {
+        RocksStore store = RocksStore.open(StorageConfig.disk(dir.resolve("n" + i + "/data")));
+        ClusterNode node = ClusterNode.start(
+                "test", "n" + i, peers, dir.resolve("n" + i + "/raft"), store, ClusterNode.Timings.loopback());
+        replicas[i] = new Replica(store, node);
+        return replicas[i];
+    }
+
+    private void startAll() throws IOException {
+        for (int i = 0; i < 3; i++) {
+            peers.add(new ClusterNode.Peer("n" + i, "127.0.0.1", freePort()));
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        for (Replica r : replicas) {
+            if (r != null) {
+                r.stop();
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private Replica leader() {
+        await("a leader", () -> live().stream().anyMatch(r -> r.node().isLeaderReady()));
+        return live().stream().filter(r -> r.node().isLeaderReady()).findFirst().orElseThrow();
+    }
+
+    private List<Replica> live() {
+        List<Replica> out = new ArrayList<>();
+        for (Replica r : replicas) {
+            if (r != null) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Puts item {@code i} and adds one to the counter, in one batch, through {@code r}'s store. */
+    private static void write(Replica r, int i) {
+        ColumnFamilyHandle items = r.store().family(FAMILY);
+        ColumnFamilyHandle stats = r.store().family(RocksStore.STATS);
+        r.store().write(batch -> {
+            try {
+                batch.put(items, key(i), ("v" + i).getBytes(StandardCharsets.UTF_8));
+                batch.merge(
+                        stats,
+                        COUNTER,
+                        ByteBuffer.allocate(8)
+                                .order(ByteOrder.LITTLE_ENDIAN)
+                                .putLong(1)
+                                .array());
+            } catch (org.rocksdb.RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static byte[] key(int i) {
+        return String.format("k%05d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Map<String, String> items(RocksStore store) {
+        Map<String, String> out = new TreeMap<>();
+        if (!store.hasFamily(FAMILY)) {
+            return out;
+        }
+        store.forEach(
+                store.family(FAMILY),
+                (k, v) -> out.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8)));
+        return out;
+    }
+
+    private static long counter(RocksStore store) {
+        byte[] v = store.get(store.family(RocksStore.STATS), COUNTER);
+        return v == null ? 0 : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    private void awaitConverged(int items) {
+        for (Replica r : live()) {
+            await(
+                    r.node().id() + " holding " + items + " items",
+                    () -> items(r.store()).size() == items && counter(r.store()) == items);
+        }
+        Map<String, String> first = items(live().get(0).store());
+        for (Replica r : live()) {
+            assertThat(items(r.store())).isEqualTo(first);
+            assertThat(counter(r.store())).isEqualTo(items);
+        }
+    }
+
+    @Test
+    void everyReplicaAppliesWhatTheLeaderCommitsOnceAcrossALeadersDeathAndARestart() throws IOException {
+        startAll();
+        Replica leader = leader();
+        leader.store().createItemFamily(FAMILY);
+        for (int i = 0; i < 100; i++) {
+            write(leader, i);
+        }
+        awaitConverged(100);
+
+        // A follower proposes nothing: its state may be behind the leader's.
+        Replica follower = live().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        assertThatThrownBy(() -> write(follower, 1000))
+                .isInstanceOf(StorageUnavailableException.class)
+                .hasMessageContaining("not the cluster's leader");
+
+        // The leader stops; the other two elect one of themselves and go on.
+        int dead = List.of(replicas).indexOf(leader);
+        leader.stop();
+        replicas[dead] = null;
+        Replica next = leader();
+        assertThat(next).isNotSameAs(leader);
+        for (int i = 100; i < 150; i++) {
+            write(next, i);
+        }
+        awaitConverged(150);
+
+        // The old leader comes back on its own directories: its store replays its own log, and Ratis hands it the
+        // entries after the one it last applied; none twice, or its counter would run past 150.
+        start(dead);
+        awaitConverged(150);
+        write(leader(), 150);
+        awaitConverged(151);
+    }
+}

@@ -1,0 +1,102 @@
+package io.partita.server.cluster;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * A node's place in a cluster: the cluster's name (every node of one cluster gives the same), this node's id, and
+ * every member with the two ports it listens on: Raft's, between the nodes, and the DynamoDB API's, for clients.
+ *
+ * @param name the cluster's name; the Raft group's id is derived from it
+ * @param nodeId this node's id, one of {@code members}
+ * @param members every node of the cluster, this one included
+ */
+public record ClusterConfig(String name, String nodeId, List<Member> members) {
+    /** A node: its id, its host, and its Raft and API ports. */
+    public record Member(String id, String host, int raftPort, int apiPort) {
+        public String apiAddress() {
+            return host + ":" + apiPort;
+        }
+    }
+
+    public ClusterConfig {
+        members = List.copyOf(members);
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("the cluster needs a name");
+        }
+        Set<String> ids = new HashSet<>();
+        for (Member m : members) {
+            if (!ids.add(m.id())) {
+                throw new IllegalArgumentException("two members are called " + m.id());
+            }
+        }
+        if (!ids.contains(nodeId)) {
+            throw new IllegalArgumentException("node " + nodeId + " is not one of the members " + ids);
+        }
+        if (members.size() < 3) {
+            // One node is single-node mode; two cannot lose one and keep a majority.
+            throw new IllegalArgumentException("a cluster has at least 3 members, not " + members.size());
+        }
+    }
+
+    public Member self() {
+        return member(nodeId);
+    }
+
+    public Member member(String id) {
+        return members.stream().filter(m -> m.id().equals(id)).findFirst().orElse(null);
+    }
+
+    /**
+     * Reads {@code n1=host:raftPort:apiPort,n2=…}: each member's id, host, Raft port and API port.
+     *
+     * @throws IllegalArgumentException naming the part that is not of that form
+     */
+    public static List<Member> parseMembers(String spec) {
+        List<Member> out = new ArrayList<>();
+        for (String part : spec.split(",")) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int eq = p.indexOf('=');
+            String[] address = eq < 0 ? new String[0] : p.substring(eq + 1).split(":");
+            if (eq <= 0 || address.length != 3) {
+                throw new IllegalArgumentException("a member is id=host:raftPort:apiPort, not " + p);
+            }
+            try {
+                out.add(new Member(
+                        p.substring(0, eq), address[0], Integer.parseInt(address[1]), Integer.parseInt(address[2])));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("a member's ports are numbers: " + p, e);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Reads a properties file with {@code cluster.name}, {@code node.id} and {@code members} (in {@link
+     * #parseMembers}'s form); {@code nodeId}, when not null, overrides the file's.
+     */
+    public static ClusterConfig load(Path file, String nodeId) throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        }
+        String members = p.getProperty("members");
+        if (members == null) {
+            throw new IllegalArgumentException(file + " names no members (members=id=host:raftPort:apiPort,…)");
+        }
+        return new ClusterConfig(
+                p.getProperty("cluster.name", "partita"),
+                nodeId != null ? nodeId : p.getProperty("node.id"),
+                parseMembers(members));
+    }
+}

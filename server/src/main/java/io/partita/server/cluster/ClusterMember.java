@@ -1,0 +1,215 @@
+package io.partita.server.cluster;
+
+import io.partita.cluster.ClusterNode;
+import io.partita.server.PartitaServer;
+import io.partita.server.cli.ServerConfig;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.rocks.RocksStore;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node of a cluster: its replica of the store, its Raft server ({@link ClusterNode}), its public port ({@link
+ * ClusterRouter}) and, while it leads, the server that answers the cluster's requests.
+ *
+ * <p>The whole store is one Raft group: every change the leader commits (a batch with its change records, a column
+ * family made or dropped) is an entry of the group's log, which every replica applies to its RocksDB in order. Only
+ * the leader runs a {@link StorageEngine} (tables, capacity, the write path, GSI appliers, streams, the TTL reaper):
+ * it opens one on its replica when it has applied every committed entry, and closes it when it stops leading. The
+ * other nodes forward every request to it.
+ */
+public final class ClusterMember implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ClusterMember.class);
+    private static final long WATCH_MILLIS = 20;
+
+    private final ClusterConfig cluster;
+    private final ServerConfig server;
+    private final Consumer<PartitaServer> onServe;
+    private final RocksStore store;
+    private final ClusterNode node;
+    private final ClusterRouter router;
+    private final Thread watch;
+    private volatile boolean closed;
+    /** This node's own server while it leads; null otherwise. Changed only by {@link #watch} and close. */
+    private volatile PartitaServer serving;
+
+    private ClusterMember(
+            ClusterConfig cluster, ServerConfig server, ClusterNode.Timings timings, Consumer<PartitaServer> onServe)
+            throws IOException, InterruptedException {
+        if (server.storage().inMemory()) {
+            throw new IllegalArgumentException("a cluster node keeps its replica on disk: give it a data directory");
+        }
+        if (server.accounts() != null || server.tls() != null) {
+            throw new IllegalArgumentException("a cluster node serves open mode over plain HTTP for now");
+        }
+        this.cluster = cluster;
+        this.server = server;
+        this.onServe = onServe;
+        this.store = RocksStore.open(server.storage());
+        ClusterNode started = null;
+        ClusterRouter routing = null;
+        try {
+            List<ClusterNode.Peer> peers = cluster.members().stream()
+                    .map(m -> new ClusterNode.Peer(m.id(), m.host(), m.raftPort()))
+                    .toList();
+            started = ClusterNode.start(
+                    cluster.name(),
+                    cluster.nodeId(),
+                    peers,
+                    server.storage().dataDir().resolve("raft"),
+                    store,
+                    timings);
+            ClusterConfig.Member self = cluster.self();
+            routing = ClusterRouter.start(server.host(), self.apiPort(), self.id(), this::target, this::status);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            if (started != null) {
+                started.close();
+            }
+            store.close();
+            throw e;
+        }
+        this.node = started;
+        this.router = routing;
+        this.watch = new Thread(this::watchLeadership, "partita-cluster-" + cluster.nodeId());
+        watch.setDaemon(true);
+        watch.start();
+    }
+
+    /**
+     * Starts this node of {@code cluster}: its replica in {@code server}'s data directory (the Raft log in its {@code
+     * raft} folder), its public port the member's API port. {@code onServe} runs on each server this node opens when
+     * it becomes the leader (the command line sets TTL's timing there).
+     */
+    public static ClusterMember start(
+            ClusterConfig cluster, ServerConfig server, ClusterNode.Timings timings, Consumer<PartitaServer> onServe)
+            throws IOException, InterruptedException {
+        return new ClusterMember(cluster, server, timings, onServe);
+    }
+
+    private ClusterRouter.Target target() {
+        PartitaServer own = serving;
+        if (own != null) {
+            return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
+        }
+        String leader = node.leaderId();
+        ClusterConfig.Member m = leader == null ? null : cluster.member(leader);
+        if (m == null || m.id().equals(cluster.nodeId())) {
+            return null;
+        }
+        return new ClusterRouter.Target(m.apiAddress(), false);
+    }
+
+    private void watchLeadership() {
+        while (!closed) {
+            try {
+                if (serving == null && node.canServe()) {
+                    serve();
+                } else if (serving != null && !node.isLeaderReady()) {
+                    stopServing("it no longer leads");
+                }
+            } catch (RuntimeException e) {
+                log.error("node {} could not change its part in the cluster", cluster.nodeId(), e);
+                stopServing("it failed");
+            }
+            try {
+                Thread.sleep(WATCH_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private synchronized void serve() {
+        if (closed) {
+            return;
+        }
+        long started = System.nanoTime();
+        StorageEngine engine = StorageEngine.openOn(store, server.storage());
+        // Its own server listens on loopback only: clients reach it through the router.
+        ServerConfig own = new ServerConfig(
+                        "127.0.0.1", 0, server.storage(), server.region(), server.workerThreads(), server.transport())
+                .withLimits(server.limits())
+                .withFaults(server.faults());
+        PartitaServer opened = PartitaServer.startOn(own, engine);
+        onServe.accept(opened);
+        serving = opened;
+        log.info(
+                "node {} leads the cluster (term {}) and serves it, ready in {} ms",
+                cluster.nodeId(),
+                node.term(),
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private synchronized void stopServing(String why) {
+        PartitaServer own = serving;
+        if (own == null) {
+            return;
+        }
+        serving = null;
+        log.info("node {} stops serving the cluster: {}", cluster.nodeId(), why);
+        own.close();
+    }
+
+    /** This node's view of the cluster, as JSON: what {@code GET /cluster} answers. */
+    String status() {
+        String leader = node.leaderId();
+        StringBuilder members = new StringBuilder();
+        for (ClusterConfig.Member m : cluster.members()) {
+            if (!members.isEmpty()) {
+                members.append(',');
+            }
+            members.append("{\"id\":\"")
+                    .append(m.id())
+                    .append("\",\"api\":\"")
+                    .append(m.apiAddress())
+                    .append("\",\"raft\":\"")
+                    .append(m.host())
+                    .append(':')
+                    .append(m.raftPort())
+                    .append("\"}");
+        }
+        return "{\"cluster\":\"" + cluster.name() + "\",\"node\":\"" + cluster.nodeId() + "\",\"role\":\""
+                + node.role() + "\",\"leader\":" + (leader == null ? "null" : "\"" + leader + "\"")
+                + ",\"serving\":" + (serving != null) + ",\"term\":" + node.term() + ",\"commitIndex\":"
+                + node.commitIndex() + ",\"appliedIndex\":" + node.lastAppliedIndex() + ",\"members\":[" + members
+                + "]}";
+    }
+
+    /** Whether this node answers the cluster's requests now (it leads). */
+    public boolean serving() {
+        return serving != null;
+    }
+
+    public String nodeId() {
+        return cluster.nodeId();
+    }
+
+    /** The port clients use: the router's. */
+    public int port() {
+        return router.port();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        watch.interrupt();
+        try {
+            watch.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // Its own server first, which answers the requests it has; the router then answers 503 (retried elsewhere)
+        // until it closes.
+        stopServing("it is stopping");
+        router.close();
+        try {
+            node.close();
+        } catch (IOException e) {
+            log.warn("node {}: closing its Raft server", cluster.nodeId(), e);
+        }
+        store.close();
+    }
+}

@@ -1,0 +1,202 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.cluster.ClusterNode;
+import io.partita.server.cli.ServerConfig;
+import io.partita.server.netty.Transport;
+import io.partita.storage.StorageConfig;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+
+/**
+ * Three nodes on loopback, each a whole cluster node (its RocksDB replica, its Ratis server, its public port): the AWS
+ * SDK talks to any of them, the leader's death costs clients only retries, no acknowledged increment is lost or
+ * applied twice, and a node that was down catches up and can lead.
+ */
+class ClusterIT {
+    private static final int COUNTERS = 4;
+
+    @TempDir
+    Path dir;
+
+    private final List<ClusterConfig.Member> members = new ArrayList<>();
+    private final ClusterMember[] nodes = new ClusterMember[3];
+
+    @AfterEach
+    void stopAll() {
+        for (ClusterMember m : nodes) {
+            if (m != null) {
+                m.close();
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private ClusterMember start(int i) throws Exception {
+        ServerConfig server = new ServerConfig(
+                "127.0.0.1",
+                members.get(i).apiPort(),
+                StorageConfig.disk(dir.resolve("n" + i)),
+                "us-east-1",
+                4,
+                Transport.NIO);
+        nodes[i] = ClusterMember.start(
+                new ClusterConfig("it", "n" + i, members), server, ClusterNode.Timings.loopback(), s -> {});
+        return nodes[i];
+    }
+
+    private static DynamoDbClient client(ClusterMember node) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + node.port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AKIDEXAMPLE", "secret"))
+                // Few retries per node: OnceCounters moves on to the next node when one is down.
+                .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(3)))
+                .build();
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    private int leader() throws InterruptedException {
+        await("a node serving the cluster", () -> {
+            for (ClusterMember m : nodes) {
+                if (m != null && m.serving()) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null && nodes[i].serving()) {
+                return i;
+            }
+        }
+        throw new AssertionError("no leader");
+    }
+
+    private static void assertCounters(DynamoDbClient ddb, AtomicLongArray acknowledged) {
+        for (int c = 0; c < COUNTERS; c++) {
+            long[] read = OnceCounters.read(ddb, c);
+            assertThat(read[0])
+                    .as("counter %d", c)
+                    .isEqualTo(acknowledged.get(c))
+                    .isEqualTo(read[1]);
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void anyNodeAnswersAndALeadersDeathLosesNoAcknowledgedWrite() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        int first = leader();
+        int follower = (first + 1) % 3;
+
+        // A follower forwards: the table is made, and read back, through a node that does not lead.
+        try (DynamoDbClient ddb = client(nodes[follower])) {
+            ddb.createTable(t -> t.tableName(OnceCounters.TABLE)
+                    .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
+                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                    .billingMode("PAY_PER_REQUEST"));
+            await(
+                    "the table ACTIVE",
+                    () -> ddb.describeTable(d -> d.tableName(OnceCounters.TABLE))
+                            .table()
+                            .tableStatusAsString()
+                            .equals("ACTIVE"));
+        }
+        HttpResponse<String> view = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[follower].port() + "/cluster"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(view.body()).contains("\"node\":\"n" + follower + "\"", "\"leader\":\"n" + first + "\"");
+
+        // Concurrent increments through every node, while the leader stops half way.
+        AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        List<Future<?>> load = new ArrayList<>();
+        DynamoDbClient[] clients = {client(nodes[0]), client(nodes[1]), client(nodes[2])};
+        for (int t = 0; t < 6; t++) {
+            int thread = t;
+            load.add(pool.submit(() -> {
+                int[] preferred = {thread % 3};
+                for (int i = 0; i < 40; i++) {
+                    int counter = (thread + i) % COUNTERS;
+                    OnceCounters.increment(clients, preferred, counter);
+                    acknowledged.incrementAndGet(counter);
+                }
+                return null;
+            }));
+        }
+        await("some increments", () -> sum(acknowledged) >= 40);
+        nodes[first].close();
+        nodes[first] = null;
+        for (Future<?> f : load) {
+            f.get();
+        }
+        pool.shutdown();
+        int second = leader();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(sum(acknowledged)).isEqualTo(240);
+        try (DynamoDbClient ddb = client(nodes[second])) {
+            assertCounters(ddb, acknowledged);
+        }
+
+        // The stopped node comes back and catches up; then the second leader stops, so the two that are left, the
+        // returned one among them, must hold every acknowledged increment to go on.
+        start(first);
+        nodes[second].close();
+        nodes[second] = null;
+        int third = leader();
+        try (DynamoDbClient ddb = client(nodes[third])) {
+            assertCounters(ddb, acknowledged);
+            OnceCounters.increment(new DynamoDbClient[] {ddb}, new int[] {0}, 0);
+            acknowledged.incrementAndGet(0);
+            assertCounters(ddb, acknowledged);
+        }
+    }
+
+    private static long sum(AtomicLongArray a) {
+        long s = 0;
+        for (int i = 0; i < a.length(); i++) {
+            s += a.get(i);
+        }
+        return s;
+    }
+}

@@ -1,0 +1,17 @@
+package io.partita.storage.rocks;
+
+/**
+ * Where a store's changes are agreed before any replica applies them: a Raft group in cluster mode. The store hands
+ * each change over as an entry ({@link ReplicatedEntry}); every replica, this one included, applies the entries in
+ * the group's order through {@link RocksStore#applyEntry}. A store without one (single-node mode) applies its changes
+ * itself, and nothing of this is on its path.
+ */
+public interface Replication {
+    /**
+     * Has the group commit {@code entry} and returns once this replica has applied it. Throws
+     * {@link io.partita.storage.StorageUnavailableException} when this replica may not propose (it is not the
+     * leader) or the group did not commit the entry in time; the entry may still be committed later, so the caller's
+     * outcome is unknown.
+     */
+    void replicate(byte[] entry);
+}
