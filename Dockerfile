@@ -7,6 +7,7 @@ COPY mvnw pom.xml ./
 COPY .mvn .mvn
 COPY protocol protocol
 COPY storage storage
+COPY cluster cluster
 COPY server server
 COPY bench bench
 COPY conformance-tests conformance-tests

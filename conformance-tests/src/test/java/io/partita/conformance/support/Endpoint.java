@@ -21,6 +21,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 public final class Endpoint {
     private static final String CONFIGURED = System.getProperty("partita.endpoint", "");
     private static final Region REGION = Region.of(System.getProperty("partita.region", "us-east-1"));
+    /** With {@code -Dpartita.cluster=N}, the in-process Partita is a cluster of N nodes ({@link LocalCluster}). */
+    private static final int CLUSTER = Integer.getInteger("partita.cluster", 0);
+
     private static volatile URI uri;
     private static volatile DynamoDbClient client;
 
@@ -31,9 +34,44 @@ public final class Endpoint {
         return CONFIGURED.isBlank();
     }
 
+    private static volatile Boolean partita;
+
+    /**
+     * True when the endpoint is a Partita, embedded or not (a cluster node, a container): its admin endpoints answer.
+     * Found once, by asking one of them.
+     */
+    public static boolean isPartita() {
+        if (isEmbedded()) {
+            return true;
+        }
+        Boolean known = partita;
+        if (known == null) {
+            try {
+                java.net.http.HttpResponse<Void> r = java.net.http.HttpClient.newHttpClient()
+                        .send(
+                                java.net.http.HttpRequest.newBuilder(uri().resolve("/admin/indexes"))
+                                        .timeout(java.time.Duration.ofSeconds(10))
+                                        .build(),
+                                java.net.http.HttpResponse.BodyHandlers.discarding());
+                known = r.statusCode() == 200;
+            } catch (java.io.IOException e) {
+                known = false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                known = false;
+            }
+            partita = known;
+        }
+        return known;
+    }
+
     public static synchronized URI uri() {
         if (uri == null) {
-            if (isEmbedded()) {
+            if (isEmbedded() && CLUSTER > 0) {
+                LocalCluster cluster = LocalCluster.start(CLUSTER);
+                Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "partita-cluster-stop"));
+                uri = cluster.followerEndpoint();
+            } else if (isEmbedded()) {
                 EmbeddedPartita partita = EmbeddedPartita.start();
                 Runtime.getRuntime().addShutdownHook(new Thread(partita::close, "partita-embedded-stop"));
                 uri = partita.endpoint();

@@ -25,7 +25,7 @@ public final class Indexes {
 
     /** Returns once every GSI of {@code table} has every change made before the call, and is ACTIVE. */
     public static void await(DynamoDbClient ddb, String table) {
-        if (Endpoint.isEmbedded()) {
+        if (Endpoint.isPartita()) {
             adminPost(Endpoint.uri(), "/admin/indexes/await?table=" + table + "&timeoutSeconds=60");
             return;
         }

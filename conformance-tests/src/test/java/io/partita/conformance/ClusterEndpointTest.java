@@ -1,0 +1,28 @@
+package io.partita.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.conformance.support.Endpoint;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** With {@code -Dpartita.cluster=3} the suite's endpoint is a cluster node that forwards to the leader. */
+@Tag("partita-only")
+class ClusterEndpointTest {
+    @Test
+    void theSuitesEndpointIsAFollowerOfAThreeNodeCluster() throws Exception {
+        Assumptions.assumeTrue(Integer.getInteger("partita.cluster", 0) > 0, "only on a cluster");
+        String view = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(Endpoint.uri().resolve("/cluster"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        assertThat(view).contains("\"role\":\"FOLLOWER\"", "\"serving\":false").containsPattern("\"leader\":\"n\\d\"");
+        assertThat(view.split("\"id\":", -1)).hasSize(4);
+    }
+}
