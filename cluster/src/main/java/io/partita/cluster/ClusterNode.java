@@ -233,10 +233,26 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return isLeaderReady() && lastAppliedIndex() >= commitIndex();
     }
 
-    /** The members' next and matched log indexes as this node (the leader) sees them; empty on a follower. */
-    public long[] followerMatchIndexes() {
-        long[] match = info().getFollowerMatchIndices();
-        return match == null ? new long[0] : match;
+    /**
+     * On the leader, each follower's last log index known to match the leader's, by follower id; empty on any other
+     * node. Ratis lists the followers' ids and their match indexes separately, in the same order (the members are
+     * fixed, so the two lists cannot change between the calls).
+     */
+    public java.util.Map<String, Long> followerMatchIndexes() {
+        DivisionInfo info = info();
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        if (!info.isLeader() || !info.getRoleInfoProto().hasLeaderInfo()) {
+            return out;
+        }
+        var followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+        long[] match = info.getFollowerMatchIndices();
+        if (match == null || match.length != followers.size()) {
+            return out;
+        }
+        for (int i = 0; i < match.length; i++) {
+            out.put(followers.get(i).getId().getId().toStringUtf8(), match[i]);
+        }
+        return out;
     }
 
     /** This node's role in the group: LEADER, FOLLOWER, CANDIDATE or LISTENER. */

@@ -63,7 +63,13 @@ public final class ClusterMember implements AutoCloseable {
                     store,
                     timings);
             ClusterConfig.Member self = cluster.self();
-            routing = ClusterRouter.start(server.host(), self.apiPort(), self.id(), this::target, this::status);
+            routing = new ClusterRouter(
+                    server.host(),
+                    self.apiPort(),
+                    self.id(),
+                    this::target,
+                    this::status,
+                    new io.partita.server.metrics.ClusterMetrics(this::view));
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (started != null) {
                 started.close();
@@ -153,29 +159,41 @@ public final class ClusterMember implements AutoCloseable {
         own.close();
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
     /** This node's view of the cluster, as JSON: what {@code GET /cluster} answers. */
     String status() {
-        String leader = node.leaderId();
-        StringBuilder members = new StringBuilder();
+        com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
+        out.put("cluster", cluster.name());
+        out.put("node", cluster.nodeId());
+        out.put("role", node.role());
+        out.put("leader", node.leaderId());
+        out.put("serving", serving != null);
+        out.put("term", node.term());
+        out.put("commitIndex", node.commitIndex());
+        out.put("appliedIndex", node.lastAppliedIndex());
+        com.fasterxml.jackson.databind.node.ArrayNode members = out.putArray("members");
         for (ClusterConfig.Member m : cluster.members()) {
-            if (!members.isEmpty()) {
-                members.append(',');
-            }
-            members.append("{\"id\":\"")
-                    .append(m.id())
-                    .append("\",\"api\":\"")
-                    .append(m.apiAddress())
-                    .append("\",\"raft\":\"")
-                    .append(m.host())
-                    .append(':')
-                    .append(m.raftPort())
-                    .append("\"}");
+            members.addObject().put("id", m.id()).put("api", m.apiAddress()).put("raft", m.host() + ":" + m.raftPort());
         }
-        return "{\"cluster\":\"" + cluster.name() + "\",\"node\":\"" + cluster.nodeId() + "\",\"role\":\""
-                + node.role() + "\",\"leader\":" + (leader == null ? "null" : "\"" + leader + "\"")
-                + ",\"serving\":" + (serving != null) + ",\"term\":" + node.term() + ",\"commitIndex\":"
-                + node.commitIndex() + ",\"appliedIndex\":" + node.lastAppliedIndex() + ",\"members\":[" + members
-                + "]}";
+        java.util.Map<String, Long> matched = node.followerMatchIndexes();
+        if (!matched.isEmpty()) {
+            com.fasterxml.jackson.databind.node.ObjectNode followers = out.putObject("followerMatchIndexes");
+            matched.forEach(followers::put);
+        }
+        return out.toString();
+    }
+
+    private io.partita.server.metrics.ClusterMetrics.View view() {
+        return new io.partita.server.metrics.ClusterMetrics.View(
+                cluster.nodeId(),
+                node.role().equals("LEADER"),
+                serving != null,
+                node.term(),
+                node.commitIndex(),
+                node.lastAppliedIndex(),
+                node.followerMatchIndexes());
     }
 
     /** Whether this node answers the cluster's requests now (it leads). */

@@ -27,6 +27,9 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.server.http.ErrorBody;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,8 +47,11 @@ import java.util.function.Supplier;
 /**
  * A cluster node's public port. Every request goes to the node that serves the cluster now, the leader: to its own
  * server on loopback when this node leads, else to the leader's public port, marked as forwarded (a forwarded request
- * is never forwarded again). While no node serves (an election), the answer is a 503, which the AWS SDKs retry.
- * {@code GET /cluster} answers this node's view of the cluster.
+ * is never forwarded again). While no node serves (an election), or the leader cannot be reached, the answer is a 503:
+ * nothing was done. A forwarded request whose answer is lost answers a 500, whose outcome is unknown. The AWS SDKs
+ * retry both.
+ * {@code GET /cluster} answers this node's view of the cluster, {@code GET /cluster/metrics} its figures for
+ * Prometheus.
  */
 final class ClusterRouter implements AutoCloseable {
     static final String FORWARDED = "x-partita-forwarded-by";
@@ -77,12 +83,20 @@ final class ClusterRouter implements AutoCloseable {
     private final String nodeId;
     private final Supplier<Target> target;
     private final Supplier<String> status;
+    private final io.partita.server.metrics.ClusterMetrics metrics;
 
-    private ClusterRouter(String host, int port, String nodeId, Supplier<Target> target, Supplier<String> status)
+    ClusterRouter(
+            String host,
+            int port,
+            String nodeId,
+            Supplier<Target> target,
+            Supplier<String> status,
+            io.partita.server.metrics.ClusterMetrics metrics)
             throws InterruptedException {
         this.nodeId = nodeId;
         this.target = target;
         this.status = status;
+        this.metrics = metrics;
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2))
@@ -107,11 +121,6 @@ final class ClusterRouter implements AutoCloseable {
                 .channel();
     }
 
-    static ClusterRouter start(String host, int port, String nodeId, Supplier<Target> target, Supplier<String> status)
-            throws InterruptedException {
-        return new ClusterRouter(host, port, nodeId, target, status);
-    }
-
     int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
@@ -124,10 +133,19 @@ final class ClusterRouter implements AutoCloseable {
                 answer(ctx, keepAlive, 200, "application/json", status.get().getBytes(StandardCharsets.UTF_8), null);
                 return;
             }
+            if (request.method().equals(HttpMethod.GET) && request.uri().equals("/cluster/metrics")) {
+                io.partita.server.metrics.PartitaMetrics.Scrape scrape = metrics.scrape();
+                answer(ctx, keepAlive, 200, scrape.contentType(), scrape.body(), null);
+                return;
+            }
             Target to = target.get();
             String forwardedBy = request.headers().get(FORWARDED);
             if (to == null || (!to.local() && forwardedBy != null)) {
-                unavailable(ctx, keepAlive, "no node of the cluster serves requests now (an election is under way)");
+                error(
+                        ctx,
+                        keepAlive,
+                        ErrorCode.SERVICE_UNAVAILABLE,
+                        "no node of the cluster serves requests now (an election is under way)");
                 return;
             }
             HttpRequest.Builder out = HttpRequest.newBuilder(URI.create("http://" + to.address() + request.uri()))
@@ -148,7 +166,22 @@ final class ClusterRouter implements AutoCloseable {
             client.sendAsync(out.build(), HttpResponse.BodyHandlers.ofByteArray())
                     .whenComplete((response, failure) -> {
                         if (failure != null) {
-                            unavailable(ctx, keepAlive, "the cluster's leader did not answer: " + failure.getMessage());
+                            Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                                    ? failure.getCause()
+                                    : failure;
+                            if (cause instanceof java.net.ConnectException
+                                    || cause instanceof java.net.http.HttpConnectTimeoutException) {
+                                // Never reached the leader: nothing was done.
+                                error(
+                                        ctx,
+                                        keepAlive,
+                                        ErrorCode.SERVICE_UNAVAILABLE,
+                                        "the cluster's leader cannot be reached: " + cause);
+                            } else {
+                                // Sent, and the answer lost: the leader may have committed it, so its outcome is
+                                // unknown, as a 500's is.
+                                error(ctx, keepAlive, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error");
+                            }
                             return;
                         }
                         answer(
@@ -167,16 +200,16 @@ final class ClusterRouter implements AutoCloseable {
         }
     }
 
-    /** A 503 in DynamoDB's error shape; the SDKs retry it. Nothing was done. */
-    private void unavailable(ChannelHandlerContext ctx, boolean keepAlive, String why) {
-        String body = "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ServiceUnavailableException\",\"message\":\""
-                + why.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}";
+    /**
+     * An error in DynamoDB's shape: a 503 (nothing was done) or a 500 (the outcome is unknown); the SDKs retry both.
+     */
+    private static void error(ChannelHandlerContext ctx, boolean keepAlive, ErrorCode code, String message) {
         answer(
                 ctx,
                 keepAlive,
-                503,
+                code.httpStatus(),
                 "application/x-amz-json-1.0",
-                body.getBytes(StandardCharsets.UTF_8),
+                ErrorBody.of(new ApiException(code, message)),
                 Map.of("x-amzn-RequestId", List.of(UUID.randomUUID().toString())));
     }
 

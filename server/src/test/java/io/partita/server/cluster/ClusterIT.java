@@ -146,6 +146,19 @@ class ClusterIT {
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
         assertThat(view.body()).contains("\"node\":\"n" + follower + "\"", "\"leader\":\"n" + first + "\"");
+        String leaderMetrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(
+                                        URI.create("http://127.0.0.1:" + nodes[first].port() + "/cluster/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        assertThat(leaderMetrics)
+                .contains(
+                        "partita_cluster_leader{node=\"n" + first + "\"} 1",
+                        "partita_cluster_serving{node=\"n" + first + "\"} 1")
+                .contains(
+                        "partita_cluster_follower_lag_entries{follower=\"n" + follower + "\",node=\"n" + first + "\"}");
 
         // Concurrent increments through every node, while the leader stops half way.
         AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);

@@ -1,0 +1,63 @@
+package io.partita.server.wire;
+
+import io.partita.server.wire.Linearizability.Op;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link LinearizabilityIT}'s check on a 3-node cluster of processes: concurrent compare-and-set UpdateItems and
+ * strongly consistent GetItems on a few keys, each request sent to a node chosen at random, for {@value
+ * #DEFAULT_SECONDS} s (or {@code -Dpartita.cluster.lin.seconds}), while the leader is killed with SIGKILL and restarted
+ * twice. Every key's history must be linearizable, whichever node answered each request.
+ */
+class ClusterLinearizabilityIT {
+    private static final int DEFAULT_SECONDS = 20;
+    private static final int KEYS = 3;
+    private static final int CLIENTS_PER_KEY = 3;
+
+    @Test
+    void compareAndSetAndConsistentReadsAreLinearizableAcrossLeaderKills(@TempDir Path dir) throws Exception {
+        long seconds = Integer.getInteger("partita.cluster.lin.seconds", DEFAULT_SECONDS);
+        try (ClusterProcesses cluster = ClusterProcesses.start(dir)) {
+            int leader = cluster.leader();
+            RawApi api = new RawApi(cluster.endpoint(leader));
+            LinearizabilityIT.createKeys(api, KEYS);
+            // A client picks among all three nodes; a killed one refuses connections, and the request is left out.
+            List<URI> endpoints = List.of(cluster.endpoint(0), cluster.endpoint(1), cluster.endpoint(2));
+            List<List<Op>> histories = new ArrayList<>();
+            for (int k = 0; k < KEYS; k++) histories.add(Collections.synchronizedList(new ArrayList<>()));
+            List<String> unexpected = Collections.synchronizedList(new ArrayList<>());
+            long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+            List<Thread> clients = new ArrayList<>();
+            for (int c = 0; c < KEYS * CLIENTS_PER_KEY; c++) {
+                int client = c;
+                int key = c % KEYS;
+                Thread t = new Thread(() -> LinearizabilityIT.run(
+                        client,
+                        key,
+                        () -> endpoints.get(ThreadLocalRandom.current().nextInt(3)),
+                        deadline,
+                        histories.get(key),
+                        unexpected));
+                t.start();
+                clients.add(t);
+            }
+            for (int kill = 1; kill <= 2; kill++) {
+                long at = deadline - (seconds * 1_000_000_000L) * (3 - kill) / 3;
+                while (System.nanoTime() < at) LockSupport.parkNanos(50_000_000L);
+                int dead = cluster.leader();
+                cluster.kill(dead);
+                cluster.start(dead);
+            }
+            for (Thread t : clients) t.join();
+            LinearizabilityIT.assertLinearizable(histories, unexpected, 20);
+        }
+    }
+}

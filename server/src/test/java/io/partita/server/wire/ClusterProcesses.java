@@ -1,0 +1,119 @@
+package io.partita.server.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A 3-node cluster of real server processes on loopback ({@link ServerProcess}, each on a data directory of its own
+ * under {@code dir}), whose nodes are killed with SIGKILL and restarted on their directories.
+ */
+final class ClusterProcesses implements AutoCloseable {
+    private static final Pattern LEADER = Pattern.compile("\"leader\":\"n(\\d)\"");
+
+    private final Path dir;
+    private final List<String> members = new ArrayList<>();
+    private final ServerProcess[] nodes = new ServerProcess[3];
+    private final int[] apiPorts = new int[3];
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    private ClusterProcesses(Path dir) throws Exception {
+        this.dir = dir;
+        for (int i = 0; i < 3; i++) {
+            apiPorts[i] = freePort();
+            members.add("n" + i + "=127.0.0.1:" + freePort() + ":" + apiPorts[i]);
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+    }
+
+    static ClusterProcesses start(Path dir) throws Exception {
+        return new ClusterProcesses(dir);
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Starts node {@code i} (again) on its data directory. */
+    void start(int i) throws Exception {
+        nodes[i] = ServerProcess.start(
+                dir.resolve("n" + i),
+                "--cluster-members",
+                String.join(",", members),
+                "--node-id",
+                "n" + i,
+                "--throughput",
+                "off");
+        assertThat(nodes[i].port()).isEqualTo(apiPorts[i]);
+    }
+
+    /** SIGKILL to node {@code i}. */
+    void kill(int i) {
+        nodes[i].kill();
+        nodes[i] = null;
+    }
+
+    URI endpoint(int i) {
+        return URI.create("http://127.0.0.1:" + apiPorts[i]);
+    }
+
+    /** The index of the node that leads and serves, as a live node sees it, once there is one. */
+    int leader() throws Exception {
+        return leader(-1);
+    }
+
+    /**
+     * The leader's index as node {@code asking} sees it (any live node if -1, which must also say the leader
+     * serves), once there is one; within 60 s.
+     */
+    int leader(int asking) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < 3; i++) {
+                if (nodes[i] == null || (asking >= 0 && i != asking)) {
+                    continue;
+                }
+                try {
+                    String view = http.send(
+                                    HttpRequest.newBuilder(endpoint(i).resolve("/cluster"))
+                                            .timeout(Duration.ofSeconds(1))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                            .body();
+                    Matcher m = LEADER.matcher(view);
+                    if (m.find() && (asking >= 0 || view.contains("\"serving\":true"))) {
+                        return Integer.parseInt(m.group(1));
+                    }
+                } catch (java.io.IOException e) {
+                    // not up yet
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no leader within 60 s");
+    }
+
+    @Override
+    public void close() {
+        for (ServerProcess p : nodes) {
+            if (p != null) {
+                p.kill();
+            }
+        }
+    }
+}
