@@ -96,10 +96,18 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /**
      * Starts this node's Raft server for {@code store}, with the group's log under {@code raftDir}, and makes the store
-     * propose its changes through it. {@code peers} names every member, this one ({@code id}) included.
+     * propose its changes through it. {@code peers} names every member, this one ({@code id}) included. With {@code
+     * fsync} an entry counts as written on a node once it is forced to disk (survives power loss, as {@code --sync}
+     * does); without, once it is in the OS's page cache (survives the process's crash).
      */
     public static ClusterNode start(
-            String clusterName, String id, List<Peer> peers, Path raftDir, RocksStore store, Timings timings)
+            String clusterName,
+            String id,
+            List<Peer> peers,
+            Path raftDir,
+            RocksStore store,
+            Timings timings,
+            boolean fsync)
             throws IOException {
         Peer me = peers.stream()
                 .filter(p -> p.id().equals(id))
@@ -117,6 +125,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(properties, millis(timings.electionMax()));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, millis(timings.electionMin()));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(properties, millis(timings.electionMax()));
+        // Ratis forces its log to disk before an entry counts as written on a node: an fsync per batch on each node,
+        // which on one machine's disk holds a cluster to a few hundred writes a second. Without --sync a single node
+        // acknowledges a write once it is in the OS's page cache (it survives the process, not the power); "unsafe
+        // flush" is the same promise here: the entry is written to the log file before it counts (BufferedWriteChannel
+        // .asyncFlush writes the buffer out, then forces it in the background).
+        RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !fsync);
         RaftPeerId self = RaftPeerId.valueOf(id);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(self)

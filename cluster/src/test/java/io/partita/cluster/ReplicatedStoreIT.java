@@ -48,7 +48,7 @@ class ReplicatedStoreIT {
     private Replica start(int i) throws IOException {
         RocksStore store = RocksStore.open(StorageConfig.disk(dir.resolve("n" + i + "/data")));
         ClusterNode node = ClusterNode.start(
-                "test", "n" + i, peers, dir.resolve("n" + i + "/raft"), store, ClusterNode.Timings.loopback());
+                "test", "n" + i, peers, dir.resolve("n" + i + "/raft"), store, ClusterNode.Timings.loopback(), false);
         replicas[i] = new Replica(store, node);
         return replicas[i];
     }

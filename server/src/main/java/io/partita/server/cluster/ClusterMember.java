@@ -61,7 +61,8 @@ public final class ClusterMember implements AutoCloseable {
                     peers,
                     server.storage().dataDir().resolve("raft"),
                     store,
-                    timings);
+                    timings,
+                    server.storage().sync());
             ClusterConfig.Member self = cluster.self();
             routing = new ClusterRouter(
                     server.host(),
@@ -128,6 +129,9 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /** Worker threads of the leader's own server: writes the cluster may commit at once. */
+    static final int WRITERS = 64;
+
     private synchronized void serve() {
         if (closed) {
             return;
@@ -135,8 +139,16 @@ public final class ClusterMember implements AutoCloseable {
         long started = System.nanoTime();
         StorageEngine engine = StorageEngine.openOn(store, server.storage());
         // Its own server listens on loopback only: clients reach it through the router.
+        // Every write holds a worker while the group commits it (a Raft round trip, mostly waiting): the pool bounds
+        // how
+        // many writes the cluster commits at once, so it is larger than a single node's (docs/PERFORMANCE.md).
         ServerConfig own = new ServerConfig(
-                        "127.0.0.1", 0, server.storage(), server.region(), server.workerThreads(), server.transport())
+                        "127.0.0.1",
+                        0,
+                        server.storage(),
+                        server.region(),
+                        Math.max(server.workerThreads(), WRITERS),
+                        server.transport())
                 .withLimits(server.limits())
                 .withFaults(server.faults());
         PartitaServer opened = PartitaServer.startOn(own, engine);

@@ -1,9 +1,11 @@
 package io.partita.server.cluster;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -16,10 +18,15 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -27,21 +34,17 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
 import io.partita.server.http.ErrorBody;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -55,6 +58,10 @@ import java.util.function.Supplier;
  */
 final class ClusterRouter implements AutoCloseable {
     static final String FORWARDED = "x-partita-forwarded-by";
+    /** An answer's largest body: BatchGetItem's 16 MB, with room for its JSON. */
+    private static final int MAX_ANSWER = 64 * 1024 * 1024;
+    /** How long a forwarded request may wait for its answer; past it the answer is a 500. */
+    private static final int ANSWER_SECONDS = 70;
     /** A body up to the server's own limit passes; the server answers 413 past it. */
     private static final int MAX_BODY = 16 * 1024 * 1024 + 1;
     /** Headers the JDK's client sets itself, or that describe one connection only. */
@@ -79,7 +86,6 @@ final class ClusterRouter implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
     private final Channel channel;
-    private final HttpClient client;
     private final String nodeId;
     private final Supplier<Target> target;
     private final Supplier<String> status;
@@ -97,10 +103,6 @@ final class ClusterRouter implements AutoCloseable {
         this.target = target;
         this.status = status;
         this.metrics = metrics;
-        this.client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2))
-                .build();
         this.loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         this.channel = new ServerBootstrap()
                 .group(loops)
@@ -125,7 +127,20 @@ final class ClusterRouter implements AutoCloseable {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
+    /**
+     * One client connection's requests, one at a time, each to the node that serves now, over one connection to it
+     * kept for the next request (opened again when the serving node changes). It runs on the client connection's
+     * event loop, and so does its connection onwards: no thread is handed anything.
+     */
     private final class Forward extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private Channel upstream;
+        private String upstreamAddress;
+        /** The client connection while one of its requests is on its way, else null. */
+        private ChannelHandlerContext waiting;
+
+        private boolean waitingKeepAlive;
+        private ScheduledFuture<?> deadline;
+
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
@@ -148,55 +163,139 @@ final class ClusterRouter implements AutoCloseable {
                         "no node of the cluster serves requests now (an election is under way)");
                 return;
             }
-            HttpRequest.Builder out = HttpRequest.newBuilder(URI.create("http://" + to.address() + request.uri()))
-                    .timeout(Duration.ofSeconds(70))
-                    .method(
-                            request.method().name(),
-                            HttpRequest.BodyPublishers.ofByteArray(ByteBufUtil.getBytes(request.content())));
+            FullHttpRequest out = new DefaultFullHttpRequest(
+                    HttpVersion.HTTP_1_1,
+                    request.method(),
+                    request.uri(),
+                    request.content().retainedDuplicate());
             for (Map.Entry<String, String> h : request.headers()) {
                 if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
-                    out.header(h.getKey(), h.getValue());
+                    out.headers().add(h.getKey(), h.getValue());
                 }
             }
+            out.headers().set(HttpHeaderNames.HOST, to.address());
+            out.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.content().readableBytes());
             if (!to.local()) {
-                out.header(FORWARDED, nodeId);
+                out.headers().set(FORWARDED, nodeId);
             }
             // One request of a connection at a time, so that answers leave in the order the requests came.
             ctx.channel().config().setAutoRead(false);
-            client.sendAsync(out.build(), HttpResponse.BodyHandlers.ofByteArray())
-                    .whenComplete((response, failure) -> {
-                        if (failure != null) {
-                            Throwable cause = failure instanceof java.util.concurrent.CompletionException
-                                    ? failure.getCause()
-                                    : failure;
-                            if (cause instanceof java.net.ConnectException
-                                    || cause instanceof java.net.http.HttpConnectTimeoutException) {
-                                // Never reached the leader: nothing was done.
-                                error(
-                                        ctx,
-                                        keepAlive,
-                                        ErrorCode.SERVICE_UNAVAILABLE,
-                                        "the cluster's leader cannot be reached: " + cause);
-                            } else {
-                                // Sent, and the answer lost: the leader may have committed it, so its outcome is
-                                // unknown, as a 500's is.
-                                error(ctx, keepAlive, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error");
-                            }
-                            return;
+            waiting = ctx;
+            waitingKeepAlive = keepAlive;
+            if (upstream != null && upstream.isActive() && to.address().equals(upstreamAddress)) {
+                send(out);
+                return;
+            }
+            if (upstream != null) {
+                upstream.close();
+            }
+            upstreamAddress = to.address();
+            int colon = to.address().lastIndexOf(':');
+            ChannelFuture connecting = new Bootstrap()
+                    .group(ctx.channel().eventLoop())
+                    .channel(NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast(new HttpClientCodec())
+                                    .addLast(new HttpObjectAggregator(MAX_ANSWER))
+                                    .addLast(new Answer());
                         }
-                        answer(
-                                ctx,
-                                keepAlive,
-                                response.statusCode(),
-                                null,
-                                response.body(),
-                                response.headers().map());
-                    });
+                    })
+                    .connect(
+                            to.address().substring(0, colon),
+                            Integer.parseInt(to.address().substring(colon + 1)));
+            upstream = connecting.channel();
+            connecting.addListener(f -> {
+                if (f.isSuccess()) {
+                    send(out);
+                } else {
+                    out.release();
+                    // Never reached the serving node: nothing was done.
+                    finish(e -> error(
+                            e,
+                            waitingKeepAlive,
+                            ErrorCode.SERVICE_UNAVAILABLE,
+                            "the cluster's leader cannot be reached: " + f.cause()));
+                }
+            });
+        }
+
+        private void send(FullHttpRequest out) {
+            Channel to = upstream;
+            deadline = to.eventLoop().schedule(() -> lost(to), ANSWER_SECONDS, TimeUnit.SECONDS);
+            to.writeAndFlush(out).addListener(f -> {
+                if (!f.isSuccess()) {
+                    lost(to);
+                }
+            });
+        }
+
+        /**
+         * The request was sent, or partly, and its answer will not come: the serving node may have committed it, so
+         * its outcome is unknown, as a 500's is.
+         */
+        private void lost(Channel to) {
+            to.close();
+            if (to != upstream) {
+                return; // a connection to a node that served before: no request of now is on it
+            }
+            finish(e -> error(e, waitingKeepAlive, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
+        }
+
+        /** Answers the request on its way, once, and lets its connection read the next. */
+        private void finish(java.util.function.Consumer<ChannelHandlerContext> answer) {
+            ChannelHandlerContext ctx = waiting;
+            if (ctx == null) {
+                return;
+            }
+            waiting = null;
+            if (deadline != null) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+            answer.accept(ctx);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            if (upstream != null) {
+                upstream.close();
+            }
+            super.channelInactive(ctx);
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
+        }
+
+        /** The serving node's answers on the connection onwards. */
+        private final class Answer extends SimpleChannelInboundHandler<FullHttpResponse> {
+            @Override
+            protected void channelRead0(ChannelHandlerContext up, FullHttpResponse response) {
+                if (up.channel() != upstream) {
+                    return;
+                }
+                byte[] body = ByteBufUtil.getBytes(response.content());
+                if (!HttpUtil.isKeepAlive(response)) {
+                    up.close();
+                }
+                finish(ctx -> answer(ctx, waitingKeepAlive, response.status().code(), null, body, response.headers()));
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext up) {
+                lost(up.channel());
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext up, Throwable cause) {
+                lost(up.channel());
+            }
         }
     }
 
@@ -210,7 +309,8 @@ final class ClusterRouter implements AutoCloseable {
                 code.httpStatus(),
                 "application/x-amz-json-1.0",
                 ErrorBody.of(new ApiException(code, message)),
-                Map.of("x-amzn-RequestId", List.of(UUID.randomUUID().toString())));
+                new DefaultHttpHeaders()
+                        .set("x-amzn-RequestId", UUID.randomUUID().toString()));
     }
 
     private static void answer(
@@ -219,19 +319,18 @@ final class ClusterRouter implements AutoCloseable {
             int status,
             String contentType,
             byte[] body,
-            Map<String, List<String>> headers) {
+            HttpHeaders headers) {
         if (ctx.executor().isShuttingDown()) {
             return; // the router is closing; its connections go with it
         }
         FullHttpResponse response = new DefaultFullHttpResponse(
                 HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
         if (headers != null) {
-            headers.forEach((name, values) -> {
-                String lower = name.toLowerCase(Locale.ROOT);
-                if (!HOP_BY_HOP.contains(lower) && !lower.startsWith(":")) {
-                    response.headers().add(name, values);
+            for (Map.Entry<String, String> h : headers) {
+                if (!HOP_BY_HOP.contains(h.getKey().toLowerCase(Locale.ROOT))) {
+                    response.headers().add(h.getKey(), h.getValue());
                 }
-            });
+            }
         }
         if (contentType != null) {
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
@@ -249,6 +348,6 @@ final class ClusterRouter implements AutoCloseable {
     public void close() {
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly();
-        loops.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }
