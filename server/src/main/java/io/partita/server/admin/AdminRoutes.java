@@ -87,7 +87,10 @@ public final class AdminRoutes {
     public static boolean handles(String path) {
         int q = path.indexOf('?');
         String p = q < 0 ? path : path.substring(0, q);
-        return p.startsWith("/admin/") || p.equals("/metrics") || io.partita.server.console.ConsoleAssets.handles(p);
+        return p.startsWith("/admin/")
+                || p.equals("/metrics")
+                || p.equals("/cluster")
+                || io.partita.server.console.ConsoleAssets.handles(p);
     }
 
     /** A GET; any failure is a 500 (logged), never a connection left without an answer. */
@@ -136,6 +139,10 @@ public final class AdminRoutes {
                 return json(g -> mappings(g, mappings.all()));
             case "/admin/faults":
                 return faults.view();
+            case "/cluster":
+                // A cluster node's router answers this itself (its view of the Raft group); reaching here means a
+                // single node, which belongs to no cluster.
+                return new Answer(200, "application/json", bytes("{\"members\":[]}"));
             default:
                 return new Answer(404, "text/plain; charset=utf-8", bytes("Not found: " + path + "\n"));
         }

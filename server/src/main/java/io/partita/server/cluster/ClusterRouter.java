@@ -145,7 +145,14 @@ final class ClusterRouter implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             if (request.method().equals(HttpMethod.GET) && request.uri().equals("/cluster")) {
-                answer(ctx, keepAlive, 200, "application/json", status.get().getBytes(StandardCharsets.UTF_8), null);
+                // Any origin may read it: the console served by one node asks every other node for its view.
+                answer(
+                        ctx,
+                        keepAlive,
+                        200,
+                        "application/json",
+                        status.get().getBytes(StandardCharsets.UTF_8),
+                        new DefaultHttpHeaders().set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, "*"));
                 return;
             }
             if (request.method().equals(HttpMethod.GET) && request.uri().equals("/cluster/metrics")) {

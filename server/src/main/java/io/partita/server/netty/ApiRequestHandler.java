@@ -427,9 +427,13 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
             });
         } else if (method.equals(HttpMethod.GET) && AdminRoutes.handles(request.uri())) {
             String uri = request.uri();
-            // The console's files hold no data: served unsigned, so that the page can load and sign the rest.
+            // The console's files hold no data, nor does /cluster (a single node's answer that it is one): served
+            // unsigned, so that the page can load and sign the rest.
+            String path = pathOf(uri);
             SigV4Verifier.Request signed =
-                    io.partita.server.console.ConsoleAssets.handles(pathOf(uri)) ? null : signed(request, content);
+                    io.partita.server.console.ConsoleAssets.handles(path) || path.equals("/cluster")
+                            ? null
+                            : signed(request, content);
             run(false, keepAlive, () -> {
                 String accept = h.get(HttpHeaderNames.ACCEPT);
                 AdminRoutes.Answer a = admitted(signed, routes -> routes.get(uri, accept));

@@ -8,6 +8,7 @@ import { itemsView } from "./items.js";
 import { partitionsView } from "./partitions.js";
 import { lagView } from "./lag.js";
 import { simulatorView } from "./simulator.js";
+import { clusterPage, clusterView } from "./cluster.js";
 
 const routes = [
   [/^#?\/?$/, () => tablesView],
@@ -17,6 +18,7 @@ const routes = [
   [/^#\/tables\/([^/]+)\/partitions$/, () => partitionsView],
   [/^#\/lag$/, () => lagView],
   [/^#\/simulator$/, () => simulatorView],
+  [/^#\/cluster$/, () => clusterPage],
 ];
 
 let leave = null;
@@ -88,5 +90,7 @@ loadConfig()
       out.addEventListener("click", () => { clearKeys(); show(); });
       document.querySelector("header").appendChild(out);
     }
+    // A cluster node answers /cluster itself; a single node does not, and shows no Cluster link.
+    clusterView().then((v) => { document.getElementById("nav-cluster").hidden = !v; });
   })
   .finally(show);

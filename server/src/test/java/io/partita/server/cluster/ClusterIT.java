@@ -58,6 +58,13 @@ class ClusterIT {
     }
 
     private ClusterMember start(int i) throws Exception {
+        nodes[i] = startNode(dir, "it", members, i);
+        return nodes[i];
+    }
+
+    /** Node {@code n<i>} of {@code members} in this JVM, its replica under {@code dir}, with loopback's timings. */
+    static ClusterMember startNode(Path dir, String cluster, List<ClusterConfig.Member> members, int i)
+            throws Exception {
         ServerConfig server = new ServerConfig(
                 "127.0.0.1",
                 members.get(i).apiPort(),
@@ -65,9 +72,8 @@ class ClusterIT {
                 "us-east-1",
                 4,
                 Transport.NIO);
-        nodes[i] = ClusterMember.start(
-                new ClusterConfig("it", "n" + i, members), server, ClusterNode.Timings.loopback(), s -> {});
-        return nodes[i];
+        return ClusterMember.start(
+                new ClusterConfig(cluster, "n" + i, members), server, ClusterNode.Timings.loopback(), s -> {});
     }
 
     private static DynamoDbClient client(ClusterMember node) {

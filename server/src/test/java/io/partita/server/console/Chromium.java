@@ -23,14 +23,14 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Debian's headless Chromium, driven by its ChromeDriver through Selenium. Without them the calling test is skipped,
  * unless {@code PARTITA_BROWSER_TESTS=required} (CI sets it, after installing both), where it fails.
  */
-final class Chromium {
+public final class Chromium {
     private static final Path BINARY = Path.of("/usr/bin/chromium");
     private static final Path DRIVER = Path.of("/usr/bin/chromedriver");
 
     private Chromium() {}
 
     /** Skips (or, where required, fails) the test when there is no browser here. */
-    static void require() {
+    public static void require() {
         boolean present = Files.isExecutable(BINARY) && Files.isExecutable(DRIVER);
         if (!present && "required".equals(System.getenv("PARTITA_BROWSER_TESTS"))) {
             throw new IllegalStateException("PARTITA_BROWSER_TESTS=required but " + BINARY + " or " + DRIVER
@@ -40,7 +40,7 @@ final class Chromium {
     }
 
     /** A new browser with a profile of its own, recording the page's console messages. */
-    static WebDriver start() throws IOException {
+    public static WebDriver start() throws IOException {
         require();
         Path profile = Files.createTempDirectory("partita-chromium");
         ChromeOptions options = new ChromeOptions();
@@ -69,7 +69,7 @@ final class Chromium {
     }
 
     /** The first element {@code by} finds once it is displayed, waiting up to 30 s through page redraws. */
-    static WebElement waitFor(WebDriver browser, By by) {
+    public static WebElement waitFor(WebDriver browser, By by) {
         return new WebDriverWait(browser, Duration.ofSeconds(30))
                 .ignoring(StaleElementReferenceException.class)
                 .until(d -> {

@@ -16,8 +16,9 @@ class ConsoleAssetsTest {
         assertThat(page.contentType()).startsWith("text/html");
         assertThat(text(page)).contains("/console/app.js", "/console/vendor/uPlot.iife.min.js");
         assertThat(assets.get("/console/").body()).isEqualTo(page.body());
-        for (String script :
-                new String[] {"app", "api", "tables", "items", "partitions", "heatmap", "lag", "simulator", "charts"}) {
+        for (String script : new String[] {
+            "app", "api", "tables", "items", "partitions", "heatmap", "lag", "simulator", "charts", "cluster"
+        }) {
             Answer a = assets.get("/console/" + script + ".js");
             assertThat(a.status()).as(script).isEqualTo(200);
             assertThat(a.contentType()).startsWith("text/javascript");

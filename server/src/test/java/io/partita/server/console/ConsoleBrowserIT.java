@@ -228,6 +228,14 @@ class ConsoleBrowserIT {
 
     @Test
     @Order(6)
+    void aSingleNodeSaysItIsNoCluster() {
+        assertThat(browser.findElement(By.id("nav-cluster")).isDisplayed()).isFalse();
+        open("#/cluster");
+        assertThat(waitFor(By.id("single-node")).getText()).contains("single node");
+    }
+
+    @Test
+    @Order(6)
     void aTableIsDeletedFromTheList() {
         open("#/tables");
         waitFor(By.cssSelector("#tables tr[data-table=orders]"));

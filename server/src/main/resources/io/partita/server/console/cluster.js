@@ -1,0 +1,60 @@
+// Cluster: the Raft group as each node sees it. The node this page came from answers GET /cluster itself; every other
+// member is asked at its own API address (its /cluster answers any origin), so a node that is down shows as such.
+import { esc, every } from "./api.js";
+
+/** A node's view, or null when it does not answer (down, or not reachable from this browser). */
+async function view(url) {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(900) });
+    return r.ok ? await r.json() : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+/** The view of the node that served this page, or null on a single node (whose /cluster lists no members). */
+export async function clusterView() {
+  const own = await view("/cluster");
+  return own && Array.isArray(own.members) && own.members.length ? own : null;
+}
+
+const count = (v) => (v === undefined || v === null ? "" : Number(v).toLocaleString("en-US"));
+
+export async function clusterPage(el) {
+  el.innerHTML = '<h1>Cluster</h1><div id="cluster-body"><p class="muted">Loading…</p></div>';
+  const body = el.querySelector("#cluster-body");
+  return every(1000, async () => {
+    const own = await clusterView();
+    if (!own) {
+      body.innerHTML = '<div class="card" id="single-node"><p>This server runs as a single node: it is not a member of ' +
+        "a cluster.</p></div>";
+      return;
+    }
+    const views = await Promise.all(own.members.map((m) =>
+      m.id === own.node ? own : view("http://" + m.api + "/cluster")));
+    const leaderView = views.find((v) => v && v.role === "LEADER" && v.node === v.leader) || null;
+    const rows = own.members.map((m, i) => {
+      const v = views[i];
+      if (!v) {
+        return '<tr data-node="' + esc(m.id) + '"><td>' + esc(m.id) + "</td><td>" + esc(m.api) + "</td><td>" + esc(m.raft) +
+          '</td><td><span class="badge down">not answering</span></td><td></td><td class="num"></td><td class="num"></td>' +
+          '<td class="num"></td><td class="num"></td></tr>';
+      }
+      // On the leader its own log is the reference; a follower's lag is what the leader has not yet seen it hold.
+      const matched = leaderView && leaderView.followerMatchIndexes ? leaderView.followerMatchIndexes[m.id] : undefined;
+      const lag = !leaderView ? "" : m.id === leaderView.node ? 0 : matched === undefined ? "" : Math.max(0, leaderView.commitIndex - matched);
+      return '<tr data-node="' + esc(m.id) + '"><td>' + esc(m.id) + (m.id === own.node ? ' <span class="muted">(this page)</span>' : "") +
+        "</td><td>" + esc(m.api) + "</td><td>" + esc(m.raft) + '</td><td><span class="badge ' + esc(v.role) + '">' + esc(v.role) +
+        "</span></td><td>" + (v.serving ? "serves requests" : "") + '</td><td class="num">' + count(v.term) + '</td><td class="num">' +
+        count(v.commitIndex) + '</td><td class="num">' + count(v.appliedIndex) + '</td><td class="num lag">' + count(lag) + "</td></tr>";
+    });
+    body.innerHTML = '<div class="card"><p>Cluster <b>' + esc(own.cluster) + "</b>, " + own.members.length +
+      " members, one Raft group for the whole store. Leader: <b id=\"cluster-leader\">" +
+      esc(leaderView ? leaderView.node : own.leader || "none (an election is under way)") + "</b>.</p>" +
+      '<table class="grid" id="cluster-members"><thead><tr><th>Node</th><th>API</th><th>Raft</th><th>Role</th><th></th>' +
+      '<th class="num">Term</th><th class="num">Commit index</th><th class="num">Applied index</th>' +
+      '<th class="num">Behind the leader (entries)</th></tr></thead><tbody>' + rows.join("") + "</tbody></table>" +
+      '<p class="muted">Each node answers <code>GET /cluster</code> with its view and <code>GET /cluster/metrics</code> ' +
+      "for Prometheus; the rest of this console is the leader's.</p></div>";
+  });
+}
