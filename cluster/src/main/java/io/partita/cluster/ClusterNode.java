@@ -131,6 +131,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
         // flush" is the same promise here: the entry is written to the log file before it counts (BufferedWriteChannel
         // .asyncFlush writes the buffer out, then forces it in the background).
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !fsync);
+        // A strongly consistent read first asks the group for its read index (Raft's ReadIndex, section 6.4 of the
+        // paper); the leader answers from its lease while a majority has answered its heartbeats within 90 % of the
+        // shortest election timeout, so no follower can have been elected in the meantime.
+        RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, true);
         RaftPeerId self = RaftPeerId.valueOf(id);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(self)
@@ -157,6 +162,43 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return node;
     }
 
+    /** A request of this node to its own Raft server: never redirected to another. */
+    private RaftClientRequest request(Message message, RaftClientRequest.Type type) {
+        return RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(self)
+                .setGroupId(group.getGroupId())
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(message)
+                .setType(type)
+                .build();
+    }
+
+    @Override
+    public void readBarrier() {
+        DivisionInfo before = info();
+        if (!before.isLeader()) {
+            throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
+        }
+        long term = before.getCurrentTerm();
+        RaftClientRequest request = request(Message.EMPTY, RaftClientRequest.readRequestType());
+        RaftClientReply reply;
+        try {
+            reply = server.submitClientRequestAsync(request).get(proposalMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageUnavailableException("interrupted while the cluster confirms its leader", e, false);
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            throw new StorageUnavailableException("the cluster did not confirm its leader: " + e, e, false);
+        }
+        DivisionInfo after = info();
+        // Still the leader of the same term: the read index was this node's own, and its engine made every write up to
+        // it. A node deposed in between may have applied a newer leader's entries that its engine did not make.
+        if (!reply.isSuccess() || !after.isLeader() || after.getCurrentTerm() != term) {
+            throw new StorageUnavailableException("node " + self + " could not confirm that it still leads");
+        }
+    }
+
     private static TimeDuration millis(Duration d) {
         return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -167,14 +209,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             // Refused before anything reached the log: the change certainly did not happen.
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
         }
-        RaftClientRequest request = RaftClientRequest.newBuilder()
-                .setClientId(clientId)
-                .setServerId(self)
-                .setGroupId(group.getGroupId())
-                .setCallId(callIds.incrementAndGet())
-                .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
-                .setType(RaftClientRequest.writeRequestType())
-                .build();
+        RaftClientRequest request =
+                request(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), RaftClientRequest.writeRequestType());
         RaftClientReply reply;
         try {
             reply = server.submitClientRequestAsync(request).get(proposalMillis, TimeUnit.MILLISECONDS);

@@ -174,6 +174,13 @@ class ReplicatedStoreIT {
                 .isInstanceOf(StorageUnavailableException.class)
                 .hasMessageContaining("not the cluster's leader");
 
+        // A strongly consistent read's barrier passes on the leader, whose state holds every committed write, and is
+        // refused on a follower, whose state may be behind.
+        leader.store().readBarrier();
+        assertThatThrownBy(() -> follower.store().readBarrier())
+                .isInstanceOf(StorageUnavailableException.class)
+                .hasMessageContaining("not the cluster's leader");
+
         // The leader stops; the other two elect one of themselves and go on.
         int dead = List.of(replicas).indexOf(leader);
         leader.stop();

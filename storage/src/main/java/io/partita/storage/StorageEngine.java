@@ -165,6 +165,15 @@ public final class StorageEngine implements AutoCloseable {
         return new StorageEngine(store, config, false);
     }
 
+    /**
+     * Call before a strongly consistent read (ConsistentRead, TransactGetItems): on a cluster's leader it returns once
+     * the leader has confirmed it still leads and applied every committed write; on a single node it does nothing.
+     * Throws {@link StorageUnavailableException} (a 503: nothing was done) when it cannot confirm.
+     */
+    public void awaitConsistentRead() {
+        store.readBarrier();
+    }
+
     /** The clock everything time-dependent in storage reads: the system's, or a test's. */
     public Clock clock() {
         return clock;

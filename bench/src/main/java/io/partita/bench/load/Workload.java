@@ -17,6 +17,8 @@ public final class Workload {
     /** An operation of the workload; {@code target} is the X-Amz-Target suffix. */
     public enum Op {
         GET("GetItem"),
+        /** GetItem with ConsistentRead: on a cluster, what the leader's read barrier costs. */
+        CGET("GetItem"),
         PUT("PutItem"),
         UPDATE("UpdateItem"),
         QUERY10("Query"),
@@ -152,6 +154,11 @@ public final class Workload {
         switch (op) {
             case GET -> {
                 out.ascii("{\"TableName\":\"").ascii(table).ascii("\",\"Key\":");
+                key(out, rnd.nextLong(items));
+                out.ascii("}");
+            }
+            case CGET -> {
+                out.ascii("{\"TableName\":\"").ascii(table).ascii("\",\"ConsistentRead\":true,\"Key\":");
                 key(out, rnd.nextLong(items));
                 out.ascii("}");
             }

@@ -68,6 +68,16 @@ final class ClusterProcesses implements AutoCloseable {
         nodes[i] = null;
     }
 
+    /** SIGSTOP to node {@code i}: it holds its state and its connections, and answers nothing until resumed. */
+    void pause(int i) throws Exception {
+        nodes[i].signal("STOP");
+    }
+
+    /** SIGCONT to node {@code i}, paused. */
+    void resume(int i) throws Exception {
+        nodes[i].signal("CONT");
+    }
+
     URI endpoint(int i) {
         return URI.create("http://127.0.0.1:" + apiPorts[i]);
     }

@@ -78,14 +78,7 @@ class CrashCyclesIT {
         }
 
         Outcome call(String operation, String body) {
-            HttpRequest request = HttpRequest.newBuilder(endpoint)
-                    .timeout(Duration.ofSeconds(5))
-                    .header("Content-Type", "application/x-amz-json-1.0")
-                    .header("X-Amz-Target", "DynamoDB_20120810." + operation)
-                    .header("X-Amz-Date", "20261130T000000Z")
-                    .header("Authorization", RawApi.AUTH)
-                    .POST(HttpRequest.BodyPublishers.ofString(body))
-                    .build();
+            HttpRequest request = RawApi.request(endpoint, operation, body, Duration.ofSeconds(5));
             try {
                 HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
                 return new Outcome(response.statusCode(), response.body());

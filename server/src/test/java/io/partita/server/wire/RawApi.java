@@ -17,6 +17,18 @@ final class RawApi {
         this.endpoint = endpoint;
     }
 
+    /** A DynamoDB operation's request to {@code endpoint}, signed as open mode accepts, that waits {@code timeout}. */
+    static HttpRequest request(URI endpoint, String operation, String body, java.time.Duration timeout) {
+        return HttpRequest.newBuilder(endpoint)
+                .timeout(timeout)
+                .header("Content-Type", "application/x-amz-json-1.0")
+                .header("X-Amz-Target", "DynamoDB_20120810." + operation)
+                .header("X-Amz-Date", "20261130T000000Z")
+                .header("Authorization", AUTH)
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+    }
+
     HttpResponse<String> post(String target, String body, String authorization)
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(endpoint)

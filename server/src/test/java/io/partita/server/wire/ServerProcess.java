@@ -1,6 +1,7 @@
 package io.partita.server.wire;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -78,6 +79,17 @@ final class ServerProcess implements AutoCloseable {
 
     RawApi api() {
         return new RawApi(URI.create("http://127.0.0.1:" + port));
+    }
+
+    /** Sends the process {@code signal} (e.g. STOP, CONT): a pause as long as a stalled machine's, and its end. */
+    void signal(String signal) throws IOException, InterruptedException {
+        int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
+        if (exit != 0) {
+            throw new IOException("kill -" + signal + " " + process.pid() + " exited " + exit);
+        }
     }
 
     /** SIGKILL, and wait (up to 10 s) for the process to be gone. */

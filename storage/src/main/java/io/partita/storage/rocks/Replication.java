@@ -14,4 +14,12 @@ public interface Replication {
      * outcome is unknown.
      */
     void replicate(byte[] entry);
+
+    /**
+     * Returns once this replica, still the leader of the same term, has applied every entry the group had committed
+     * when it was called: a read after it sees every write acknowledged before the read began (Raft's ReadIndex, from
+     * the leader's lease when it holds one). Throws {@link io.partita.storage.StorageUnavailableException} when this
+     * replica no longer leads or cannot confirm that it does; nothing was changed.
+     */
+    void readBarrier();
 }

@@ -649,6 +649,18 @@ public final class RocksStore implements AutoCloseable {
     }
 
     /**
+     * Before a strongly consistent read: in cluster mode, waits until this replica has applied everything the group
+     * committed ({@link Replication#readBarrier}); a single node's state is always current, and this is one volatile
+     * read.
+     */
+    public void readBarrier() {
+        Replication through = replication;
+        if (through != null) {
+            through.readBarrier();
+        }
+    }
+
+    /**
      * Applies one entry of the group's log, in the log's order, and records its term and index in the same atomic
      * batch, so a replica that restarts knows exactly which entries its state holds ({@link #appliedEntry}).
      */

@@ -88,6 +88,9 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         for (Map.Entry<String, KeysAndAttributes> e : in.requestItems().entrySet()) {
             reads.add(prepare(context, e.getKey(), e.getValue()));
         }
+        if (reads.stream().anyMatch(r -> Boolean.TRUE.equals(r.request().consistentRead()))) {
+            storage.awaitConsistentRead();
+        }
         Map<String, List<Map<String, AttributeValue>>> responses = new LinkedHashMap<>();
         Map<String, KeysAndAttributes> unprocessed = new LinkedHashMap<>();
         List<ConsumedCapacity> consumed = new ArrayList<>();

@@ -77,8 +77,11 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), key);
         Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.READ, key.partition());
-        ItemCache.Entry stored = storage.getStored(table, encoded);
         boolean consistent = Boolean.TRUE.equals(in.consistentRead());
+        if (consistent) {
+            storage.awaitConsistentRead();
+        }
+        ItemCache.Entry stored = storage.getStored(table, encoded);
         // The size comes with the stored item (the cache keeps it): no walk over the item to charge it.
         double units = CapacityUnits.read(stored == null ? 0 : stored.itemSize(), consistent);
         CapacityGate.charge(table, partition, CapacityKind.READ, units, encoded.hash(), key.partition());

@@ -101,6 +101,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         }
         KeyRanges.Range pageRange = range;
         boolean fetch = target.fetches(in.select(), projection);
+        if (Boolean.TRUE.equals(in.consistentRead())) {
+            storage.awaitConsistentRead();
+        }
         return ReadRequests.answer(
                 context,
                 target,

@@ -102,6 +102,9 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
         long startHash = range.lower() == null || range.lower().length < 8
                 ? 0
                 : ByteBuffer.wrap(range.lower()).getLong();
+        if (Boolean.TRUE.equals(in.consistentRead())) {
+            storage.awaitConsistentRead();
+        }
         return ReadRequests.answer(
                 context,
                 target,

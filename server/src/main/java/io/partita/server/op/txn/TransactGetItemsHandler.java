@@ -101,6 +101,8 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
         TransactionRequests.checkDistinct(reads.stream()
                 .map(r -> new TransactionRequests.ItemId(r.table(), r.key()))
                 .toList());
+        // A transaction's reads are strongly consistent.
+        storage.awaitConsistentRead();
         Transactions.ReadResult result = storage.writes().transactions().read(reads);
         if (!result.read()) {
             throw TransactionRequests.cancelled(result.reasons());
