@@ -91,18 +91,23 @@ class ClusterPauseIT {
 
     private static final java.util.regex.Pattern APPLIED = java.util.regex.Pattern.compile("\"appliedIndex\":(\\d+)");
 
+    /** Node {@code i}'s view of the cluster ({@code GET /cluster}). */
+    private String view(ClusterProcesses cluster, int i) throws java.io.IOException, InterruptedException {
+        return http.send(
+                        HttpRequest.newBuilder(cluster.endpoint(i).resolve("/cluster"))
+                                .timeout(Duration.ofSeconds(1))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
     /** Waits until the three nodes report the same applied index. */
     private void awaitCaughtUp(ClusterProcesses cluster) throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
             java.util.Set<String> applied = new java.util.HashSet<>();
             for (int i = 0; i < 3; i++) {
-                String view = http.send(
-                                HttpRequest.newBuilder(cluster.endpoint(i).resolve("/cluster"))
-                                        .timeout(Duration.ofSeconds(1))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString())
-                        .body();
+                String view = view(cluster, i);
                 java.util.regex.Matcher m = APPLIED.matcher(view);
                 applied.add(m.find() ? m.group(1) : "?" + i);
             }
@@ -124,12 +129,7 @@ class ClusterPauseIT {
                     continue;
                 }
                 try {
-                    String view = http.send(
-                                    HttpRequest.newBuilder(cluster.endpoint(i).resolve("/cluster"))
-                                            .timeout(Duration.ofSeconds(1))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString())
-                            .body();
+                    String view = view(cluster, i);
                     if (view.contains("\"role\":\"LEADER\"") && view.contains("\"serving\":true")) {
                         return i;
                     }
@@ -145,16 +145,7 @@ class ClusterPauseIT {
                 continue;
             }
             try {
-                views.append("\nn")
-                        .append(i)
-                        .append(": ")
-                        .append(http.send(
-                                        HttpRequest.newBuilder(
-                                                        cluster.endpoint(i).resolve("/cluster"))
-                                                .timeout(Duration.ofSeconds(1))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.ofString())
-                                .body());
+                views.append("\nn").append(i).append(": ").append(view(cluster, i));
             } catch (java.io.IOException e) {
                 views.append("\nn").append(i).append(": ").append(e);
             }
