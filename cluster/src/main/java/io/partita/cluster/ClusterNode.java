@@ -2,7 +2,6 @@ package io.partita.cluster;
 
 import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.rocks.Replication;
-import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -31,6 +30,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -75,6 +75,26 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
+    /**
+     * How much of the log a node keeps: a checkpoint of the store every {@code snapshotEntries} entries, after which
+     * the log before it is purged but for the last {@code snapshotEntries} entries (a follower a little behind catches
+     * up from the log; one further behind gets the checkpoint); the log is written in segments of {@code
+     * segmentBytes}, the unit a purge deletes.
+     */
+    public record LogRetention(long snapshotEntries, long segmentBytes) {
+        public LogRetention {
+            if (snapshotEntries < 1 || segmentBytes < 1024) {
+                throw new IllegalArgumentException("snapshotEntries must be at least 1 and segmentBytes at least 1024: "
+                        + snapshotEntries + ", " + segmentBytes);
+            }
+        }
+
+        /** A checkpoint every 100,000 entries, in Ratis's usual 32 MB segments. */
+        public static LogRetention defaults() {
+            return new LogRetention(100_000, 32L << 20);
+        }
+    }
+
     private final RaftServer server;
     private final RaftGroup group;
     private final RaftPeerId self;
@@ -95,19 +115,20 @@ public final class ClusterNode implements Replication, AutoCloseable {
     }
 
     /**
-     * Starts this node's Raft server for {@code store}, with the group's log under {@code raftDir}, and makes the store
-     * propose its changes through it. {@code peers} names every member, this one ({@code id}) included. With {@code
-     * fsync} an entry counts as written on a node once it is forced to disk (survives power loss, as {@code --sync}
-     * does); without, once it is in the OS's page cache (survives the process's crash).
+     * Starts this node's Raft server for {@code replica}, with the group's log and checkpoints under {@code raftDir},
+     * and makes the store propose its changes through it. {@code peers} names every member, this one ({@code id})
+     * included. With {@code fsync} an entry counts as written on a node once it is forced to disk (survives power
+     * loss, as {@code --sync} does); without, once it is in the OS's page cache (survives the process's crash).
      */
     public static ClusterNode start(
             String clusterName,
             String id,
             List<Peer> peers,
             Path raftDir,
-            RocksStore store,
+            ReplicaStore replica,
             Timings timings,
-            boolean fsync)
+            boolean fsync,
+            LogRetention retention)
             throws IOException {
         Peer me = peers.stream()
                 .filter(p -> p.id().equals(id))
@@ -136,12 +157,22 @@ public final class ClusterNode implements Replication, AutoCloseable {
         // shortest election timeout, so no follower can have been elected in the meantime.
         RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, true);
+        // Snapshots: a RocksDB checkpoint every so many entries on each node (StoreStateMachine.takeSnapshot), then the
+        // log before it is purged but for as many entries again; a follower that needs a purged entry is sent the
+        // leader's checkpoint (Ratis streams its files) and installs it.
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, retention.snapshotEntries());
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+        RaftServerConfigKeys.Log.setPurgePreservationLogNum(properties, retention.snapshotEntries());
+        RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(1024, retention.snapshotEntries()));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(retention.segmentBytes()));
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(properties, true);
         RaftPeerId self = RaftPeerId.valueOf(id);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(self)
                 .setGroup(group)
                 .setProperties(properties)
-                .setStateMachine(new StoreStateMachine(store))
+                .setStateMachine(new StoreStateMachine(replica))
                 // A node formats its group's storage once, and recovers it from then on.
                 .setOption(
                         java.nio.file.Files.isDirectory(raftDir.resolve(
@@ -151,11 +182,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .build();
         ClusterNode node =
                 new ClusterNode(server, group, self, timings.proposal().toMillis());
-        store.replicateThrough(node);
+        replica.replicateThrough(node);
         try {
             server.start();
         } catch (IOException | RuntimeException e) {
-            store.replicateThrough(null);
+            replica.replicateThrough(null);
             server.close();
             throw e;
         }
@@ -270,6 +301,26 @@ public final class ClusterNode implements Replication, AutoCloseable {
     public long commitIndex() {
         try {
             return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /** The index of the first entry this node's log still holds; the entries before it were purged. */
+    public long logStartIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /** The entry this node's latest checkpoint ends with, or -1 before its first. */
+    public long snapshotIndex() {
+        try {
+            var snapshot =
+                    server.getDivision(group.getGroupId()).getStateMachine().getLatestSnapshot();
+            return snapshot == null || snapshot.getFiles().isEmpty() ? -1 : snapshot.getIndex();
         } catch (IOException e) {
             throw new IllegalStateException("no division for the group on " + self, e);
         }

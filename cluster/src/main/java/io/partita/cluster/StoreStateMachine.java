@@ -2,17 +2,26 @@ package io.partita.cluster;
 
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,38 +30,215 @@ import org.slf4j.LoggerFactory;
  * column family created or dropped) that {@link RocksStore#applyEntry} applies, recording the entry's term and index
  * in the same atomic batch. A replica that restarts therefore tells Ratis exactly how far its state goes, and Ratis
  * hands it the entries after that point once each: a batch's counters (merges) are never applied twice.
+ *
+ * <p>Snapshots are RocksDB checkpoints ({@link RocksStore#checkpointTo}), each a directory {@code
+ * checkpoint-<term>-<index>} of the group's state-machine folder, taken every so many entries on every replica; the
+ * log before one is then purged. A replica that needs purged entries gets the leader's latest checkpoint instead
+ * (Ratis sends its files) and {@link #reinitialize} installs it in place of its store.
  */
 final class StoreStateMachine extends BaseStateMachine {
     private static final Logger log = LoggerFactory.getLogger(StoreStateMachine.class);
+    private static final Pattern CHECKPOINT = Pattern.compile("checkpoint-(\\d+)-(\\d+)");
 
-    private final RocksStore store;
+    /** A checkpoint directory and the entry its state ends with. */
+    private record Checkpoint(Path dir, long term, long index) {
+        SnapshotInfo info() throws IOException {
+            List<FileInfo> files = new ArrayList<>();
+            try (var listed = Files.list(dir)) {
+                for (Path f : listed.sorted().toList()) {
+                    // Not the checksums Ratis wrote beside an installed snapshot's files: it makes them again.
+                    if (Files.isRegularFile(f) && !f.getFileName().toString().endsWith(".md5")) {
+                        files.add(new FileInfo(f.toAbsolutePath(), null));
+                    }
+                }
+            }
+            return new FileListSnapshotInfo(files, term, index);
+        }
+    }
+
+    private final ReplicaStore replica;
     /** Why this replica stopped applying entries, or null; it cannot skip one and stay a copy of the others. */
     private volatile RuntimeException failed;
-    /** Where the store's state stood when this replica started; null if it had applied nothing. */
+    /** The group's state-machine folder, where the checkpoints are. */
+    private volatile Path checkpoints;
+    /** The latest checkpoint and its files, or null before the first. */
+    private volatile SnapshotInfo latest;
+    /** Where the store's state stood when this replica started, if it had no checkpoint yet; else null. */
     private volatile SnapshotInfo recovered;
 
-    StoreStateMachine(RocksStore store) {
-        this.store = store;
+    StoreStateMachine(ReplicaStore replica) {
+        this.replica = replica;
     }
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
         super.initialize(server, groupId, storage);
-        long[] applied = store.appliedEntry();
+        checkpoints = storage.getStorageDir().getStateMachineDir().toPath();
+        Files.createDirectories(checkpoints);
+        Checkpoint newest = newestCheckpoint();
+        long[] applied = replica.store().appliedEntry();
+        if (newest != null && (applied == null || applied[1] < newest.index())) {
+            // Ratis had moved an installed snapshot into place, and this replica stopped before its store was
+            // replaced: the log holds nothing between the two.
+            log.info("installing checkpoint {}, which is ahead of the store", newest.dir());
+            replica.install(newest.dir());
+            applied = replica.store().appliedEntry();
+        }
         if (applied != null) {
-            updateLastAppliedTermIndex(applied[0], applied[1]);
+            setLastAppliedTermIndex(TermIndex.valueOf(applied[0], applied[1]));
+        }
+        if (newest != null) {
+            latest = newest.info();
+        } else if (applied != null) {
             recovered = new FileListSnapshotInfo(List.of(), applied[0], applied[1]);
+        }
+        getLifeCycle().startAndTransition(() -> {});
+    }
+
+    /** The newest complete checkpoint in the state-machine folder, or null. */
+    private Checkpoint newestCheckpoint() throws IOException {
+        Checkpoint newest = null;
+        for (Checkpoint c : listCheckpoints()) {
+            if (newest == null || c.index() > newest.index()) {
+                newest = c;
+            }
+        }
+        return newest;
+    }
+
+    private List<Checkpoint> listCheckpoints() throws IOException {
+        List<Checkpoint> out = new ArrayList<>();
+        try (var listed = Files.list(checkpoints)) {
+            for (Path dir : listed.toList()) {
+                Matcher m = CHECKPOINT.matcher(dir.getFileName().toString());
+                // RocksDB builds a checkpoint under another name and renames it: one of this name is whole.
+                if (m.matches() && Files.isRegularFile(dir.resolve("CURRENT"))) {
+                    out.add(new Checkpoint(dir, Long.parseLong(m.group(1)), Long.parseLong(m.group(2))));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The latest checkpoint: what the leader sends a replica that needs purged entries. Before the first, where the
+     * store stood at startup: the store itself is durable up to the entry it last applied, which Ratis starts applying
+     * after (no log is purged before a checkpoint exists, so nothing is ever sent from it).
+     */
+    @Override
+    public SnapshotInfo getLatestSnapshot() {
+        SnapshotInfo newest = latest;
+        return newest != null ? newest : recovered;
+    }
+
+    /**
+     * Takes a checkpoint of the store at the last applied entry. Ratis calls it on the thread that applies entries,
+     * between two of them, so the checkpoint holds exactly the entries up to that one; the older checkpoints but one
+     * (which the leader may be sending) are deleted, and Ratis then purges the log before it.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() <= 0 || failed != null) {
+            return RaftLog.INVALID_LOG_INDEX;
+        }
+        SnapshotInfo newest = latest;
+        if (newest != null && newest.getIndex() >= last.getIndex()) {
+            return newest.getIndex();
+        }
+        long[] applied = replica.store().appliedEntry();
+        if (applied != null && applied[1] > last.getIndex()) {
+            throw new IOException(
+                    "the store holds entry " + applied[1] + " but the last applied is " + last.getIndex());
+        }
+        if (applied == null || applied[1] != last.getIndex()) {
+            // The entries since the store's last were Raft's own; the checkpoint holds them too.
+            replica.store().recordApplied(last.getTerm(), last.getIndex());
+        }
+        long started = System.nanoTime();
+        Checkpoint taken = new Checkpoint(
+                checkpoints.resolve("checkpoint-" + last.getTerm() + "-" + last.getIndex()),
+                last.getTerm(),
+                last.getIndex());
+        try {
+            replica.store().checkpointTo(taken.dir());
+        } catch (RuntimeException e) {
+            throw new IOException("cannot take a checkpoint at entry " + last.getIndex() + ": " + e.getMessage(), e);
+        }
+        latest = taken.info();
+        recovered = null;
+        deleteCheckpointsBefore(taken, 1);
+        log.info(
+                "replica {} took checkpoint {} in {} ms",
+                getId(),
+                taken.dir().getFileName(),
+                (System.nanoTime() - started) / 1_000_000);
+        return last.getIndex();
+    }
+
+    /** Deletes the checkpoints older than {@code newest} but the {@code keep} latest of them, and unfinished ones. */
+    private void deleteCheckpointsBefore(Checkpoint newest, int keep) throws IOException {
+        List<Checkpoint> older = new ArrayList<>(listCheckpoints());
+        older.removeIf(c -> c.index() >= newest.index());
+        older.sort((a, b) -> Long.compare(b.index(), a.index()));
+        for (Checkpoint c : older.subList(Math.min(keep, older.size()), older.size())) {
+            deleteTree(c.dir());
+        }
+        try (var listed = Files.list(checkpoints)) {
+            for (Path dir : listed.toList()) {
+                String name = dir.getFileName().toString();
+                if (name.startsWith("checkpoint-") && !CHECKPOINT.matcher(name).matches()) {
+                    deleteTree(dir);
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Before Ratis writes a snapshot's files from the leader: nothing is applied until {@link #reinitialize}. */
+    @Override
+    public void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
         }
     }
 
     /**
-     * The store itself is the snapshot: durable (its own log survives a crash) up to the entry it last applied, which
-     * Ratis therefore starts applying after. It holds no files to send, so the group keeps its whole log (no snapshot
-     * is ever taken to purge it) and a lagging replica catches up from the log.
+     * After Ratis has put the leader's snapshot in the state-machine folder (in place of this replica's checkpoints):
+     * the store becomes a copy of it, and applying goes on from its entry.
      */
     @Override
-    public SnapshotInfo getLatestSnapshot() {
-        return recovered;
+    public void reinitialize() throws IOException {
+        Checkpoint installed = newestCheckpoint();
+        if (installed == null) {
+            throw new IOException("no checkpoint to install in " + checkpoints);
+        }
+        long started = System.nanoTime();
+        replica.install(installed.dir());
+        long[] applied = replica.store().appliedEntry();
+        if (applied == null || applied[1] != installed.index()) {
+            IOException e = new IOException(
+                    "checkpoint " + installed.dir() + " holds entry " + (applied == null ? "none" : applied[1]));
+            failed = new IllegalStateException(e.getMessage(), e);
+            throw e;
+        }
+        setLastAppliedTermIndex(TermIndex.valueOf(installed.term(), installed.index()));
+        latest = installed.info();
+        recovered = null;
+        log.info(
+                "replica {} installed checkpoint {} in {} ms",
+                getId(),
+                installed.dir().getFileName(),
+                (System.nanoTime() - started) / 1_000_000);
+        getLifeCycle().startAndTransition(() -> {});
     }
 
     /**
@@ -70,8 +256,11 @@ final class StoreStateMachine extends BaseStateMachine {
         RuntimeException stopped = failed;
         if (stopped == null) {
             try {
-                store.applyEntry(
-                        entry.getStateMachineLogEntry().getLogData().toByteArray(), entry.getTerm(), entry.getIndex());
+                replica.store()
+                        .applyEntry(
+                                entry.getStateMachineLogEntry().getLogData().toByteArray(),
+                                entry.getTerm(),
+                                entry.getIndex());
                 updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
                 return CompletableFuture.completedFuture(Message.EMPTY);
             } catch (RuntimeException e) {

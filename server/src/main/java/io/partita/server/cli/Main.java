@@ -272,6 +272,13 @@ public final class Main implements Callable<Integer> {
     String clusterName;
 
     @Option(
+            names = {"--cluster-snapshot-entries"},
+            description = "On a cluster node: take a checkpoint of the replica every this many log entries, and purge"
+                    + " the log before it but for as many entries again (default: ${DEFAULT-VALUE}).",
+            defaultValue = "100000")
+    long clusterSnapshotEntries;
+
+    @Option(
             names = {"-sharedDb"},
             description = "Accepted for DynamoDB Local compatibility: Partita always uses one database for all"
                     + " credentials and regions.")
@@ -404,8 +411,15 @@ public final class Main implements Callable<Integer> {
         }
         io.partita.server.cluster.ClusterMember member;
         try {
+            // The log's segment size only for tests that want purges at a few entries (ClusterSnapshotIT).
+            io.partita.cluster.ClusterNode.LogRetention retention = new io.partita.cluster.ClusterNode.LogRetention(
+                    clusterSnapshotEntries,
+                    Long.getLong(
+                            "partita.cluster.logSegmentBytes",
+                            io.partita.cluster.ClusterNode.LogRetention.defaults()
+                                    .segmentBytes()));
             member = io.partita.server.cluster.ClusterMember.start(
-                    cluster, config, io.partita.cluster.ClusterNode.Timings.defaults(), serving -> {
+                    cluster, config, io.partita.cluster.ClusterNode.Timings.defaults(), retention, serving -> {
                         serving.storage().ttl().delayMillis(ttlDelayMillis);
                         serving.storage().ttl().cooldownMillis(ttlCooldownMillis);
                     });

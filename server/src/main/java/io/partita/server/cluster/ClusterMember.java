@@ -1,10 +1,10 @@
 package io.partita.server.cluster;
 
 import io.partita.cluster.ClusterNode;
+import io.partita.cluster.ReplicaStore;
 import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
 import io.partita.storage.StorageEngine;
-import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Consumer;
@@ -28,7 +28,7 @@ public final class ClusterMember implements AutoCloseable {
     private final ClusterConfig cluster;
     private final ServerConfig server;
     private final Consumer<PartitaServer> onServe;
-    private final RocksStore store;
+    private final ReplicaStore replica;
     private final ClusterNode node;
     private final ClusterRouter router;
     private final Thread watch;
@@ -37,7 +37,11 @@ public final class ClusterMember implements AutoCloseable {
     private volatile PartitaServer serving;
 
     private ClusterMember(
-            ClusterConfig cluster, ServerConfig server, ClusterNode.Timings timings, Consumer<PartitaServer> onServe)
+            ClusterConfig cluster,
+            ServerConfig server,
+            ClusterNode.Timings timings,
+            ClusterNode.LogRetention retention,
+            Consumer<PartitaServer> onServe)
             throws IOException, InterruptedException {
         if (server.storage().inMemory()) {
             throw new IllegalArgumentException("a cluster node keeps its replica on disk: give it a data directory");
@@ -48,7 +52,10 @@ public final class ClusterMember implements AutoCloseable {
         this.cluster = cluster;
         this.server = server;
         this.onServe = onServe;
-        this.store = RocksStore.open(server.storage());
+        this.replica = ReplicaStore.open(server.storage());
+        // A checkpoint from the leader replaces the store whole: this node's own server (if it still has one) closes
+        // first.
+        replica.beforeInstall(() -> stopServing("a checkpoint from the leader replaces its store"));
         ClusterNode started = null;
         ClusterRouter routing = null;
         try {
@@ -60,9 +67,10 @@ public final class ClusterMember implements AutoCloseable {
                     cluster.nodeId(),
                     peers,
                     server.storage().dataDir().resolve("raft"),
-                    store,
+                    replica,
                     timings,
-                    server.storage().sync());
+                    server.storage().sync(),
+                    retention);
             ClusterConfig.Member self = cluster.self();
             routing = new ClusterRouter(
                     server.host(),
@@ -75,7 +83,7 @@ public final class ClusterMember implements AutoCloseable {
             if (started != null) {
                 started.close();
             }
-            store.close();
+            replica.close();
             throw e;
         }
         this.node = started;
@@ -93,7 +101,18 @@ public final class ClusterMember implements AutoCloseable {
     public static ClusterMember start(
             ClusterConfig cluster, ServerConfig server, ClusterNode.Timings timings, Consumer<PartitaServer> onServe)
             throws IOException, InterruptedException {
-        return new ClusterMember(cluster, server, timings, onServe);
+        return start(cluster, server, timings, ClusterNode.LogRetention.defaults(), onServe);
+    }
+
+    /** As above, keeping as much of the log as {@code retention} says. */
+    public static ClusterMember start(
+            ClusterConfig cluster,
+            ServerConfig server,
+            ClusterNode.Timings timings,
+            ClusterNode.LogRetention retention,
+            Consumer<PartitaServer> onServe)
+            throws IOException, InterruptedException {
+        return new ClusterMember(cluster, server, timings, retention, onServe);
     }
 
     private ClusterRouter.Target target() {
@@ -137,7 +156,10 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         long started = System.nanoTime();
-        StorageEngine engine = StorageEngine.openOn(store, server.storage());
+        StorageEngine engine = replica.unlessInstalling(store -> StorageEngine.openOn(store, server.storage()));
+        if (engine == null) {
+            return;
+        }
         // Its own server listens on loopback only: clients reach it through the router.
         // Every write holds a worker while the group commits it (a Raft round trip, mostly waiting): the pool bounds
         // how
@@ -185,6 +207,8 @@ public final class ClusterMember implements AutoCloseable {
         out.put("term", node.term());
         out.put("commitIndex", node.commitIndex());
         out.put("appliedIndex", node.lastAppliedIndex());
+        out.put("snapshotIndex", node.snapshotIndex());
+        out.put("logStartIndex", node.logStartIndex());
         com.fasterxml.jackson.databind.node.ArrayNode members = out.putArray("members");
         for (ClusterConfig.Member m : cluster.members()) {
             members.addObject().put("id", m.id()).put("api", m.apiAddress()).put("raft", m.host() + ":" + m.raftPort());
@@ -240,6 +264,6 @@ public final class ClusterMember implements AutoCloseable {
         } catch (IOException e) {
             log.warn("node {}: closing its Raft server", cluster.nodeId(), e);
         }
-        store.close();
+        replica.close();
     }
 }

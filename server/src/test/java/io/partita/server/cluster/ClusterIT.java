@@ -57,13 +57,21 @@ class ClusterIT {
         }
     }
 
+    private ClusterNode.LogRetention retention = ClusterNode.LogRetention.defaults();
+
     private ClusterMember start(int i) throws Exception {
-        nodes[i] = startNode(dir, "it", members, i);
+        nodes[i] = startNode(dir, "it", members, i, retention);
         return nodes[i];
     }
 
     /** Node {@code n<i>} of {@code members} in this JVM, its replica under {@code dir}, with loopback's timings. */
     static ClusterMember startNode(Path dir, String cluster, List<ClusterConfig.Member> members, int i)
+            throws Exception {
+        return startNode(dir, cluster, members, i, ClusterNode.LogRetention.defaults());
+    }
+
+    private static ClusterMember startNode(
+            Path dir, String cluster, List<ClusterConfig.Member> members, int i, ClusterNode.LogRetention retention)
             throws Exception {
         ServerConfig server = new ServerConfig(
                 "127.0.0.1",
@@ -73,7 +81,11 @@ class ClusterIT {
                 4,
                 Transport.NIO);
         return ClusterMember.start(
-                new ClusterConfig(cluster, "n" + i, members), server, ClusterNode.Timings.loopback(), s -> {});
+                new ClusterConfig(cluster, "n" + i, members),
+                server,
+                ClusterNode.Timings.loopback(),
+                retention,
+                s -> {});
     }
 
     private static DynamoDbClient client(ClusterMember node) {
@@ -217,5 +229,106 @@ class ClusterIT {
             s += a.get(i);
         }
         return s;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** A field of node {@code m}'s own view of the cluster ({@code GET /cluster}). */
+    private static long view(ClusterMember m, String field) {
+        try {
+            return JSON.readTree(m.status()).get(field).asLong();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aNodeThatMissedThePurgedLogCatchesUpFromACheckpointAndServesWhenItLeads() throws Exception {
+        // A checkpoint every 40 entries, the log kept for 40 more, in small segments: a node down for 150 writes comes
+        // back to find the entries it lacks purged everywhere.
+        retention = new ClusterNode.LogRetention(40, 4096);
+        for (int i = 0; i < 3; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        int leader = leader();
+        int away = (leader + 1) % 3;
+        try (DynamoDbClient ddb = client(nodes[leader])) {
+            ddb.createTable(t -> t.tableName("snapshots")
+                    .attributeDefinitions(
+                            a -> a.attributeName("id").attributeType(ScalarAttributeType.S),
+                            a -> a.attributeName("group").attributeType(ScalarAttributeType.S))
+                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                    .globalSecondaryIndexes(g -> g.indexName("by-group")
+                            .keySchema(k -> k.attributeName("group").keyType("HASH"))
+                            .projection(p -> p.projectionType("ALL")))
+                    .billingMode("PAY_PER_REQUEST"));
+            await(
+                    "the table ACTIVE",
+                    () -> ddb.describeTable(d -> d.tableName("snapshots"))
+                            .table()
+                            .tableStatusAsString()
+                            .equals("ACTIVE"));
+            long appliedWhenStopped = view(nodes[away], "appliedIndex");
+            nodes[away].close();
+            nodes[away] = null;
+            for (int i = 0; i < 150; i++) {
+                String id = "item-" + i;
+                ddb.putItem(p -> p.tableName("snapshots")
+                        .item(java.util.Map.of(
+                                "id", attr(id),
+                                "group", attr("g"),
+                                "n", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromN("1"))));
+            }
+            ClusterMember lead = nodes[leader];
+            await("the leader purging its log", () -> view(lead, "logStartIndex") > appliedWhenStopped + 1);
+        }
+
+        // Back, it installs the leader's checkpoint and applies the log after it.
+        start(away);
+        ClusterMember back = nodes[away];
+        ClusterMember lead = nodes[leader];
+        await(
+                "n" + away + " catching up",
+                () -> view(back, "appliedIndex") >= view(lead, "commitIndex") && view(back, "snapshotIndex") > 0);
+
+        // It leads once the others have stopped in turn until it is elected, and answers from the installed store:
+        // the items, and the index's copies of them.
+        for (int tries = 0; tries < 8 && leader() != away; tries++) {
+            int old = leader();
+            nodes[old].close();
+            nodes[old] = null;
+            leader();
+            start(old);
+        }
+        assertThat(leader()).isEqualTo(away);
+        try (DynamoDbClient ddb = client(nodes[away])) {
+            assertThat(ddb.scan(r -> r.tableName("snapshots").consistentRead(true))
+                            .count())
+                    .isEqualTo(150);
+            await(
+                    "the index holding every item",
+                    () -> ddb.query(q -> q.tableName("snapshots")
+                                            .indexName("by-group")
+                                            .keyConditionExpression("#g = :g")
+                                            .expressionAttributeNames(java.util.Map.of("#g", "group"))
+                                            .expressionAttributeValues(java.util.Map.of(":g", attr("g"))))
+                                    .count()
+                            == 150);
+            ddb.putItem(p -> p.tableName("snapshots").item(java.util.Map.of("id", attr("after"), "group", attr("g"))));
+            assertThat(ddb.getItem(g -> g.tableName("snapshots")
+                                    .key(java.util.Map.of("id", attr("after")))
+                                    .consistentRead(true))
+                            .hasItem())
+                    .isTrue();
+        }
+    }
+
+    private static software.amazon.awssdk.services.dynamodb.model.AttributeValue attr(String s) {
+        return software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(s);
     }
 }

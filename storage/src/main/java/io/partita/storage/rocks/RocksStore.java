@@ -688,6 +688,113 @@ public final class RocksStore implements AutoCloseable {
         });
     }
 
+    /**
+     * Writes a consistent copy of this store into {@code dir}, which must not exist: a RocksDB checkpoint (hard links
+     * to its SST files, copies of the rest), so it costs little disk until compactions replace the files it links.
+     * With Partita's log the memtables are first flushed by a checkpoint of that log, as every flush must be; the
+     * copy then holds every batch committed before the call. The caller keeps writes out meanwhile (cluster mode: the
+     * entry-applying thread takes the copies, and it is the only writer).
+     */
+    public void checkpointTo(Path dir) {
+        if (commitLog != null) {
+            checkpoint(true, true);
+        }
+        withOpenDb("checkpoint to " + dir, db -> {
+            synchronized (familiesChange) {
+                try (org.rocksdb.Checkpoint checkpoint = org.rocksdb.Checkpoint.create(db)) {
+                    // RocksDB builds it in a sibling directory and renames that: the copy appears whole or not at all.
+                    checkpoint.createCheckpoint(dir.toAbsolutePath().toString());
+                }
+            }
+            return null;
+        });
+    }
+
+    /** RocksDB's own files in a database directory; the rest of the directory (Partita's) is left alone. */
+    private static final java.util.regex.Pattern ROCKS_FILE = java.util.regex.Pattern.compile(
+            "\\d+\\.(sst|log|blob|dbtmp)|CURRENT|IDENTITY|LOCK|LOG(\\.old\\.\\d+)?|MANIFEST-\\d+|OPTIONS-\\d+(\\.dbtmp)?");
+
+    /**
+     * Makes the closed store of {@code config} a copy of {@code checkpoint} (a directory {@link #checkpointTo} wrote,
+     * perhaps on another node): deletes RocksDB's files and Partita's log segments, whose batches belong to the state
+     * being replaced, and links (SST files, which RocksDB never changes) or copies the checkpoint's. Files of other
+     * names in the checkpoint (a transfer's checksums) are left out. Not atomic: a caller that may crash midway keeps a
+     * record to repeat it from the start, which gives the same result.
+     */
+    public static void replaceWithCheckpoint(StorageConfig config, Path checkpoint) throws IOException {
+        Path data = config.dataDir();
+        try (var files = Files.list(data)) {
+            for (Path f : files.toList()) {
+                if (Files.isRegularFile(f)
+                        && ROCKS_FILE.matcher(f.getFileName().toString()).matches()) {
+                    Files.delete(f);
+                }
+            }
+        }
+        Path logDir = data.resolve(CommitLog.DIRECTORY);
+        if (Files.isDirectory(logDir)) {
+            try (var files = Files.list(logDir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
+        List<Path> sources;
+        try (var files = Files.list(checkpoint)) {
+            sources = files.filter(f -> Files.isRegularFile(f)
+                            && ROCKS_FILE.matcher(f.getFileName().toString()).matches())
+                    .sorted()
+                    .toList();
+        }
+        Path current = null;
+        for (Path f : sources) {
+            String name = f.getFileName().toString();
+            if (name.equals("CURRENT")) {
+                current = f;
+                continue;
+            }
+            Path target = data.resolve(name);
+            if (name.endsWith(".sst") || name.endsWith(".blob")) {
+                try {
+                    Files.createLink(target, f);
+                    continue;
+                } catch (IOException | UnsupportedOperationException e) {
+                    // Another file system: a copy does as well.
+                }
+            }
+            Files.copy(f, target);
+        }
+        if (current == null) {
+            throw new IOException("no RocksDB database in " + checkpoint + " (it has no CURRENT file)");
+        }
+        // CURRENT last: until it is there the directory holds no database RocksDB would open.
+        Files.copy(current, data.resolve("CURRENT"));
+        forceDirectory(data);
+    }
+
+    private static void forceDirectory(Path dir) throws IOException {
+        try (java.nio.channels.FileChannel channel =
+                java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    /**
+     * Records that this replica's state holds every entry up to {@code index}: the entries after the last one {@link
+     * #applyEntry} applied changed nothing here (Raft's own: configurations, a new leader's first entry). Called on
+     * the entry-applying thread before a checkpoint, so the checkpoint names the entry it ends with.
+     */
+    public void recordApplied(long term, long index) {
+        byte[] applied = ByteBuffer.allocate(16).putLong(term).putLong(index).array();
+        withOpenDb("record applied entry", db -> {
+            try (WriteBatch batch = new WriteBatch()) {
+                batch.put(defaultFamily(), APPLIED_ENTRY_KEY, applied);
+                commitHere(db, batch);
+            }
+            return null;
+        });
+    }
+
     /** The term and index of the last entry {@link #applyEntry} applied, or null if none ever was. */
     public long[] appliedEntry() {
         byte[] bytes = withOpenDb("applied entry", db -> db.get(defaultFamily(), APPLIED_ENTRY_KEY));

@@ -316,4 +316,49 @@ class RocksStoreIT {
             assertThat(reopened.get(reopened.family(RocksStore.META), b("k0"))).isNotNull();
         }
     }
+
+    @Test
+    void aCheckpointReplacesAnotherStoreWholeAndItsOwnLogIsNotReplayedOverIt(@TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path checkpoint = dir.resolve("checkpoint");
+        StorageConfig sourceConfig = StorageConfig.disk(dir.resolve("source"));
+        StorageConfig targetConfig = StorageConfig.disk(dir.resolve("target"));
+        try (RocksStore source = RocksStore.open(sourceConfig)) {
+            ColumnFamilyHandle items = source.createItemFamily(RocksStore.ITEMS_PREFIX + "t");
+            for (int i = 0; i < 100; i++) {
+                int n = i;
+                source.write(batch -> put(batch, items, "k" + n));
+            }
+            source.checkpointTo(checkpoint);
+            // After the checkpoint: not in it.
+            source.write(batch -> put(batch, items, "later"));
+        }
+        // The target's own write is only in its log (a crash before any checkpoint), which replay would apply.
+        RocksStore crashed = RocksStore.open(targetConfig);
+        ColumnFamilyHandle own = crashed.family(RocksStore.META);
+        crashed.write(batch -> put(batch, own, "the target's own"));
+        crashed.closeAsIfCrashed();
+        // A crash midway repeats the replacement from the start: twice gives the same store as once.
+        RocksStore.replaceWithCheckpoint(targetConfig, checkpoint);
+        RocksStore.replaceWithCheckpoint(targetConfig, checkpoint);
+        try (RocksStore target = RocksStore.open(targetConfig)) {
+            assertThat(target.hasFamily(RocksStore.ITEMS_PREFIX + "t")).isTrue();
+            List<String> keys = new ArrayList<>();
+            target.forEach(
+                    target.family(RocksStore.ITEMS_PREFIX + "t"),
+                    (k, v) -> keys.add(new String(k, StandardCharsets.UTF_8)));
+            assertThat(keys).hasSize(100).contains("k0", "k99").doesNotContain("later");
+            assertThat(target.get(target.family(RocksStore.META), b("the target's own")))
+                    .isNull();
+            // It takes writes and keeps them across a restart, in its new log.
+            ColumnFamilyHandle items = target.family(RocksStore.ITEMS_PREFIX + "t");
+            target.write(batch -> put(batch, items, "after"));
+        }
+        try (RocksStore target = RocksStore.open(targetConfig)) {
+            assertThat(target.get(target.family(RocksStore.ITEMS_PREFIX + "t"), b("after")))
+                    .isEqualTo(b("v-after"));
+        }
+        // The checkpoint itself was only read.
+        assertThat(java.nio.file.Files.exists(checkpoint.resolve("CURRENT"))).isTrue();
+    }
 }
