@@ -409,15 +409,15 @@ public final class Main implements Callable<Integer> {
                     + " --in-memory, --credentials and --tls-cert are not for cluster nodes yet");
             return 2;
         }
+        if (clusterSnapshotEntries < 1) {
+            System.err.println("--cluster-snapshot-entries must be at least 1: " + clusterSnapshotEntries);
+            return 2;
+        }
         io.partita.server.cluster.ClusterMember member;
         try {
-            // The log's segment size only for tests that want purges at a few entries (ClusterSnapshotIT).
             io.partita.cluster.ClusterNode.LogRetention retention = new io.partita.cluster.ClusterNode.LogRetention(
                     clusterSnapshotEntries,
-                    Long.getLong(
-                            "partita.cluster.logSegmentBytes",
-                            io.partita.cluster.ClusterNode.LogRetention.defaults()
-                                    .segmentBytes()));
+                    io.partita.cluster.ClusterNode.LogRetention.defaults().segmentBytes());
             member = io.partita.server.cluster.ClusterMember.start(
                     cluster, config, io.partita.cluster.ClusterNode.Timings.defaults(), retention, serving -> {
                         serving.storage().ttl().delayMillis(ttlDelayMillis);
