@@ -7,6 +7,8 @@
 #   cluster/run-local.sh kill N    SIGKILL node N (1-3): a crash, for trying failover
 #   cluster/run-local.sh restart N starts node N again on its data
 #   cluster/run-local.sh stop      stops every node (SIGTERM: a clean stop)
+#   cluster/run-local.sh add N     starts node N (4-9) with --cluster-join and has the leader add it
+#   cluster/run-local.sh remove N  has the leader remove node N from the members, then stops it
 #
 # JAR (default server/target/partita.jar; build it with ./mvnw -pl server -am package -DskipTests) and JAVA_OPTS may
 # be set; further arguments after start are passed to every node (e.g. --throughput off).
@@ -16,17 +18,33 @@ JAR=${JAR:-server/target/partita.jar}
 DIR=${DIR:-partita-cluster}
 MEMBERS="n1=127.0.0.1:9001:8001,n2=127.0.0.1:9002:8002,n3=127.0.0.1:9003:8003"
 
+member() { echo "n$1=127.0.0.1:900$1:800$1"; }
+
 start_node() {
   local n=$1; shift
+  local members=$MEMBERS
+  [[ $n -le 3 ]] || members="$MEMBERS,$(member "$n")"
   mkdir -p "$DIR"
   # shellcheck disable=SC2086
   nohup java ${JAVA_OPTS:-} -jar "$JAR" --host 127.0.0.1 --data-dir "$DIR/n$n" \
-    --cluster-members "$MEMBERS" --node-id "n$n" "$@" >"$DIR/n$n.log" 2>&1 &
+    --cluster-members "$members" --node-id "n$n" "$@" >"$DIR/n$n.log" 2>&1 &
   echo $! >"$DIR/n$n.pid"
   echo "node n$n: pid $!, port 800$n, log $DIR/n$n.log"
 }
 
 pid_of() { cat "$DIR/n$1.pid" 2>/dev/null || true; }
+
+# POSTs a change of the members to the first node that answers (any node forwards it to the leader).
+change_members() {
+  local n out
+  for n in 1 2 3 4 5 6 7 8 9; do
+    if out=$(curl -s --max-time 150 -w '\n%{http_code}' -X POST -d "$1" "http://127.0.0.1:800$n/cluster/members"); then
+      echo "${out%$'\n'*}"
+      [[ ${out##*$'\n'} == 200 ]]; return
+    fi
+  done
+  echo "no node answers" >&2; return 1
+}
 
 case "${1:-}" in
   start)
@@ -37,26 +55,40 @@ case "${1:-}" in
   restart)
     start_node "${2:?which node: 1, 2 or 3}"
     ;;
+  add)
+    n=${2:?which node: 4 to 9}
+    [[ $n =~ ^[4-9]$ ]] || { echo "add a node 4 to 9" >&2; exit 2; }
+    start_node "$n" --cluster-join
+    sleep 3
+    change_members "{\"add\": \"$(member "$n")\"}"
+    ;;
+  remove)
+    n=${2:?which node: 1 to 9}
+    change_members "{\"remove\": \"n$n\"}"
+    pid=$(pid_of "$n")
+    [[ -n $pid ]] && kill "$pid" && rm -f "$DIR/n$n.pid" && echo "node n$n (pid $pid) stopping"
+    ;;
   kill)
     pid=$(pid_of "${2:?which node: 1, 2 or 3}")
     [[ -n $pid ]] && kill -9 "$pid" && echo "node n$2 (pid $pid) killed"
     ;;
   stop)
-    for n in 1 2 3; do
+    for n in 1 2 3 4 5 6 7 8 9; do
       pid=$(pid_of "$n")
       if [[ -n $pid ]] && kill "$pid" 2>/dev/null; then echo "node n$n (pid $pid) stopping"; fi
       rm -f "$DIR/n$n.pid"
     done
     ;;
   status)
-    for n in 1 2 3; do
+    for n in 1 2 3 4 5 6 7 8 9; do
+      [[ $n -le 3 || -d $DIR/n$n ]] || continue
       printf 'n%s: ' "$n"
       curl -s --max-time 2 "http://127.0.0.1:800$n/cluster" || printf 'not answering'
       echo
     done
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -43,11 +43,19 @@ import org.apache.ratis.util.TimeDuration;
  * cannot reach the log. It returns once the group has committed it and this replica has applied it.
  */
 public final class ClusterNode implements Replication, AutoCloseable {
-    /** A member of the group: its id and the host and port its Raft server listens on. */
-    public record Peer(String id, String host, int port) {
+    /**
+     * A member of the group: its id, the host and port its Raft server listens on, and the address ({@code
+     * host:port}) it answers clients on, or null where nobody needs it. The client address travels in the group's
+     * configuration, so that every node knows where to send requests after the members change.
+     */
+    public record Peer(String id, String host, int port, String api) {
         public Peer {
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(host, "host");
+        }
+
+        public Peer(String id, String host, int port) {
+            this(id, host, port, null);
         }
 
         String address() {
@@ -55,10 +63,23 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
 
         RaftPeer raftPeer() {
-            return RaftPeer.newBuilder()
-                    .setId(RaftPeerId.valueOf(id))
-                    .setAddress(address())
-                    .build();
+            RaftPeer.Builder b =
+                    RaftPeer.newBuilder().setId(RaftPeerId.valueOf(id)).setAddress(address());
+            if (api != null) {
+                b.setClientAddress(api);
+            }
+            return b.build();
+        }
+
+        static Peer of(RaftPeer peer) {
+            String address = peer.getAddress();
+            int colon = address.lastIndexOf(':');
+            String api = peer.getClientAddress();
+            return new Peer(
+                    peer.getId().toString(),
+                    address.substring(0, colon),
+                    Integer.parseInt(address.substring(colon + 1)),
+                    api == null || api.isEmpty() ? null : api);
         }
     }
 
@@ -130,13 +151,36 @@ public final class ClusterNode implements Replication, AutoCloseable {
             boolean fsync,
             LogRetention retention)
             throws IOException {
+        return start(clusterName, id, peers, raftDir, replica, timings, fsync, retention, false);
+    }
+
+    /**
+     * As above; with {@code join}, a node new to a running group starts with no configuration of its own the first
+     * time: it neither stands for election nor votes until the leader adds it ({@link #changeMembers}) and sends it
+     * the group's state. {@code peers} then need only name this node. Once its Raft storage exists, {@code join} no
+     * longer matters: a node recovers the configuration it last had.
+     */
+    public static ClusterNode start(
+            String clusterName,
+            String id,
+            List<Peer> peers,
+            Path raftDir,
+            ReplicaStore replica,
+            Timings timings,
+            boolean fsync,
+            LogRetention retention,
+            boolean join)
+            throws IOException {
         Peer me = peers.stream()
                 .filter(p -> p.id().equals(id))
                 .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("node " + id + " is not one of the peers " + peers));
-        RaftGroup group = RaftGroup.valueOf(
-                RaftGroupId.valueOf(groupId(clusterName)),
-                peers.stream().map(Peer::raftPeer).toList());
+        RaftGroupId groupId = RaftGroupId.valueOf(groupId(clusterName));
+        boolean formatted = java.nio.file.Files.isDirectory(
+                raftDir.resolve(groupId.getUuid().toString()));
+        RaftGroup group = join && !formatted
+                ? RaftGroup.valueOf(groupId)
+                : RaftGroup.valueOf(groupId, peers.stream().map(Peer::raftPeer).toList());
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(properties, me.host());
@@ -174,11 +218,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .setProperties(properties)
                 .setStateMachine(new StoreStateMachine(replica))
                 // A node formats its group's storage once, and recovers it from then on.
-                .setOption(
-                        java.nio.file.Files.isDirectory(raftDir.resolve(
-                                        group.getGroupId().getUuid().toString()))
-                                ? RaftStorage.StartupOption.RECOVER
-                                : RaftStorage.StartupOption.FORMAT)
+                .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         ClusterNode node =
                 new ClusterNode(server, group, self, timings.proposal().toMillis());
@@ -269,6 +309,61 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return self.toString();
     }
 
+    /**
+     * The group's members as this node knows them: its latest configuration, which a change of the members replaces
+     * (empty on a node that joins before the leader has added it).
+     */
+    public List<Peer> members() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers().stream()
+                    .map(Peer::of)
+                    .sorted(java.util.Comparator.comparing(Peer::id))
+                    .toList();
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /**
+     * Makes {@code next} the group's members, on the leader. Ratis first brings every new member up to date (from
+     * the log, or the leader's checkpoint when the log it needs was purged), then commits the old and new members
+     * together and then the new alone (Raft's joint consensus), so a majority of both agrees on every entry
+     * meanwhile. Returns once the new configuration is committed, within {@code timeout}.
+     *
+     * @throws StorageUnavailableException when this node does not lead, or the group did not make the change (another
+     *     change under way, a new member that cannot be reached, the time ran out); the change may still complete
+     */
+    public void changeMembers(List<Peer> next, Duration timeout) {
+        if (!info().isLeader()) {
+            throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
+        }
+        var request = new org.apache.ratis.protocol.SetConfigurationRequest(
+                clientId,
+                self,
+                group.getGroupId(),
+                callIds.incrementAndGet(),
+                next.stream().map(Peer::raftPeer).toList());
+        RaftClientReply reply;
+        try {
+            reply = server.setConfigurationAsync(request).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageUnavailableException("interrupted while the cluster changes its members", e, true);
+        } catch (IOException | ExecutionException e) {
+            throw new StorageUnavailableException("the cluster did not change its members: " + e.getMessage(), e, true);
+        } catch (TimeoutException e) {
+            throw new StorageUnavailableException(
+                    "the cluster did not change its members within " + timeout.toSeconds() + " s", e, true);
+        }
+        if (!reply.isSuccess()) {
+            Exception why = reply.getException();
+            throw new StorageUnavailableException(
+                    "the cluster did not change its members: " + (why == null ? "unknown" : why.getMessage()),
+                    why,
+                    true);
+        }
+    }
+
     private DivisionInfo info() {
         try {
             return server.getDivision(group.getGroupId()).getInfo();
@@ -336,8 +431,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /**
      * On the leader, each follower's last log index known to match the leader's, by follower id; empty on any other
-     * node. Ratis lists the followers' ids and their match indexes separately, in the same order (the members are
-     * fixed, so the two lists cannot change between the calls).
+     * node. Ratis lists the followers' ids and their match indexes separately, in the same order; when the members
+     * change between the two calls, the lists differ in length and the answer is empty until the next call.
      */
     public java.util.Map<String, Long> followerMatchIndexes() {
         DivisionInfo info = info();

@@ -35,7 +35,7 @@ class ReplicatedStoreIT {
     Path dir;
 
     private final List<ClusterNode.Peer> peers = new ArrayList<>();
-    private final Replica[] replicas = new Replica[3];
+    private final Replica[] replicas = new Replica[4];
     private ClusterNode.LogRetention retention = ClusterNode.LogRetention.defaults();
 
     /** One node: its store and its Raft server. */
@@ -51,6 +51,10 @@ class ReplicatedStoreIT {
     }
 
     private Replica start(int i) throws IOException {
+        return start(i, false);
+    }
+
+    private Replica start(int i, boolean join) throws IOException {
         ReplicaStore replica = ReplicaStore.open(StorageConfig.disk(dir.resolve("n" + i + "/data")));
         ClusterNode node = ClusterNode.start(
                 "test",
@@ -60,7 +64,8 @@ class ReplicatedStoreIT {
                 replica,
                 ClusterNode.Timings.loopback(),
                 false,
-                retention);
+                retention,
+                join);
         replicas[i] = new Replica(replica, node);
         return replicas[i];
     }
@@ -277,5 +282,71 @@ class ReplicatedStoreIT {
         Replica now = leader();
         write(now, 422);
         awaitConverged(423);
+    }
+
+    private static List<String> ids(List<ClusterNode.Peer> peers) {
+        return peers.stream().map(ClusterNode.Peer::id).toList();
+    }
+
+    @Test
+    void aNodeJoinsARunningGroupAndCatchesUpThenTheLeaderLeavesItAndTheRestGoOn() throws IOException {
+        // A short log, so that the joining node is sent the leader's checkpoint rather than the whole log.
+        retention = new ClusterNode.LogRetention(50, 4096);
+        startAll();
+        Replica first = leader();
+        first.store().createItemFamily(FAMILY);
+        for (int i = 0; i < 200; i++) {
+            write(first, i);
+        }
+        awaitConverged(200);
+        Replica follower = live().stream().filter(r -> r != first).findFirst().orElseThrow();
+        List<ClusterNode.Peer> four = new ArrayList<>(peers);
+        four.add(new ClusterNode.Peer("n3", "127.0.0.1", freePort(), "127.0.0.1:1"));
+        assertThatThrownBy(() -> follower.node().changeMembers(four, java.time.Duration.ofSeconds(5)))
+                .isInstanceOf(StorageUnavailableException.class)
+                .hasMessageContaining("not the cluster's leader");
+
+        // A joining node has no configuration of its own: it does not campaign, and it holds nothing yet.
+        peers.clear();
+        peers.addAll(four);
+        Replica joining = start(3, true);
+        assertThat(joining.node().members()).isEmpty();
+        assertThat(items(joining.store())).isEmpty();
+
+        first.node().changeMembers(four, java.time.Duration.ofSeconds(30));
+        for (Replica r : live()) {
+            await(
+                    r.node().id() + " knowing four members",
+                    () -> ids(r.node().members()).equals(List.of("n0", "n1", "n2", "n3")));
+        }
+        assertThat(joining.node().members().get(3).api()).isEqualTo("127.0.0.1:1");
+        awaitConverged(200);
+        for (int i = 200; i < 250; i++) {
+            write(first, i);
+        }
+        awaitConverged(250);
+
+        // The leader removes itself: it steps down once the group without it has committed the change, and the
+        // three others elect a leader among them and go on with every write.
+        List<ClusterNode.Peer> rest =
+                four.stream().filter(p -> !p.id().equals(first.node().id())).toList();
+        first.node().changeMembers(rest, java.time.Duration.ofSeconds(30));
+        int gone = Integer.parseInt(first.node().id().substring(1));
+        replicas[gone] = null;
+        first.stop();
+        Replica next = leader();
+        assertThat(ids(next.node().members())).isEqualTo(ids(rest));
+        for (int i = 250; i < 300; i++) {
+            write(next, i);
+        }
+        awaitConverged(300);
+
+        // The node that joined restarts on its storage with the configuration it last had, not an empty one.
+        replicas[3].stop();
+        replicas[3] = null;
+        Replica back = start(3, true);
+        await("n3 knowing three members", () -> ids(back.node().members()).equals(ids(rest)));
+        write(leader(), 300);
+        awaitConverged(301);
     }
 }

@@ -261,6 +261,12 @@ public final class Main implements Callable<Integer> {
     String clusterMembers;
 
     @Option(
+            names = {"--cluster-join"},
+            description = "This node is new to a running cluster: the first time, it waits for the leader to add it"
+                    + " (POST /cluster/members) instead of forming a cluster with --cluster-members.")
+    boolean clusterJoin;
+
+    @Option(
             names = {"--node-id"},
             description = "This node's id among the cluster's members.")
     String nodeId;
@@ -400,6 +406,7 @@ public final class Main implements Callable<Integer> {
                     ? io.partita.server.cluster.ClusterConfig.load(clusterConfig, nodeId)
                     : new io.partita.server.cluster.ClusterConfig(
                             clusterName, nodeId, io.partita.server.cluster.ClusterConfig.parseMembers(clusterMembers));
+            cluster = cluster.joining(clusterJoin);
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());
             return 2;

@@ -17,8 +17,10 @@ import java.util.Set;
  * @param name the cluster's name; the Raft group's id is derived from it
  * @param nodeId this node's id, one of {@code members}
  * @param members every node of the cluster, this one included
+ * @param join whether this node is new to a running cluster: it starts with no configuration of its own the first
+ *     time, and waits for the leader to add it ({@code POST /cluster/members}, docs/CLUSTER.md)
  */
-public record ClusterConfig(String name, String nodeId, List<Member> members) {
+public record ClusterConfig(String name, String nodeId, List<Member> members, boolean join) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -46,6 +48,15 @@ public record ClusterConfig(String name, String nodeId, List<Member> members) {
         }
     }
 
+    public ClusterConfig(String name, String nodeId, List<Member> members) {
+        this(name, nodeId, members, false);
+    }
+
+    /** The same node, new to a running cluster ({@code --cluster-join}). */
+    public ClusterConfig joining(boolean join) {
+        return new ClusterConfig(name, nodeId, members, join);
+    }
+
     public Member self() {
         return member(nodeId);
     }
@@ -63,22 +74,30 @@ public record ClusterConfig(String name, String nodeId, List<Member> members) {
         List<Member> out = new ArrayList<>();
         for (String part : spec.split(",")) {
             String p = part.trim();
-            if (p.isEmpty()) {
-                continue;
-            }
-            int eq = p.indexOf('=');
-            String[] address = eq < 0 ? new String[0] : p.substring(eq + 1).split(":");
-            if (eq <= 0 || address.length != 3) {
-                throw new IllegalArgumentException("a member is id=host:raftPort:apiPort, not " + p);
-            }
-            try {
-                out.add(new Member(
-                        p.substring(0, eq), address[0], Integer.parseInt(address[1]), Integer.parseInt(address[2])));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("a member's ports are numbers: " + p, e);
+            if (!p.isEmpty()) {
+                out.add(parseMember(p));
             }
         }
         return out;
+    }
+
+    /** Reads one member, {@code id=host:raftPort:apiPort}. */
+    public static Member parseMember(String p) {
+        int eq = p.indexOf('=');
+        String[] address = eq < 0 ? new String[0] : p.substring(eq + 1).split(":");
+        if (eq <= 0 || address.length != 3 || address[0].isEmpty()) {
+            throw new IllegalArgumentException("a member is id=host:raftPort:apiPort, not " + p);
+        }
+        try {
+            int raft = Integer.parseInt(address[1]);
+            int api = Integer.parseInt(address[2]);
+            if (raft < 1 || raft > 65535 || api < 1 || api > 65535) {
+                throw new IllegalArgumentException("a member's ports are from 1 to 65535: " + p);
+            }
+            return new Member(p.substring(0, eq), address[0], raft, api);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("a member's ports are numbers: " + p, e);
+        }
     }
 
     /**

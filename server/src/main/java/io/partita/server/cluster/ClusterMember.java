@@ -59,9 +59,8 @@ public final class ClusterMember implements AutoCloseable {
         ClusterNode started = null;
         ClusterRouter routing = null;
         try {
-            List<ClusterNode.Peer> peers = cluster.members().stream()
-                    .map(m -> new ClusterNode.Peer(m.id(), m.host(), m.raftPort()))
-                    .toList();
+            List<ClusterNode.Peer> peers =
+                    cluster.members().stream().map(ClusterMember::peer).toList();
             started = ClusterNode.start(
                     cluster.name(),
                     cluster.nodeId(),
@@ -70,7 +69,8 @@ public final class ClusterMember implements AutoCloseable {
                     replica,
                     timings,
                     server.storage().sync(),
-                    retention);
+                    retention,
+                    cluster.join());
             ClusterConfig.Member self = cluster.self();
             routing = new ClusterRouter(
                     server.host(),
@@ -78,7 +78,18 @@ public final class ClusterMember implements AutoCloseable {
                     self.id(),
                     this::target,
                     this::status,
-                    new io.partita.server.metrics.ClusterMetrics(this::view));
+                    new io.partita.server.metrics.ClusterMetrics(this::view),
+                    new ClusterRouter.Members() {
+                        @Override
+                        public boolean leads() {
+                            return node.isLeaderReady();
+                        }
+
+                        @Override
+                        public ClusterRouter.Made change(byte[] body) {
+                            return changeMembers(body);
+                        }
+                    });
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (started != null) {
                 started.close();
@@ -121,11 +132,111 @@ public final class ClusterMember implements AutoCloseable {
             return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
         }
         String leader = node.leaderId();
-        ClusterConfig.Member m = leader == null ? null : cluster.member(leader);
-        if (m == null || m.id().equals(cluster.nodeId())) {
-            return null;
+        String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
+        return api == null ? null : new ClusterRouter.Target(api, false);
+    }
+
+    private static ClusterNode.Peer peer(ClusterConfig.Member m) {
+        return new ClusterNode.Peer(m.id(), m.host(), m.raftPort(), m.apiAddress());
+    }
+
+    /**
+     * Where member {@code id} answers clients: as the group's configuration says, which follows the members'
+     * changes; else as this node's own member list does (a group formed before configurations carried it).
+     */
+    private String apiOf(String id) {
+        for (ClusterNode.Peer p : node.members()) {
+            if (p.id().equals(id) && p.api() != null) {
+                return p.api();
+            }
         }
-        return new ClusterRouter.Target(m.apiAddress(), false);
+        ClusterConfig.Member m = cluster.member(id);
+        return m == null ? null : m.apiAddress();
+    }
+
+    /** How long a change of the members may take: the new member may first have a checkpoint to install. */
+    private static final java.time.Duration MEMBERS_CHANGE = java.time.Duration.ofMinutes(2);
+
+    /**
+     * {@code POST /cluster/members} on the leader: {@code {"add": "id=host:raftPort:apiPort"}} adds a member (started
+     * with {@code --cluster-join}), {@code {"remove": "id"}} removes one; one change at a time, and at least three
+     * members stay. Answers the members once the group has committed the change; 400 for a change that cannot be
+     * made, 503 when the group did not make it (it may still complete: {@code GET /cluster} shows the members).
+     */
+    ClusterRouter.Made changeMembers(byte[] body) {
+        com.fasterxml.jackson.databind.JsonNode in;
+        try {
+            in = JSON.readTree(body);
+        } catch (IOException e) {
+            return problem(400, "the body is not JSON: " + e.getMessage());
+        }
+        if (in == null
+                || !in.isObject()
+                || in.size() != 1
+                || !(in.has("add") || in.has("remove"))
+                || !in.elements().next().isTextual()) {
+            return problem(400, "expected {\"add\": \"id=host:raftPort:apiPort\"} or {\"remove\": \"id\"}");
+        }
+        List<ClusterNode.Peer> now = new java.util.ArrayList<>();
+        for (ClusterNode.Peer p : node.members()) {
+            now.add(p.api() != null ? p : new ClusterNode.Peer(p.id(), p.host(), p.port(), apiOf(p.id())));
+        }
+        List<ClusterNode.Peer> next = new java.util.ArrayList<>(now);
+        if (in.has("add")) {
+            ClusterConfig.Member m;
+            try {
+                m = ClusterConfig.parseMember(in.get("add").asText().trim());
+            } catch (IllegalArgumentException e) {
+                return problem(400, e.getMessage());
+            }
+            for (ClusterNode.Peer p : now) {
+                if (p.id().equals(m.id())) {
+                    return problem(400, "node " + m.id() + " is already a member");
+                }
+                if ((p.host() + ":" + p.port()).equals(m.host() + ":" + m.raftPort())) {
+                    return problem(400, "member " + p.id() + " already listens on " + m.host() + ":" + m.raftPort());
+                }
+            }
+            next.add(peer(m));
+        } else {
+            String id = in.get("remove").asText().trim();
+            if (!next.removeIf(p -> p.id().equals(id))) {
+                return problem(400, "node " + id + " is not a member");
+            }
+            if (next.size() < 3) {
+                return problem(
+                        400,
+                        "a cluster keeps at least 3 members (to lose one and keep a majority): add a node before"
+                                + " removing " + id);
+            }
+        }
+        try {
+            node.changeMembers(next, MEMBERS_CHANGE);
+        } catch (io.partita.storage.StorageUnavailableException e) {
+            return problem(503, e.getMessage());
+        }
+        log.info(
+                "node {}: the cluster's members are now {}",
+                cluster.nodeId(),
+                next.stream().map(ClusterNode.Peer::id).toList());
+        com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
+        putMembers(out, next);
+        return new ClusterRouter.Made(200, out.toString());
+    }
+
+    private static ClusterRouter.Made problem(int status, String message) {
+        return new ClusterRouter.Made(
+                status, JSON.createObjectNode().put("message", message).toString());
+    }
+
+    private void putMembers(com.fasterxml.jackson.databind.node.ObjectNode out, List<ClusterNode.Peer> peers) {
+        com.fasterxml.jackson.databind.node.ArrayNode members = out.putArray("members");
+        for (ClusterNode.Peer p : peers) {
+            members.addObject()
+                    .put("id", p.id())
+                    .put("api", p.api() != null ? p.api() : apiOf(p.id()))
+                    .put("raft", p.host() + ":" + p.port());
+        }
     }
 
     private void watchLeadership() {
@@ -209,10 +320,8 @@ public final class ClusterMember implements AutoCloseable {
         out.put("appliedIndex", node.lastAppliedIndex());
         out.put("snapshotIndex", node.snapshotIndex());
         out.put("logStartIndex", node.logStartIndex());
-        com.fasterxml.jackson.databind.node.ArrayNode members = out.putArray("members");
-        for (ClusterConfig.Member m : cluster.members()) {
-            members.addObject().put("id", m.id()).put("api", m.apiAddress()).put("raft", m.host() + ":" + m.raftPort());
-        }
+        // The group's members as this node knows them (none yet on a node that waits to be added).
+        putMembers(out, node.members());
         java.util.Map<String, Long> matched = node.followerMatchIndexes();
         if (!matched.isEmpty()) {
             com.fasterxml.jackson.databind.node.ObjectNode followers = out.putObject("followerMatchIndexes");

@@ -54,7 +54,7 @@ import java.util.function.Supplier;
  * nothing was done. A forwarded request whose answer is lost answers a 500, whose outcome is unknown. The AWS SDKs
  * retry both.
  * {@code GET /cluster} answers this node's view of the cluster, {@code GET /cluster/metrics} its figures for
- * Prometheus.
+ * Prometheus; {@code POST /cluster/members} changes the members, on the leader.
  */
 final class ClusterRouter implements AutoCloseable {
     static final String FORWARDED = "x-partita-forwarded-by";
@@ -81,6 +81,20 @@ final class ClusterRouter implements AutoCloseable {
     /** Where a request goes now: an address (host:port) and whether that is this node's own server. */
     record Target(String address, boolean local) {}
 
+    /** An answer the router makes itself: its status and JSON body. */
+    record Made(int status, String json) {}
+
+    /** Changes of the cluster's members, made on the leader ({@code POST /cluster/members}). */
+    interface Members {
+        /** Whether this node leads, and so makes the change itself rather than forwarding it to the leader. */
+        boolean leads();
+
+        /** Makes the change {@code body} asks for; it may wait for the group, for minutes. */
+        Made change(byte[] body);
+    }
+
+    private static final String MEMBERS_PATH = "/cluster/members";
+
     private final EventLoopGroup loops;
     /** Every client connection, closed with the router so that none waits for an answer that will not come. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -90,6 +104,14 @@ final class ClusterRouter implements AutoCloseable {
     private final Supplier<Target> target;
     private final Supplier<String> status;
     private final io.partita.server.metrics.ClusterMetrics metrics;
+    private final Members members;
+    /** The one thread changes of the members wait on: never an event loop. */
+    private final java.util.concurrent.ExecutorService changes =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "partita-cluster-members");
+                t.setDaemon(true);
+                return t;
+            });
 
     ClusterRouter(
             String host,
@@ -97,12 +119,14 @@ final class ClusterRouter implements AutoCloseable {
             String nodeId,
             Supplier<Target> target,
             Supplier<String> status,
-            io.partita.server.metrics.ClusterMetrics metrics)
+            io.partita.server.metrics.ClusterMetrics metrics,
+            Members members)
             throws InterruptedException {
         this.nodeId = nodeId;
         this.target = target;
         this.status = status;
         this.metrics = metrics;
+        this.members = members;
         this.loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         this.channel = new ServerBootstrap()
                 .group(loops)
@@ -158,6 +182,26 @@ final class ClusterRouter implements AutoCloseable {
             if (request.method().equals(HttpMethod.GET) && request.uri().equals("/cluster/metrics")) {
                 io.partita.server.metrics.PartitaMetrics.Scrape scrape = metrics.scrape();
                 answer(ctx, keepAlive, 200, scrape.contentType(), scrape.body(), null);
+                return;
+            }
+            if (request.method().equals(HttpMethod.POST)
+                    && request.uri().equals(MEMBERS_PATH)
+                    && members != null
+                    && members.leads()) {
+                // Made here, on the leader (another node forwards it, as any request); it waits for the group.
+                byte[] body = ByteBufUtil.getBytes(request.content());
+                ctx.channel().config().setAutoRead(false);
+                changes.execute(() -> {
+                    Made made = members.change(body);
+                    ctx.executor()
+                            .execute(() -> answer(
+                                    ctx,
+                                    keepAlive,
+                                    made.status(),
+                                    "application/json",
+                                    made.json().getBytes(StandardCharsets.UTF_8),
+                                    null));
+                });
                 return;
             }
             Target to = target.get();
@@ -353,6 +397,7 @@ final class ClusterRouter implements AutoCloseable {
 
     @Override
     public void close() {
+        changes.shutdownNow();
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -40,7 +40,7 @@ class ClusterIT {
     Path dir;
 
     private final List<ClusterConfig.Member> members = new ArrayList<>();
-    private final ClusterMember[] nodes = new ClusterMember[3];
+    private final ClusterMember[] nodes = new ClusterMember[4];
 
     @AfterEach
     void stopAll() {
@@ -73,6 +73,17 @@ class ClusterIT {
     private static ClusterMember startNode(
             Path dir, String cluster, List<ClusterConfig.Member> members, int i, ClusterNode.LogRetention retention)
             throws Exception {
+        return startNode(dir, cluster, members, i, retention, false);
+    }
+
+    private static ClusterMember startNode(
+            Path dir,
+            String cluster,
+            List<ClusterConfig.Member> members,
+            int i,
+            ClusterNode.LogRetention retention,
+            boolean join)
+            throws Exception {
         ServerConfig server = new ServerConfig(
                 "127.0.0.1",
                 members.get(i).apiPort(),
@@ -81,7 +92,7 @@ class ClusterIT {
                 4,
                 Transport.NIO);
         return ClusterMember.start(
-                new ClusterConfig(cluster, "n" + i, members),
+                new ClusterConfig(cluster, "n" + i, members).joining(join),
                 server,
                 ClusterNode.Timings.loopback(),
                 retention,
@@ -330,5 +341,99 @@ class ClusterIT {
 
     private static software.amazon.awssdk.services.dynamodb.model.AttributeValue attr(String s) {
         return software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(s);
+    }
+
+    private static HttpResponse<String> changeMembers(ClusterMember via, String body) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + via.port() + "/cluster/members"))
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static List<String> memberIds(ClusterMember m) {
+        try {
+            List<String> out = new ArrayList<>();
+            JSON.readTree(m.status())
+                    .get("members")
+                    .forEach(e -> out.add(e.get("id").asText()));
+            return out;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aNodeJoinsThroughAnyNodeCatchesUpAndServesAfterTheNodeItReplacesIsRemoved() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        int leader = leader();
+        int follower = (leader + 1) % 3;
+        try (DynamoDbClient ddb = client(nodes[follower])) {
+            ddb.createTable(t -> t.tableName("joined")
+                    .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
+                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                    .billingMode("PAY_PER_REQUEST"));
+            for (int i = 0; i < 50; i++) {
+                String id = "item-" + i;
+                ddb.putItem(p -> p.tableName("joined").item(java.util.Map.of("id", attr(id))));
+            }
+        }
+
+        // Bad changes are refused, and change nothing.
+        assertThat(changeMembers(nodes[follower], "{\"add\": \"n9=127.0.0.1:notaport:1\"}")
+                        .statusCode())
+                .isEqualTo(400);
+        assertThat(changeMembers(nodes[follower], "not json").statusCode()).isEqualTo(400);
+        HttpResponse<String> twice = changeMembers(nodes[follower], "{\"add\": \"n0=127.0.0.1:1:2\"}");
+        assertThat(twice.statusCode()).isEqualTo(400);
+        assertThat(twice.body()).contains("n0 is already a member");
+        HttpResponse<String> tooFew = changeMembers(nodes[follower], "{\"remove\": \"n0\"}");
+        assertThat(tooFew.statusCode()).isEqualTo(400);
+        assertThat(tooFew.body()).contains("at least 3 members");
+        assertThat(memberIds(nodes[leader])).containsExactly("n0", "n1", "n2");
+
+        // n3 starts knowing only itself and the others' addresses; it waits to be added, through a follower.
+        members.add(new ClusterConfig.Member("n3", "127.0.0.1", freePort(), freePort()));
+        nodes[3] = startNode(dir, "it", members, 3, retention, true);
+        assertThat(memberIds(nodes[3])).isEmpty();
+        ClusterConfig.Member n3 = members.get(3);
+        HttpResponse<String> added = changeMembers(
+                nodes[follower], "{\"add\": \"n3=127.0.0.1:" + n3.raftPort() + ":" + n3.apiPort() + "\"}");
+        assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
+        assertThat(added.body()).contains("\"n3\"");
+        for (ClusterMember m : nodes) {
+            await(m.nodeId() + " knowing four members", () -> memberIds(m).equals(List.of("n0", "n1", "n2", "n3")));
+        }
+        ClusterMember lead = nodes[leader];
+        await("n3 catching up", () -> view(nodes[3], "appliedIndex") >= view(lead, "commitIndex"));
+
+        // The leader is removed and stopped: the three others, n3 among them, elect a leader and serve every item.
+        HttpResponse<String> removed = changeMembers(nodes[3], "{\"remove\": \"n" + leader + "\"}");
+        assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        nodes[leader].close();
+        nodes[leader] = null;
+        leader();
+        try (DynamoDbClient ddb = client(nodes[3])) {
+            assertThat(ddb.scan(r -> r.tableName("joined").consistentRead(true)).count())
+                    .isEqualTo(50);
+            ddb.putItem(p -> p.tableName("joined").item(java.util.Map.of("id", attr("after"))));
+            assertThat(ddb.getItem(g -> g.tableName("joined")
+                                    .key(java.util.Map.of("id", attr("after")))
+                                    .consistentRead(true))
+                            .hasItem())
+                    .isTrue();
+        }
+        for (ClusterMember m : nodes) {
+            if (m != null) {
+                assertThat(memberIds(m)).hasSize(3).doesNotContain("n" + leader);
+            }
+        }
     }
 }

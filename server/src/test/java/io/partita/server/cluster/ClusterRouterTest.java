@@ -42,7 +42,8 @@ class ClusterRouterTest {
                 "n1",
                 target::get,
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of())));
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of())),
+                null);
     }
 
     @AfterEach
