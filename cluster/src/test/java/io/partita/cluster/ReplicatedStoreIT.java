@@ -204,7 +204,7 @@ class ReplicatedStoreIT {
                 .hasMessageContaining("not the cluster's leader");
 
         // The leader stops; the other two elect one of themselves and go on.
-        int dead = List.of(replicas).indexOf(leader);
+        int dead = java.util.Arrays.asList(replicas).indexOf(leader);
         leader.stop();
         replicas[dead] = null;
         Replica next = leader();
@@ -236,7 +236,7 @@ class ReplicatedStoreIT {
         awaitConverged(20);
 
         Replica behind = live().stream().filter(r -> r != leader).findFirst().orElseThrow();
-        int down = List.of(replicas).indexOf(behind);
+        int down = java.util.Arrays.asList(replicas).indexOf(behind);
         long appliedWhenStopped = behind.node().lastAppliedIndex();
         behind.stop();
         replicas[down] = null;
@@ -272,7 +272,7 @@ class ReplicatedStoreIT {
                 tries < 8 && !leader().node().id().equals(installed.node().id());
                 tries++) {
             Replica old = leader();
-            int at = List.of(replicas).indexOf(old);
+            int at = java.util.Arrays.asList(replicas).indexOf(old);
             old.stop();
             replicas[at] = null;
             leader();
