@@ -192,14 +192,22 @@ final class ClusterRouter implements AutoCloseable {
                 byte[] body = ByteBufUtil.getBytes(request.content());
                 ctx.channel().config().setAutoRead(false);
                 changes.execute(() -> {
-                    Made made = members.change(body);
+                    Made made;
+                    try {
+                        made = members.change(body);
+                    } catch (RuntimeException e) {
+                        // Not one of the refusals change() answers itself (this node closing, say): the client still
+                        // gets an answer, and its connection reads again.
+                        made = new Made(500, "{\"message\":" + quoted("the change failed: " + e) + "}");
+                    }
+                    Made answer = made;
                     ctx.executor()
                             .execute(() -> answer(
                                     ctx,
                                     keepAlive,
-                                    made.status(),
+                                    answer.status(),
                                     "application/json",
-                                    made.json().getBytes(StandardCharsets.UTF_8),
+                                    answer.json().getBytes(StandardCharsets.UTF_8),
                                     null));
                 });
                 return;
@@ -401,5 +409,12 @@ final class ClusterRouter implements AutoCloseable {
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static String quoted(String text) {
+        return '"'
+                + new String(com.fasterxml.jackson.core.io.JsonStringEncoder.getInstance()
+                        .quoteAsString(text))
+                + '"';
     }
 }

@@ -191,4 +191,38 @@ class ClusterRouterTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(m.body()).contains("partita_cluster_term{node=\"n1\"} 3");
     }
+
+    @Test
+    void aChangeOfTheMembersThatFailsUnexpectedlyIsStillAnsweredAndTheConnectionGoesOn() throws Exception {
+        router.close();
+        router = new ClusterRouter(
+                "127.0.0.1",
+                0,
+                "n1",
+                target::get,
+                () -> "{\"node\":\"n1\",\"members\":[]}",
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", true, true, 3, 7, 7, Map.of())),
+                new ClusterRouter.Members() {
+                    @Override
+                    public boolean leads() {
+                        return true;
+                    }
+
+                    @Override
+                    public ClusterRouter.Made change(byte[] body) {
+                        throw new IllegalStateException("no division for the group on n1");
+                    }
+                });
+        URI members = URI.create("http://127.0.0.1:" + router.port() + "/cluster/members");
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> r = HTTP.send(
+                    HttpRequest.newBuilder(members)
+                            .timeout(java.time.Duration.ofSeconds(10))
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"remove\":\"n2\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(500);
+            assertThat(r.body()).contains("the change failed").contains("no division for the group on n1");
+        }
+    }
 }
