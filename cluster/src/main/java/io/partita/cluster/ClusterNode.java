@@ -1,6 +1,7 @@
 package io.partita.cluster;
 
 import io.partita.storage.StorageUnavailableException;
+import io.partita.storage.rocks.ReplicatedEntry;
 import io.partita.storage.rocks.Replication;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -122,12 +126,28 @@ public final class ClusterNode implements Replication, AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final long proposalMillis;
+    /** Proposes the entries that follow an answer, off Ratis's own threads ({@link GroupCommit}). */
+    private final ExecutorService sender;
+    /**
+     * Batches that arrive while an entry is proposed and not yet answered wait and go together as the next entry, up
+     * to 1 MB ({@link GroupCommit}). One entry in flight did best on one machine: every entry costs CPU on every node,
+     * so fewer and larger entries carry more writes (docs/PERFORMANCE.md, "Cluster mode"). The system property {@code
+     * partita.cluster.inflight} changes it, for measuring.
+     */
+    private final GroupCommit<RaftClientReply> batches;
 
     private ClusterNode(RaftServer server, RaftGroup group, RaftPeerId self, long proposalMillis) {
         this.server = server;
         this.group = group;
         this.self = self;
         this.proposalMillis = proposalMillis;
+        this.sender = Executors.newSingleThreadExecutor(runnable -> {
+            Thread t = new Thread(runnable, self + "-group-commit");
+            t.setDaemon(true);
+            return t;
+        });
+        this.batches =
+                new GroupCommit<>(Integer.getInteger("partita.cluster.inflight", 1), 1 << 20, this::submit, sender);
     }
 
     /** The group id of a cluster by its name: every node of one cluster derives the same. */
@@ -280,15 +300,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
             // Refused before anything reached the log: the change certainly did not happen.
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
         }
-        RaftClientRequest request =
-                request(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), RaftClientRequest.writeRequestType());
         RaftClientReply reply;
         try {
-            reply = server.submitClientRequestAsync(request).get(proposalMillis, TimeUnit.MILLISECONDS);
+            CompletableFuture<RaftClientReply> committed =
+                    ReplicatedEntry.isBatch(entry) ? batches.propose(entry) : submit(entry);
+            reply = committed.get(proposalMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StorageUnavailableException("interrupted while the cluster commits the change", e, true);
-        } catch (IOException | ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new StorageUnavailableException("the cluster did not commit the change: " + e.getMessage(), e, true);
         } catch (TimeoutException e) {
             throw new StorageUnavailableException(
@@ -302,6 +322,16 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     "the cluster did not confirm the change: " + (why == null ? "unknown" : why.getMessage()),
                     why,
                     true);
+        }
+    }
+
+    /** Proposes {@code entry} to this node's own Raft server. */
+    private CompletableFuture<RaftClientReply> submit(byte[] entry) {
+        try {
+            return server.submitClientRequestAsync(request(
+                    Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), RaftClientRequest.writeRequestType()));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -458,6 +488,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        server.close();
+        try {
+            server.close();
+        } finally {
+            // The server's close failed what was proposed; the writers waiting behind it learn it through the sender.
+            sender.shutdown();
+        }
     }
 }

@@ -284,6 +284,50 @@ class ReplicatedStoreIT {
         awaitConverged(423);
     }
 
+    @Test
+    void concurrentWritesGoTogetherInFewerEntriesAndAWriteIntoADroppedFamilyStopsNoReplica() throws Exception {
+        startAll();
+        Replica leader = leader();
+        leader.store().createItemFamily(FAMILY);
+        String goneName = RocksStore.ITEMS_PREFIX + "gone";
+        ColumnFamilyHandle gone = leader.store().createItemFamily(goneName);
+        // A write that took the family before DeleteTable dropped it commits after the drop: every replica applies it
+        // without the dropped family's part, and goes on.
+        leader.store().dropFamily(goneName);
+        leader.store().write(batch -> {
+            try {
+                batch.put(gone, key(0), new byte[] {1});
+            } catch (org.rocksdb.RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        write(leader, 0);
+        awaitConverged(1);
+
+        // Sixteen writers at once: the batches that arrive while an entry is in flight go together as the next one,
+        // each applied once (the counter's merges would show a double), in far fewer entries than writes.
+        long before = leader.node().lastAppliedIndex();
+        java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(16);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                int first = 1 + t * 25;
+                done.add(writers.submit(() -> {
+                    for (int i = first; i < first + 25; i++) {
+                        write(leader, i);
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            writers.shutdown();
+        }
+        awaitConverged(401);
+        assertThat(leader.node().lastAppliedIndex() - before).isLessThan(400);
+    }
+
     private static List<String> ids(List<ClusterNode.Peer> peers) {
         return peers.stream().map(ClusterNode.Peer::id).toList();
     }

@@ -1,5 +1,7 @@
 package io.partita.storage.rocks;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -26,6 +28,45 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
 
     public static byte[] dropFamily(String name) {
         return encode(Kind.DROP_FAMILY, name.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Whether {@code entry} is a batch's (and not a column family's). */
+    public static boolean isBatch(byte[] entry) {
+        return entry.length > 0 && entry[0] == Kind.BATCH.ordinal();
+    }
+
+    /** The header of RocksDB's serialized {@code WriteBatch}: a fixed64 sequence number and a fixed32 count. */
+    private static final int BATCH_HEADER = 12;
+
+    /**
+     * One batch entry that makes the changes of every batch entry of {@code entries}, in their order, as one atomic
+     * batch: the header of RocksDB's serialization ({@code WriteBatchInternal::Append} in RocksDB), with the sum of the
+     * counts, then each batch's records. The sequence number is RocksDB's to assign when it writes the batch.
+     *
+     * @throws IllegalArgumentException when an entry is not a batch
+     */
+    public static byte[] joinBatches(java.util.List<byte[]> entries) {
+        int size = 1 + BATCH_HEADER;
+        long count = 0;
+        for (byte[] entry : entries) {
+            if (entry.length < 1 + BATCH_HEADER || entry[0] != Kind.BATCH.ordinal()) {
+                throw new IllegalArgumentException("not a batch entry");
+            }
+            size += entry.length - 1 - BATCH_HEADER;
+            count += Integer.toUnsignedLong(ByteBuffer.wrap(entry, 1 + 8, 4)
+                    .order(ByteOrder.LITTLE_ENDIAN)
+                    .getInt());
+        }
+        byte[] out = new byte[size];
+        out[0] = (byte) Kind.BATCH.ordinal();
+        ByteBuffer.wrap(out, 1 + 8, 4).order(ByteOrder.LITTLE_ENDIAN).putInt((int) count);
+        int at = 1 + BATCH_HEADER;
+        for (byte[] entry : entries) {
+            int records = entry.length - 1 - BATCH_HEADER;
+            System.arraycopy(entry, 1 + BATCH_HEADER, out, at, records);
+            at += records;
+        }
+        return out;
     }
 
     private static byte[] encode(Kind kind, byte[] payload) {

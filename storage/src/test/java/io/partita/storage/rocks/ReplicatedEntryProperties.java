@@ -1,0 +1,102 @@
+package io.partita.storage.rocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * Batches joined into one entry (a cluster's group commit) make, written by real RocksDB, exactly the changes of the
+ * batches written one after the other.
+ */
+class ReplicatedEntryProperties {
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    /** A change of a small key space, so later batches overwrite and delete what earlier ones wrote. */
+    record Change(int key, boolean delete, int value) {}
+
+    @Property(tries = 40)
+    void joinedBatchesMakeTheChangesOfTheBatchesInTurn(
+            @ForAll @Size(min = 1, max = 8) List<@Size(max = 6) List<@IntRange(min = 0, max = 200) Integer>> batches)
+            throws Exception {
+        List<byte[]> entries = new ArrayList<>();
+        for (List<Integer> codes : batches) {
+            try (WriteBatch batch = new WriteBatch()) {
+                for (int code : codes) {
+                    Change c = new Change(code % 7, code % 5 == 0, code);
+                    if (c.delete()) {
+                        batch.delete(key(c.key()));
+                    } else {
+                        batch.put(key(c.key()), ("v" + c.value()).getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+                entries.add(ReplicatedEntry.batch(batch.data()));
+            }
+        }
+        Map<String, String> inTurn = write(entries);
+        byte[] joined = ReplicatedEntry.joinBatches(entries);
+        assertThat(ReplicatedEntry.decode(joined).kind()).isEqualTo(ReplicatedEntry.Kind.BATCH);
+        try (WriteBatch batch = new WriteBatch(ReplicatedEntry.decode(joined).payload())) {
+            assertThat(batch.count())
+                    .isEqualTo(batches.stream().mapToInt(List::size).sum());
+        }
+        assertThat(write(List.of(joined))).isEqualTo(inTurn);
+    }
+
+    @Property(tries = 5)
+    void onlyBatchesJoin(@ForAll @IntRange(min = 0, max = 1) int which) {
+        byte[] family = which == 0 ? ReplicatedEntry.createFamily("t") : ReplicatedEntry.dropFamily("t");
+        assertThatThrownBy(() -> ReplicatedEntry.joinBatches(List.of(family)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static byte[] key(int k) {
+        return ("k" + k).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Writes each entry's batch in turn to a new database and answers what it then holds. */
+    private static Map<String, String> write(List<byte[]> entries) throws Exception {
+        Path dir = Files.createTempDirectory("joined");
+        try (Options options = new Options().setCreateIfMissing(true);
+                RocksDB db = RocksDB.open(options, dir.toString());
+                WriteOptions write = new WriteOptions()) {
+            for (byte[] entry : entries) {
+                try (WriteBatch batch =
+                        new WriteBatch(ReplicatedEntry.decode(entry).payload())) {
+                    db.write(write, batch);
+                }
+            }
+            Map<String, String> held = new TreeMap<>();
+            try (RocksIterator it = db.newIterator()) {
+                for (it.seekToFirst(); it.isValid(); it.next()) {
+                    held.put(
+                            new String(it.key(), StandardCharsets.UTF_8),
+                            new String(it.value(), StandardCharsets.UTF_8));
+                }
+            }
+            return held;
+        } finally {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
