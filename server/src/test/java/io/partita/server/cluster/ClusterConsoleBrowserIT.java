@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -94,7 +95,7 @@ class ClusterConsoleBrowserIT {
         browser.get("http://127.0.0.1:" + nodes[follower].port() + "/console/#/cluster");
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
         String leaderId = "n" + leader;
-        wait.until(d -> d.findElement(By.id("cluster-leader")).getText().equals(leaderId));
+        wait.until(d -> text("#cluster-leader").equals(leaderId));
         assertThat(Chromium.waitFor(browser, By.id("nav-cluster")).getText()).isEqualTo("Cluster");
         assertThat(row(leader)).contains(leaderId, "LEADER", "serves requests");
         assertThat(row(follower)).contains("FOLLOWER", "(this page)").doesNotContain("serves requests");
@@ -121,14 +122,23 @@ class ClusterConsoleBrowserIT {
     }
 
     private String row(int node) {
-        return browser.findElement(By.cssSelector("#cluster-members tr[data-node=n" + node + "]"))
-                .getText();
+        return text("#cluster-members tr[data-node=n" + node + "]");
     }
 
     /** The text of column {@code column} (1-based) of node {@code node}'s row. */
     private String cell(int node, int column) {
-        return browser.findElement(
-                        By.cssSelector("#cluster-members tr[data-node=n" + node + "] td:nth-child(" + column + ")"))
-                .getText();
+        return text("#cluster-members tr[data-node=n" + node + "] td:nth-child(" + column + ")");
+    }
+
+    /**
+     * The text of the element {@code selector} finds, read in one script: the page redraws its rows on every poll, so
+     * an element found by one call may be gone by the next (Selenium's stale element).
+     */
+    private String text(String selector) {
+        Object text = ((JavascriptExecutor) browser)
+                .executeScript(
+                        "const e = document.querySelector(arguments[0]); return e === null ? '' : e.innerText;",
+                        selector);
+        return String.valueOf(text);
     }
 }
