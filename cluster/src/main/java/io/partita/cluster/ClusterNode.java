@@ -301,9 +301,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
         }
         RaftClientReply reply;
+        CompletableFuture<RaftClientReply> committed =
+                ReplicatedEntry.isBatch(entry) ? batches.propose(entry) : submit(entry);
         try {
-            CompletableFuture<RaftClientReply> committed =
-                    ReplicatedEntry.isBatch(entry) ? batches.propose(entry) : submit(entry);
             reply = committed.get(proposalMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -311,6 +311,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
         } catch (ExecutionException e) {
             throw new StorageUnavailableException("the cluster did not commit the change: " + e.getMessage(), e, true);
         } catch (TimeoutException e) {
+            if (batches.withdraw(committed)) {
+                // It waited behind an entry the group did not answer, and was never proposed.
+                throw new StorageUnavailableException(
+                        "the cluster did not take the change within " + proposalMillis + " ms", e, false);
+            }
             throw new StorageUnavailableException(
                     "the cluster did not commit the change within " + proposalMillis + " ms", e, true);
         }

@@ -56,6 +56,15 @@ final class GroupCommit<R> {
         return w.done();
     }
 
+    /**
+     * Takes back the batch whose outcome is {@code pending} if it still waits, unproposed, and answers whether it did:
+     * its write then certainly never happens. A writer that gave up waiting withdraws its batch, so that it is not
+     * proposed later, after the writer let go of the item's lock and another write of the item was computed.
+     */
+    synchronized boolean withdraw(CompletableFuture<R> pending) {
+        return waiting.removeIf(w -> w.done() == pending);
+    }
+
     /** The next entry's batches, when fewer than {@code inFlight} are proposed; the caller proposes them. */
     private List<Waiting<R>> take() {
         if (proposed >= inFlight || waiting.isEmpty()) {

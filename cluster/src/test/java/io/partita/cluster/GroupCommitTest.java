@@ -140,6 +140,24 @@ class GroupCommitTest {
     }
 
     @Test
+    void aWriteThatStillWaitsCanBeWithdrawnAndIsThenNeverProposed() throws Exception {
+        GroupCommit<String> commit = new GroupCommit<>(1, 1 << 20, this::propose, Runnable::run);
+        CompletableFuture<String> first = commit.propose(batch("a"));
+        CompletableFuture<String> gaveUp = commit.propose(batch("b"));
+        CompletableFuture<String> stays = commit.propose(batch("c"));
+        // Proposed already: its outcome is the group's now.
+        assertThat(commit.withdraw(first)).isFalse();
+        assertThat(commit.withdraw(gaveUp)).isTrue();
+        assertThat(commit.withdraw(gaveUp)).isFalse();
+        answers.get(0).complete("one");
+        assertThat(entries).hasSize(2);
+        assertThat(count(entries.get(1))).isEqualTo(1);
+        answers.get(1).complete("two");
+        assertThat(stays).isCompletedWithValue("two");
+        assertThat(gaveUp).isNotDone();
+    }
+
+    @Test
     void aProposalThatThrowsFailsItsWritesAndFreesItsPlace() throws Exception {
         List<byte[]> tried = new ArrayList<>();
         GroupCommit<String> commit = new GroupCommit<>(
