@@ -5,13 +5,14 @@
 #   cluster/run-local.sh start     starts the nodes in the background (logs in $DIR/n*.log)
 #   cluster/run-local.sh status    each node's view: its role, the leader, term and indexes (GET /cluster)
 #   cluster/run-local.sh kill N    SIGKILL node N (1-3): a crash, for trying failover
-#   cluster/run-local.sh restart N starts node N again on its data
+#   cluster/run-local.sh restart N starts node N again on its data, with the arguments start was given
 #   cluster/run-local.sh stop      stops every node (SIGTERM: a clean stop)
 #   cluster/run-local.sh add N     starts node N (4-9) with --cluster-join and has the leader add it
 #   cluster/run-local.sh remove N  has the leader remove node N from the members, then stops it
 #
 # JAR (default server/target/partita.jar; build it with ./mvnw -pl server -am package -DskipTests) and JAVA_OPTS may
-# be set; further arguments after start are passed to every node (e.g. --throughput off).
+# be set; further arguments after start are passed to every node, and again by restart and add (e.g. --throughput
+# off, or --tls-cert FILE --tls-key FILE: HTTPS for clients, and TLS between the nodes).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 JAR=${JAR:-server/target/partita.jar}
@@ -34,11 +35,26 @@ start_node() {
 
 pid_of() { cat "$DIR/n$1.pid" 2>/dev/null || true; }
 
+# The arguments start was given, kept in $DIR/args so that restart and add give a node the same (--tls-cert too).
+saved_args() { [[ -f $DIR/args ]] && cat "$DIR/args"; true; }
+
+# curl to node N's public port: HTTPS, trusting the nodes' certificate, when the cluster was started with --tls-cert.
+node_curl() {
+  local n=$1; shift
+  local cert
+  cert=$(eval "set -- $(saved_args)"; while [[ $# -gt 0 ]]; do [[ $1 == --tls-cert ]] && { echo "$2"; break; }; shift; done)
+  if [[ -n $cert ]]; then
+    curl --cacert "$cert" "$@" "https://localhost:800$n/${CURL_PATH:-cluster}"
+  else
+    curl "$@" "http://127.0.0.1:800$n/${CURL_PATH:-cluster}"
+  fi
+}
+
 # POSTs a change of the members to the first node that answers (any node forwards it to the leader).
 change_members() {
   local n out
   for n in 1 2 3 4 5 6 7 8 9; do
-    if out=$(curl -s --max-time 150 -w '\n%{http_code}' -X POST -d "$1" "http://127.0.0.1:800$n/cluster/members"); then
+    if out=$(CURL_PATH=cluster/members node_curl "$n" -s --max-time 150 -w '\n%{http_code}' -X POST -d "$1"); then
       echo "${out%$'\n'*}"
       [[ ${out##*$'\n'} == 200 ]]; return
     fi
@@ -50,15 +66,21 @@ case "${1:-}" in
   start)
     shift
     [[ -f $JAR ]] || { echo "no $JAR: build it with ./mvnw -pl server -am package -DskipTests" >&2; exit 1; }
+    mkdir -p "$DIR"
+    printf '%q ' "$@" >"$DIR/args"
     for n in 1 2 3; do start_node "$n" "$@"; done
     ;;
   restart)
-    start_node "${2:?which node: 1, 2 or 3}"
+    n=${2:?which node: 1 to 9}
+    eval "set -- $(saved_args)"
+    [[ $n -le 3 ]] || set -- "$@" --cluster-join
+    start_node "$n" "$@"
     ;;
   add)
     n=${2:?which node: 4 to 9}
     [[ $n =~ ^[4-9]$ ]] || { echo "add a node 4 to 9" >&2; exit 2; }
-    start_node "$n" --cluster-join
+    eval "set -- $(saved_args)"
+    start_node "$n" --cluster-join "$@"
     sleep 3
     change_members "{\"add\": \"$(member "$n")\"}"
     ;;
@@ -83,7 +105,7 @@ case "${1:-}" in
     for n in 1 2 3 4 5 6 7 8 9; do
       [[ $n -le 3 || -d $DIR/n$n ]] || continue
       printf 'n%s: ' "$n"
-      curl -s --max-time 2 "http://127.0.0.1:800$n/cluster" || printf 'not answering'
+      node_curl "$n" -s --max-time 2 || printf 'not answering'
       echo
     done
     ;;

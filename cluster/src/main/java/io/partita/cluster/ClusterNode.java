@@ -18,8 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -171,14 +173,28 @@ public final class ClusterNode implements Replication, AutoCloseable {
             boolean fsync,
             LogRetention retention)
             throws IOException {
-        return start(clusterName, id, peers, raftDir, replica, timings, fsync, retention, false);
+        return start(clusterName, id, peers, raftDir, replica, timings, fsync, retention, false, null);
     }
 
     /**
-     * As above; with {@code join}, a node new to a running group starts with no configuration of its own the first
+     * How the peers talk to each other over TLS, each side proving itself (mutual TLS): this node's certificate chain
+     * and private key (PEM, the key in PKCS#8), and the certificates it trusts, the same chain's. Every node is
+     * therefore given one certificate (whose names cover every node's address), or a chain ending with the authority
+     * that signed every node's.
+     */
+    public record PeerTls(Path certificate, Path privateKey) {
+        public PeerTls {
+            Objects.requireNonNull(certificate, "certificate");
+            Objects.requireNonNull(privateKey, "privateKey");
+        }
+    }
+
+    /**
+     * As above. With {@code join}, a node new to a running group starts with no configuration of its own the first
      * time: it neither stands for election nor votes until the leader adds it ({@link #changeMembers}) and sends it
      * the group's state. {@code peers} then need only name this node. Once its Raft storage exists, {@code join} no
-     * longer matters: a node recovers the configuration it last had.
+     * longer matters: a node recovers the configuration it last had. With {@code tls} (or null for plain gRPC), the
+     * peers talk over mutual TLS.
      */
     public static ClusterNode start(
             String clusterName,
@@ -189,7 +205,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             Timings timings,
             boolean fsync,
             LogRetention retention,
-            boolean join)
+            boolean join,
+            PeerTls tls)
             throws IOException {
         Peer me = peers.stream()
                 .filter(p -> p.id().equals(id))
@@ -232,10 +249,24 @@ public final class ClusterNode implements Replication, AutoCloseable {
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(retention.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(properties, true);
         RaftPeerId self = RaftPeerId.valueOf(id);
+        Parameters parameters = new Parameters();
+        if (tls != null) {
+            // The server's side and its clients' (appends to the followers, votes): both present this node's
+            // certificate and check the other's.
+            GrpcTlsConfig conf = new GrpcTlsConfig(
+                    tls.privateKey().toFile(),
+                    tls.certificate().toFile(),
+                    tls.certificate().toFile(),
+                    true);
+            GrpcConfigKeys.Server.setTlsConf(parameters, conf);
+            GrpcConfigKeys.Client.setTlsConf(parameters, conf);
+            GrpcConfigKeys.Admin.setTlsConf(parameters, conf);
+        }
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(self)
                 .setGroup(group)
                 .setProperties(properties)
+                .setParameters(parameters)
                 .setStateMachine(new StoreStateMachine(replica))
                 // A node formats its group's storage once, and recovers it from then on.
                 .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)

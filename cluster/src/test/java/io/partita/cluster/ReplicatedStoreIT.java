@@ -65,7 +65,8 @@ class ReplicatedStoreIT {
                 ClusterNode.Timings.loopback(),
                 false,
                 retention,
-                join);
+                join,
+                null);
         replicas[i] = new Replica(replica, node);
         return replicas[i];
     }

@@ -200,7 +200,8 @@ public final class Main implements Callable<Integer> {
     @Option(
             names = {"--tls-cert"},
             paramLabel = "FILE",
-            description = "HTTPS: the server's certificate chain, PEM (with --tls-key).")
+            description = "HTTPS: the server's certificate chain, PEM (with --tls-key). On a cluster node, also HTTPS"
+                    + " between the nodes and mutual TLS between the Raft peers, trusting this file's certificates.")
     Path tlsCert;
 
     @Option(
@@ -411,9 +412,9 @@ public final class Main implements Callable<Integer> {
             System.err.println("cluster: " + e.getMessage());
             return 2;
         }
-        if (inMemory || config.accounts() != null || config.tls() != null) {
-            System.err.println("a cluster node keeps its replica on disk and serves open mode over plain HTTP:"
-                    + " --in-memory, --credentials and --tls-cert are not for cluster nodes yet");
+        if (inMemory || config.accounts() != null) {
+            System.err.println("a cluster node keeps its replica on disk and serves open mode:"
+                    + " --in-memory and --credentials are not for cluster nodes yet");
             return 2;
         }
         if (clusterSnapshotEntries < 1) {

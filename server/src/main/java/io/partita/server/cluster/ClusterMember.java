@@ -1,5 +1,7 @@
 package io.partita.server.cluster;
 
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.partita.cluster.ClusterNode;
 import io.partita.cluster.ReplicaStore;
 import io.partita.server.PartitaServer;
@@ -46,9 +48,13 @@ public final class ClusterMember implements AutoCloseable {
         if (server.storage().inMemory()) {
             throw new IllegalArgumentException("a cluster node keeps its replica on disk: give it a data directory");
         }
-        if (server.accounts() != null || server.tls() != null) {
-            throw new IllegalArgumentException("a cluster node serves open mode over plain HTTP for now");
+        if (server.accounts() != null) {
+            throw new IllegalArgumentException("a cluster node serves open mode for now");
         }
+        // With --tls-cert, clients, the nodes forwarding to each other and the Raft peers all speak TLS; made first,
+        // so that unusable files refuse to start before anything is opened.
+        SslContext serverTls = PartitaServer.tlsContext(server);
+        SslContext forwardTls = server.tls() == null ? null : forwardingContext(server.tls());
         this.cluster = cluster;
         this.server = server;
         this.onServe = onServe;
@@ -70,7 +76,11 @@ public final class ClusterMember implements AutoCloseable {
                     timings,
                     server.storage().sync(),
                     retention,
-                    cluster.join());
+                    cluster.join(),
+                    server.tls() == null
+                            ? null
+                            : new ClusterNode.PeerTls(
+                                    server.tls().certificate(), server.tls().privateKey()));
             ClusterConfig.Member self = cluster.self();
             routing = new ClusterRouter(
                     server.host(),
@@ -89,7 +99,9 @@ public final class ClusterMember implements AutoCloseable {
                         public ClusterRouter.Made change(byte[] body) {
                             return changeMembers(body);
                         }
-                    });
+                    },
+                    serverTls,
+                    forwardTls);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (started != null) {
                 started.close();
@@ -124,6 +136,21 @@ public final class ClusterMember implements AutoCloseable {
             Consumer<PartitaServer> onServe)
             throws IOException, InterruptedException {
         return new ClusterMember(cluster, server, timings, retention, onServe);
+    }
+
+    /**
+     * How a node speaks HTTPS to another's public port: trusting the certificates of its own {@code --tls-cert} file,
+     * as the Raft peers do ({@link ClusterNode.PeerTls}).
+     */
+    private static SslContext forwardingContext(ServerConfig.Tls tls) {
+        try {
+            return SslContextBuilder.forClient()
+                    .trustManager(tls.certificate().toFile())
+                    .build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "cannot trust the TLS certificate " + tls.certificate() + ": " + e.getMessage(), e);
+        }
     }
 
     private ClusterRouter.Target target() {

@@ -33,6 +33,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.partita.protocol.error.ApiException;
@@ -105,6 +106,10 @@ final class ClusterRouter implements AutoCloseable {
     private final Supplier<String> status;
     private final io.partita.server.metrics.ClusterMetrics metrics;
     private final Members members;
+    /** HTTPS on the public port (with {@code --tls-cert}), or null for plain HTTP. */
+    private final SslContext serverTls;
+    /** With HTTPS, how this node speaks to another's public port, trusting the node's own certificates; else null. */
+    private final SslContext forwardTls;
     /** The one thread changes of the members wait on: never an event loop. */
     private final java.util.concurrent.ExecutorService changes =
             java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -120,8 +125,15 @@ final class ClusterRouter implements AutoCloseable {
             Supplier<Target> target,
             Supplier<String> status,
             io.partita.server.metrics.ClusterMetrics metrics,
-            Members members)
+            Members members,
+            SslContext serverTls,
+            SslContext forwardTls)
             throws InterruptedException {
+        if ((serverTls == null) != (forwardTls == null)) {
+            throw new IllegalArgumentException("HTTPS needs both the server's and the forwarding side's TLS");
+        }
+        this.serverTls = serverTls;
+        this.forwardTls = forwardTls;
         this.nodeId = nodeId;
         this.target = target;
         this.status = status;
@@ -136,6 +148,9 @@ final class ClusterRouter implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        if (serverTls != null) {
+                            ch.pipeline().addLast(serverTls.newHandler(ch.alloc()));
+                        }
                         ch.pipeline()
                                 .addLast(new HttpServerCodec())
                                 .addLast(new HttpObjectAggregator(MAX_BODY))
@@ -250,6 +265,10 @@ final class ClusterRouter implements AutoCloseable {
             }
             upstreamAddress = to.address();
             int colon = to.address().lastIndexOf(':');
+            String host = to.address().substring(0, colon);
+            int port = Integer.parseInt(to.address().substring(colon + 1));
+            // Another node's public port speaks HTTPS when this one's does; this node's own server is on loopback.
+            SslContext tls = to.local() ? null : forwardTls;
             ChannelFuture connecting = new Bootstrap()
                     .group(ctx.channel().eventLoop())
                     .channel(NioSocketChannel.class)
@@ -258,15 +277,16 @@ final class ClusterRouter implements AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (tls != null) {
+                                ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port));
+                            }
                             ch.pipeline()
                                     .addLast(new HttpClientCodec())
                                     .addLast(new HttpObjectAggregator(MAX_ANSWER))
                                     .addLast(new Answer());
                         }
                     })
-                    .connect(
-                            to.address().substring(0, colon),
-                            Integer.parseInt(to.address().substring(colon + 1)));
+                    .connect(host, port);
             upstream = connecting.channel();
             connecting.addListener(f -> {
                 if (f.isSuccess()) {

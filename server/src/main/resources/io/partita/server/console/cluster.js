@@ -31,7 +31,7 @@ export async function clusterPage(el) {
       return;
     }
     const views = await Promise.all(own.members.map((m) =>
-      m.id === own.node ? own : view("http://" + m.api + "/cluster")));
+      m.id === own.node ? own : view(location.protocol + "//" + m.api + "/cluster")));
     const leaderView = views.find((v) => v && v.role === "LEADER" && v.node === v.leader) || null;
     const rows = own.members.map((m, i) => {
       const v = views[i];

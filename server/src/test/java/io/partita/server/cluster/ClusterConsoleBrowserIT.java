@@ -65,17 +65,7 @@ class ClusterConsoleBrowserIT {
         for (int i = 0; i < 3; i++) {
             nodes[i] = ClusterIT.startNode(dir, "console", members, i);
         }
-        int leader = -1;
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (leader < 0) {
-            assertThat(System.nanoTime()).as("waiting for a leader").isLessThan(deadline);
-            for (int i = 0; i < 3; i++) {
-                if (nodes[i].serving()) {
-                    leader = i;
-                }
-            }
-            Thread.sleep(20);
-        }
+        int leader = ClusterIT.awaitServing(nodes);
         int follower = (leader + 1) % 3;
         int other = (leader + 2) % 3;
 

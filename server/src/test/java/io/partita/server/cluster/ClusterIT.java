@@ -99,6 +99,20 @@ class ClusterIT {
                 s -> {});
     }
 
+    /** The index of the node of {@code nodes} that serves the cluster, once one does (within a minute). */
+    static int awaitServing(ClusterMember... nodes) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            assertThat(System.nanoTime()).as("waiting for a leader").isLessThan(deadline);
+            for (int i = 0; i < nodes.length; i++) {
+                if (nodes[i] != null && nodes[i].serving()) {
+                    return i;
+                }
+            }
+            Thread.sleep(20);
+        }
+    }
+
     private static DynamoDbClient client(ClusterMember node) {
         return DynamoDbClient.builder()
                 .endpointOverride(URI.create("http://127.0.0.1:" + node.port()))
@@ -118,20 +132,7 @@ class ClusterIT {
     }
 
     private int leader() throws InterruptedException {
-        await("a node serving the cluster", () -> {
-            for (ClusterMember m : nodes) {
-                if (m != null && m.serving()) {
-                    return true;
-                }
-            }
-            return false;
-        });
-        for (int i = 0; i < nodes.length; i++) {
-            if (nodes[i] != null && nodes[i].serving()) {
-                return i;
-            }
-        }
-        throw new AssertionError("no leader");
+        return awaitServing(nodes);
     }
 
     private static void assertCounters(DynamoDbClient ddb, AtomicLongArray acknowledged) {

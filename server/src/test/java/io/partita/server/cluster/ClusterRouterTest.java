@@ -43,6 +43,8 @@ class ClusterRouterTest {
                 target::get,
                 () -> "{\"node\":\"n1\",\"members\":[]}",
                 new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of())),
+                null,
+                null,
                 null);
     }
 
@@ -212,7 +214,9 @@ class ClusterRouterTest {
                     public ClusterRouter.Made change(byte[] body) {
                         throw new IllegalStateException("no division for the group on n1");
                     }
-                });
+                },
+                null,
+                null);
         URI members = URI.create("http://127.0.0.1:" + router.port() + "/cluster/members");
         for (int i = 0; i < 2; i++) {
             HttpResponse<String> r = HTTP.send(

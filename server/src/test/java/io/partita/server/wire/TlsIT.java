@@ -3,15 +3,10 @@ package io.partita.server.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.InputStream;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.util.Map;
 import javax.net.ssl.TrustManagerFactory;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -30,34 +25,13 @@ class TlsIT {
     @Test
     @SuppressWarnings("unchecked") // the SDK's varargs of Consumer<…Builder>
     void theSdkSpeaksHttpsToTheServer(@TempDir Path dir) throws Exception {
-        Path cert = dir.resolve("cert.pem");
-        Path key = dir.resolve("key.pem");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl makes the test certificate");
-        Process openssl = new ProcessBuilder(
-                        "/usr/bin/openssl",
-                        "req",
-                        "-x509",
-                        "-newkey",
-                        "rsa:2048",
-                        "-nodes",
-                        "-days",
-                        "2",
-                        "-subj",
-                        "/CN=localhost",
-                        "-addext",
-                        "subjectAltName=DNS:localhost,IP:127.0.0.1",
-                        "-keyout",
-                        key.toString(),
-                        "-out",
-                        cert.toString())
-                .redirectErrorStream(true)
-                .start();
-        openssl.getInputStream().readAllBytes();
-        assertThat(openssl.waitFor()).isZero();
+        TestCertificate made = TestCertificate.make(dir);
+        Path cert = made.certificate();
+        Path key = made.privateKey();
 
         try (ServerProcess server = ServerProcess.start(
                         dir.resolve("data"), "--tls-cert", cert.toString(), "--tls-key", key.toString());
-                DynamoDbClient ddb = client(URI.create("https://localhost:" + server.port()), trusting(cert))) {
+                DynamoDbClient ddb = client(URI.create("https://localhost:" + server.port()), made.trust())) {
             ddb.createTable(b -> b.tableName("secure")
                     .attributeDefinitions(a -> a.attributeName("pk").attributeType("S"))
                     .keySchema(k -> k.attributeName("pk").keyType("HASH"))
@@ -90,17 +64,5 @@ class TlsIT {
                 .httpClient(http.build())
                 .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(1)))
                 .build();
-    }
-
-    private static TrustManagerFactory trusting(Path cert) throws Exception {
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-        store.load(null, null);
-        try (InputStream in = Files.newInputStream(cert)) {
-            store.setCertificateEntry(
-                    "partita", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        f.init(store);
-        return f;
     }
 }
