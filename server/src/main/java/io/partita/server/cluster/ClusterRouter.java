@@ -33,6 +33,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -154,6 +155,9 @@ final class ClusterRouter implements AutoCloseable {
                         ch.pipeline()
                                 .addLast(new HttpServerCodec())
                                 .addLast(new HttpObjectAggregator(MAX_BODY))
+                                // A client may pipeline: requests decoded together wait here, and each reaches
+                                // Forward when it reads again after answering the one before (auto-read back on).
+                                .addLast(new FlowControlHandler())
                                 .addLast(new Forward());
                     }
                 })
@@ -167,7 +171,8 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     /**
-     * One client connection's requests, one at a time, each to the node that serves now, over one connection to it
+     * One client connection's requests, one at a time (pipelined ones wait in the {@link FlowControlHandler} before
+     * it), each to the node that serves now, over one connection to it
      * kept for the next request (opened again when the serving node changes). It runs on the client connection's
      * event loop, and so does its connection onwards: no thread is handed anything.
      */

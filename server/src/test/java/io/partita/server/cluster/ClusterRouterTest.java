@@ -151,6 +151,47 @@ class ClusterRouterTest {
         }
     }
 
+    @Test
+    void pipelinedRequestsAreEachAnsweredInTheOrderTheyCame() throws Exception {
+        HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.createContext("/", exchange -> {
+            byte[] answer = ("echo:" + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8))
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        upstream.start();
+        target.set(new ClusterRouter.Target("127.0.0.1:" + upstream.getAddress().getPort(), false));
+        try (Socket client = new Socket("127.0.0.1", router.port())) {
+            client.setSoTimeout(10_000);
+            // Three requests in one write: the router decodes them together, while the first is on its way.
+            StringBuilder requests = new StringBuilder();
+            for (String body : List.of("one", "two", "three")) {
+                requests.append("POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.GetItem\r\n")
+                        .append("Content-Length: ")
+                        .append(body.length())
+                        .append("\r\n\r\n")
+                        .append(body);
+            }
+            client.getOutputStream().write(requests.toString().getBytes(StandardCharsets.US_ASCII));
+            client.getOutputStream().flush();
+            StringBuilder answers = new StringBuilder();
+            byte[] buffer = new byte[4096];
+            while (!answers.toString().contains("echo:three")) {
+                int n = client.getInputStream().read(buffer);
+                assertThat(n).as("answers so far: %s", answers).isPositive();
+                answers.append(new String(buffer, 0, n, StandardCharsets.US_ASCII));
+            }
+            String all = answers.toString();
+            assertThat(all.split("HTTP/1.1 200", -1)).hasSize(4);
+            assertThat(all.indexOf("echo:one")).isLessThan(all.indexOf("echo:two"));
+            assertThat(all.indexOf("echo:two")).isLessThan(all.indexOf("echo:three"));
+        } finally {
+            upstream.stop(0);
+        }
+    }
+
     /** Accepts connections on {@code from} and pipes each to {@code port}, counting them. */
     private static void relay(ServerSocket from, int port, AtomicInteger connections) {
         while (!from.isClosed()) {
