@@ -375,6 +375,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return self.toString();
     }
 
+    /** How many entries of batches this node has proposed while it led, and how many writes they carried. */
+    public long[] groupCommits() {
+        return new long[] {batches.entries(), batches.batches()};
+    }
+
     /**
      * The group's members as this node knows them: its latest configuration, which a change of the members replaces
      * (empty on a node that joins before the leader has added it).

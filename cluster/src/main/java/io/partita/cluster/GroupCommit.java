@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -29,6 +30,10 @@ final class GroupCommit<R> {
 
     private final ArrayDeque<Waiting<R>> waiting = new ArrayDeque<>();
     private int proposed;
+    /** Entries proposed, and the batches they carried: their ratio is how many writes an entry carries. */
+    private final AtomicLong entries = new AtomicLong();
+
+    private final AtomicLong batches = new AtomicLong();
 
     private record Waiting<R>(byte[] entry, CompletableFuture<R> done) {}
 
@@ -84,7 +89,19 @@ final class GroupCommit<R> {
         return group;
     }
 
+    /** How many entries this has proposed. */
+    long entries() {
+        return entries.get();
+    }
+
+    /** How many batches (writes) the proposed entries carried. */
+    long batches() {
+        return batches.get();
+    }
+
     private void send(List<Waiting<R>> group) {
+        entries.incrementAndGet();
+        batches.addAndGet(group.size());
         CompletableFuture<R> sent;
         try {
             sent = propose.apply(

@@ -76,6 +76,9 @@ class GroupCommitTest {
         answers.get(1).complete("two");
         assertThat(second).isCompletedWithValue("two");
         assertThat(entries).hasSize(3);
+        // Three entries carried the four writes.
+        assertThat(commit.entries()).isEqualTo(3);
+        assertThat(commit.batches()).isEqualTo(4);
     }
 
     @Test

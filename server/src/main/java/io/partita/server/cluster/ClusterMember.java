@@ -358,6 +358,7 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     private io.partita.server.metrics.ClusterMetrics.View view() {
+        long[] joined = node.groupCommits();
         return new io.partita.server.metrics.ClusterMetrics.View(
                 cluster.nodeId(),
                 node.role().equals("LEADER"),
@@ -365,7 +366,9 @@ public final class ClusterMember implements AutoCloseable {
                 node.term(),
                 node.commitIndex(),
                 node.lastAppliedIndex(),
-                node.followerMatchIndexes());
+                node.followerMatchIndexes(),
+                joined[0],
+                joined[1]);
     }
 
     /** Whether this node answers the cluster's requests now (it leads). */

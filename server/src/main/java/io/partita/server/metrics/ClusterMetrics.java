@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 
 /**
  * A cluster node's own metrics ({@code GET /cluster/metrics}, answered by the node itself, not forwarded): its role,
- * the Raft term, its commit and applied indexes and, on the leader, how many entries each follower lags behind.
+ * the Raft term, its commit and applied indexes, on the leader how many entries each follower lags behind, and its
+ * group commit's entries and the writes they carried.
  */
 public final class ClusterMetrics {
     /** A node's figures at one moment. */
@@ -24,7 +25,9 @@ public final class ClusterMetrics {
             long term,
             long commitIndex,
             long appliedIndex,
-            Map<String, Long> followerMatchIndexes) {}
+            Map<String, Long> followerMatchIndexes,
+            long groupCommitEntries,
+            long groupCommitWrites) {}
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final ExpositionFormatWriter writer = PrometheusTextFormatWriter.create();
@@ -60,7 +63,19 @@ public final class ClusterMetrics {
                 Family.gauge("partita_cluster_applied_index", "The last log index this node's replica has applied.")
                         .add(v.appliedIndex(), node)
                         .build(),
-                lag.build()));
+                lag.build(),
+                Family.counter(
+                                "partita_cluster_group_commit_entries",
+                                "Log entries of writes this node proposed while it led (group commit: one entry carries"
+                                        + " the writes that waited for the one before).")
+                        .add(v.groupCommitEntries(), node)
+                        .build(),
+                Family.counter(
+                                "partita_cluster_group_commit_writes",
+                                "Writes those entries carried; divided by the entries, the writes each Raft round"
+                                        + " committed.")
+                        .add(v.groupCommitWrites(), node)
+                        .build()));
     }
 
     /** The metrics now, in Prometheus' text format. */

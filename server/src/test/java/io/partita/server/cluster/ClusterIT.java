@@ -113,6 +113,17 @@ class ClusterIT {
         }
     }
 
+    /** The value of the sample {@code sample} (its name and labels) in Prometheus's text format. */
+    private static long counter(String scrape, String sample) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(sample + " ")) {
+                return (long)
+                        Double.parseDouble(line.substring(sample.length() + 1).trim());
+            }
+        }
+        throw new AssertionError("no " + sample + " in " + scrape);
+    }
+
     private static DynamoDbClient client(ClusterMember node) {
         return DynamoDbClient.builder()
                 .endpointOverride(URI.create("http://127.0.0.1:" + node.port()))
@@ -189,6 +200,11 @@ class ClusterIT {
                         "partita_cluster_serving{node=\"n" + first + "\"} 1")
                 .contains(
                         "partita_cluster_follower_lag_entries{follower=\"n" + follower + "\",node=\"n" + first + "\"}");
+        // The table's writes went through the leader's group commit: some entries, carrying at least as many writes.
+        long entries = counter(leaderMetrics, "partita_cluster_group_commit_entries_total{node=\"n" + first + "\"}");
+        long writes = counter(leaderMetrics, "partita_cluster_group_commit_writes_total{node=\"n" + first + "\"}");
+        assertThat(entries).isPositive();
+        assertThat(writes).isGreaterThanOrEqualTo(entries);
 
         // Concurrent increments through every node, while the leader stops half way.
         AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);

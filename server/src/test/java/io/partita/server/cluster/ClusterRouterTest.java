@@ -42,7 +42,7 @@ class ClusterRouterTest {
                 "n1",
                 target::get,
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of())),
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of(), 0, 0)),
                 null,
                 null,
                 null);
@@ -244,7 +244,7 @@ class ClusterRouterTest {
                 "n1",
                 target::get,
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", true, true, 3, 7, 7, Map.of())),
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", true, true, 3, 7, 7, Map.of(), 0, 0)),
                 new ClusterRouter.Members() {
                     @Override
                     public boolean leads() {
