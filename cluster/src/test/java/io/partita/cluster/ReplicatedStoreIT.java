@@ -223,6 +223,88 @@ class ReplicatedStoreIT {
         awaitConverged(151);
     }
 
+    private StorageConfig config(Replica r) {
+        return StorageConfig.disk(dir.resolve(r.node().id() + "/data"));
+    }
+
+    private static io.partita.storage.table.TableMetadata table(String name) {
+        return io.partita.storage.table.TableMetadata.create(
+                name,
+                java.util.UUID.randomUUID().toString(),
+                new io.partita.protocol.model.KeySchema(
+                        new io.partita.protocol.model.KeySchema.KeyAttribute(
+                                "pk", io.partita.protocol.model.ScalarType.S),
+                        null),
+                List.of(new io.partita.protocol.message.AttributeDefinition("pk", "S")),
+                io.partita.storage.table.TableMetadata.PAY_PER_REQUEST,
+                0,
+                0,
+                1_700_000_000_000L,
+                null,
+                false,
+                Map.of());
+    }
+
+    private static io.partita.protocol.model.PrimaryKey pk(String pk) {
+        return new io.partita.protocol.model.PrimaryKey(new io.partita.protocol.model.AttributeValue.S(pk), null);
+    }
+
+    private static Map<String, io.partita.protocol.model.AttributeValue> item(String pk, String value) {
+        return Map.of(
+                "pk", new io.partita.protocol.model.AttributeValue.S(pk),
+                "v", new io.partita.protocol.model.AttributeValue.S(value));
+    }
+
+    private static void awaitApplied(Replica follower, Replica leader) {
+        long applied = leader.node().lastAppliedIndex();
+        await(
+                follower.node().id() + " applying up to " + applied,
+                () -> follower.node().lastAppliedIndex() >= applied);
+    }
+
+    @Test
+    void aFollowersReaderReadsWhatItsReplicaAppliedChangesNothingAndIsToldOfNewTables() throws IOException {
+        startAll();
+        Replica leader = leader();
+        Replica follower = live().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        try (io.partita.storage.StorageEngine engine =
+                io.partita.storage.StorageEngine.openOn(leader.store(), config(leader))) {
+            var orders = engine.tables().create(table("orders"));
+            engine.write(orders, pk("a"), old -> new io.partita.storage.item.WriteDecision.Put(item("a", "1")));
+            awaitApplied(follower, leader);
+            // The table's family and its metadata and partition map were catalog changes; the item was not.
+            long changes = follower.store().catalogChanges();
+            assertThat(changes).isEqualTo(3);
+            // It opens on a follower, whose Raft server refuses any change: loading its tables writes nothing.
+            try (io.partita.storage.StorageEngine reader =
+                    io.partita.storage.StorageEngine.openReader(follower.store(), config(follower))) {
+                assertThat(reader.reader()).isTrue();
+                var seen = reader.tables().find("orders");
+                assertThat(reader.get(seen, pk("a"))).isEqualTo(item("a", "1"));
+                // An item the replica changes underneath is read as it is now: the reader caches nothing.
+                engine.write(orders, pk("a"), old -> new io.partita.storage.item.WriteDecision.Put(item("a", "2")));
+                awaitApplied(follower, leader);
+                assertThat(reader.get(seen, pk("a"))).isEqualTo(item("a", "2"));
+                assertThat(follower.store().catalogChanges()).isEqualTo(changes);
+                // A write through it reaches the follower's Raft server, which refuses it: nothing happened.
+                assertThatThrownBy(() -> reader.write(
+                                seen, pk("b"), old -> new io.partita.storage.item.WriteDecision.Put(item("b", "1"))))
+                        .isInstanceOf(StorageUnavailableException.class)
+                        .hasMessageContaining("not the cluster's leader");
+                // A table made after it opened: the store counts the change, and the reader does not know it.
+                engine.tables().create(table("more"));
+                awaitApplied(follower, leader);
+                assertThat(follower.store().catalogChanges()).isGreaterThan(changes);
+                assertThat(reader.tables().find("more")).isNull();
+            }
+            try (io.partita.storage.StorageEngine reader =
+                    io.partita.storage.StorageEngine.openReader(follower.store(), config(follower))) {
+                assertThat(reader.tables().find("more")).isNotNull();
+                assertThat(reader.get(reader.tables().find("orders"), pk("a"))).isEqualTo(item("a", "2"));
+            }
+        }
+    }
+
     @Test
     void aReplicaBehindThePurgedLogInstallsTheLeadersCheckpointAndGoesOnFromIt() throws IOException {
         // A checkpoint every 50 entries, the log kept for 50 more, in segments of a few dozen entries: a replica down

@@ -64,18 +64,25 @@ public final class StorageEngine implements AutoCloseable {
     /** Whether {@link #close()} closes the store too; not when the store outlives the engine (cluster mode). */
     private final boolean ownsStore;
 
-    private StorageEngine(RocksStore store, StorageConfig config, boolean ownsStore) {
+    /** Whether this engine only reads a replica that another node's engine changes ({@link #openReader}). */
+    private final boolean reader;
+
+    private StorageEngine(RocksStore store, StorageConfig config, boolean ownsStore, boolean reader) {
         this.store = store;
         this.ownsStore = ownsStore;
+        this.reader = reader;
         this.clock = config.capacity().clock();
         this.s3Root = config.s3Root();
         this.dataDir = config.inMemory() ? null : config.dataDir();
-        this.cache = new ItemCache(config.itemCacheBytes());
+        // A reader's items change underneath it, as the replica applies the leader's entries: nothing is cached.
+        this.cache = new ItemCache(reader ? 0 : config.itemCacheBytes());
         this.splitter = new PartitionSplitter(store);
         this.feed = new ChangeFeed(store, locks, config.capacity().clock());
         this.globalIndexes = new GlobalIndexes(store, feed, config.capacity().clock(), config.gsiLagMillis());
         try {
-            this.catalog = new TableCatalog(store, config.capacity(), splitter, feed, globalIndexes);
+            this.catalog = reader
+                    ? TableCatalog.reader(store, config.capacity(), feed)
+                    : new TableCatalog(store, config.capacity(), splitter, feed, globalIndexes);
         } catch (RuntimeException e) {
             globalIndexes.close();
             splitter.close();
@@ -84,7 +91,7 @@ public final class StorageEngine implements AutoCloseable {
         splitter.attach(catalog);
         catalog.writeBarrier(locks::barrier);
         globalIndexes.attach(catalog);
-        this.streams = new TableStreams(feed, catalog, config.capacity().clock());
+        this.streams = new TableStreams(feed, catalog, config.capacity().clock(), !reader);
         this.writes = new ItemWrites(
                 store,
                 locks,
@@ -94,13 +101,15 @@ public final class StorageEngine implements AutoCloseable {
                 new TtlEntries(store, config.capacity().clock()),
                 config.itemCollectionLimitBytes(),
                 config.transactionConflicts());
-        this.ttl =
-                new TimeToLive(store, catalog, writes, locks, config.capacity().clock(), config.ttlIntervalMillis());
+        this.ttl = new TimeToLive(
+                store, catalog, writes, locks, config.capacity().clock(), reader ? 0 : config.ttlIntervalMillis());
         this.backups = new io.partita.storage.backup.TableBackups(store, catalog, writes, clock);
         this.pitr = new io.partita.storage.backup.PointInTimeRecovery(store, catalog, feed, writes, clock);
-        this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), config.feedTrimMillis());
-        // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
-        store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
+        this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), reader ? 0 : config.feedTrimMillis());
+        if (!reader) {
+            // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
+            store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
+        }
         throttleSummaries.scheduleWithFixedDelay(this::flushThrottleLogs, 5, 5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
@@ -149,7 +158,7 @@ public final class StorageEngine implements AutoCloseable {
     public static StorageEngine open(StorageConfig config) {
         RocksStore store = RocksStore.open(config);
         try {
-            return new StorageEngine(store, config, true);
+            return new StorageEngine(store, config, true, false);
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -162,7 +171,24 @@ public final class StorageEngine implements AutoCloseable {
      * leading. The engine reads every table's state from the store as it opens, as after a restart.
      */
     public static StorageEngine openOn(RocksStore store, StorageConfig config) {
-        return new StorageEngine(store, config, false);
+        return new StorageEngine(store, config, false, false);
+    }
+
+    /**
+     * Opens an engine that only reads {@code store}, a cluster follower's replica, which the leader's entries change
+     * underneath it: the engine caches no item, runs nothing in the background (no GSI applier, TTL reaper, feed
+     * trimmer, stream expiry or split), and changes nothing as it opens. It answers eventually consistent reads; a
+     * write through it reaches the store's {@link io.partita.storage.rocks.Replication}, which refuses it on a
+     * follower. Its tables are those of the catalog when it opened: open another when {@link
+     * RocksStore#catalogChanges} moves. The store stays open after it closes.
+     */
+    public static StorageEngine openReader(RocksStore store, StorageConfig config) {
+        return new StorageEngine(store, config, false, true);
+    }
+
+    /** Whether this engine only reads a follower's replica ({@link #openReader}). */
+    public boolean reader() {
+        return reader;
     }
 
     /**

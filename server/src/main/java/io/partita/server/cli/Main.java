@@ -268,6 +268,13 @@ public final class Main implements Callable<Integer> {
     boolean clusterJoin;
 
     @Option(
+            names = {"--cluster-follower-reads"},
+            description = "While this node follows, it answers eventually consistent reads (GetItem, BatchGetItem,"
+                    + " Query and Scan without ConsistentRead) from its own replica, which may lag the leader's"
+                    + " (docs/CLUSTER.md); without it every request goes to the leader.")
+    boolean clusterFollowerReads;
+
+    @Option(
             names = {"--node-id"},
             description = "This node's id among the cluster's members.")
     String nodeId;
@@ -408,6 +415,9 @@ public final class Main implements Callable<Integer> {
                     : new io.partita.server.cluster.ClusterConfig(
                             clusterName, nodeId, io.partita.server.cluster.ClusterConfig.parseMembers(clusterMembers));
             cluster = cluster.joining(clusterJoin);
+            if (clusterFollowerReads) {
+                cluster = cluster.withFollowerReads(true);
+            }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());
             return 2;

@@ -19,8 +19,10 @@ import java.util.Set;
  * @param members every node of the cluster, this one included
  * @param join whether this node is new to a running cluster: it starts with no configuration of its own the first
  *     time, and waits for the leader to add it ({@code POST /cluster/members}, docs/CLUSTER.md)
+ * @param followerReads whether this node, while it follows, answers eventually consistent reads from its own replica
+ *     instead of forwarding them to the leader ({@code --cluster-follower-reads}, docs/CLUSTER.md)
  */
-public record ClusterConfig(String name, String nodeId, List<Member> members, boolean join) {
+public record ClusterConfig(String name, String nodeId, List<Member> members, boolean join, boolean followerReads) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -49,12 +51,17 @@ public record ClusterConfig(String name, String nodeId, List<Member> members, bo
     }
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false);
+        this(name, nodeId, members, false, false);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
     public ClusterConfig joining(boolean join) {
-        return new ClusterConfig(name, nodeId, members, join);
+        return new ClusterConfig(name, nodeId, members, join, followerReads);
+    }
+
+    /** The same node, answering eventually consistent reads itself while it follows ({@code followerReads}). */
+    public ClusterConfig withFollowerReads(boolean followerReads) {
+        return new ClusterConfig(name, nodeId, members, join, followerReads);
     }
 
     public Member self() {
@@ -101,8 +108,9 @@ public record ClusterConfig(String name, String nodeId, List<Member> members, bo
     }
 
     /**
-     * Reads a properties file with {@code cluster.name}, {@code node.id} and {@code members} (in {@link
-     * #parseMembers}'s form); {@code nodeId}, when not null, overrides the file's.
+     * Reads a properties file with {@code cluster.name}, {@code node.id}, {@code members} (in {@link
+     * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default);
+     * {@code nodeId}, when not null, overrides the file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
         Properties p = new Properties();
@@ -113,9 +121,14 @@ public record ClusterConfig(String name, String nodeId, List<Member> members, bo
         if (members == null) {
             throw new IllegalArgumentException(file + " names no members (members=id=host:raftPort:apiPort,…)");
         }
+        String followerReads = p.getProperty("follower.reads", "false").trim();
+        if (!followerReads.equals("true") && !followerReads.equals("false")) {
+            throw new IllegalArgumentException(file + ": follower.reads is true or false, not " + followerReads);
+        }
         return new ClusterConfig(
-                p.getProperty("cluster.name", "partita"),
-                nodeId != null ? nodeId : p.getProperty("node.id"),
-                parseMembers(members));
+                        p.getProperty("cluster.name", "partita"),
+                        nodeId != null ? nodeId : p.getProperty("node.id"),
+                        parseMembers(members))
+                .withFollowerReads(followerReads.equals("true"));
     }
 }

@@ -7,6 +7,7 @@ import io.partita.cluster.ReplicaStore;
 import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Consumer;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * family made or dropped) is an entry of the group's log, which every replica applies to its RocksDB in order. Only
  * the leader runs a {@link StorageEngine} (tables, capacity, the write path, GSI appliers, streams, the TTL reaper):
  * it opens one on its replica when it has applied every committed entry, and closes it when it stops leading. The
- * other nodes forward every request to it.
+ * other nodes forward every request to it, but for eventually consistent reads with follower reads on: a follower
+ * answers those from its own replica, through a read-only engine ({@link StorageEngine#openReader}).
  */
 public final class ClusterMember implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterMember.class);
@@ -37,6 +39,23 @@ public final class ClusterMember implements AutoCloseable {
     private volatile boolean closed;
     /** This node's own server while it leads; null otherwise. Changed only by {@link #watch} and close. */
     private volatile PartitaServer serving;
+    /**
+     * With follower reads, while this node follows: the server that answers eventually consistent reads from its
+     * replica, through a reader engine ({@link StorageEngine#openReader}); null otherwise. Changed only by {@link
+     * #watch}, install and close.
+     */
+    private volatile Reader reader;
+    /** Whether the router may send eventually consistent reads to {@link #reader} now: it is recent enough. */
+    private volatile boolean readable;
+
+    /** A reader, the store it reads and the store's {@link RocksStore#catalogChanges} when it loaded its tables. */
+    private record Reader(PartitaServer server, RocksStore store, long catalogChanges) {}
+
+    /**
+     * How many committed entries a follower may have left to apply and still answer reads: one that fell further
+     * behind (it restarted, it installs a checkpoint) forwards them to the leader until it catches up.
+     */
+    static final long READER_MAX_LAG = 100;
 
     private ClusterMember(
             ClusterConfig cluster,
@@ -61,7 +80,10 @@ public final class ClusterMember implements AutoCloseable {
         this.replica = ReplicaStore.open(server.storage());
         // A checkpoint from the leader replaces the store whole: this node's own server (if it still has one) closes
         // first.
-        replica.beforeInstall(() -> stopServing("a checkpoint from the leader replaces its store"));
+        replica.beforeInstall(() -> {
+            stopServing("a checkpoint from the leader replaces its store");
+            stopReading("a checkpoint from the leader replaces its store");
+        });
         ClusterNode started = null;
         ClusterRouter routing = null;
         try {
@@ -87,6 +109,7 @@ public final class ClusterMember implements AutoCloseable {
                     self.apiPort(),
                     self.id(),
                     this::target,
+                    cluster.followerReads() ? this::readTarget : null,
                     this::status,
                     new io.partita.server.metrics.ClusterMetrics(this::view),
                     new ClusterRouter.Members() {
@@ -161,6 +184,14 @@ public final class ClusterMember implements AutoCloseable {
         String leader = node.leaderId();
         String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
         return api == null ? null : new ClusterRouter.Target(api, false);
+    }
+
+    /** Where an eventually consistent read goes: this follower's reader while it is recent enough, else null. */
+    private ClusterRouter.Target readTarget() {
+        Reader r = reader;
+        return r == null || !readable
+                ? null
+                : new ClusterRouter.Target("127.0.0.1:" + r.server().port(), true);
     }
 
     private static ClusterNode.Peer peer(ClusterConfig.Member m) {
@@ -270,13 +301,18 @@ public final class ClusterMember implements AutoCloseable {
         while (!closed) {
             try {
                 if (serving == null && node.canServe()) {
+                    stopReading("it leads");
                     serve();
                 } else if (serving != null && !node.isLeaderReady()) {
                     stopServing("it no longer leads");
                 }
+                if (cluster.followerReads()) {
+                    followReads();
+                }
             } catch (RuntimeException e) {
                 log.error("node {} could not change its part in the cluster", cluster.nodeId(), e);
                 stopServing("it failed");
+                stopReading("it failed");
             }
             try {
                 Thread.sleep(WATCH_MILLIS);
@@ -319,6 +355,77 @@ public final class ClusterMember implements AutoCloseable {
                 cluster.nodeId(),
                 node.term(),
                 (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /**
+     * While this node follows, keeps its reader open on the replica's current store and catalog, and says whether the
+     * router may send it reads: while the node knows a leader (a node cut off from the others soon knows none) and
+     * has at most {@link #READER_MAX_LAG} committed entries left to apply.
+     */
+    private void followReads() {
+        if (serving != null || !"FOLLOWER".equals(node.role())) {
+            stopReading("it does not follow");
+            return;
+        }
+        Reader r = reader;
+        Boolean current = r == null
+                ? Boolean.FALSE
+                : replica.unlessInstalling(store -> store == r.store() && store.catalogChanges() == r.catalogChanges());
+        if (!Boolean.TRUE.equals(current)) {
+            openReader(r);
+        }
+        readable = reader != null
+                && node.leaderId() != null
+                && node.commitIndex() - node.lastAppliedIndex() <= READER_MAX_LAG;
+    }
+
+    /**
+     * Opens a reader on the replica's store as it is now, then closes {@code previous} (one on an older catalog, or
+     * a store an install replaced): reads go on, to one or the other, meanwhile.
+     */
+    private synchronized void openReader(Reader previous) {
+        if (closed || serving != null) {
+            return;
+        }
+        long started = System.nanoTime();
+        Reader opened = replica.unlessInstalling(store -> {
+            long changes = store.catalogChanges();
+            StorageEngine engine = StorageEngine.openReader(store, server.storage());
+            ServerConfig own = new ServerConfig(
+                            "127.0.0.1",
+                            0,
+                            server.storage(),
+                            server.region(),
+                            server.workerThreads(),
+                            server.transport())
+                    .withLimits(server.limits())
+                    .withFaults(server.faults());
+            return new Reader(PartitaServer.startOn(own, engine), store, changes);
+        });
+        if (opened == null) {
+            return; // an install runs: the next watch opens one on the new store
+        }
+        reader = opened;
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (previous == null) {
+            log.info("node {} answers eventually consistent reads from its replica, ready in {} ms", nodeId(), millis);
+        } else {
+            log.debug("node {}: its reader opened again on the changed tables in {} ms", nodeId(), millis);
+        }
+        if (previous != null) {
+            previous.server().close();
+        }
+    }
+
+    private synchronized void stopReading(String why) {
+        readable = false;
+        Reader r = reader;
+        if (r == null) {
+            return;
+        }
+        reader = null;
+        log.info("node {} stops answering reads from its replica: {}", cluster.nodeId(), why);
+        r.server().close();
     }
 
     private synchronized void stopServing(String why) {
@@ -368,7 +475,8 @@ public final class ClusterMember implements AutoCloseable {
                 node.lastAppliedIndex(),
                 node.followerMatchIndexes(),
                 joined[0],
-                joined[1]);
+                joined[1],
+                router.followerReads());
     }
 
     /** Whether this node answers the cluster's requests now (it leads). */
@@ -397,6 +505,7 @@ public final class ClusterMember implements AutoCloseable {
         // Its own server first, which answers the requests it has; the router then answers 503 (retried elsewhere)
         // until it closes.
         stopServing("it is stopping");
+        stopReading("it is stopping");
         router.close();
         try {
             node.close();

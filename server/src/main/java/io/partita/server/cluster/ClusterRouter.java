@@ -56,7 +56,8 @@ import java.util.function.Supplier;
  * nothing was done. A forwarded request whose answer is lost answers a 500, whose outcome is unknown. The AWS SDKs
  * retry both.
  * {@code GET /cluster} answers this node's view of the cluster, {@code GET /cluster/metrics} its figures for
- * Prometheus; {@code POST /cluster/members} changes the members, on the leader.
+ * Prometheus; {@code POST /cluster/members} changes the members, on the leader. With follower reads on, a follower
+ * answers eventually consistent reads with its own reader instead ({@link #eventualRead}).
  */
 final class ClusterRouter implements AutoCloseable {
     static final String FORWARDED = "x-partita-forwarded-by";
@@ -104,6 +105,11 @@ final class ClusterRouter implements AutoCloseable {
     private final Channel channel;
     private final String nodeId;
     private final Supplier<Target> target;
+    /** Where this node answers eventually consistent reads itself (a follower's reader), or null: to {@code target}. */
+    private final Supplier<Target> reads;
+    /** Reads answered by {@code reads}' target. */
+    private final java.util.concurrent.atomic.LongAdder readsServed = new java.util.concurrent.atomic.LongAdder();
+
     private final Supplier<String> status;
     private final io.partita.server.metrics.ClusterMetrics metrics;
     private final Members members;
@@ -124,6 +130,7 @@ final class ClusterRouter implements AutoCloseable {
             int port,
             String nodeId,
             Supplier<Target> target,
+            Supplier<Target> reads,
             Supplier<String> status,
             io.partita.server.metrics.ClusterMetrics metrics,
             Members members,
@@ -137,6 +144,7 @@ final class ClusterRouter implements AutoCloseable {
         this.forwardTls = forwardTls;
         this.nodeId = nodeId;
         this.target = target;
+        this.reads = reads;
         this.status = status;
         this.metrics = metrics;
         this.members = members;
@@ -170,15 +178,68 @@ final class ClusterRouter implements AutoCloseable {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
+    /** How many eventually consistent reads this node answered itself, as a follower, since it started. */
+    long followerReads() {
+        return readsServed.sum();
+    }
+
+    private static final String TARGET_PREFIX = "DynamoDB_20120810.";
+    private static final Set<String> READS = Set.of("GetItem", "BatchGetItem", "Query", "Scan");
+    private static final com.fasterxml.jackson.core.JsonFactory JSON = new com.fasterxml.jackson.core.JsonFactory();
+
+    /**
+     * Whether {@code request} is an eventually consistent read: GetItem, BatchGetItem, Query or Scan whose body sets
+     * no {@code ConsistentRead} to true (at any depth: BatchGetItem sets it per table). A body that is not JSON is
+     * not one: the leader answers its error.
+     */
+    static boolean eventualRead(FullHttpRequest request) {
+        if (!request.method().equals(HttpMethod.POST)) {
+            return false;
+        }
+        String target = request.headers().get("x-amz-target");
+        if (target == null
+                || !target.startsWith(TARGET_PREFIX)
+                || !READS.contains(target.substring(TARGET_PREFIX.length()))) {
+            return false;
+        }
+        try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser((java.io.InputStream)
+                new io.netty.buffer.ByteBufInputStream(request.content().duplicate()))) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                return false;
+            }
+            com.fasterxml.jackson.core.JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME
+                        && p.currentName().equals("ConsistentRead")) {
+                    com.fasterxml.jackson.core.JsonToken value = p.nextToken();
+                    // An object is a key attribute of that name, read on; true, or a value that is no boolean (the
+                    // leader answers its error), is not an eventually consistent read.
+                    if (value != com.fasterxml.jackson.core.JsonToken.VALUE_FALSE
+                            && value != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
     /**
      * One client connection's requests, one at a time (pipelined ones wait in the {@link FlowControlHandler} before
-     * it), each to the node that serves now, over one connection to it
-     * kept for the next request (opened again when the serving node changes). It runs on the client connection's
-     * event loop, and so does its connection onwards: no thread is handed anything.
+     * it), each to the node that serves now (or, an eventually consistent read, to this follower's reader), over a
+     * connection to it kept for the next request to the same address. It runs on the client connection's event loop,
+     * and so do its connections onwards: no thread is handed anything.
      */
     private final class Forward extends SimpleChannelInboundHandler<FullHttpRequest> {
+        /**
+         * The connections onwards, by address: the leader's, and this node's own server or reader. Each serves one
+         * request at a time, the one on its way, and is kept for the next to the same address.
+         */
+        private final Map<String, Channel> upstreams = new java.util.HashMap<>(4);
+        /** The connection the request on its way went to (or goes to, while it connects). */
         private Channel upstream;
-        private String upstreamAddress;
         /** The client connection while one of its requests is on its way, else null. */
         private ChannelHandlerContext waiting;
 
@@ -232,8 +293,18 @@ final class ClusterRouter implements AutoCloseable {
                 });
                 return;
             }
-            Target to = target.get();
             String forwardedBy = request.headers().get(FORWARDED);
+            Target to = null;
+            if (reads != null && forwardedBy == null) {
+                Target reader = reads.get();
+                if (reader != null && eventualRead(request)) {
+                    to = reader;
+                    readsServed.increment();
+                }
+            }
+            if (to == null) {
+                to = target.get();
+            }
             if (to == null || (!to.local() && forwardedBy != null)) {
                 error(
                         ctx,
@@ -261,14 +332,16 @@ final class ClusterRouter implements AutoCloseable {
             ctx.channel().config().setAutoRead(false);
             waiting = ctx;
             waitingKeepAlive = keepAlive;
-            if (upstream != null && upstream.isActive() && to.address().equals(upstreamAddress)) {
+            Channel open = upstreams.get(to.address());
+            if (open != null && open.isActive()) {
+                upstream = open;
                 send(out);
                 return;
             }
-            if (upstream != null) {
-                upstream.close();
+            if (open != null) {
+                upstreams.remove(to.address());
+                open.close();
             }
-            upstreamAddress = to.address();
             int colon = to.address().lastIndexOf(':');
             String host = to.address().substring(0, colon);
             int port = Integer.parseInt(to.address().substring(colon + 1));
@@ -293,6 +366,7 @@ final class ClusterRouter implements AutoCloseable {
                     })
                     .connect(host, port);
             upstream = connecting.channel();
+            upstreams.put(to.address(), upstream);
             connecting.addListener(f -> {
                 if (f.isSuccess()) {
                     send(out);
@@ -324,6 +398,7 @@ final class ClusterRouter implements AutoCloseable {
          */
         private void lost(Channel to) {
             to.close();
+            upstreams.values().remove(to);
             if (to != upstream) {
                 return; // a connection to a node that served before: no request of now is on it
             }
@@ -346,9 +421,10 @@ final class ClusterRouter implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            if (upstream != null) {
-                upstream.close();
+            for (Channel up : upstreams.values()) {
+                up.close();
             }
+            upstreams.clear();
             super.channelInactive(ctx);
         }
 

@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 /**
  * A cluster node's own metrics ({@code GET /cluster/metrics}, answered by the node itself, not forwarded): its role,
  * the Raft term, its commit and applied indexes, on the leader how many entries each follower lags behind, and its
- * group commit's entries and the writes they carried.
+ * group commit's entries and the writes they carried, and the reads it answered from its own replica as a follower.
  */
 public final class ClusterMetrics {
     /** A node's figures at one moment. */
@@ -27,7 +27,8 @@ public final class ClusterMetrics {
             long appliedIndex,
             Map<String, Long> followerMatchIndexes,
             long groupCommitEntries,
-            long groupCommitWrites) {}
+            long groupCommitWrites,
+            long followerReads) {}
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final ExpositionFormatWriter writer = PrometheusTextFormatWriter.create();
@@ -75,6 +76,12 @@ public final class ClusterMetrics {
                                 "Writes those entries carried; divided by the entries, the writes each Raft round"
                                         + " committed.")
                         .add(v.groupCommitWrites(), node)
+                        .build(),
+                Family.counter(
+                                "partita_cluster_follower_reads",
+                                "Eventually consistent reads this node answered from its own replica as a follower"
+                                        + " (--cluster-follower-reads), not forwarded to the leader.")
+                        .add(v.followerReads(), node)
                         .build()));
     }
 

@@ -59,8 +59,11 @@ class ClusterIT {
 
     private ClusterNode.LogRetention retention = ClusterNode.LogRetention.defaults();
 
+    /** Whether the nodes this test starts answer eventually consistent reads as followers. */
+    private boolean followerReads;
+
     private ClusterMember start(int i) throws Exception {
-        nodes[i] = startNode(dir, "it", members, i, retention);
+        nodes[i] = startNode(dir, "it", members, i, retention, false, followerReads);
         return nodes[i];
     }
 
@@ -73,7 +76,7 @@ class ClusterIT {
     private static ClusterMember startNode(
             Path dir, String cluster, List<ClusterConfig.Member> members, int i, ClusterNode.LogRetention retention)
             throws Exception {
-        return startNode(dir, cluster, members, i, retention, false);
+        return startNode(dir, cluster, members, i, retention, false, false);
     }
 
     private static ClusterMember startNode(
@@ -82,7 +85,8 @@ class ClusterIT {
             List<ClusterConfig.Member> members,
             int i,
             ClusterNode.LogRetention retention,
-            boolean join)
+            boolean join,
+            boolean followerReads)
             throws Exception {
         ServerConfig server = new ServerConfig(
                 "127.0.0.1",
@@ -92,7 +96,7 @@ class ClusterIT {
                 4,
                 Transport.NIO);
         return ClusterMember.start(
-                new ClusterConfig(cluster, "n" + i, members).joining(join),
+                new ClusterConfig(cluster, "n" + i, members).joining(join).withFollowerReads(followerReads),
                 server,
                 ClusterNode.Timings.loopback(),
                 retention,
@@ -156,15 +160,44 @@ class ClusterIT {
         }
     }
 
-    @Test
-    @SuppressWarnings("unchecked")
-    void anyNodeAnswersAndALeadersDeathLosesNoAcknowledgedWrite() throws Exception {
+    /** Starts nodes n0, n1 and n2 of a new cluster. */
+    private void startThree() throws Exception {
         for (int i = 0; i < 3; i++) {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
         }
         for (int i = 0; i < 3; i++) {
             start(i);
         }
+    }
+
+    /**
+     * Makes {@code table}, keyed by {@code id}, with GSI {@code index} on {@code attribute} (every attribute
+     * projected), and waits until it is ACTIVE.
+     */
+    @SuppressWarnings("unchecked")
+    private static void createWithIndex(DynamoDbClient ddb, String table, String attribute, String index)
+            throws InterruptedException {
+        ddb.createTable(t -> t.tableName(table)
+                .attributeDefinitions(
+                        a -> a.attributeName("id").attributeType(ScalarAttributeType.S),
+                        a -> a.attributeName(attribute).attributeType(ScalarAttributeType.S))
+                .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                .globalSecondaryIndexes(g -> g.indexName(index)
+                        .keySchema(k -> k.attributeName(attribute).keyType("HASH"))
+                        .projection(p -> p.projectionType("ALL")))
+                .billingMode("PAY_PER_REQUEST"));
+        await(
+                "the table ACTIVE",
+                () -> ddb.describeTable(d -> d.tableName(table))
+                        .table()
+                        .tableStatusAsString()
+                        .equals("ACTIVE"));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void anyNodeAnswersAndALeadersDeathLosesNoAcknowledgedWrite() throws Exception {
+        startThree();
         int first = leader();
         int follower = (first + 1) % 3;
 
@@ -180,6 +213,8 @@ class ClusterIT {
                             .table()
                             .tableStatusAsString()
                             .equals("ACTIVE"));
+            // An item's write, which goes through the leader's group commit (the table's own changes do not).
+            ddb.putItem(p -> p.tableName(OnceCounters.TABLE).item(key("first")));
         }
         HttpResponse<String> view = HttpClient.newHttpClient()
                 .send(
@@ -200,7 +235,7 @@ class ClusterIT {
                         "partita_cluster_serving{node=\"n" + first + "\"} 1")
                 .contains(
                         "partita_cluster_follower_lag_entries{follower=\"n" + follower + "\",node=\"n" + first + "\"}");
-        // The table's writes went through the leader's group commit: some entries, carrying at least as many writes.
+        // The item's write went through the leader's group commit: some entries, carrying at least as many writes.
         long entries = counter(leaderMetrics, "partita_cluster_group_commit_entries_total{node=\"n" + first + "\"}");
         long writes = counter(leaderMetrics, "partita_cluster_group_commit_writes_total{node=\"n" + first + "\"}");
         assertThat(entries).isPositive();
@@ -251,6 +286,125 @@ class ClusterIT {
         }
     }
 
+    /** Node {@code m}'s count of the eventually consistent reads it answered from its own replica. */
+    private static long followerReads(ClusterMember m) throws Exception {
+        String scrape = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port() + "/cluster/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        return counter(scrape, "partita_cluster_follower_reads_total{node=\"" + m.nodeId() + "\"}");
+    }
+
+    private static java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> key(String id) {
+        return java.util.Map.of("id", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(id));
+    }
+
+    /** Item {@code id}'s attribute {@code v} read through {@code ddb}, eventually or strongly consistent; null if none. */
+    private static String value(DynamoDbClient ddb, String table, String id, boolean consistent) {
+        var item = ddb.getItem(g -> g.tableName(table).key(key(id)).consistentRead(consistent))
+                .item();
+        return item.containsKey("v") ? item.get("v").s() : null;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void followersAnswerEventuallyConsistentReadsFromTheirReplicasAndForwardTheRest() throws Exception {
+        followerReads = true;
+        startThree();
+        int first = leader();
+        int follower = (first + 1) % 3;
+        try (DynamoDbClient ddb = client(nodes[follower])) {
+            createWithIndex(ddb, "reads", "g", "byG");
+            for (int i = 0; i < 20; i++) {
+                String id = "k" + i;
+                ddb.putItem(p -> p.tableName("reads")
+                        .item(java.util.Map.of(
+                                "id", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(id),
+                                "g", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("G"),
+                                "v", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("1"))));
+            }
+            // The follower's replica applies the leader's writes a moment later: an eventually consistent read
+            // through it sees each in the end, and is counted as answered there.
+            long before = followerReads(nodes[follower]);
+            await("k19 on the follower", () -> "1".equals(value(ddb, "reads", "k19", false)));
+            assertThat(followerReads(nodes[follower])).isGreaterThan(before);
+            await(
+                    "the whole table in a Scan of the follower",
+                    () -> ddb.scan(r -> r.tableName("reads")).count() == 20);
+            // The GSI's rows, which the leader's applier writes, are replicated like any write.
+            await(
+                    "the GSI's rows in a Query of the follower",
+                    () -> ddb.query(q -> q.tableName("reads")
+                                            .indexName("byG")
+                                            .keyConditionExpression("g = :g")
+                                            .expressionAttributeValues(java.util.Map.of(
+                                                    ":g",
+                                                    software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(
+                                                            "G"))))
+                                    .count()
+                            == 20);
+            assertThat(ddb.batchGetItem(b -> b.requestItems(java.util.Map.of(
+                                    "reads",
+                                    software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
+                                            .keys(key("k0"), key("k1"))
+                                            .build())))
+                            .responses()
+                            .get("reads"))
+                    .hasSize(2);
+
+            // Strongly consistent reads and writes still go to the leader: they are not counted here, and a
+            // consistent read sees a write at once.
+            long counted = followerReads(nodes[follower]);
+            ddb.updateItem(u -> u.tableName("reads")
+                    .key(key("k0"))
+                    .updateExpression("SET v = :v")
+                    .expressionAttributeValues(java.util.Map.of(
+                            ":v", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("2"))));
+            assertThat(value(ddb, "reads", "k0", true)).isEqualTo("2");
+            assertThat(followerReads(nodes[follower])).isEqualTo(counted);
+            // Nothing is cached on the follower: its replica's new value reaches its readers.
+            await("k0's new value on the follower", () -> "2".equals(value(ddb, "reads", "k0", false)));
+
+            // A table made after the follower's reader opened: the reader opens again on the new catalog.
+            ddb.createTable(t -> t.tableName("later")
+                    .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
+                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                    .billingMode("PAY_PER_REQUEST"));
+            ddb.putItem(p -> p.tableName("later")
+                    .item(java.util.Map.of(
+                            "id", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("x"),
+                            "v", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("3"))));
+            await("the new table's item on the follower", () -> {
+                try {
+                    return "3".equals(value(ddb, "later", "x", false));
+                } catch (software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException notYet) {
+                    return false;
+                }
+            });
+        }
+
+        // The leader stops: the node that leads next closes its reader and serves; the one still following reads.
+        nodes[first].close();
+        nodes[first] = null;
+        int second = leader();
+        int still = java.util.stream.IntStream.range(0, 3)
+                .filter(i -> i != first && i != second)
+                .findFirst()
+                .orElseThrow();
+        try (DynamoDbClient ddb = client(nodes[still])) {
+            long before = followerReads(nodes[still]);
+            await("k0 through the remaining follower", () -> "2".equals(value(ddb, "reads", "k0", false)));
+            assertThat(followerReads(nodes[still])).isGreaterThan(before);
+        }
+        try (DynamoDbClient ddb = client(nodes[second])) {
+            long before = followerReads(nodes[second]);
+            assertThat(value(ddb, "reads", "k1", false)).isEqualTo("1");
+            assertThat(followerReads(nodes[second])).isEqualTo(before);
+        }
+    }
+
     private static long sum(AtomicLongArray a) {
         long s = 0;
         for (int i = 0; i < a.length(); i++) {
@@ -277,30 +431,11 @@ class ClusterIT {
         // A checkpoint every 40 entries, the log kept for 40 more, in small segments: a node down for 150 writes comes
         // back to find the entries it lacks purged everywhere.
         retention = new ClusterNode.LogRetention(40, 4096);
-        for (int i = 0; i < 3; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
+        startThree();
         int leader = leader();
         int away = (leader + 1) % 3;
         try (DynamoDbClient ddb = client(nodes[leader])) {
-            ddb.createTable(t -> t.tableName("snapshots")
-                    .attributeDefinitions(
-                            a -> a.attributeName("id").attributeType(ScalarAttributeType.S),
-                            a -> a.attributeName("group").attributeType(ScalarAttributeType.S))
-                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
-                    .globalSecondaryIndexes(g -> g.indexName("by-group")
-                            .keySchema(k -> k.attributeName("group").keyType("HASH"))
-                            .projection(p -> p.projectionType("ALL")))
-                    .billingMode("PAY_PER_REQUEST"));
-            await(
-                    "the table ACTIVE",
-                    () -> ddb.describeTable(d -> d.tableName("snapshots"))
-                            .table()
-                            .tableStatusAsString()
-                            .equals("ACTIVE"));
+            createWithIndex(ddb, "snapshots", "group", "by-group");
             long appliedWhenStopped = view(nodes[away], "appliedIndex");
             nodes[away].close();
             nodes[away] = null;
@@ -384,12 +519,7 @@ class ClusterIT {
     @Test
     @SuppressWarnings("unchecked")
     void aNodeJoinsThroughAnyNodeCatchesUpAndServesAfterTheNodeItReplacesIsRemoved() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
+        startThree();
         int leader = leader();
         int follower = (leader + 1) % 3;
         try (DynamoDbClient ddb = client(nodes[follower])) {
@@ -418,7 +548,7 @@ class ClusterIT {
 
         // n3 starts knowing only itself and the others' addresses; it waits to be added, through a follower.
         members.add(new ClusterConfig.Member("n3", "127.0.0.1", freePort(), freePort()));
-        nodes[3] = startNode(dir, "it", members, 3, retention, true);
+        nodes[3] = startNode(dir, "it", members, 3, retention, true, false);
         assertThat(memberIds(nodes[3])).isEmpty();
         ClusterConfig.Member n3 = members.get(3);
         HttpResponse<String> added = changeMembers(

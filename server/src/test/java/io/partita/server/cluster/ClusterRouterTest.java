@@ -32,6 +32,9 @@ class ClusterRouterTest {
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private final AtomicReference<ClusterRouter.Target> target = new AtomicReference<>();
+    /** This node's reader, as a follower with follower reads: null while it has none (or is not recent enough). */
+    private final AtomicReference<ClusterRouter.Target> reads = new AtomicReference<>();
+
     private ClusterRouter router;
 
     @BeforeEach
@@ -41,8 +44,9 @@ class ClusterRouterTest {
                 0,
                 "n1",
                 target::get,
+                reads::get,
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of(), 0, 0)),
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of(), 0, 0, 0)),
                 null,
                 null,
                 null);
@@ -192,6 +196,111 @@ class ClusterRouterTest {
         }
     }
 
+    /** A stand-in for a node's server that answers every request with {@code name} and counts the connections. */
+    private static HttpServer standIn(String name, AtomicInteger connections) throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        s.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            byte[] answer = (name + " " + exchange.getRequestHeaders().getFirst(ClusterRouter.FORWARDED))
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        s.setExecutor(null);
+        s.start();
+        return s;
+    }
+
+    private HttpResponse<String> call(String operation, String body, String... headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
+                .header("Content-Type", "application/x-amz-json-1.0")
+                .header("X-Amz-Target", "DynamoDB_20120810." + operation)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aFollowerAnswersEventuallyConsistentReadsItselfAndForwardsTheRest() throws Exception {
+        AtomicInteger toLeader = new AtomicInteger();
+        AtomicInteger toReader = new AtomicInteger();
+        HttpServer leader = standIn("leader", toLeader);
+        HttpServer reader = standIn("reader", toReader);
+        try {
+            target.set(
+                    new ClusterRouter.Target("127.0.0.1:" + leader.getAddress().getPort(), false));
+            reads.set(
+                    new ClusterRouter.Target("127.0.0.1:" + reader.getAddress().getPort(), true));
+            String key = "{\"TableName\":\"t\",\"Key\":{\"pk\":{\"S\":\"a\"}}";
+            // One client connection: each request goes where it should, over a connection kept to each.
+            for (int i = 0; i < 2; i++) {
+                assertThat(call("GetItem", key + "}").body()).isEqualTo("reader null");
+                assertThat(call("GetItem", key + ",\"ConsistentRead\":true}").body())
+                        .isEqualTo("leader n1");
+                assertThat(call("PutItem", "{\"TableName\":\"t\",\"Item\":{}}").body())
+                        .isEqualTo("leader n1");
+                assertThat(call("Query", "{\"TableName\":\"t\",\"ConsistentRead\":false}")
+                                .body())
+                        .isEqualTo("reader null");
+            }
+            assertThat(router.followerReads()).isEqualTo(4);
+            // A follower whose reader is not recent enough (or closed) forwards its reads too.
+            reads.set(null);
+            assertThat(call("Scan", "{\"TableName\":\"t\"}").body()).isEqualTo("leader n1");
+            assertThat(router.followerReads()).isEqualTo(4);
+        } finally {
+            leader.stop(0);
+            reader.stop(0);
+        }
+    }
+
+    private static boolean eventual(String operation, String body) {
+        io.netty.handler.codec.http.DefaultFullHttpRequest r = new io.netty.handler.codec.http.DefaultFullHttpRequest(
+                io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+                io.netty.handler.codec.http.HttpMethod.POST,
+                "/",
+                io.netty.buffer.Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        r.headers().set("X-Amz-Target", "DynamoDB_20120810." + operation);
+        try {
+            return ClusterRouter.eventualRead(r);
+        } finally {
+            r.release();
+        }
+    }
+
+    @Test
+    void onlyReadsThatAskNoConsistentReadAreEventuallyConsistent() {
+        assertThat(eventual("GetItem", "{\"TableName\":\"t\",\"Key\":{\"pk\":{\"S\":\"a\"}}}"))
+                .isTrue();
+        assertThat(eventual("GetItem", "{\"TableName\":\"t\",\"ConsistentRead\":true}"))
+                .isFalse();
+        assertThat(eventual("Scan", "{\"ConsistentRead\":false,\"TableName\":\"t\"}"))
+                .isTrue();
+        assertThat(eventual("Query", "{ \"TableName\" : \"t\" ,\n \"ConsistentRead\" : true }"))
+                .isFalse();
+        // BatchGetItem asks it per table: one consistent table makes the whole request go to the leader.
+        assertThat(eventual(
+                        "BatchGetItem",
+                        "{\"RequestItems\":{\"a\":{\"Keys\":[]},\"b\":{\"Keys\":[],\"ConsistentRead\":true}}}"))
+                .isFalse();
+        assertThat(eventual("BatchGetItem", "{\"RequestItems\":{\"a\":{\"Keys\":[],\"ConsistentRead\":false}}}"))
+                .isTrue();
+        // An attribute called ConsistentRead is not the parameter.
+        assertThat(eventual("GetItem", "{\"TableName\":\"t\",\"Key\":{\"ConsistentRead\":{\"S\":\"x\"}}}"))
+                .isTrue();
+        // Writes, other operations, and bodies that are not JSON (the leader answers their error) are not.
+        assertThat(eventual("PutItem", "{\"TableName\":\"t\"}")).isFalse();
+        assertThat(eventual("TransactGetItems", "{}")).isFalse();
+        assertThat(eventual("DescribeTable", "{\"TableName\":\"t\"}")).isFalse();
+        assertThat(eventual("GetItem", "{\"TableName\":")).isFalse();
+        assertThat(eventual("GetItem", "[]")).isFalse();
+        assertThat(eventual("GetItem", "{\"ConsistentRead\":\"yes\"}")).isFalse();
+    }
+
     /** Accepts connections on {@code from} and pipes each to {@code port}, counting them. */
     private static void relay(ServerSocket from, int port, AtomicInteger connections) {
         while (!from.isClosed()) {
@@ -243,8 +352,9 @@ class ClusterRouterTest {
                 0,
                 "n1",
                 target::get,
+                reads::get,
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", true, true, 3, 7, 7, Map.of(), 0, 0)),
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", true, true, 3, 7, 7, Map.of(), 0, 0, 0)),
                 new ClusterRouter.Members() {
                     @Override
                     public boolean leads() {

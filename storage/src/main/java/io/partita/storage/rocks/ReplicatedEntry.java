@@ -15,11 +15,22 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
     public enum Kind {
         BATCH,
         CREATE_FAMILY,
-        DROP_FAMILY
+        DROP_FAMILY,
+        /**
+         * A batch that changes the table catalog (a table's metadata or partition map): applied as any batch, and
+         * proposed alone, never joined with others. A follower's reader opens again on the new catalog when it
+         * applies one ({@link RocksStore#catalogChanges}).
+         */
+        CATALOG
     }
 
     public static byte[] batch(byte[] batch) {
         return encode(Kind.BATCH, batch);
+    }
+
+    /** A batch of the table catalog's ({@link Kind#CATALOG}). */
+    public static byte[] catalogBatch(byte[] batch) {
+        return encode(Kind.CATALOG, batch);
     }
 
     public static byte[] createFamily(String name) {
@@ -81,6 +92,11 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
             throw new IllegalArgumentException("not a replicated entry");
         }
         return new ReplicatedEntry(Kind.values()[entry[0]], Arrays.copyOfRange(entry, 1, entry.length));
+    }
+
+    /** Whether applying this entry changes the tables a reader of the store knows: a family's, or a catalog batch. */
+    public boolean changesCatalog() {
+        return kind != Kind.BATCH;
     }
 
     public String familyName() {

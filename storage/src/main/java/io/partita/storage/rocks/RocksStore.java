@@ -680,18 +680,33 @@ public final class RocksStore implements AutoCloseable {
                 }
             }
             case DROP_FAMILY -> dropFamilyHere(decoded.familyName());
-            case BATCH -> {}
+            case BATCH, CATALOG -> {}
         }
         byte[] applied = ByteBuffer.allocate(16).putLong(term).putLong(index).array();
         withOpenDb("apply entry", db -> {
-            try (WriteBatch batch = decoded.kind() == ReplicatedEntry.Kind.BATCH
-                    ? new WriteBatch(decoded.payload())
-                    : new WriteBatch()) {
+            boolean isBatch =
+                    decoded.kind() == ReplicatedEntry.Kind.BATCH || decoded.kind() == ReplicatedEntry.Kind.CATALOG;
+            try (WriteBatch batch = isBatch ? new WriteBatch(decoded.payload()) : new WriteBatch()) {
                 batch.put(defaultFamily(), APPLIED_ENTRY_KEY, applied);
                 commitHere(db, batch);
             }
             return null;
         });
+        if (decoded.changesCatalog()) {
+            catalogChanges.incrementAndGet();
+        }
+    }
+
+    /** Entries applied here ({@link #applyEntry}) that changed the table catalog; see {@link #catalogChanges}. */
+    private final java.util.concurrent.atomic.AtomicLong catalogChanges = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * How many entries this replica has applied, since it opened, that changed the table catalog: a table's metadata
+     * or partition map ({@link #writeCatalog}), or a column family made or dropped. A cluster follower's read-only
+     * engine, which loaded the catalog as it opened, opens again when this moves.
+     */
+    public long catalogChanges() {
+        return catalogChanges.get();
     }
 
     /**
@@ -866,19 +881,32 @@ public final class RocksStore implements AutoCloseable {
      * one.
      */
     public void write(Consumer<WriteBatch> fill) {
+        write(fill, false);
+    }
+
+    /**
+     * As {@link #write}, for a change of the table catalog (a table's metadata, its partition map): in cluster mode it
+     * travels as a {@link ReplicatedEntry.Kind#CATALOG} entry, which tells the followers' readers to load the catalog
+     * again ({@link #catalogChanges}). On a single node it is a write like any other.
+     */
+    public void writeCatalog(Consumer<WriteBatch> fill) {
+        write(fill, true);
+    }
+
+    private void write(Consumer<WriteBatch> fill, boolean catalog) {
         withOpenDb("write", db -> {
             ReusableBatch reusable = batches.get();
             if (reusable.inUse) {
                 try (WriteBatch batch = new WriteBatch()) {
                     fill.accept(batch);
-                    commit(db, batch);
+                    commit(db, batch, catalog);
                 }
                 return null;
             }
             reusable.inUse = true;
             try {
                 fill.accept(reusable.batch);
-                commit(db, reusable.batch);
+                commit(db, reusable.batch, catalog);
             } finally {
                 reusable.batch.clear();
                 reusable.inUse = false;
@@ -897,10 +925,11 @@ public final class RocksStore implements AutoCloseable {
      * joins another thread's write group (that group's memtable inserts), or if RocksDB stalls writes because
      * compaction is far behind, which with Partita's log (RocksDB flushes only at checkpoints) has not been seen.
      */
-    private void commit(RocksDB db, WriteBatch batch) throws RocksDBException {
+    private void commit(RocksDB db, WriteBatch batch, boolean catalog) throws RocksDBException {
         Replication through = replication;
         if (through != null) {
-            through.replicate(ReplicatedEntry.batch(batch.data()));
+            byte[] data = batch.data();
+            through.replicate(catalog ? ReplicatedEntry.catalogBatch(data) : ReplicatedEntry.batch(data));
             return;
         }
         commitHere(db, batch);

@@ -47,9 +47,20 @@ public final class TableStreams {
                     io.partita.storage.BackgroundThreads.named("partita-stream-expiry"));
 
     public TableStreams(ChangeFeed feed, TableCatalog catalog, Clock clock) {
+        this(feed, catalog, clock, true);
+    }
+
+    /**
+     * With {@code maintain} false (a cluster follower's reader, which changes nothing) it neither removes orphaned
+     * consumers nor expires disabled streams.
+     */
+    public TableStreams(ChangeFeed feed, TableCatalog catalog, Clock clock, boolean maintain) {
         this.feed = feed;
         this.catalog = catalog;
         this.clock = clock;
+        if (!maintain) {
+            return;
+        }
         for (Table t : catalog.snapshot().values()) {
             // A crash between registering a new stream's consumer and storing the stream leaves a consumer of nothing.
             for (FeedConsumer c : t.feed().consumers()) {

@@ -130,6 +130,16 @@ public final class TableCatalog {
             TablePartitions.Listener partitionListener,
             ChangeFeed feed,
             Opened opened) {
+        this(store, capacity, partitionListener, feed, opened, false);
+    }
+
+    private TableCatalog(
+            RocksStore store,
+            CapacityConfig capacity,
+            TablePartitions.Listener partitionListener,
+            ChangeFeed feed,
+            Opened opened,
+            boolean reader) {
         this.opened = opened;
         this.store = store;
         this.capacity = capacity;
@@ -137,8 +147,32 @@ public final class TableCatalog {
         this.feed = feed;
         this.meta = store.family(RocksStore.META);
         this.stats = store.family(RocksStore.STATS);
+        this.reader = reader;
         load();
     }
+
+    /**
+     * The catalog of a store that another node's engine changes (a cluster follower's replica): loaded as it is now,
+     * with nothing written as it loads (no orphan dropped, no change feed recovered) and no split ever started.
+     */
+    public static TableCatalog reader(RocksStore store, CapacityConfig capacity, ChangeFeed feed) {
+        return new TableCatalog(store, capacity, NO_SPLITS, feed, t -> {}, true);
+    }
+
+    /** A reader's partitions: a split is the leader's to make, and is never started here. */
+    private static final TablePartitions.Listener NO_SPLITS = new TablePartitions.Listener() {
+        @Override
+        public void splitWanted(
+                TablePartitions table, io.partita.storage.partition.Partition p, TablePartitions.SplitReason reason) {}
+
+        @Override
+        public void mapChanged(TablePartitions table, PartitionMap map, int nextId) {
+            throw new IllegalStateException("a reader's catalog never splits a partition");
+        }
+    };
+
+    /** Whether this catalog only reads a store another engine changes ({@link #reader}). */
+    private final boolean reader;
 
     private void load() {
         TreeMap<String, Table> loaded = new TreeMap<>();
@@ -160,10 +194,16 @@ public final class TableCatalog {
                     size);
             Table t = new Table(m, store.family(m.itemsFamily()), count, size, partitions);
             t.indexes = liveIndexes(m);
-            feed.recover(t);
+            if (!reader) {
+                feed.recover(t);
+            }
             loaded.put(m.name(), t);
         });
         tables = loaded;
+        if (reader) {
+            log.debug("a reader loaded {} tables", loaded.size());
+            return;
+        }
         for (Table t : loaded.values()) {
             opened.opened(t);
         }
@@ -222,7 +262,7 @@ public final class TableCatalog {
             throw new StorageException("cannot encode partition map", e);
         }
         String id = partitions.metadata().id();
-        store.write(batch -> {
+        store.writeCatalog(batch -> {
             try {
                 batch.put(stats, counterKey(id, 'p'), json);
             } catch (RocksDBException e) {
@@ -280,7 +320,7 @@ public final class TableCatalog {
     }
 
     private void persist(TableMetadata m) {
-        store.write(batch -> {
+        store.writeCatalog(batch -> {
             try {
                 batch.put(meta, m.name().getBytes(StandardCharsets.UTF_8), encode(m));
             } catch (RocksDBException e) {
@@ -420,7 +460,7 @@ public final class TableCatalog {
                 .withAttributeDefinitions(t.metadata.attributeDefinitions().stream()
                         .filter(a -> used.contains(a.attributeName()))
                         .toList());
-        store.write(batch -> {
+        store.writeCatalog(batch -> {
             try {
                 batch.put(meta, next.name().getBytes(StandardCharsets.UTF_8), encode(next));
                 batch.delete(stats, indexCounterKey(next.id(), d.id(), 'c'));
@@ -488,7 +528,7 @@ public final class TableCatalog {
     /** Sets an index's counters to zero (a new index, or a backfill starting again). */
     public void resetIndexStats(Table table, String indexId) {
         String id = table.metadata.id();
-        store.write(batch -> {
+        store.writeCatalog(batch -> {
             try {
                 batch.delete(stats, indexCounterKey(id, indexId, 'c'));
                 batch.delete(stats, indexCounterKey(id, indexId, 's'));
@@ -545,7 +585,7 @@ public final class TableCatalog {
             throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
         }
         TableMetadata m = t.metadata;
-        store.write(batch -> {
+        store.writeCatalog(batch -> {
             try {
                 batch.delete(meta, m.name().getBytes(StandardCharsets.UTF_8));
                 batch.delete(stats, counterKey(m.id(), 'c'));

@@ -1,0 +1,63 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A node's cluster settings from its flags' forms and from a properties file ({@code --cluster-config}). */
+class ClusterConfigTest {
+    private static final String MEMBERS = "members=n1=10.0.0.1:9000:8000,n2=10.0.0.2:9000:8000,n3=10.0.0.3:9000:8000\n";
+
+    @TempDir
+    Path dir;
+
+    private ClusterConfig load(String properties, String nodeId) throws Exception {
+        Path file = dir.resolve("cluster.properties");
+        Files.writeString(file, properties);
+        return ClusterConfig.load(file, nodeId);
+    }
+
+    @Test
+    void aFileNamesTheClusterItsMembersAndWhetherFollowersRead() throws Exception {
+        ClusterConfig c = load("cluster.name=prod\nnode.id=n2\n" + MEMBERS + "follower.reads=true\n", null);
+        assertThat(c.name()).isEqualTo("prod");
+        assertThat(c.nodeId()).isEqualTo("n2");
+        assertThat(c.self().apiAddress()).isEqualTo("10.0.0.2:8000");
+        assertThat(c.followerReads()).isTrue();
+        assertThat(c.join()).isFalse();
+
+        // Without follower.reads every request goes to the leader; --node-id overrides the file's node.
+        ClusterConfig defaults = load("node.id=n2\n" + MEMBERS, "n3");
+        assertThat(defaults.name()).isEqualTo("partita");
+        assertThat(defaults.nodeId()).isEqualTo("n3");
+        assertThat(defaults.followerReads()).isFalse();
+        // Joining keeps follower reads, and the other way round.
+        assertThat(c.joining(true).followerReads()).isTrue();
+        assertThat(defaults.withFollowerReads(true).joining(true).join()).isTrue();
+    }
+
+    @Test
+    void aFollowerReadsSettingThatIsNotABooleanIsRefused() {
+        assertThatThrownBy(() -> load("node.id=n1\n" + MEMBERS + "follower.reads=yes\n", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("follower.reads is true or false, not yes");
+    }
+
+    @Test
+    void membersAreIdHostAndTwoPortsAndThereAreAtLeastThree() {
+        assertThat(ClusterConfig.parseMember("n1=h:1:2")).isEqualTo(new ClusterConfig.Member("n1", "h", 1, 2));
+        assertThatThrownBy(() -> ClusterConfig.parseMember("n1=h:1"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("id=host:raftPort:apiPort");
+        assertThatThrownBy(() -> ClusterConfig.parseMember("n1=h:1:70000"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("from 1 to 65535");
+        assertThatThrownBy(() -> new ClusterConfig("c", "n1", ClusterConfig.parseMembers("n1=h:1:2,n2=h:3:4")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 3 members");
+    }
+}
