@@ -25,9 +25,10 @@ RUN java -XX:ArchiveClassesAtExit=/opt/partita/partita.jsa -Xlog:cds=off -Xlog:c
 
 FROM eclipse-temurin:17-jre
 # DynamoDB Local's image works from /home/dynamodblocal; Partita keeps its data in /data (a volume), and runs as a user
-# of its own, not root. The volume is made and given to that user before VOLUME, so that a new volume inherits it.
+# of its own, not root. The volume is made and given to that user before VOLUME, so that a new volume inherits it;
+# /s3 too, for a volume a cluster's nodes share as their --s3-dir (compose.cluster.yaml).
 RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/partita partita \
-    && mkdir -p /data && chown partita:partita /data
+    && mkdir -p /data /s3 && chown partita:partita /data /s3
 WORKDIR /home/partita
 COPY --from=build /opt/partita/partita.jar /opt/partita/partita.jar
 COPY --from=build /opt/partita/partita.jsa /opt/partita/partita.jsa

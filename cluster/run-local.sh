@@ -2,7 +2,8 @@
 # A 3-node Partita cluster on this machine (docs/CLUSTER.md): nodes n1, n2, n3 answer clients on ports 8001, 8002 and
 # 8003 and talk Raft on 9001, 9002 and 9003; each keeps its replica in $DIR/n1 … (default ./partita-cluster).
 #
-#   cluster/run-local.sh start     starts the nodes in the background (logs in $DIR/n*.log)
+#   cluster/run-local.sh start     starts the nodes in the background (logs in $DIR/n*.log; S3 for exports and imports
+#                                  in $DIR/s3, shared by the nodes, unless the arguments give --s3-dir)
 #   cluster/run-local.sh status    each node's view: its role, the leader, term and indexes (GET /cluster)
 #   cluster/run-local.sh kill N    SIGKILL node N (1-3): a crash, for trying failover
 #   cluster/run-local.sh restart N starts node N again on its data, with the arguments start was given
@@ -26,9 +27,12 @@ start_node() {
   local members=$MEMBERS
   [[ $n -le 3 ]] || members="$MEMBERS,$(member "$n")"
   mkdir -p "$DIR"
+  # The nodes share one directory for S3 (exports and imports), as S3 is one place, unless the arguments name one.
+  local s3=(--s3-dir "$DIR/s3") arg
+  for arg in "$@"; do [[ $arg == --s3-dir* ]] && s3=(); done
   # shellcheck disable=SC2086
   nohup java ${JAVA_OPTS:-} -jar "$JAR" --host 127.0.0.1 --data-dir "$DIR/n$n" \
-    --cluster-members "$members" --node-id "n$n" "$@" >"$DIR/n$n.log" 2>&1 &
+    --cluster-members "$members" --node-id "n$n" ${s3[@]+"${s3[@]}"} "$@" >"$DIR/n$n.log" 2>&1 &
   echo $! >"$DIR/n$n.pid"
   echo "node n$n: pid $!, port 800$n, log $DIR/n$n.log"
 }

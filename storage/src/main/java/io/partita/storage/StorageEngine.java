@@ -336,6 +336,46 @@ public final class StorageEngine implements AutoCloseable {
                 (key, value) -> visitor.visit(key, ItemCodec.decode(value), value.length));
     }
 
+    private static final byte[] RECORDS = "partita/record/".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    private static byte[] recordKey(String kind, String id) {
+        return (new String(RECORDS, java.nio.charset.StandardCharsets.UTF_8) + kind + "/" + id)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Keeps {@code value} as the record {@code id} of {@code kind}, replacing any before: small records the server
+     * keeps beside the tables (the descriptions of exports and imports), in the store's {@code default} column
+     * family, so that they live as the tables do: through a restart and, in cluster mode, replicated to every node.
+     */
+    public void putRecord(String kind, String id, byte[] value) {
+        byte[] key = recordKey(kind, id);
+        org.rocksdb.ColumnFamilyHandle cf = store.family(RECORD_FAMILY);
+        store.write(batch -> {
+            try {
+                batch.put(cf, key, value);
+            } catch (org.rocksdb.RocksDBException e) {
+                throw new StorageException("record write failed", e);
+            }
+        });
+    }
+
+    /** Calls {@code visitor} with the id and value of every record of {@code kind} ({@link #putRecord}), by id. */
+    public void forEachRecord(String kind, java.util.function.BiConsumer<String, byte[]> visitor) {
+        byte[] prefix = recordKey(kind, "");
+        byte[] end = prefix.clone();
+        end[end.length - 1]++;
+        store.range(store.family(RECORD_FAMILY), prefix, end, true, (key, value) -> {
+            visitor.accept(
+                    new String(key, prefix.length, key.length - prefix.length, java.nio.charset.StandardCharsets.UTF_8),
+                    value);
+            return true;
+        });
+    }
+
+    private static final String RECORD_FAMILY =
+            new String(org.rocksdb.RocksDB.DEFAULT_COLUMN_FAMILY, java.nio.charset.StandardCharsets.UTF_8);
+
     /** Receives one item of a range: its encoded key, the item, and its stored size; returns false to stop. */
     @FunctionalInterface
     public interface ItemVisitor {

@@ -51,10 +51,22 @@ class ClusterIT {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    /**
+     * A port free now, below Linux's ephemeral range (32768 up): a port the system hands out for 0 comes from that
+     * range, and a connection another node opens meanwhile (gRPC's, a client's) may take it before the node binds it.
+     */
+    static int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+                return port;
+            } catch (IOException taken) {
+                // another, then
+            }
         }
+        throw new IOException("no free port from 20000 to 32000");
     }
 
     private ClusterNode.LogRetention retention = ClusterNode.LogRetention.defaults();
@@ -91,7 +103,8 @@ class ClusterIT {
         ServerConfig server = new ServerConfig(
                 "127.0.0.1",
                 members.get(i).apiPort(),
-                StorageConfig.disk(dir.resolve("n" + i)),
+                // Every node's S3 is one directory, as a shared volume would be (docs/CLUSTER.md).
+                StorageConfig.disk(dir.resolve("n" + i)).withS3Dir(dir.resolve("s3")),
                 "us-east-1",
                 4,
                 Transport.NIO);
@@ -241,6 +254,21 @@ class ClusterIT {
         assertThat(entries).isPositive();
         assertThat(writes).isGreaterThanOrEqualTo(entries);
 
+        // An export through the follower, made by the leader: its record is in the replicated store.
+        java.nio.file.Files.createDirectories(dir.resolve("s3/lake"));
+        String exportArn;
+        try (DynamoDbClient ddb = client(nodes[follower])) {
+            ddb.updateContinuousBackups(u -> u.tableName(OnceCounters.TABLE)
+                    .pointInTimeRecoverySpecification(p -> p.pointInTimeRecoveryEnabled(true)));
+            String tableArn = ddb.describeTable(d -> d.tableName(OnceCounters.TABLE))
+                    .table()
+                    .tableArn();
+            exportArn = ddb.exportTableToPointInTime(
+                            e -> e.tableArn(tableArn).s3Bucket("lake").clientToken("before-failover"))
+                    .exportDescription()
+                    .exportArn();
+        }
+
         // Concurrent increments through every node, while the leader stops half way.
         AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);
         ExecutorService pool = Executors.newFixedThreadPool(6);
@@ -270,6 +298,33 @@ class ClusterIT {
         assertThat(sum(acknowledged)).isEqualTo(240);
         try (DynamoDbClient ddb = client(nodes[second])) {
             assertCounters(ddb, acknowledged);
+            // The new leader knows the export the old one made, and imports its data from the shared S3.
+            var export = ddb.describeExport(d -> d.exportArn(exportArn)).exportDescription();
+            assertThat(export.exportStatusAsString()).isEqualTo("COMPLETED");
+            assertThat(export.itemCount()).isEqualTo(1L);
+            assertThat(ddb.listExports(l -> l.tableArn(export.tableArn())).exportSummaries())
+                    .extracting(x -> x.exportArn())
+                    .containsExactly(exportArn);
+            String id = exportArn.substring(exportArn.lastIndexOf('/') + 1);
+            String importArn = ddb.importTable(r -> r.s3BucketSource(
+                                    b -> b.s3Bucket("lake").s3KeyPrefix("AWSDynamoDB/" + id + "/data/"))
+                            .inputFormat("DYNAMODB_JSON")
+                            .inputCompressionType("GZIP")
+                            .tableCreationParameters(c -> c.tableName("imported")
+                                    .attributeDefinitions(
+                                            a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
+                                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                                    .billingMode("PAY_PER_REQUEST")))
+                    .importTableDescription()
+                    .importArn();
+            assertThat(ddb.describeImport(d -> d.importArn(importArn))
+                            .importTableDescription()
+                            .importedItemCount())
+                    .isEqualTo(1L);
+            assertThat(ddb.getItem(g ->
+                                    g.tableName("imported").key(key("first")).consistentRead(true))
+                            .hasItem())
+                    .isTrue();
         }
 
         // The stopped node comes back and catches up; then the second leader stops, so the two that are left, the

@@ -6,6 +6,7 @@ import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.message.ExportDescription;
 import io.partita.protocol.message.ImportTableDescription;
 import io.partita.protocol.model.AttributeValue;
+import io.partita.storage.StorageEngine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,16 +39,17 @@ import java.util.zip.GZIPOutputStream;
  * {@code <prefix>/AWSDynamoDB/<export id>/} holds {@code _started}, {@code manifest-summary.json}, {@code
  * manifest-files.json} (each with its {@code .md5}) and {@code data/<name>.json.gz}, one {@code {"Item": …}} line per
  * item in DynamoDB JSON. An import reads every file under a bucket's key prefix (a raw prefix, as S3's). The records
- * of both are kept in {@code transfers/} of the data directory, so that they outlive a restart (in memory, until the
- * server stops).
+ * of both are kept in the store beside the tables ({@link StorageEngine#putRecord}), so that they outlive a restart
+ * and, in cluster mode, reach every node: the next leader describes and lists them. Records of an older version,
+ * kept as files in {@code transfers/} of the data directory, move into the store when the server opens.
  */
 final class S3Transfers {
     /** DynamoDB's manifest version. */
     static final String MANIFEST_VERSION = "2020-06-30";
 
     private final Path root;
-    /** Where the records of exports and imports are kept across restarts; null in memory. */
-    private final Path records;
+    /** Where the records of exports and imports are kept. */
+    private final StorageEngine storage;
 
     /** An export: its description now, and the request that made it (for its ClientToken). */
     record ExportRecord(
@@ -65,25 +67,48 @@ final class S3Transfers {
 
     final Map<String, String> importTokens = new ConcurrentHashMap<>();
 
-    S3Transfers(Path root, Path records) {
+    /**
+     * The transfers of {@code storage}'s account, to and from {@code root}; {@code legacy} (or null) is the directory
+     * where an older version kept their records as files, which move into the store (not on a cluster follower's
+     * reader, which writes nothing; the leader moves its own).
+     */
+    S3Transfers(Path root, StorageEngine storage, Path legacy) {
         this.root = root;
-        this.records = records;
-        if (records != null) {
-            load(records.resolve("exports"), ExportRecord.class, r -> remember(r, false));
-            load(records.resolve("imports"), ImportRecord.class, r -> remember(r, false));
+        this.storage = storage;
+        if (legacy != null && !storage.reader()) {
+            migrate(legacy.resolve(EXPORTS), ExportRecord.class, r -> remember(r, true));
+            migrate(legacy.resolve(IMPORTS), ImportRecord.class, r -> remember(r, true));
         }
+        storage.forEachRecord(EXPORTS, (id, json) -> remember(read(json, ExportRecord.class), false));
+        storage.forEachRecord(IMPORTS, (id, json) -> remember(read(json, ImportRecord.class), false));
     }
 
-    private static <T> void load(Path dir, Class<T> type, Consumer<T> into) {
+    private static final String EXPORTS = "exports";
+    private static final String IMPORTS = "imports";
+
+    /** Moves the records kept as files in {@code dir} into the store: each file is deleted once its record is in. */
+    private static <T> void migrate(Path dir, Class<T> type, Consumer<T> into) {
         if (!Files.isDirectory(dir)) {
             return;
         }
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".json")).toList()) {
-                into.accept(DynamoJson.mapper().readValue(f.toFile(), type));
+            for (Path f : files.toList()) {
+                if (f.toString().endsWith(".json")) {
+                    into.accept(DynamoJson.mapper().readValue(f.toFile(), type));
+                }
+                Files.delete(f);
             }
+            Files.delete(dir);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("reading the records of exports and imports in " + dir, e);
+            throw new java.io.UncheckedIOException("moving the records of exports and imports in " + dir, e);
+        }
+    }
+
+    private static <T> T read(byte[] json, Class<T> type) {
+        try {
+            return DynamoJson.mapper().readValue(json, type);
+        } catch (IOException e) {
+            throw new io.partita.storage.StorageException("corrupt record of an export or import", e);
         }
     }
 
@@ -92,7 +117,7 @@ final class S3Transfers {
         exports.put(r.description().exportArn(), r);
         exportTokens.put(r.description().clientToken(), r.description().exportArn());
         if (persist) {
-            persist("exports", r.description().exportArn(), r);
+            persist(EXPORTS, r.description().exportArn(), r);
         }
     }
 
@@ -100,26 +125,19 @@ final class S3Transfers {
         imports.put(r.description().importArn(), r);
         importTokens.put(r.description().clientToken(), r.description().importArn());
         if (persist) {
-            persist("imports", r.description().importArn(), r);
+            persist(IMPORTS, r.description().importArn(), r);
         }
     }
 
+    /** Keeps {@code record} in the store under the id its ARN ends with (exports' and imports' ids are unique). */
     private void persist(String kind, String arn, Object record) {
-        if (records == null) {
-            return;
-        }
-        Path dir = records.resolve(kind);
         try {
-            Files.createDirectories(dir);
-            Path tmp = dir.resolve(arn.substring(arn.lastIndexOf('/') + 1) + ".json.tmp");
-            Files.write(tmp, DynamoJson.mapper().writeValueAsBytes(record));
-            Files.move(
-                    tmp,
-                    dir.resolve(arn.substring(arn.lastIndexOf('/') + 1) + ".json"),
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("writing the record of " + arn, e);
+            storage.putRecord(
+                    kind,
+                    arn.substring(arn.lastIndexOf('/') + 1),
+                    DynamoJson.mapper().writeValueAsBytes(record));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode the record of " + arn, e);
         }
     }
 

@@ -10,6 +10,7 @@ public final class TransferOperations {
     public static void register(OperationRegistry registry, StorageEngine storage) {
         S3Transfers transfers = new S3Transfers(
                 storage.s3Root(),
+                storage,
                 storage.dataDir() == null ? null : storage.dataDir().resolve("transfers"));
         registry.register("ExportTableToPointInTime", new ExportTableToPointInTimeHandler(storage, transfers))
                 .register("DescribeExport", new DescribeExportHandler(transfers))
