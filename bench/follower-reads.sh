@@ -14,7 +14,12 @@ CONNECTIONS=${2:-32}
 export JAR=${JAR:-server/target/partita.jar}
 DIR=$(mktemp -d -t partita-follower-reads-XXXX)
 export DIR
-trap 'cluster/run-local.sh stop >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
+cleanup() {
+  cluster/run-local.sh stop >/dev/null 2>&1 || true
+  # The nodes may still be writing as they exit.
+  for _ in $(seq 1 20); do rm -rf "$DIR" 2>/dev/null && return; sleep 0.5; done
+}
+trap cleanup EXIT
 extra=()
 [[ $MODE == on ]] && extra=(--cluster-follower-reads)
 JAVA_OPTS=${JAVA_OPTS:--Xmx2g} cluster/run-local.sh start --throughput off "${extra[@]}" >/dev/null

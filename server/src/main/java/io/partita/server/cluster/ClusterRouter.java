@@ -242,6 +242,8 @@ final class ClusterRouter implements AutoCloseable {
         private Channel upstream;
         /** The client connection while one of its requests is on its way, else null. */
         private ChannelHandlerContext waiting;
+        /** The request on its way to this follower's reader (retained), else null: see {@link #askLeader}. */
+        private FullHttpRequest again;
 
         private boolean waitingKeepAlive;
         private ScheduledFuture<?> deadline;
@@ -295,10 +297,12 @@ final class ClusterRouter implements AutoCloseable {
             }
             String forwardedBy = request.headers().get(FORWARDED);
             Target to = null;
+            boolean toReader = false;
             if (reads != null && forwardedBy == null) {
                 Target reader = reads.get();
                 if (reader != null && eventualRead(request)) {
                     to = reader;
+                    toReader = true;
                     readsServed.increment();
                 }
             }
@@ -313,6 +317,19 @@ final class ClusterRouter implements AutoCloseable {
                         "no node of the cluster serves requests now (an election is under way)");
                 return;
             }
+            // One request of a connection at a time, so that answers leave in the order the requests came.
+            ctx.channel().config().setAutoRead(false);
+            waiting = ctx;
+            waitingKeepAlive = keepAlive;
+            if (toReader) {
+                // To this follower's reader: kept, to be asked of the leader if the reader does not know its table.
+                again = request.retain();
+            }
+            dispatch(ctx, request, to);
+        }
+
+        /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
+        private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Target to) {
             FullHttpRequest out = new DefaultFullHttpRequest(
                     HttpVersion.HTTP_1_1,
                     request.method(),
@@ -328,10 +345,6 @@ final class ClusterRouter implements AutoCloseable {
             if (!to.local()) {
                 out.headers().set(FORWARDED, nodeId);
             }
-            // One request of a connection at a time, so that answers leave in the order the requests came.
-            ctx.channel().config().setAutoRead(false);
-            waiting = ctx;
-            waitingKeepAlive = keepAlive;
             Channel open = upstreams.get(to.address());
             if (open != null && open.isActive()) {
                 upstream = open;
@@ -412,6 +425,10 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             waiting = null;
+            if (again != null) {
+                again.release();
+                again = null;
+            }
             if (deadline != null) {
                 deadline.cancel(false);
                 deadline = null;
@@ -425,12 +442,46 @@ final class ClusterRouter implements AutoCloseable {
                 up.close();
             }
             upstreams.clear();
+            if (again != null) {
+                again.release();
+                again = null;
+            }
             super.channelInactive(ctx);
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
+        }
+
+        /**
+         * When this follower's reader answered a read that it does not know the table or index (a
+         * ResourceNotFoundException, or a ValidationException such as an unknown index), sends the read to the leader
+         * instead and returns true: the follower applies a new table's definition a moment after the leader made it,
+         * and a table DescribeTable calls ACTIVE is never "not found" to its reads. A read changes nothing, so asking
+         * again is safe; a read the reader refused for anything else (a throttle) is answered as it is.
+         */
+        private boolean askLeader(byte[] body) {
+            String answer = new String(body, 0, Math.min(body.length, 200), StandardCharsets.UTF_8);
+            Target leader = target.get();
+            if (leader == null
+                    || leader.local()
+                    || !(answer.contains("#ResourceNotFoundException") || answer.contains("#ValidationException"))) {
+                return false;
+            }
+            FullHttpRequest request = again;
+            again = null;
+            readsServed.decrement();
+            if (deadline != null) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+            try {
+                dispatch(waiting, request, leader);
+            } finally {
+                request.release();
+            }
+            return true;
         }
 
         /** The serving node's answers on the connection onwards. */
@@ -443,6 +494,9 @@ final class ClusterRouter implements AutoCloseable {
                 byte[] body = ByteBufUtil.getBytes(response.content());
                 if (!HttpUtil.isKeepAlive(response)) {
                     up.close();
+                }
+                if (again != null && response.status().code() == 400 && askLeader(body)) {
+                    return;
                 }
                 finish(ctx -> answer(ctx, waitingKeepAlive, response.status().code(), null, body, response.headers()));
             }

@@ -196,11 +196,12 @@ class ClusterRouterTest {
         }
     }
 
-    /** A stand-in for a node's server that answers every request with {@code name} and counts the connections. */
-    private static HttpServer standIn(String name, AtomicInteger connections) throws IOException {
+    /** A stand-in for a node's server that answers every request with {@code name} and counts them. */
+    private static HttpServer standIn(String name, AtomicInteger requests) throws IOException {
         HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         s.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
+            requests.incrementAndGet();
             byte[] answer = (name + " " + exchange.getRequestHeaders().getFirst(ClusterRouter.FORWARDED))
                     .getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, answer.length);
@@ -248,10 +249,53 @@ class ClusterRouterTest {
                         .isEqualTo("reader null");
             }
             assertThat(router.followerReads()).isEqualTo(4);
+            assertThat(toReader.get()).isEqualTo(4);
+            assertThat(toLeader.get()).isEqualTo(4);
             // A follower whose reader is not recent enough (or closed) forwards its reads too.
             reads.set(null);
             assertThat(call("Scan", "{\"TableName\":\"t\"}").body()).isEqualTo("leader n1");
             assertThat(router.followerReads()).isEqualTo(4);
+        } finally {
+            leader.stop(0);
+            reader.stop(0);
+        }
+    }
+
+    @Test
+    void aReadTheFollowersReaderDoesNotKnowTheTableOfIsAskedOfTheLeader() throws Exception {
+        AtomicInteger toLeader = new AtomicInteger();
+        HttpServer leader = standIn("leader", toLeader);
+        AtomicReference<String> readerAnswer = new AtomicReference<>();
+        HttpServer reader = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        reader.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            byte[] answer = readerAnswer.get().getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(400, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        reader.start();
+        try {
+            target.set(
+                    new ClusterRouter.Target("127.0.0.1:" + leader.getAddress().getPort(), false));
+            reads.set(
+                    new ClusterRouter.Target("127.0.0.1:" + reader.getAddress().getPort(), true));
+            String get = "{\"TableName\":\"new\",\"Key\":{}}";
+            // A table (or an index) the follower has not applied yet: the leader answers.
+            readerAnswer.set("{\"__type\":\"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException\"}");
+            assertThat(call("GetItem", get).body()).isEqualTo("leader n1");
+            readerAnswer.set("{\"__type\":\"com.amazon.coral.validate#ValidationException\","
+                    + "\"message\":\"The table does not have the specified index: byG\"}");
+            assertThat(call("Query", get).body()).isEqualTo("leader n1");
+            assertThat(router.followerReads()).isZero();
+            // A throttle is the reader's own answer.
+            readerAnswer.set(
+                    "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException\"}");
+            HttpResponse<String> throttled = call("GetItem", get);
+            assertThat(throttled.statusCode()).isEqualTo(400);
+            assertThat(throttled.body()).contains("ProvisionedThroughputExceededException");
+            assertThat(router.followerReads()).isEqualTo(1);
+            assertThat(toLeader.get()).isEqualTo(2);
         } finally {
             leader.stop(0);
             reader.stop(0);
