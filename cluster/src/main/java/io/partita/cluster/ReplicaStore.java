@@ -67,6 +67,11 @@ public final class ReplicaStore implements AutoCloseable {
         return installing ? null : use.apply(store);
     }
 
+    /** Whether a checkpoint is replacing the store now (read without waiting for the install). */
+    public boolean installing() {
+        return installing;
+    }
+
     /** Sets what runs before an install closes the store: whatever uses the store must stop using it. */
     public void beforeInstall(Runnable hook) {
         beforeInstall = hook;

@@ -297,8 +297,16 @@ class ReplicatedStoreIT {
                 assertThat(follower.store().catalogChanges()).isGreaterThan(changes);
                 assertThat(reader.tables().find("more")).isNull();
             }
+            // A backup the leader is making (its family made, its record not yet written) is not the tables' change,
+            // and a reader opening meanwhile leaves it alone: dropping it would be a write, refused on a follower.
+            long beforeBackup = follower.store().catalogChanges();
+            leader.store().createItemFamily(RocksStore.BACKUP_PREFIX + "in-progress");
+            awaitApplied(follower, leader);
+            assertThat(follower.store().catalogChanges()).isEqualTo(beforeBackup);
             try (io.partita.storage.StorageEngine reader =
                     io.partita.storage.StorageEngine.openReader(follower.store(), config(follower))) {
+                assertThat(follower.store().hasFamily(RocksStore.BACKUP_PREFIX + "in-progress"))
+                        .isTrue();
                 assertThat(reader.tables().find("more")).isNotNull();
                 assertThat(reader.get(reader.tables().find("orders"), pk("a"))).isEqualTo(item("a", "2"));
             }

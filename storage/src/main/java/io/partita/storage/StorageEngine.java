@@ -103,7 +103,7 @@ public final class StorageEngine implements AutoCloseable {
                 config.transactionConflicts());
         this.ttl = new TimeToLive(
                 store, catalog, writes, locks, config.capacity().clock(), reader ? 0 : config.ttlIntervalMillis());
-        this.backups = new io.partita.storage.backup.TableBackups(store, catalog, writes, clock);
+        this.backups = new io.partita.storage.backup.TableBackups(store, catalog, writes, clock, reader);
         this.pitr = new io.partita.storage.backup.PointInTimeRecovery(store, catalog, feed, writes, clock);
         this.trimmer = new FeedTrimmer(feed, () -> catalog.snapshot().values(), reader ? 0 : config.feedTrimMillis());
         if (!reader) {

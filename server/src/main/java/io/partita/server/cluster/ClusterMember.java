@@ -367,6 +367,11 @@ public final class ClusterMember implements AutoCloseable {
             stopReading("it does not follow");
             return;
         }
+        if (replica.installing()) {
+            // Its hook closed the reader; the next pass after the install opens one on the new store.
+            readable = false;
+            return;
+        }
         Reader r = reader;
         Boolean current = r == null
                 ? Boolean.FALSE
@@ -384,8 +389,8 @@ public final class ClusterMember implements AutoCloseable {
      * a store an install replaced): reads go on, to one or the other, meanwhile.
      */
     private synchronized void openReader(Reader previous) {
-        if (closed || serving != null) {
-            return;
+        if (closed || serving != null || reader != previous) {
+            return; // closed, or changed (an install closed it) since the caller looked: the next pass decides
         }
         long started = System.nanoTime();
         Reader opened = replica.unlessInstalling(store -> {
@@ -413,7 +418,10 @@ public final class ClusterMember implements AutoCloseable {
             log.debug("node {}: its reader opened again on the changed tables in {} ms", nodeId(), millis);
         }
         if (previous != null) {
-            previous.server().close();
+            // On a thread of its own: it lets its reads in flight finish, and the watch goes on meanwhile.
+            Thread closing = new Thread(previous.server()::close, "partita-cluster-" + nodeId() + "-reader-close");
+            closing.setDaemon(true);
+            closing.start();
         }
     }
 

@@ -303,7 +303,6 @@ final class ClusterRouter implements AutoCloseable {
                 if (reader != null && eventualRead(request)) {
                     to = reader;
                     toReader = true;
-                    readsServed.increment();
                 }
             }
             if (to == null) {
@@ -385,6 +384,10 @@ final class ClusterRouter implements AutoCloseable {
                     send(out);
                 } else {
                     out.release();
+                    if (again != null && waiting != null) {
+                        toLeader(); // this follower's reader closed just now
+                        return;
+                    }
                     // Never reached the serving node: nothing was done.
                     finish(e -> error(
                             e,
@@ -414,6 +417,10 @@ final class ClusterRouter implements AutoCloseable {
             upstreams.values().remove(to);
             if (to != upstream) {
                 return; // a connection to a node that served before: no request of now is on it
+            }
+            if (again != null && waiting != null) {
+                toLeader(); // a read, which changes nothing: the reader closed before it answered
+                return;
             }
             finish(e -> error(e, waitingKeepAlive, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
         }
@@ -463,25 +470,39 @@ final class ClusterRouter implements AutoCloseable {
          */
         private boolean askLeader(byte[] body) {
             String answer = new String(body, 0, Math.min(body.length, 200), StandardCharsets.UTF_8);
-            Target leader = target.get();
-            if (leader == null
-                    || leader.local()
-                    || !(answer.contains("#ResourceNotFoundException") || answer.contains("#ValidationException"))) {
+            if (!(answer.contains("#ResourceNotFoundException") || answer.contains("#ValidationException"))) {
                 return false;
             }
+            toLeader();
+            return true;
+        }
+
+        /**
+         * Sends the read on its way to this follower's reader ({@link #again}) to the serving node instead: the reader
+         * did not know its table, or closed (it opens again on a new catalog) before it answered. While no node serves,
+         * the answer is a 503, which the SDKs retry.
+         */
+        private void toLeader() {
             FullHttpRequest request = again;
             again = null;
-            readsServed.decrement();
             if (deadline != null) {
                 deadline.cancel(false);
                 deadline = null;
             }
+            Target leader = target.get();
             try {
-                dispatch(waiting, request, leader);
+                if (leader == null) {
+                    finish(e -> error(
+                            e,
+                            waitingKeepAlive,
+                            ErrorCode.SERVICE_UNAVAILABLE,
+                            "no node of the cluster serves requests now (an election is under way)"));
+                } else {
+                    dispatch(waiting, request, leader);
+                }
             } finally {
                 request.release();
             }
-            return true;
         }
 
         /** The serving node's answers on the connection onwards. */
@@ -495,8 +516,11 @@ final class ClusterRouter implements AutoCloseable {
                 if (!HttpUtil.isKeepAlive(response)) {
                     up.close();
                 }
-                if (again != null && response.status().code() == 400 && askLeader(body)) {
-                    return;
+                if (again != null) {
+                    if (response.status().code() == 400 && askLeader(body)) {
+                        return;
+                    }
+                    readsServed.increment();
                 }
                 finish(ctx -> answer(ctx, waitingKeepAlive, response.status().code(), null, body, response.headers()));
             }

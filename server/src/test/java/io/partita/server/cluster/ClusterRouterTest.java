@@ -302,6 +302,46 @@ class ClusterRouterTest {
         }
     }
 
+    @Test
+    void aReadWhoseReaderClosedGoesToTheLeaderAndNoLeaderIsA503() throws Exception {
+        AtomicInteger toLeader = new AtomicInteger();
+        HttpServer leader = standIn("leader", toLeader);
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        try (ServerSocket dying = new ServerSocket(0)) {
+            // A reader that takes the read and closes (it opens again on a new catalog) without answering.
+            Thread reader = new Thread(() -> {
+                try (Socket s = dying.accept();
+                        InputStream in = s.getInputStream()) {
+                    in.read(new byte[64]);
+                } catch (IOException ignored) {
+                    // the test sees the router's answer
+                }
+            });
+            reader.start();
+            target.set(
+                    new ClusterRouter.Target("127.0.0.1:" + leader.getAddress().getPort(), false));
+            reads.set(new ClusterRouter.Target("127.0.0.1:" + dying.getLocalPort(), true));
+            String get = "{\"TableName\":\"t\",\"Key\":{}}";
+            assertThat(call("GetItem", get).body()).isEqualTo("leader n1");
+            reader.join();
+            // A reader that cannot be reached at all.
+            reads.set(new ClusterRouter.Target("127.0.0.1:" + closed, true));
+            assertThat(call("GetItem", get).body()).isEqualTo("leader n1");
+            assertThat(toLeader.get()).isEqualTo(2);
+            assertThat(router.followerReads()).isZero();
+            // Nor a leader: a 503, which the SDKs retry.
+            target.set(null);
+            HttpResponse<String> none = call("GetItem", get);
+            assertThat(none.statusCode()).isEqualTo(503);
+            assertThat(none.body()).contains("ServiceUnavailableException");
+        } finally {
+            leader.stop(0);
+        }
+    }
+
     private static boolean eventual(String operation, String body) {
         io.netty.handler.codec.http.DefaultFullHttpRequest r = new io.netty.handler.codec.http.DefaultFullHttpRequest(
                 io.netty.handler.codec.http.HttpVersion.HTTP_1_1,

@@ -64,6 +64,14 @@ public final class TableBackups {
     private final Map<String, String> restoring = new ConcurrentHashMap<>();
 
     public TableBackups(RocksStore store, TableCatalog catalog, ItemWrites writes, Clock clock) {
+        this(store, catalog, writes, clock, false);
+    }
+
+    /**
+     * With {@code reader} (a cluster follower's read-only engine, which writes nothing), a backup still being made is
+     * left alone instead of dropped as unfinished: the leader is making it.
+     */
+    public TableBackups(RocksStore store, TableCatalog catalog, ItemWrites writes, Clock clock, boolean reader) {
         this.store = store;
         this.catalog = catalog;
         this.writes = writes;
@@ -74,8 +82,10 @@ public final class TableBackups {
             }
             byte[] record = store.get(store.family(family), RECORD_KEY);
             if (record == null) {
-                log.info("dropping the unfinished backup {}", family);
-                store.dropFamily(family);
+                if (!reader) {
+                    log.info("dropping the unfinished backup {}", family);
+                    store.dropFamily(family);
+                }
                 continue;
             }
             Backup b = decode(record);

@@ -94,9 +94,16 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
         return new ReplicatedEntry(Kind.values()[entry[0]], Arrays.copyOfRange(entry, 1, entry.length));
     }
 
-    /** Whether applying this entry changes the tables a reader of the store knows: a family's, or a catalog batch. */
+    /**
+     * Whether applying this entry changes the tables a reader of the store knows: a catalog batch, or a table's or
+     * index's family made or dropped (a backup's family is not the tables').
+     */
     public boolean changesCatalog() {
-        return kind != Kind.BATCH;
+        return switch (kind) {
+            case BATCH -> false;
+            case CATALOG -> true;
+            case CREATE_FAMILY, DROP_FAMILY -> !familyName().startsWith(RocksStore.BACKUP_PREFIX);
+        };
     }
 
     public String familyName() {

@@ -114,19 +114,20 @@ final class S3Transfers {
 
     /** Keeps an export's record (and, on disk, writes it). */
     void remember(ExportRecord r, boolean persist) {
-        exports.put(r.description().exportArn(), r);
-        exportTokens.put(r.description().clientToken(), r.description().exportArn());
+        // Stored first: a record the store refused (a full disk, a cluster node that stopped leading) is not answered.
         if (persist) {
             persist(EXPORTS, r.description().exportArn(), r);
         }
+        exports.put(r.description().exportArn(), r);
+        exportTokens.put(r.description().clientToken(), r.description().exportArn());
     }
 
     void remember(ImportRecord r, boolean persist) {
-        imports.put(r.description().importArn(), r);
-        importTokens.put(r.description().clientToken(), r.description().importArn());
         if (persist) {
             persist(IMPORTS, r.description().importArn(), r);
         }
+        imports.put(r.description().importArn(), r);
+        importTokens.put(r.description().clientToken(), r.description().importArn());
     }
 
     /** Keeps {@code record} in the store under the id its ARN ends with (exports' and imports' ids are unique). */
