@@ -416,8 +416,6 @@ public final class ClusterMember implements AutoCloseable {
             log.info("node {} answers eventually consistent reads from its replica, ready in {} ms", nodeId(), millis);
         } else {
             log.debug("node {}: its reader opened again on the changed tables in {} ms", nodeId(), millis);
-        }
-        if (previous != null) {
             // On a thread of its own: it lets its reads in flight finish, and the watch goes on meanwhile.
             Thread closing = new Thread(previous.server()::close, "partita-cluster-" + nodeId() + "-reader-close");
             closing.setDaemon(true);

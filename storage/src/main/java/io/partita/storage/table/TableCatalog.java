@@ -528,7 +528,8 @@ public final class TableCatalog {
     /** Sets an index's counters to zero (a new index, or a backfill starting again). */
     public void resetIndexStats(Table table, String indexId) {
         String id = table.metadata.id();
-        store.writeCatalog(batch -> {
+        // Counters, not the index's definition: a follower's reader need not open again.
+        store.write(batch -> {
             try {
                 batch.delete(stats, indexCounterKey(id, indexId, 'c'));
                 batch.delete(stats, indexCounterKey(id, indexId, 's'));

@@ -22,40 +22,27 @@ class S3TransfersTest {
             "arn:aws:dynamodb:us-east-1:000000000000:table/orders/export/01700000000000-0000abcd";
 
     private static S3Transfers.ExportRecord export(String token) {
-        ExportDescription d = new ExportDescription(
-                ARN,
-                "COMPLETED",
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                token,
-                "lake",
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                "DYNAMODB_JSON",
-                null,
-                3L,
-                "FULL_EXPORT");
-        // The request as the SDK sends it.
-        ExportTableToPointInTimeInput in;
+        // The description and the request as DynamoDB's JSON has them.
+        ExportDescription d = json(
+                "{\"ExportArn\":\"" + ARN + "\",\"ExportStatus\":\"COMPLETED\",\"ClientToken\":\"" + token
+                        + "\",\"S3Bucket\":\"lake\",\"ExportFormat\":\"DYNAMODB_JSON\",\"ItemCount\":3,"
+                        + "\"ExportType\":\"FULL_EXPORT\"}",
+                ExportDescription.class);
+        ExportTableToPointInTimeInput in = json(
+                "{\"TableArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/orders\"," + "\"ClientToken\":\"" + token
+                        + "\",\"S3Bucket\":\"lake\"}",
+                ExportTableToPointInTimeInput.class);
+        assertThat(d.itemCount()).isEqualTo(3L);
+        assertThat(in.clientToken()).isEqualTo(token);
+        return new S3Transfers.ExportRecord(d, in);
+    }
+
+    private static <T> T json(String text, Class<T> type) {
         try {
-            in = io.partita.protocol.json.DynamoJson.mapper()
-                    .readValue(
-                            "{\"TableArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/orders\","
-                                    + "\"ClientToken\":\"" + token + "\",\"S3Bucket\":\"lake\"}",
-                            ExportTableToPointInTimeInput.class);
+            return io.partita.protocol.json.DynamoJson.mapper().readValue(text, type);
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }
-        assertThat(in.clientToken()).isEqualTo(token);
-        return new S3Transfers.ExportRecord(d, in);
     }
 
     private static List<String> records(StorageEngine engine, String kind) {
