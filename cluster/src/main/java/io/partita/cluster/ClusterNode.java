@@ -69,8 +69,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
 
         RaftPeer raftPeer() {
-            RaftPeer.Builder b =
-                    RaftPeer.newBuilder().setId(RaftPeerId.valueOf(id)).setAddress(address());
+            return raftPeer(0);
+        }
+
+        /** As a Raft peer with that priority: a leader hands its part to an up-to-date follower of a higher one. */
+        RaftPeer raftPeer(int priority) {
+            RaftPeer.Builder b = RaftPeer.newBuilder()
+                    .setId(RaftPeerId.valueOf(id))
+                    .setAddress(address())
+                    .setPriority(priority);
             if (api != null) {
                 b.setClientAddress(api);
             }
@@ -137,6 +144,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * partita.cluster.inflight} changes it, for measuring.
      */
     private final GroupCommit<RaftClientReply> batches;
+    /** The server this node alone uses, which its close closes ({@link #start}); null when a {@link Host}'s. */
+    private Host host;
 
     private ClusterNode(RaftServer server, RaftGroup group, RaftPeerId self, long proposalMillis) {
         this.server = server;
@@ -144,7 +153,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         this.self = self;
         this.proposalMillis = proposalMillis;
         this.sender = Executors.newSingleThreadExecutor(runnable -> {
-            Thread t = new Thread(runnable, self + "-group-commit");
+            Thread t = new Thread(runnable, self + "-group-commit-" + shortId(group));
             t.setDaemon(true);
             return t;
         });
@@ -152,9 +161,27 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 new GroupCommit<>(Integer.getInteger("partita.cluster.inflight", 1), 1 << 20, this::submit, sender);
     }
 
+    private static String shortId(RaftGroup group) {
+        return group.getGroupId().getUuid().toString().substring(0, 8);
+    }
+
     /** The group id of a cluster by its name: every node of one cluster derives the same. */
     public static UUID groupId(String clusterName) {
         return UUID.nameUUIDFromBytes(("partita-cluster:" + clusterName).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The id of one of a cluster's further groups, by the cluster's name and the group's (an account's id, in strict
+     * mode): every node of the cluster derives the same, and it differs from {@link #groupId(String)}'s.
+     */
+    public static UUID groupId(String clusterName, String group) {
+        return UUID.nameUUIDFromBytes(
+                ("partita-cluster:" + clusterName + "/" + group).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The id of the group this node takes part in. */
+    public UUID groupId() {
+        return group.getGroupId().getUuid();
     }
 
     /**
@@ -208,16 +235,206 @@ public final class ClusterNode implements Replication, AutoCloseable {
             boolean join,
             PeerTls tls)
             throws IOException {
+        Host host = startGroups(
+                id,
+                peers,
+                raftDir,
+                List.of(new Group(groupId(clusterName), replica)),
+                timings,
+                fsync,
+                retention,
+                join,
+                tls);
+        ClusterNode only = host.groups().get(0);
+        only.host = host;
+        return only;
+    }
+
+    /** A Raft group a node's server takes part in: its id, and this node's replica of the store it replicates. */
+    public record Group(UUID id, ReplicaStore replica) {
+        public Group {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(replica, "replica");
+        }
+    }
+
+    /**
+     * A node's one Raft server and its part in each group ({@link ClusterNode}): every group has the same members, and
+     * each elects a leader of its own, so the groups' leaders spread over the nodes. Closing it closes the server.
+     */
+    public static final class Host implements AutoCloseable {
+        private final RaftServer server;
+        private final List<ClusterNode> groups;
+
+        private Host(RaftServer server, List<ClusterNode> groups) {
+            this.server = server;
+            this.groups = List.copyOf(groups);
+        }
+
+        /** This node's part in each group, in the order they were given. */
+        public List<ClusterNode> groups() {
+            return groups;
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                server.close();
+            } finally {
+                // The server's close failed what was proposed; the writers waiting behind it learn it through each
+                // group's sender.
+                groups.forEach(g -> g.sender.shutdown());
+            }
+        }
+    }
+
+    /**
+     * Starts this node's Raft server for several groups, each replicating a store of its own ({@code groups}, the
+     * first of them Ratis's "own" group), with the groups' logs and checkpoints under {@code raftDir} (a folder per
+     * group, named by its id). Every group has {@code peers} as its first members. A group this node has no storage
+     * for yet is formatted; the others recover. The rest is as {@link #start} says.
+     *
+     * @throws IllegalArgumentException when {@code raftDir} holds a group that is none of {@code groups}: Ratis would
+     *     start it too, with no store to apply its entries to
+     */
+    public static Host startGroups(
+            String id,
+            List<Peer> peers,
+            Path raftDir,
+            List<Group> groups,
+            Timings timings,
+            boolean fsync,
+            LogRetention retention,
+            boolean join,
+            PeerTls tls)
+            throws IOException {
         Peer me = peers.stream()
                 .filter(p -> p.id().equals(id))
                 .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("node " + id + " is not one of the peers " + peers));
-        RaftGroupId groupId = RaftGroupId.valueOf(groupId(clusterName));
-        boolean formatted = java.nio.file.Files.isDirectory(
-                raftDir.resolve(groupId.getUuid().toString()));
-        RaftGroup group = join && !formatted
-                ? RaftGroup.valueOf(groupId)
-                : RaftGroup.valueOf(groupId, peers.stream().map(Peer::raftPeer).toList());
+        if (groups.isEmpty()) {
+            throw new IllegalArgumentException("a node takes part in at least one group");
+        }
+        java.util.Map<RaftGroupId, ReplicaStore> replicas = new java.util.LinkedHashMap<>();
+        for (Group g : groups) {
+            if (replicas.put(RaftGroupId.valueOf(g.id()), g.replica()) != null) {
+                throw new IllegalArgumentException("group " + g.id() + " is given twice");
+            }
+        }
+        refuseUnknownGroups(raftDir, replicas.keySet());
+        List<RaftGroup> raftGroups = new java.util.ArrayList<>();
+        List<Boolean> formatted = new java.util.ArrayList<>();
+        for (RaftGroupId groupId : replicas.keySet()) {
+            boolean exists = java.nio.file.Files.isDirectory(
+                    raftDir.resolve(groupId.getUuid().toString()));
+            formatted.add(exists);
+            // With several groups, group k prefers member k (modulo the members' number) as its leader: Ratis hands
+            // the leadership to the preferred member whenever it is up to date, so the groups' leaders, and the
+            // writes they take, spread over the nodes. A single group prefers none.
+            int preferred = replicas.size() > 1 ? raftGroups.size() % peers.size() : -1;
+            List<RaftPeer> members = new java.util.ArrayList<>();
+            for (int i = 0; i < peers.size(); i++) {
+                members.add(peers.get(i).raftPeer(i == preferred ? 1 : 0));
+            }
+            raftGroups.add(join && !exists ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, members));
+        }
+        RaftProperties properties = properties(me, raftDir, timings, fsync, retention);
+        RaftPeerId self = RaftPeerId.valueOf(id);
+        Parameters parameters = new Parameters();
+        if (tls != null) {
+            // The server's side and its clients' (appends to the followers, votes): both present this node's
+            // certificate and check the other's.
+            GrpcTlsConfig conf = new GrpcTlsConfig(
+                    tls.privateKey().toFile(),
+                    tls.certificate().toFile(),
+                    tls.certificate().toFile(),
+                    true);
+            GrpcConfigKeys.Server.setTlsConf(parameters, conf);
+            GrpcConfigKeys.Client.setTlsConf(parameters, conf);
+            GrpcConfigKeys.Admin.setTlsConf(parameters, conf);
+        }
+        RaftServer server = RaftServer.newBuilder()
+                .setServerId(self)
+                .setGroup(raftGroups.get(0))
+                .setProperties(properties)
+                .setParameters(parameters)
+                // Each group's entries apply to its own store. The groups with storage of their own are found in
+                // raftDir and recovered; refuseUnknownGroups made sure each is one of ours.
+                .setStateMachineRegistry(groupId -> new StoreStateMachine(replicas.get(groupId)))
+                // A node formats a group's storage once, and recovers it from then on.
+                .setOption(formatted.get(0) ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                .build();
+        List<ClusterNode> nodes = new java.util.ArrayList<>();
+        for (RaftGroup g : raftGroups) {
+            nodes.add(new ClusterNode(server, g, self, timings.proposal().toMillis()));
+        }
+        Host host = new Host(server, nodes);
+        for (int i = 0; i < nodes.size(); i++) {
+            replicas.get(raftGroups.get(i).getGroupId()).replicateThrough(nodes.get(i));
+        }
+        try {
+            server.start();
+            for (int i = 1; i < raftGroups.size(); i++) {
+                if (!formatted.get(i)) {
+                    nodes.get(i).format();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            replicas.values().forEach(r -> r.replicateThrough(null));
+            host.close();
+            throw e;
+        }
+        return host;
+    }
+
+    /** Adds this node's group, new to it, to its running server: Ratis formats its storage and starts it. */
+    private void format() throws IOException {
+        RaftClientReply reply;
+        try {
+            reply = server.groupManagementAsync(org.apache.ratis.protocol.GroupManagementRequest.newAdd(
+                            clientId, self, callIds.incrementAndGet(), group, true))
+                    .get(proposalMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while group " + group.getGroupId() + " starts", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("group " + group.getGroupId() + " did not start on " + self + ": " + e, e);
+        }
+        if (!reply.isSuccess()) {
+            throw new IOException(
+                    "group " + group.getGroupId() + " did not start on " + self + ": " + reply.getException(),
+                    reply.getException());
+        }
+    }
+
+    /**
+     * Refuses a folder of {@code raftDir} named as a group that is none of {@code known}: Ratis starts every group it
+     * finds there, and this one's entries would have no store to apply to (an account whose keys left the
+     * credentials, say).
+     */
+    private static void refuseUnknownGroups(Path raftDir, java.util.Set<RaftGroupId> known) throws IOException {
+        if (!java.nio.file.Files.isDirectory(raftDir)) {
+            return;
+        }
+        try (var dirs = java.nio.file.Files.list(raftDir)) {
+            for (Path dir : dirs.filter(java.nio.file.Files::isDirectory).toList()) {
+                UUID uuid;
+                try {
+                    uuid = UUID.fromString(dir.getFileName().toString());
+                } catch (IllegalArgumentException e) {
+                    continue; // not a group's folder: Ratis ignores it too
+                }
+                if (!known.contains(RaftGroupId.valueOf(uuid))) {
+                    throw new IllegalArgumentException("the Raft storage " + dir
+                            + " is a group this node no longer has (an account that is no longer among the"
+                            + " credentials?): give the account its keys again, or move the folder away");
+                }
+            }
+        }
+    }
+
+    private static RaftProperties properties(
+            Peer me, Path raftDir, Timings timings, boolean fsync, LogRetention retention) {
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(properties, me.host());
@@ -248,40 +465,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(1024, retention.snapshotEntries()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(retention.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(properties, true);
-        RaftPeerId self = RaftPeerId.valueOf(id);
-        Parameters parameters = new Parameters();
-        if (tls != null) {
-            // The server's side and its clients' (appends to the followers, votes): both present this node's
-            // certificate and check the other's.
-            GrpcTlsConfig conf = new GrpcTlsConfig(
-                    tls.privateKey().toFile(),
-                    tls.certificate().toFile(),
-                    tls.certificate().toFile(),
-                    true);
-            GrpcConfigKeys.Server.setTlsConf(parameters, conf);
-            GrpcConfigKeys.Client.setTlsConf(parameters, conf);
-            GrpcConfigKeys.Admin.setTlsConf(parameters, conf);
-        }
-        RaftServer server = RaftServer.newBuilder()
-                .setServerId(self)
-                .setGroup(group)
-                .setProperties(properties)
-                .setParameters(parameters)
-                .setStateMachine(new StoreStateMachine(replica))
-                // A node formats its group's storage once, and recovers it from then on.
-                .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
-                .build();
-        ClusterNode node =
-                new ClusterNode(server, group, self, timings.proposal().toMillis());
-        replica.replicateThrough(node);
-        try {
-            server.start();
-        } catch (IOException | RuntimeException e) {
-            replica.replicateThrough(null);
-            server.close();
-            throw e;
-        }
-        return node;
+        return properties;
     }
 
     /** A request of this node to its own Raft server: never redirected to another. */
@@ -527,13 +711,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return info().getCurrentRole().name();
     }
 
+    /** Closes the server, when this node alone used it ({@link #start}); a {@link Host}'s closes with the host. */
     @Override
     public void close() throws IOException {
-        try {
-            server.close();
-        } finally {
-            // The server's close failed what was proposed; the writers waiting behind it learn it through the sender.
-            sender.shutdown();
+        if (host != null) {
+            host.close();
         }
     }
 }

@@ -484,4 +484,146 @@ class ReplicatedStoreIT {
         write(leader(), 300);
         awaitConverged(301);
     }
+
+    /** One node of several groups: its server, and its replica of each group's store. */
+    private record Node(ClusterNode.Host host, List<ReplicaStore> stores) {
+        void stop() throws IOException {
+            host.close();
+            stores.forEach(ReplicaStore::close);
+        }
+    }
+
+    private Node startGroups(int i, int groups) throws IOException {
+        List<ClusterNode.Group> given = new ArrayList<>();
+        List<ReplicaStore> stores = new ArrayList<>();
+        for (int g = 0; g < groups; g++) {
+            ReplicaStore store = ReplicaStore.open(StorageConfig.disk(dir.resolve("n" + i + "/data-" + g)));
+            stores.add(store);
+            given.add(new ClusterNode.Group(ClusterNode.groupId("test", "g" + g), store));
+        }
+        try {
+            return new Node(
+                    ClusterNode.startGroups(
+                            "n" + i,
+                            peers,
+                            dir.resolve("n" + i + "/raft"),
+                            given,
+                            ClusterNode.Timings.loopback(),
+                            false,
+                            retention,
+                            false,
+                            null),
+                    stores);
+        } catch (IOException | RuntimeException e) {
+            stores.forEach(ReplicaStore::close);
+            throw e;
+        }
+    }
+
+    /** The node that leads group {@code g} and may serve it, once one does. */
+    private static int leaderOf(Node[] nodes, int g) {
+        await(
+                "a leader of group " + g,
+                () -> java.util.Arrays.stream(nodes)
+                        .anyMatch(n -> n != null && n.host().groups().get(g).canServe()));
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null && nodes[i].host().groups().get(g).canServe()) {
+                return i;
+            }
+        }
+        throw new AssertionError("no leader of group " + g);
+    }
+
+    private static void awaitGroup(Node[] nodes, int g, int items) {
+        for (Node n : nodes) {
+            if (n == null) {
+                continue;
+            }
+            RocksStore store = n.stores().get(g).store();
+            await("group " + g + " holding " + items + " items", () -> {
+                return items(store).size() == items && counter(store) == items;
+            });
+        }
+    }
+
+    @Test
+    void threeGroupsOnOneServerEachReplicateTheirOwnStoreLedByTheirOwnPreferredMember() throws IOException {
+        for (int i = 0; i < 3; i++) {
+            peers.add(new ClusterNode.Peer("n" + i, "127.0.0.1", freePort()));
+        }
+        Node[] nodes = new Node[3];
+        try {
+            for (int i = 0; i < 3; i++) {
+                nodes[i] = startGroups(i, 3);
+            }
+            // Group g prefers member g: once every member is up to date, each group's leader is its own node.
+            for (int g = 0; g < 3; g++) {
+                int want = g;
+                await(
+                        "group " + g + " led by n" + g,
+                        () -> nodes[want].host().groups().get(want).canServe());
+                nodes[g].stores().get(g).store().createItemFamily(FAMILY);
+            }
+            for (int g = 0; g < 3; g++) {
+                for (int i = 0; i < 20 * (g + 1); i++) {
+                    write(
+                            new Replica(
+                                    nodes[g].stores().get(g),
+                                    nodes[g].host().groups().get(g)),
+                            i);
+                }
+            }
+            for (int g = 0; g < 3; g++) {
+                awaitGroup(nodes, g, 20 * (g + 1));
+            }
+            // A node leads group 0 only: it proposes nothing to another group.
+            Replica notLeader = new Replica(
+                    nodes[0].stores().get(1), nodes[0].host().groups().get(1));
+            assertThatThrownBy(() -> write(notLeader, 999))
+                    .isInstanceOf(StorageUnavailableException.class)
+                    .hasMessageContaining("not the cluster's leader");
+
+            // Node 1 stops: group 1 elects another leader and goes on; the other groups go on as they were.
+            nodes[1].stop();
+            nodes[1] = null;
+            int next = leaderOf(nodes, 1);
+            write(
+                    new Replica(
+                            nodes[next].stores().get(1),
+                            nodes[next].host().groups().get(1)),
+                    40);
+            awaitGroup(nodes, 1, 41);
+            int lead2 = leaderOf(nodes, 2);
+            write(
+                    new Replica(
+                            nodes[lead2].stores().get(2),
+                            nodes[lead2].host().groups().get(2)),
+                    60);
+            awaitGroup(nodes, 2, 61);
+
+            // It restarts: Ratis recovers every group it finds in its storage, and it catches up on each; group 1
+            // hands it the leadership back.
+            nodes[1] = startGroups(1, 3);
+            awaitGroup(nodes, 0, 20);
+            awaitGroup(nodes, 1, 41);
+            awaitGroup(nodes, 2, 61);
+            await(
+                    "group 1 led by n1 again",
+                    () -> nodes[1].host().groups().get(1).canServe());
+
+            // A node whose storage holds a group it is not given refuses to start, rather than start that group with
+            // no store to apply its entries to.
+            nodes[2].stop();
+            nodes[2] = null;
+            assertThatThrownBy(() -> startGroups(2, 2))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is a group this node no longer has");
+        } finally {
+            for (Node n : nodes) {
+                if (n != null) {
+                    n.stop();
+                }
+            }
+        }
+    }
 }

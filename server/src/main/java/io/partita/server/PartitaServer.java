@@ -225,16 +225,22 @@ public final class PartitaServer implements AutoCloseable {
     }
 
     /**
-     * A server in open mode over {@code storage}, which it closes when it closes: a cluster's leader serving its
-     * replica. No request runs on an event loop, since every commit waits for the cluster to agree on it.
+     * A server over {@code storage}, which it closes when it closes: a cluster's leader serving its replica. In open
+     * mode its storage is account {@code 000000000000}'s; in strict mode {@code config}'s keys are one account's, and
+     * the storage is that account's. No request runs on an event loop, since every commit waits for the cluster to
+     * agree on it.
      */
     public static PartitaServer startOn(ServerConfig config, StorageEngine storage) {
-        if (config.accounts() != null) {
+        if (config.accounts() != null && config.accounts().accountIds().size() != 1) {
             storage.close();
-            throw new IllegalArgumentException("a cluster node serves open mode only");
+            throw new IllegalArgumentException("a cluster node's server serves one account: "
+                    + config.accounts().accountIds());
         }
+        String account = config.accounts() == null
+                ? Credentials.OPEN_ACCOUNT
+                : config.accounts().accountIds().first();
         try {
-            return new PartitaServer(config, Map.of(Credentials.OPEN_ACCOUNT, storage), false);
+            return new PartitaServer(config, Map.of(account, storage), false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             storage.close();
@@ -257,7 +263,7 @@ public final class PartitaServer implements AutoCloseable {
      * a directory keeps its tables across a change of mode when that account is among strict mode's; any other in
      * {@code accounts/<id>} beneath it.
      */
-    static StorageConfig storage(ServerConfig config, String account) {
+    public static StorageConfig storage(ServerConfig config, String account) {
         StorageConfig s = config.storage();
         if (s.inMemory() || account.equals(Credentials.OPEN_ACCOUNT)) {
             return s;

@@ -37,6 +37,17 @@ public final class Accounts {
         return ids;
     }
 
+    /** The keys of {@code accountId} alone. */
+    public Accounts only(String accountId) {
+        Map<String, Key> of = new HashMap<>();
+        keys.forEach((id, key) -> {
+            if (key.accountId().equals(accountId)) {
+                of.put(id, key);
+            }
+        });
+        return new Accounts(of);
+    }
+
     public int size() {
         return keys.size();
     }

@@ -380,6 +380,31 @@ public final class SigV4Verifier {
         return b.toString();
     }
 
+    /**
+     * The access key a request names, from its {@code Authorization} header or, presigned, its {@code
+     * X-Amz-Credential} parameter; null when it names none. Nothing is verified: a cluster's node routes the request by
+     * it to the node that serves the key's account, which verifies it.
+     */
+    public static String accessKeyOf(String authorization, String query) {
+        String credential = null;
+        if (query != null && query.contains("X-Amz-Signature=")) {
+            credential = param(query, "X-Amz-Credential");
+        } else if (authorization != null) {
+            int at = authorization.indexOf("Credential=");
+            if (at >= 0) {
+                int end = authorization.indexOf(',', at);
+                credential = authorization
+                        .substring(at + "Credential=".length(), end < 0 ? authorization.length() : end)
+                        .strip();
+            }
+        }
+        if (credential == null) {
+            return null;
+        }
+        int slash = credential.indexOf('/');
+        return slash <= 0 ? null : credential.substring(0, slash);
+    }
+
     private static String param(String query, String name) {
         for (String p : query.split("&")) {
             int eq = p.indexOf('=');

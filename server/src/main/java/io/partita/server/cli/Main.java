@@ -422,9 +422,13 @@ public final class Main implements Callable<Integer> {
             System.err.println("cluster: " + e.getMessage());
             return 2;
         }
-        if (inMemory || config.accounts() != null) {
-            System.err.println("a cluster node keeps its replica on disk and serves open mode:"
-                    + " --in-memory and --credentials are not for cluster nodes yet");
+        if (inMemory) {
+            System.err.println("a cluster node keeps its replica on disk: --in-memory is not for cluster nodes");
+            return 2;
+        }
+        if (clusterJoin && config.accounts() != null) {
+            System.err.println("--cluster-join: a node joins a running cluster in open mode only, for now (strict"
+                    + " mode's groups, one per account, do not change their members yet)");
             return 2;
         }
         if (clusterSnapshotEntries < 1) {
@@ -458,7 +462,12 @@ public final class Main implements Callable<Integer> {
                 + "\n  cluster: " + cluster.name() + ", node " + cluster.nodeId() + " of "
                 + cluster.members().size()
                 + " (Raft on port " + cluster.self().raftPort() + "; GET /cluster for its view)"
-                + "\n  auth: open (any well-formed signature)");
+                + "\n  auth: "
+                + (config.accounts() == null
+                        ? "open (any well-formed signature)"
+                        : "strict, SigV4 verified against " + config.accounts().size() + " keys of " + credentials
+                                + "; a Raft group per account ("
+                                + config.accounts().accountIds().size() + ")"));
         stopped.await();
         return 0;
     }

@@ -6,6 +6,7 @@ import io.partita.cluster.ClusterNode;
 import io.partita.cluster.ReplicaStore;
 import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
+import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
@@ -15,15 +16,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One node of a cluster: its replica of the store, its Raft server ({@link ClusterNode}), its public port ({@link
- * ClusterRouter}) and, while it leads, the server that answers the cluster's requests.
+ * One node of a cluster: its replica of each group's store, its Raft server ({@link ClusterNode.Host}), its public port
+ * ({@link ClusterRouter}) and, for each group it leads, the server that answers that group's requests.
  *
- * <p>The whole store is one Raft group: every change the leader commits (a batch with its change records, a column
- * family made or dropped) is an entry of the group's log, which every replica applies to its RocksDB in order. Only
- * the leader runs a {@link StorageEngine} (tables, capacity, the write path, GSI appliers, streams, the TTL reaper):
- * it opens one on its replica when it has applied every committed entry, and closes it when it stops leading. The
- * other nodes forward every request to it, but for eventually consistent reads with follower reads on: a follower
- * answers those from its own replica, through a read-only engine ({@link StorageEngine#openReader}).
+ * <p>In open mode the whole store is one Raft group. In strict mode ({@code --credentials}) each account's store is a
+ * group of its own, as each account has a store of its own on a single node, and each group prefers another member as
+ * its leader, so the accounts' leaders spread over the nodes. Every change a group's leader commits (a batch with its
+ * change records, a column family made or dropped) is an entry of the group's log, which every replica applies to its
+ * RocksDB in order. Only a group's leader runs a {@link StorageEngine} on it (tables, capacity, the write path, GSI
+ * appliers, streams, the TTL reaper): it opens one on its replica when it has applied every committed entry, and closes
+ * it when it stops leading. The router sends each request to the leader of its account's group; with follower reads
+ * on, a follower answers eventually consistent reads from its own replica, through a read-only engine ({@link
+ * StorageEngine#openReader}).
  */
 public final class ClusterMember implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterMember.class);
@@ -32,24 +36,48 @@ public final class ClusterMember implements AutoCloseable {
     private final ClusterConfig cluster;
     private final ServerConfig server;
     private final Consumer<PartitaServer> onServe;
-    private final ReplicaStore replica;
-    private final ClusterNode node;
+    /** Strict mode's keys (each key's account names its group), or null in open mode. */
+    private final io.partita.server.auth.Accounts accounts;
+    /** Every group this node takes part in, by account, the first the one unsigned requests go to. */
+    private final java.util.Map<String, Group> groups;
+
+    private final Group primary;
+    private final ClusterNode.Host host;
     private final ClusterRouter router;
     private final Thread watch;
     private volatile boolean closed;
-    /** This node's own server while it leads; null otherwise. Changed only by {@link #watch} and close. */
-    private volatile PartitaServer serving;
-    /**
-     * With follower reads, while this node follows: the server that answers eventually consistent reads from its
-     * replica, through a reader engine ({@link StorageEngine#openReader}); null otherwise. Changed only by {@link
-     * #watch}, install and close.
-     */
-    private volatile Reader reader;
-    /** Whether the router may send eventually consistent reads to {@link #reader} now: it is recent enough. */
-    private volatile boolean readable;
 
     /** A reader, the store it reads and the store's {@link RocksStore#catalogChanges} when it loaded its tables. */
     private record Reader(PartitaServer server, RocksStore store, long catalogChanges) {}
+
+    /** One group: an account's store, this node's replica of it, its part in the group and what serves it here. */
+    private final class Group {
+        final String account;
+        final StorageConfig storage;
+        final ReplicaStore replica;
+        ClusterNode node;
+        /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
+        volatile PartitaServer serving;
+        /**
+         * With follower reads, while this node follows: the server that answers eventually consistent reads from its
+         * replica, through a reader engine ({@link StorageEngine#openReader}); null otherwise. Changed only by the
+         * watch, install and close.
+         */
+        volatile Reader reader;
+        /** Whether the router may send eventually consistent reads to {@link #reader} now: it is recent enough. */
+        volatile boolean readable;
+
+        Group(String account, StorageConfig storage, ReplicaStore replica) {
+            this.account = account;
+            this.storage = storage;
+            this.replica = replica;
+        }
+
+        /** How the group is named in logs: by its account, in strict mode. */
+        String name() {
+            return accounts == null ? "the cluster" : "account " + account;
+        }
+    }
 
     /**
      * How many committed entries a follower may have left to apply and still answer reads: one that fell further
@@ -67,8 +95,10 @@ public final class ClusterMember implements AutoCloseable {
         if (server.storage().inMemory()) {
             throw new IllegalArgumentException("a cluster node keeps its replica on disk: give it a data directory");
         }
-        if (server.accounts() != null) {
-            throw new IllegalArgumentException("a cluster node serves open mode for now");
+        if (server.accounts() != null && cluster.join()) {
+            throw new IllegalArgumentException(
+                    "a node joins a running cluster in open mode only, for now: strict mode's groups (one per account)"
+                            + " do not change their members yet");
         }
         // With --tls-cert, clients, the nodes forwarding to each other and the Raft peers all speak TLS; made first,
         // so that unusable files refuse to start before anything is opened.
@@ -77,24 +107,41 @@ public final class ClusterMember implements AutoCloseable {
         this.cluster = cluster;
         this.server = server;
         this.onServe = onServe;
-        this.replica = ReplicaStore.open(server.storage());
-        // A checkpoint from the leader replaces the store whole: this node's own server (if it still has one) closes
-        // first.
-        replica.beforeInstall(() -> {
-            stopServing("a checkpoint from the leader replaces its store");
-            stopReading("a checkpoint from the leader replaces its store");
-        });
-        ClusterNode started = null;
+        this.accounts = server.accounts();
+        // Open mode's one group is the cluster's own, over the data directory; in strict mode each account's store (in
+        // the data directory for account 000000000000, in accounts/<id> for any other, as on a single node) is a
+        // group named by the cluster and the account.
+        List<String> owners = accounts == null
+                ? List.of(io.partita.server.auth.Credentials.OPEN_ACCOUNT)
+                : List.copyOf(accounts.accountIds());
+        java.util.Map<String, Group> byAccount = new java.util.LinkedHashMap<>();
+        List<ClusterNode.Group> given = new java.util.ArrayList<>();
+        ClusterNode.Host started = null;
         ClusterRouter routing = null;
         try {
+            for (String account : owners) {
+                StorageConfig storage = PartitaServer.storage(server, account);
+                Group g = new Group(account, storage, ReplicaStore.open(storage));
+                byAccount.put(account, g);
+                // A checkpoint from the leader replaces the store whole: this node's own server for the group (if it
+                // still has one) and its reader close first.
+                g.replica.beforeInstall(() -> {
+                    stopServing(g, "a checkpoint from the leader replaces its store");
+                    stopReading(g, "a checkpoint from the leader replaces its store");
+                });
+                given.add(new ClusterNode.Group(
+                        account.equals(io.partita.server.auth.Credentials.OPEN_ACCOUNT)
+                                ? ClusterNode.groupId(cluster.name())
+                                : ClusterNode.groupId(cluster.name(), account),
+                        g.replica));
+            }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
-            started = ClusterNode.start(
-                    cluster.name(),
+            started = ClusterNode.startGroups(
                     cluster.nodeId(),
                     peers,
                     server.storage().dataDir().resolve("raft"),
-                    replica,
+                    given,
                     timings,
                     server.storage().sync(),
                     retention,
@@ -103,19 +150,25 @@ public final class ClusterMember implements AutoCloseable {
                             ? null
                             : new ClusterNode.PeerTls(
                                     server.tls().certificate(), server.tls().privateKey()));
+            int i = 0;
+            for (Group g : byAccount.values()) {
+                g.node = started.groups().get(i++);
+            }
+            this.groups = java.util.Collections.unmodifiableMap(byAccount);
+            this.primary = byAccount.values().iterator().next();
             ClusterConfig.Member self = cluster.self();
             routing = new ClusterRouter(
                     server.host(),
                     self.apiPort(),
                     self.id(),
-                    this::target,
-                    cluster.followerReads() ? this::readTarget : null,
+                    request -> target(groupOf(request)),
+                    cluster.followerReads() ? request -> readTarget(groupOf(request)) : null,
                     this::status,
                     new io.partita.server.metrics.ClusterMetrics(this::view),
                     new ClusterRouter.Members() {
                         @Override
                         public boolean leads() {
-                            return node.isLeaderReady();
+                            return primary.node.isLeaderReady();
                         }
 
                         @Override
@@ -129,10 +182,10 @@ public final class ClusterMember implements AutoCloseable {
             if (started != null) {
                 started.close();
             }
-            replica.close();
+            byAccount.values().forEach(g -> g.replica.close());
             throw e;
         }
-        this.node = started;
+        this.host = started;
         this.router = routing;
         this.watch = new Thread(this::watchLeadership, "partita-cluster-" + cluster.nodeId());
         watch.setDaemon(true);
@@ -176,20 +229,39 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    private ClusterRouter.Target target() {
-        PartitaServer own = serving;
+    /**
+     * The group a request belongs to: in strict mode, that of the account whose access key it names (its {@code
+     * Authorization} header's, or a presigned URL's); one that names none, or a key of no account, goes to the first
+     * group, whose server answers DynamoDB's error for it (and serves the console's files and the health line).
+     */
+    private Group groupOf(io.netty.handler.codec.http.FullHttpRequest request) {
+        if (groups.size() == 1) {
+            return primary;
+        }
+        String uri = request.uri();
+        int q = uri.indexOf('?');
+        String key = io.partita.server.auth.SigV4Verifier.accessKeyOf(
+                request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION),
+                q < 0 ? null : uri.substring(q + 1));
+        io.partita.server.auth.Accounts.Key known = key == null ? null : accounts.find(key);
+        Group g = known == null ? null : groups.get(known.accountId());
+        return g == null ? primary : g;
+    }
+
+    private ClusterRouter.Target target(Group g) {
+        PartitaServer own = g.serving;
         if (own != null) {
             return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
         }
-        String leader = node.leaderId();
+        String leader = g.node.leaderId();
         String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
         return api == null ? null : new ClusterRouter.Target(api, false);
     }
 
     /** Where an eventually consistent read goes: this follower's reader while it is recent enough, else null. */
-    private ClusterRouter.Target readTarget() {
-        Reader r = reader;
-        return r == null || !readable
+    private ClusterRouter.Target readTarget(Group g) {
+        Reader r = g.reader;
+        return r == null || !g.readable
                 ? null
                 : new ClusterRouter.Target("127.0.0.1:" + r.server().port(), true);
     }
@@ -203,7 +275,7 @@ public final class ClusterMember implements AutoCloseable {
      * changes; else as this node's own member list does (a group formed before configurations carried it).
      */
     private String apiOf(String id) {
-        for (ClusterNode.Peer p : node.members()) {
+        for (ClusterNode.Peer p : primary.node.members()) {
             if (p.id().equals(id) && p.api() != null) {
                 return p.api();
             }
@@ -222,6 +294,13 @@ public final class ClusterMember implements AutoCloseable {
      * made, 503 when the group did not make it (it may still complete: {@code GET /cluster} shows the members).
      */
     ClusterRouter.Made changeMembers(byte[] body) {
+        if (groups.size() > 1) {
+            return problem(
+                    400,
+                    "the members of a cluster in strict mode (a Raft group per account) do not change yet: start the"
+                            + " nodes again with the new members, or run the cluster in open mode");
+        }
+        ClusterNode node = primary.node;
         com.fasterxml.jackson.databind.JsonNode in;
         try {
             in = JSON.readTree(body);
@@ -299,20 +378,22 @@ public final class ClusterMember implements AutoCloseable {
 
     private void watchLeadership() {
         while (!closed) {
-            try {
-                if (serving == null && node.canServe()) {
-                    stopReading("it leads");
-                    serve();
-                } else if (serving != null && !node.isLeaderReady()) {
-                    stopServing("it no longer leads");
+            for (Group g : groups.values()) {
+                try {
+                    if (g.serving == null && g.node.canServe()) {
+                        stopReading(g, "it leads");
+                        serve(g);
+                    } else if (g.serving != null && !g.node.isLeaderReady()) {
+                        stopServing(g, "it no longer leads");
+                    }
+                    if (cluster.followerReads()) {
+                        followReads(g);
+                    }
+                } catch (RuntimeException e) {
+                    log.error("node {} could not change its part in {}", cluster.nodeId(), g.name(), e);
+                    stopServing(g, "it failed");
+                    stopReading(g, "it failed");
                 }
-                if (cluster.followerReads()) {
-                    followReads();
-                }
-            } catch (RuntimeException e) {
-                log.error("node {} could not change its part in the cluster", cluster.nodeId(), e);
-                stopServing("it failed");
-                stopReading("it failed");
             }
             try {
                 Thread.sleep(WATCH_MILLIS);
@@ -325,97 +406,98 @@ public final class ClusterMember implements AutoCloseable {
     /** Worker threads of the leader's own server: writes the cluster may commit at once. */
     static final int WRITERS = 64;
 
-    private synchronized void serve() {
+    /**
+     * How this node's own server for group {@code g} runs: on loopback only (clients reach it through the router),
+     * over the group's account's store, in strict mode verifying that account's keys alone.
+     */
+    private ServerConfig own(Group g, int workers) {
+        ServerConfig own = new ServerConfig("127.0.0.1", 0, g.storage, server.region(), workers, server.transport())
+                .withLimits(server.limits())
+                .withFaults(server.faults());
+        return accounts == null ? own : own.strict(accounts.only(g.account));
+    }
+
+    private synchronized void serve(Group g) {
         if (closed) {
             return;
         }
         long started = System.nanoTime();
-        StorageEngine engine = replica.unlessInstalling(store -> StorageEngine.openOn(store, server.storage()));
+        StorageEngine engine = g.replica.unlessInstalling(store -> StorageEngine.openOn(store, g.storage));
         if (engine == null) {
             return;
         }
-        // Its own server listens on loopback only: clients reach it through the router.
         // Every write holds a worker while the group commits it (a Raft round trip, mostly waiting): the pool bounds
-        // how
-        // many writes the cluster commits at once, so it is larger than a single node's (docs/PERFORMANCE.md).
-        ServerConfig own = new ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        server.storage(),
-                        server.region(),
-                        Math.max(server.workerThreads(), WRITERS),
-                        server.transport())
-                .withLimits(server.limits())
-                .withFaults(server.faults());
-        PartitaServer opened = PartitaServer.startOn(own, engine);
+        // how many writes the cluster commits at once, so it is larger than a single node's (docs/PERFORMANCE.md).
+        PartitaServer opened = PartitaServer.startOn(own(g, Math.max(server.workerThreads(), WRITERS)), engine);
         onServe.accept(opened);
-        serving = opened;
+        g.serving = opened;
         log.info(
-                "node {} leads the cluster (term {}) and serves it, ready in {} ms",
+                "node {} leads {} (term {}) and serves it, ready in {} ms",
                 cluster.nodeId(),
-                node.term(),
+                g.name(),
+                g.node.term(),
                 (System.nanoTime() - started) / 1_000_000);
     }
 
     /**
-     * While this node follows, keeps its reader open on the replica's current store and catalog, and says whether the
-     * router may send it reads: while the node knows a leader (a node cut off from the others soon knows none) and
-     * has at most {@link #READER_MAX_LAG} committed entries left to apply.
+     * While this node follows group {@code g}, keeps its reader open on the replica's current store and catalog, and
+     * says whether the router may send it reads: while the node knows a leader (a node cut off from the others soon
+     * knows none) and has at most {@link #READER_MAX_LAG} committed entries left to apply.
      */
-    private void followReads() {
-        if (serving != null || !"FOLLOWER".equals(node.role())) {
-            stopReading("it does not follow");
+    private void followReads(Group g) {
+        if (g.serving != null || !"FOLLOWER".equals(g.node.role())) {
+            stopReading(g, "it does not follow");
             return;
         }
-        if (replica.installing()) {
+        if (g.replica.installing()) {
             // Its hook closed the reader; the next pass after the install opens one on the new store.
-            readable = false;
+            g.readable = false;
             return;
         }
-        Reader r = reader;
+        Reader r = g.reader;
         Boolean current = r == null
                 ? Boolean.FALSE
-                : replica.unlessInstalling(store -> store == r.store() && store.catalogChanges() == r.catalogChanges());
+                : g.replica.unlessInstalling(
+                        store -> store == r.store() && store.catalogChanges() == r.catalogChanges());
         if (!Boolean.TRUE.equals(current)) {
-            openReader(r);
+            openReader(g, r);
         }
-        readable = reader != null
-                && node.leaderId() != null
-                && node.commitIndex() - node.lastAppliedIndex() <= READER_MAX_LAG;
+        g.readable = g.reader != null
+                && g.node.leaderId() != null
+                && g.node.commitIndex() - g.node.lastAppliedIndex() <= READER_MAX_LAG;
     }
 
     /**
-     * Opens a reader on the replica's store as it is now, then closes {@code previous} (one on an older catalog, or
-     * a store an install replaced): reads go on, to one or the other, meanwhile.
+     * Opens a reader on the group's store as it is now, then closes {@code previous} (one on an older catalog, or a
+     * store an install replaced): reads go on, to one or the other, meanwhile.
      */
-    private synchronized void openReader(Reader previous) {
-        if (closed || serving != null || reader != previous) {
+    private synchronized void openReader(Group g, Reader previous) {
+        if (closed || g.serving != null || g.reader != previous) {
             return; // closed, or changed (an install closed it) since the caller looked: the next pass decides
         }
         long started = System.nanoTime();
-        Reader opened = replica.unlessInstalling(store -> {
+        Reader opened = g.replica.unlessInstalling(store -> {
             long changes = store.catalogChanges();
-            StorageEngine engine = StorageEngine.openReader(store, server.storage());
-            ServerConfig own = new ServerConfig(
-                            "127.0.0.1",
-                            0,
-                            server.storage(),
-                            server.region(),
-                            server.workerThreads(),
-                            server.transport())
-                    .withLimits(server.limits())
-                    .withFaults(server.faults());
-            return new Reader(PartitaServer.startOn(own, engine), store, changes);
+            StorageEngine engine = StorageEngine.openReader(store, g.storage);
+            return new Reader(PartitaServer.startOn(own(g, server.workerThreads()), engine), store, changes);
         });
         if (opened == null) {
             return; // an install runs: the next watch opens one on the new store
         }
-        reader = opened;
+        g.reader = opened;
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (previous == null) {
-            log.info("node {} answers eventually consistent reads from its replica, ready in {} ms", nodeId(), millis);
+            log.info(
+                    "node {} answers eventually consistent reads of {} from its replica, ready in {} ms",
+                    nodeId(),
+                    g.name(),
+                    millis);
         } else {
-            log.debug("node {}: its reader opened again on the changed tables in {} ms", nodeId(), millis);
+            log.debug(
+                    "node {}: its reader of {} opened again on the changed tables in {} ms",
+                    nodeId(),
+                    g.name(),
+                    millis);
             // On a thread of its own: it lets its reads in flight finish, and the watch goes on meanwhile.
             Thread closing = new Thread(previous.server()::close, "partita-cluster-" + nodeId() + "-reader-close");
             closing.setDaemon(true);
@@ -423,71 +505,97 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    private synchronized void stopReading(String why) {
-        readable = false;
-        Reader r = reader;
+    private synchronized void stopReading(Group g, String why) {
+        g.readable = false;
+        Reader r = g.reader;
         if (r == null) {
             return;
         }
-        reader = null;
-        log.info("node {} stops answering reads from its replica: {}", cluster.nodeId(), why);
+        g.reader = null;
+        log.info("node {} stops answering reads of {} from its replica: {}", cluster.nodeId(), g.name(), why);
         r.server().close();
     }
 
-    private synchronized void stopServing(String why) {
-        PartitaServer own = serving;
+    private synchronized void stopServing(Group g, String why) {
+        PartitaServer own = g.serving;
         if (own == null) {
             return;
         }
-        serving = null;
-        log.info("node {} stops serving the cluster: {}", cluster.nodeId(), why);
+        g.serving = null;
+        log.info("node {} stops serving {}: {}", cluster.nodeId(), g.name(), why);
         own.close();
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
             new com.fasterxml.jackson.databind.ObjectMapper();
 
-    /** This node's view of the cluster, as JSON: what {@code GET /cluster} answers. */
+    /**
+     * This node's view of the cluster, as JSON: what {@code GET /cluster} answers. Its role, leader, term and indexes
+     * are those of the first group (open mode's only one); {@code groups} has each group's.
+     */
     String status() {
         com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
         out.put("cluster", cluster.name());
         out.put("node", cluster.nodeId());
+        putGroup(out, primary);
+        // The group's members as this node knows them (none yet on a node that waits to be added).
+        putMembers(out, primary.node.members());
+        com.fasterxml.jackson.databind.node.ArrayNode each = out.putArray("groups");
+        for (Group g : groups.values()) {
+            putGroup(
+                    each.addObject()
+                            .put("account", g.account)
+                            .put("group", g.node.groupId().toString()),
+                    g);
+        }
+        return out.toString();
+    }
+
+    private static void putGroup(com.fasterxml.jackson.databind.node.ObjectNode out, Group g) {
+        ClusterNode node = g.node;
         out.put("role", node.role());
         out.put("leader", node.leaderId());
-        out.put("serving", serving != null);
+        out.put("serving", g.serving != null);
         out.put("term", node.term());
         out.put("commitIndex", node.commitIndex());
         out.put("appliedIndex", node.lastAppliedIndex());
         out.put("snapshotIndex", node.snapshotIndex());
         out.put("logStartIndex", node.logStartIndex());
-        // The group's members as this node knows them (none yet on a node that waits to be added).
-        putMembers(out, node.members());
         java.util.Map<String, Long> matched = node.followerMatchIndexes();
         if (!matched.isEmpty()) {
             com.fasterxml.jackson.databind.node.ObjectNode followers = out.putObject("followerMatchIndexes");
             matched.forEach(followers::put);
         }
-        return out.toString();
     }
 
     private io.partita.server.metrics.ClusterMetrics.View view() {
-        long[] joined = node.groupCommits();
-        return new io.partita.server.metrics.ClusterMetrics.View(
-                cluster.nodeId(),
-                node.role().equals("LEADER"),
-                serving != null,
-                node.term(),
-                node.commitIndex(),
-                node.lastAppliedIndex(),
-                node.followerMatchIndexes(),
-                joined[0],
-                joined[1],
-                router.followerReads());
+        List<io.partita.server.metrics.ClusterMetrics.GroupView> each = new java.util.ArrayList<>();
+        for (Group g : groups.values()) {
+            ClusterNode node = g.node;
+            long[] joined = node.groupCommits();
+            each.add(new io.partita.server.metrics.ClusterMetrics.GroupView(
+                    g.account,
+                    node.role().equals("LEADER"),
+                    g.serving != null,
+                    node.term(),
+                    node.commitIndex(),
+                    node.lastAppliedIndex(),
+                    node.followerMatchIndexes(),
+                    joined[0],
+                    joined[1]));
+        }
+        return new io.partita.server.metrics.ClusterMetrics.View(cluster.nodeId(), each, router.followerReads());
     }
 
-    /** Whether this node answers the cluster's requests now (it leads). */
+    /** Whether this node answers the requests of the first group (open mode's only one) now: it leads it. */
     public boolean serving() {
-        return serving != null;
+        return primary.serving != null;
+    }
+
+    /** Whether this node answers the requests of {@code account}'s group now: it leads it. */
+    public boolean serving(String account) {
+        Group g = groups.get(account);
+        return g != null && g.serving != null;
     }
 
     public String nodeId() {
@@ -508,16 +616,18 @@ public final class ClusterMember implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        // Its own server first, which answers the requests it has; the router then answers 503 (retried elsewhere)
-        // until it closes.
-        stopServing("it is stopping");
-        stopReading("it is stopping");
+        // Its own servers first, which answer the requests they have; the router then answers 503 (retried
+        // elsewhere) until it closes.
+        for (Group g : groups.values()) {
+            stopServing(g, "it is stopping");
+            stopReading(g, "it is stopping");
+        }
         router.close();
         try {
-            node.close();
+            host.close();
         } catch (IOException e) {
             log.warn("node {}: closing its Raft server", cluster.nodeId(), e);
         }
-        replica.close();
+        groups.values().forEach(g -> g.replica.close());
     }
 }

@@ -47,11 +47,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * A cluster node's public port. Every request goes to the node that serves the cluster now, the leader: to its own
- * server on loopback when this node leads, else to the leader's public port, marked as forwarded (a forwarded request
+ * A cluster node's public port. Every request goes to the node that serves its group now, the group's leader (in
+ * strict mode each account's store is a group of its own): to its own server on loopback when this node leads the
+ * group, else to the leader's public port, marked as forwarded (a forwarded request
  * is never forwarded again). While no node serves (an election), or the leader cannot be reached, the answer is a 503:
  * nothing was done. A forwarded request whose answer is lost answers a 500, whose outcome is unknown. The AWS SDKs
  * retry both.
@@ -104,9 +106,13 @@ final class ClusterRouter implements AutoCloseable {
 
     private final Channel channel;
     private final String nodeId;
-    private final Supplier<Target> target;
-    /** Where this node answers eventually consistent reads itself (a follower's reader), or null: to {@code target}. */
-    private final Supplier<Target> reads;
+    /** Where a request goes now: the node that serves its group (in strict mode, its account's), or null. */
+    private final Function<FullHttpRequest, Target> target;
+    /**
+     * Where this node answers an eventually consistent read itself (its reader of the request's group, as a follower),
+     * or null: to {@code target}. Null when follower reads are off.
+     */
+    private final Function<FullHttpRequest, Target> reads;
     /** Reads answered by {@code reads}' target. */
     private final java.util.concurrent.atomic.LongAdder readsServed = new java.util.concurrent.atomic.LongAdder();
 
@@ -129,8 +135,8 @@ final class ClusterRouter implements AutoCloseable {
             String host,
             int port,
             String nodeId,
-            Supplier<Target> target,
-            Supplier<Target> reads,
+            Function<FullHttpRequest, Target> target,
+            Function<FullHttpRequest, Target> reads,
             Supplier<String> status,
             io.partita.server.metrics.ClusterMetrics metrics,
             Members members,
@@ -299,14 +305,14 @@ final class ClusterRouter implements AutoCloseable {
             Target to = null;
             boolean toReader = false;
             if (reads != null && forwardedBy == null) {
-                Target reader = reads.get();
+                Target reader = reads.apply(request);
                 if (reader != null && eventualRead(request)) {
                     to = reader;
                     toReader = true;
                 }
             }
             if (to == null) {
-                to = target.get();
+                to = target.apply(request);
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
                 error(
@@ -339,7 +345,9 @@ final class ClusterRouter implements AutoCloseable {
                     out.headers().add(h.getKey(), h.getValue());
                 }
             }
-            out.headers().set(HttpHeaderNames.HOST, to.address());
+            // The client's Host as it sent it: SigV4 signs it, and strict mode verifies it where the request is served.
+            String sentHost = request.headers().get(HttpHeaderNames.HOST);
+            out.headers().set(HttpHeaderNames.HOST, sentHost != null ? sentHost : to.address());
             out.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.content().readableBytes());
             if (!to.local()) {
                 out.headers().set(FORWARDED, nodeId);
@@ -489,7 +497,7 @@ final class ClusterRouter implements AutoCloseable {
                 deadline.cancel(false);
                 deadline = null;
             }
-            Target leader = target.get();
+            Target leader = target.apply(request);
             try {
                 if (leader == null) {
                     finish(e -> error(

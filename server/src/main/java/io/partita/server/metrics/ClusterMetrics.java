@@ -18,8 +18,15 @@ import java.util.function.Supplier;
  */
 public final class ClusterMetrics {
     /** A node's figures at one moment. */
-    public record View(
-            String node,
+    public record View(String node, List<GroupView> groups, long followerReads) {}
+
+    /**
+     * A node's figures for one Raft group at one moment: the group's name (in strict mode its account's id; open
+     * mode's one group is account {@code 000000000000}'s), whether the node leads it and serves its requests, its
+     * term and indexes, on its leader each follower's match index, and its group commit's entries and writes.
+     */
+    public record GroupView(
+            String group,
             boolean leader,
             boolean serving,
             long term,
@@ -27,8 +34,7 @@ public final class ClusterMetrics {
             long appliedIndex,
             Map<String, Long> followerMatchIndexes,
             long groupCommitEntries,
-            long groupCommitWrites,
-            long followerReads) {}
+            long groupCommitWrites) {}
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final ExpositionFormatWriter writer = PrometheusTextFormatWriter.create();
@@ -38,50 +44,58 @@ public final class ClusterMetrics {
     }
 
     private static MetricSnapshots snapshots(View v) {
-        String[] node = {"node", v.node()};
+        Family leader = Family.gauge("partita_cluster_leader", "1 if this node leads the Raft group.");
+        Family serving = Family.gauge(
+                "partita_cluster_serving",
+                "1 if this node answers the group's requests now (it leads and has applied every committed entry).");
+        Family term = Family.gauge("partita_cluster_term", "The Raft term this node is in, in the group.");
+        Family commit =
+                Family.gauge("partita_cluster_commit_index", "The last log index this node knows the group committed.");
+        Family applied = Family.gauge(
+                "partita_cluster_applied_index", "The last log index of the group this node's replica has applied.");
         Family lag = Family.gauge(
                 "partita_cluster_follower_lag_entries",
-                "On the leader: log entries the leader has that a follower is not known to have.");
-        v.followerMatchIndexes()
-                .forEach((follower, match) ->
-                        lag.add(Math.max(0, v.commitIndex() - match), "node", v.node(), "follower", follower));
+                "On the group's leader: log entries the leader has that a follower is not known to have.");
+        Family entries = Family.counter(
+                "partita_cluster_group_commit_entries",
+                "Log entries of writes this node proposed while it led the group (group commit: one entry carries the"
+                        + " writes that waited for the one before).");
+        Family writes = Family.counter(
+                "partita_cluster_group_commit_writes",
+                "Writes those entries carried; divided by the entries, the writes each Raft round committed.");
+        for (GroupView g : v.groups()) {
+            String[] labels = {"group", g.group(), "node", v.node()};
+            leader.add(g.leader() ? 1 : 0, labels);
+            serving.add(g.serving() ? 1 : 0, labels);
+            term.add(g.term(), labels);
+            commit.add(g.commitIndex(), labels);
+            applied.add(g.appliedIndex(), labels);
+            g.followerMatchIndexes()
+                    .forEach((follower, match) -> lag.add(
+                            Math.max(0, g.commitIndex() - match),
+                            "follower",
+                            follower,
+                            "group",
+                            g.group(),
+                            "node",
+                            v.node()));
+            entries.add(g.groupCommitEntries(), labels);
+            writes.add(g.groupCommitWrites(), labels);
+        }
         return new MetricSnapshots(List.of(
-                Family.gauge("partita_cluster_leader", "1 if this node leads the cluster's Raft group.")
-                        .add(v.leader() ? 1 : 0, node)
-                        .build(),
-                Family.gauge(
-                                "partita_cluster_serving",
-                                "1 if this node answers the cluster's requests now (it leads and has applied every"
-                                        + " committed entry).")
-                        .add(v.serving() ? 1 : 0, node)
-                        .build(),
-                Family.gauge("partita_cluster_term", "The Raft term this node is in.")
-                        .add(v.term(), node)
-                        .build(),
-                Family.gauge("partita_cluster_commit_index", "The last log index this node knows to be committed.")
-                        .add(v.commitIndex(), node)
-                        .build(),
-                Family.gauge("partita_cluster_applied_index", "The last log index this node's replica has applied.")
-                        .add(v.appliedIndex(), node)
-                        .build(),
+                leader.build(),
+                serving.build(),
+                term.build(),
+                commit.build(),
+                applied.build(),
                 lag.build(),
-                Family.counter(
-                                "partita_cluster_group_commit_entries",
-                                "Log entries of writes this node proposed while it led (group commit: one entry carries"
-                                        + " the writes that waited for the one before).")
-                        .add(v.groupCommitEntries(), node)
-                        .build(),
-                Family.counter(
-                                "partita_cluster_group_commit_writes",
-                                "Writes those entries carried; divided by the entries, the writes each Raft round"
-                                        + " committed.")
-                        .add(v.groupCommitWrites(), node)
-                        .build(),
+                entries.build(),
+                writes.build(),
                 Family.counter(
                                 "partita_cluster_follower_reads",
                                 "Eventually consistent reads this node answered from its own replica as a follower"
                                         + " (--cluster-follower-reads), not forwarded to the leader.")
-                        .add(v.followerReads(), node)
+                        .add(v.followerReads(), "node", v.node())
                         .build()));
     }
 

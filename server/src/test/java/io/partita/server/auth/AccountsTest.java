@@ -23,6 +23,33 @@ class AccountsTest {
         assertThat(a.find("AK2")).isEqualTo(new Accounts.Key("AK2", "s2", "111122223333"));
         assertThat(a.find("AK3").accountId()).isEqualTo("444455556666");
         assertThat(a.find("nobody")).isNull();
+
+        // One account's keys alone: what a cluster node's server for that account's group verifies.
+        Accounts first = a.only("111122223333");
+        assertThat(first.size()).isEqualTo(2);
+        assertThat(first.accountIds()).containsExactly("111122223333");
+        assertThat(first.find("AK3")).isNull();
+        assertThat(a.only("999999999999").size()).isZero();
+    }
+
+    @Test
+    void theAccessKeyARequestNamesIsFoundWithoutVerifyingIt() {
+        assertThat(SigV4Verifier.accessKeyOf(
+                        "AWS4-HMAC-SHA256 Credential=AKIDALICE/20261204/us-east-1/dynamodb/aws4_request,"
+                                + " SignedHeaders=host;x-amz-date, Signature=abc",
+                        null))
+                .isEqualTo("AKIDALICE");
+        // Presigned: the query's credential, URL-encoded, wins over any header.
+        assertThat(SigV4Verifier.accessKeyOf(
+                        null,
+                        "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIDBOB%2F20261204%2Fus-east-1%2Fdynamodb"
+                                + "%2Faws4_request&X-Amz-Signature=00"))
+                .isEqualTo("AKIDBOB");
+        assertThat(SigV4Verifier.accessKeyOf(null, null)).isNull();
+        assertThat(SigV4Verifier.accessKeyOf("AWS4-HMAC-SHA256 Signature=abc", "a=b"))
+                .isNull();
+        assertThat(SigV4Verifier.accessKeyOf("AWS4-HMAC-SHA256 Credential=/20261204/x", null))
+                .isNull();
     }
 
     @Test

@@ -244,13 +244,17 @@ class ClusterIT {
                 .body();
         assertThat(leaderMetrics)
                 .contains(
-                        "partita_cluster_leader{node=\"n" + first + "\"} 1",
-                        "partita_cluster_serving{node=\"n" + first + "\"} 1")
-                .contains(
-                        "partita_cluster_follower_lag_entries{follower=\"n" + follower + "\",node=\"n" + first + "\"}");
+                        "partita_cluster_leader{group=\"000000000000\",node=\"n" + first + "\"} 1",
+                        "partita_cluster_serving{group=\"000000000000\",node=\"n" + first + "\"} 1")
+                .contains("partita_cluster_follower_lag_entries{follower=\"n" + follower
+                        + "\",group=\"000000000000\",node=\"n" + first + "\"}");
         // The item's write went through the leader's group commit: some entries, carrying at least as many writes.
-        long entries = counter(leaderMetrics, "partita_cluster_group_commit_entries_total{node=\"n" + first + "\"}");
-        long writes = counter(leaderMetrics, "partita_cluster_group_commit_writes_total{node=\"n" + first + "\"}");
+        long entries = counter(
+                leaderMetrics,
+                "partita_cluster_group_commit_entries_total{group=\"000000000000\",node=\"n" + first + "\"}");
+        long writes = counter(
+                leaderMetrics,
+                "partita_cluster_group_commit_writes_total{group=\"000000000000\",node=\"n" + first + "\"}");
         assertThat(entries).isPositive();
         assertThat(writes).isGreaterThanOrEqualTo(entries);
 

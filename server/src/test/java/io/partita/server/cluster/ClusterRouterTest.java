@@ -43,10 +43,13 @@ class ClusterRouterTest {
                 "127.0.0.1",
                 0,
                 "n1",
-                target::get,
-                reads::get,
+                request -> target.get(),
+                request -> reads.get(),
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", false, false, 3, 7, 7, Map.of(), 0, 0, 0)),
+                new ClusterMetrics(() -> new ClusterMetrics.View(
+                        "n1",
+                        List.of(new ClusterMetrics.GroupView("000000000000", false, false, 3, 7, 7, Map.of(), 0, 0)),
+                        0)),
                 null,
                 null,
                 null);
@@ -425,7 +428,7 @@ class ClusterRouterTest {
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/cluster/metrics"))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(m.body()).contains("partita_cluster_term{node=\"n1\"} 3");
+        assertThat(m.body()).contains("partita_cluster_term{group=\"000000000000\",node=\"n1\"} 3");
     }
 
     @Test
@@ -435,10 +438,13 @@ class ClusterRouterTest {
                 "127.0.0.1",
                 0,
                 "n1",
-                target::get,
-                reads::get,
+                request -> target.get(),
+                request -> reads.get(),
                 () -> "{\"node\":\"n1\",\"members\":[]}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", true, true, 3, 7, 7, Map.of(), 0, 0, 0)),
+                new ClusterMetrics(() -> new ClusterMetrics.View(
+                        "n1",
+                        List.of(new ClusterMetrics.GroupView("000000000000", true, true, 3, 7, 7, Map.of(), 0, 0)),
+                        0)),
                 new ClusterRouter.Members() {
                     @Override
                     public boolean leads() {

@@ -1,0 +1,263 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.partita.cluster.ClusterNode;
+import io.partita.server.auth.Accounts;
+import io.partita.server.cli.ServerConfig;
+import io.partita.server.netty.Transport;
+import io.partita.storage.StorageConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+
+/**
+ * Three nodes in strict mode: each account's store is a Raft group of its own, led by a node of its own. A request
+ * signed with an account's key reaches its account's leader through any node; the accounts stay apart; one account's
+ * leader's death moves that account's group only, and the node catches up and leads it again when it returns.
+ */
+class ClusterStrictIT {
+    /** Three accounts, in the order their groups prefer n0, n1 and n2 as leaders. */
+    private static final List<String> ACCOUNTS = List.of("111111111111", "222222222222", "333333333333");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private final List<ClusterConfig.Member> members = new ArrayList<>();
+    private final ClusterMember[] nodes = new ClusterMember[3];
+    private Accounts accounts;
+
+    @AfterEach
+    void stopAll() {
+        for (ClusterMember m : nodes) {
+            if (m != null) {
+                m.close();
+            }
+        }
+    }
+
+    private ClusterMember start(int i) throws Exception {
+        ServerConfig server = new ServerConfig(
+                        "127.0.0.1",
+                        members.get(i).apiPort(),
+                        StorageConfig.disk(dir.resolve("n" + i)),
+                        "us-east-1",
+                        4,
+                        Transport.NIO)
+                .strict(accounts);
+        nodes[i] = ClusterMember.start(
+                new ClusterConfig("strict", "n" + i, members), server, ClusterNode.Timings.loopback(), s -> {});
+        return nodes[i];
+    }
+
+    private static DynamoDbClient client(ClusterMember node, String key, String secret) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + node.port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create(key, secret))
+                .build();
+    }
+
+    /** Account {@code a}'s client (key {@code AK<a>}) through node {@code via}. */
+    private DynamoDbClient as(int a, int via) {
+        return client(nodes[via], "AK" + a, "secret-" + a);
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    private static void put(DynamoDbClient ddb, String id, String value) {
+        ddb.putItem(r ->
+                r.tableName("orders").item(Map.of("pk", AttributeValue.fromS(id), "v", AttributeValue.fromS(value))));
+    }
+
+    private static String get(DynamoDbClient ddb, String id) {
+        Map<String, AttributeValue> item = ddb.getItem(r -> r.tableName("orders")
+                        .key(Map.of("pk", AttributeValue.fromS(id)))
+                        .consistentRead(true))
+                .item();
+        return item.isEmpty() ? null : item.get("v").s();
+    }
+
+    private static JsonNode view(ClusterMember m) throws Exception {
+        return JSON.readTree(m.status());
+    }
+
+    /** Which node leads each account's group, as node {@code m} sees it. */
+    private static Map<String, String> leaders(ClusterMember m) throws Exception {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (JsonNode g : view(m).get("groups")) {
+            out.put(g.get("account").asText(), g.get("leader").asText());
+        }
+        return out;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void eachAccountIsAGroupOfItsOwnLedByANodeOfItsOwnAndReachedThroughAnyNode() throws Exception {
+        StringBuilder keys = new StringBuilder("{\"accounts\": [");
+        for (int a = 0; a < 3; a++) {
+            keys.append(a == 0 ? "" : ", ")
+                    .append("{\"accountId\": \"")
+                    .append(ACCOUNTS.get(a))
+                    .append("\", \"accessKeyId\": \"AK")
+                    .append(a)
+                    .append("\", \"secretAccessKey\": \"secret-")
+                    .append(a)
+                    .append("\"}");
+        }
+        Path file = dir.resolve("credentials.json");
+        Files.writeString(file, keys.append("]}").toString());
+        accounts = Accounts.load(file);
+        for (int i = 0; i < 3; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        }
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        // Account k's group prefers node k: the leaders spread over the three nodes.
+        for (int a = 0; a < 3; a++) {
+            int at = a;
+            await("account " + a + "'s group served by n" + a, () -> nodes[at].serving(ACCOUNTS.get(at)));
+        }
+        await(
+                "every node knowing each group's leader",
+                () -> java.util.Arrays.stream(nodes).allMatch(n -> {
+                    try {
+                        return leaders(n)
+                                .equals(Map.of(ACCOUNTS.get(0), "n0", ACCOUNTS.get(1), "n1", ACCOUNTS.get(2), "n2"));
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+
+        // Each account makes a table of the same name through a node that does not lead its group, and puts an item
+        // of its own in it: the accounts' tables are apart, as on a single node in strict mode.
+        for (int a = 0; a < 3; a++) {
+            try (DynamoDbClient ddb = as(a, (a + 1) % 3)) {
+                ddb.createTable(r -> r.tableName("orders")
+                        .attributeDefinitions(d -> d.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType("HASH"))
+                        .billingMode("PAY_PER_REQUEST"));
+                put(ddb, "k", "of-" + a);
+                String arn =
+                        ddb.describeTable(r -> r.tableName("orders")).table().tableArn();
+                assertThat(arn).contains(":" + ACCOUNTS.get(a) + ":table/orders");
+            }
+        }
+        for (int a = 0; a < 3; a++) {
+            for (int via = 0; via < 3; via++) {
+                try (DynamoDbClient ddb = as(a, via)) {
+                    assertThat(get(ddb, "k"))
+                            .as("account %d through n%d", a, via)
+                            .isEqualTo("of-" + a);
+                }
+            }
+        }
+
+        // A key of no account, a wrong secret and no signature are refused through any node, as a single node
+        // refuses them.
+        try (DynamoDbClient nobody = client(nodes[1], "AKNOBODY", "x")) {
+            assertThatThrownBy(nobody::listTables)
+                    .isInstanceOf(DynamoDbException.class)
+                    .hasMessageContaining("The security token included in the request is invalid");
+        }
+        try (DynamoDbClient wrong = client(nodes[2], "AK1", "not-the-secret")) {
+            assertThatThrownBy(wrong::listTables)
+                    .isInstanceOf(DynamoDbException.class)
+                    .satisfies(e -> assertThat(
+                                    ((DynamoDbException) e).awsErrorDetails().errorCode())
+                            .isEqualTo("InvalidSignatureException"));
+        }
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> unsigned = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[0].port() + "/"))
+                        .header("X-Amz-Target", "DynamoDB_20120810.ListTables")
+                        .header("Content-Type", "application/x-amz-json-1.0")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(unsigned.statusCode()).isEqualTo(400);
+        assertThat(unsigned.body()).contains("MissingAuthenticationTokenException");
+
+        // Each node's view and metrics name every group and its leader.
+        JsonNode v = view(nodes[0]);
+        assertThat(v.get("groups")).hasSize(3);
+        Set<String> groupIds = new HashSet<>();
+        v.get("groups").forEach(g -> groupIds.add(g.get("group").asText()));
+        assertThat(groupIds).hasSize(3);
+        String metrics = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[1].port() + "/cluster/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        assertThat(metrics)
+                .contains(
+                        "partita_cluster_leader{group=\"222222222222\",node=\"n1\"} 1",
+                        "partita_cluster_leader{group=\"111111111111\",node=\"n1\"} 0",
+                        "partita_cluster_serving{group=\"222222222222\",node=\"n1\"} 1");
+        // The members of a strict cluster do not change yet: refused, and nothing changes.
+        HttpResponse<String> change = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[0].port() + "/cluster/members"))
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"remove\": \"n2\"}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(change.statusCode()).isEqualTo(400);
+        assertThat(change.body()).contains("strict mode");
+        assertThat(view(nodes[0]).get("members")).hasSize(3);
+
+        // n1, account 1's leader, stops: account 1's group elects another leader and takes writes through any node;
+        // the other accounts' leaders stay where they were.
+        nodes[1].close();
+        nodes[1] = null;
+        await(
+                "account 1's group served again",
+                () -> nodes[0].serving(ACCOUNTS.get(1)) || nodes[2].serving(ACCOUNTS.get(1)));
+        try (DynamoDbClient ddb = as(1, 0)) {
+            put(ddb, "while-down", "written");
+            assertThat(get(ddb, "k")).isEqualTo("of-1");
+        }
+        assertThat(nodes[0].serving(ACCOUNTS.get(0))).isTrue();
+        assertThat(nodes[2].serving(ACCOUNTS.get(2))).isTrue();
+
+        // It returns, catches up on every group, and leads account 1's again, with the write it missed.
+        start(1);
+        await("n1 leading account 1's group again", () -> nodes[1].serving(ACCOUNTS.get(1)));
+        try (DynamoDbClient ddb = as(1, 1)) {
+            assertThat(get(ddb, "while-down")).isEqualTo("written");
+            assertThat(ddb.listTables().tableNames()).containsExactly("orders");
+        }
+        try (DynamoDbClient ddb = as(2, 1)) {
+            assertThat(get(ddb, "k")).isEqualTo("of-2");
+            assertThat(get(ddb, "while-down")).isNull();
+        }
+    }
+}
