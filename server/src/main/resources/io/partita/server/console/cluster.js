@@ -1,4 +1,4 @@
-// Cluster: the Raft group as each node sees it. The node this page came from answers GET /cluster itself; every other
+// Cluster: the Raft groups as each node sees them (open mode has one; strict mode one per account). The node this page came from answers GET /cluster itself; every other
 // member is asked at its own API address (its /cluster answers any origin), so a node that is down shows as such.
 import { esc, every } from "./api.js";
 
@@ -48,12 +48,31 @@ export async function clusterPage(el) {
         "</span></td><td>" + (v.serving ? "serves requests" : "") + '</td><td class="num">' + count(v.term) + '</td><td class="num">' +
         count(v.commitIndex) + '</td><td class="num">' + count(v.appliedIndex) + '</td><td class="num lag">' + count(lag) + "</td></tr>";
     });
+    const groups = Array.isArray(own.groups) ? own.groups : [];
+    // Each group's leader as the leader itself answers (its term, commit index and followers' lag), else as this node
+    // knows it.
+    const groupRows = groups.map((g, gi) => {
+      const lv = views.find((v) => v && v.groups && v.groups[gi] && v.groups[gi].role === "LEADER" && v.groups[gi].leader === v.node);
+      const lg = lv ? lv.groups[gi] : null;
+      const behind = lg && lg.followerMatchIndexes
+        ? Object.entries(lg.followerMatchIndexes).map(([id, match]) => esc(id) + " " + count(Math.max(0, lg.commitIndex - match))).join(", ")
+        : "";
+      return '<tr data-group="' + esc(g.account) + '"><td>' + esc(g.account) + '</td><td class="muted">' + esc(g.group.slice(0, 8)) +
+        "</td><td>" + esc(lv ? lv.node : g.leader || "none") + '</td><td class="num">' + count(lg ? lg.term : g.term) +
+        '</td><td class="num">' + count(lg ? lg.commitIndex : g.commitIndex) + "</td><td>" + behind + "</td></tr>";
+    });
+    const groupTable = !groups.length ? "" :
+      '<h2>Raft groups</h2><table class="grid" id="cluster-groups"><thead><tr><th>Account</th><th>Group</th><th>Leader</th>' +
+      '<th class="num">Term</th><th class="num">Commit index</th><th>Followers behind (entries)</th></tr></thead><tbody>' +
+      groupRows.join("") + "</tbody></table>";
     body.innerHTML = '<div class="card"><p>Cluster <b>' + esc(own.cluster) + "</b>, " + own.members.length +
-      " members, one Raft group for the whole store. Leader: <b id=\"cluster-leader\">" +
+      (groups.length > 1
+        ? " members, a Raft group per account (" + groups.length + "); the members table shows the first account's."
+        : " members, one Raft group for the whole store.") + " Leader: <b id=\"cluster-leader\">" +
       esc(leaderView ? leaderView.node : own.leader || "none (an election is under way)") + "</b>.</p>" +
       '<table class="grid" id="cluster-members"><thead><tr><th>Node</th><th>API</th><th>Raft</th><th>Role</th><th></th>' +
       '<th class="num">Term</th><th class="num">Commit index</th><th class="num">Applied index</th>' +
-      '<th class="num">Behind the leader (entries)</th></tr></thead><tbody>' + rows.join("") + "</tbody></table>" +
+      '<th class="num">Behind the leader (entries)</th></tr></thead><tbody>' + rows.join("") + "</tbody></table>" + groupTable +
       '<p class="muted">Each node answers <code>GET /cluster</code> with its view and <code>GET /cluster/metrics</code> ' +
       "for Prometheus; the rest of this console is the leader's.</p></div>";
   });

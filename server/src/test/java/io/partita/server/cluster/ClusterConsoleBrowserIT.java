@@ -98,6 +98,10 @@ class ClusterConsoleBrowserIT {
         assertThat(Long.parseLong(cell(leader, 7).replace(",", ""))).isPositive();
         assertThat(cell(leader, 9)).isEqualTo("0");
         assertThat(cell(other, 9)).matches("\\d+");
+        // The groups: open mode's one, account 000000000000's, led by the leader, with each follower's lag.
+        String group = text("#cluster-groups tr[data-group='000000000000']");
+        assertThat(group).contains("000000000000", leaderId, "n" + follower + " ", "n" + other + " ");
+        assertThat(text("#cluster-groups tbody").split("\n")).hasSize(1);
 
         Files.createDirectories(Path.of("target", "console-screenshots"));
         Files.write(
