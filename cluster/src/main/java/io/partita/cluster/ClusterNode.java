@@ -377,6 +377,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             for (int i = 1; i < raftGroups.size(); i++) {
                 if (!formatted.get(i)) {
                     nodes.get(i).format();
+                } else {
+                    nodes.get(i).restoreMembers();
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -389,11 +391,36 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /** Adds this node's group, new to it, to its running server: Ratis formats its storage and starts it. */
     private void format() throws IOException {
+        manage(org.apache.ratis.protocol.GroupManagementRequest.newAdd(
+                clientId, self, callIds.incrementAndGet(), group, true));
+    }
+
+    /**
+     * Gives a group Ratis recovered from its folder with no members the members it was made with. Ratis recovers every
+     * group it finds in the Raft storage without members, and learns them from the group's log; a group formatted on
+     * this node whose first leader had not yet written its configuration into the log when the node stopped has none
+     * there. Without members it would neither stand for election nor vote, and the group would need every other member
+     * to elect a leader. It is removed from the server (its folder kept) and added again, recovered, with its members.
+     * A group whose log names its members, or one this node joins (made with none), is left as it is.
+     */
+    private void restoreMembers() throws IOException {
+        if (group.getPeers().isEmpty()
+                || !server.getDivision(group.getGroupId())
+                        .getRaftConf()
+                        .getCurrentPeers()
+                        .isEmpty()) {
+            return;
+        }
+        manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
+                clientId, self, callIds.incrementAndGet(), group.getGroupId(), false, false));
+        manage(org.apache.ratis.protocol.GroupManagementRequest.newAdd(
+                clientId, self, callIds.incrementAndGet(), group, false));
+    }
+
+    private void manage(org.apache.ratis.protocol.GroupManagementRequest request) throws IOException {
         RaftClientReply reply;
         try {
-            reply = server.groupManagementAsync(org.apache.ratis.protocol.GroupManagementRequest.newAdd(
-                            clientId, self, callIds.incrementAndGet(), group, true))
-                    .get(proposalMillis, TimeUnit.MILLISECONDS);
+            reply = server.groupManagementAsync(request).get(proposalMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while group " + group.getGroupId() + " starts", e);

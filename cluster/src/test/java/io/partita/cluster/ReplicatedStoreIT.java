@@ -626,4 +626,40 @@ class ReplicatedStoreIT {
             }
         }
     }
+
+    @Test
+    void aGroupMadeOnANodeThatStoppedBeforeItsFirstLeaderStillKnowsItsMembers() throws IOException {
+        for (int i = 0; i < 3; i++) {
+            peers.add(new ClusterNode.Peer("n" + i, "127.0.0.1", freePort()));
+        }
+        Node[] nodes = new Node[3];
+        try {
+            // Alone, n0 makes both groups and no leader: its second group's log never names the members. It stops.
+            nodes[0] = startGroups(0, 2);
+            nodes[0].stop();
+            nodes[0] = null;
+            // Back, with n1 beside it and n2 never started: each group must elect a leader with n0 and n1 alone, so
+            // n0's recovered second group must know its members and vote.
+            nodes[0] = startGroups(0, 2);
+            nodes[1] = startGroups(1, 2);
+            for (int g = 0; g < 2; g++) {
+                int leader = leaderOf(nodes, g);
+                RocksStore store = nodes[leader].stores().get(g).store();
+                store.createItemFamily(FAMILY);
+                write(
+                        new Replica(
+                                nodes[leader].stores().get(g),
+                                nodes[leader].host().groups().get(g)),
+                        1);
+                awaitGroup(nodes, g, 1);
+            }
+            assertThat(nodes[0].host().groups().get(1).members()).hasSize(3);
+        } finally {
+            for (Node n : nodes) {
+                if (n != null) {
+                    n.stop();
+                }
+            }
+        }
+    }
 }

@@ -240,9 +240,14 @@ public final class ClusterMember implements AutoCloseable {
         }
         String uri = request.uri();
         int q = uri.indexOf('?');
-        String key = io.partita.server.auth.SigV4Verifier.accessKeyOf(
-                request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION),
-                q < 0 ? null : uri.substring(q + 1));
+        String key;
+        try {
+            key = io.partita.server.auth.SigV4Verifier.accessKeyOf(
+                    request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION),
+                    q < 0 ? null : uri.substring(q + 1));
+        } catch (RuntimeException malformed) {
+            return primary; // a query string that does not decode: the first group's server answers its error
+        }
         io.partita.server.auth.Accounts.Key known = key == null ? null : accounts.find(key);
         Group g = known == null ? null : groups.get(known.accountId());
         return g == null ? primary : g;
@@ -294,7 +299,9 @@ public final class ClusterMember implements AutoCloseable {
      * made, 503 when the group did not make it (it may still complete: {@code GET /cluster} shows the members).
      */
     ClusterRouter.Made changeMembers(byte[] body) {
-        if (groups.size() > 1) {
+        if (accounts != null) {
+            // Also with one account: the change is made before any signature is checked, so a strict cluster, whose
+            // callers must sign, takes none.
             return problem(
                     400,
                     "the members of a cluster in strict mode (a Raft group per account) do not change yet: start the"
@@ -417,7 +424,13 @@ public final class ClusterMember implements AutoCloseable {
         return accounts == null ? own : own.strict(accounts.only(g.account));
     }
 
-    private synchronized void serve(Group g) {
+    private void serve(Group g) {
+        synchronized (g) {
+            serveLocked(g);
+        }
+    }
+
+    private void serveLocked(Group g) {
         if (closed) {
             return;
         }
@@ -471,7 +484,14 @@ public final class ClusterMember implements AutoCloseable {
      * Opens a reader on the group's store as it is now, then closes {@code previous} (one on an older catalog, or a
      * store an install replaced): reads go on, to one or the other, meanwhile.
      */
-    private synchronized void openReader(Group g, Reader previous) {
+    /** Under the group's lock: one group's slow open holds up no other group's change. */
+    private void openReader(Group g, Reader previous) {
+        synchronized (g) {
+            openReaderLocked(g, previous);
+        }
+    }
+
+    private void openReaderLocked(Group g, Reader previous) {
         if (closed || g.serving != null || g.reader != previous) {
             return; // closed, or changed (an install closed it) since the caller looked: the next pass decides
         }
@@ -505,7 +525,13 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    private synchronized void stopReading(Group g, String why) {
+    private void stopReading(Group g, String why) {
+        synchronized (g) {
+            stopReadingLocked(g, why);
+        }
+    }
+
+    private void stopReadingLocked(Group g, String why) {
         g.readable = false;
         Reader r = g.reader;
         if (r == null) {
@@ -516,7 +542,13 @@ public final class ClusterMember implements AutoCloseable {
         r.server().close();
     }
 
-    private synchronized void stopServing(Group g, String why) {
+    private void stopServing(Group g, String why) {
+        synchronized (g) {
+            stopServingLocked(g, why);
+        }
+    }
+
+    private void stopServingLocked(Group g, String why) {
         PartitaServer own = g.serving;
         if (own == null) {
             return;

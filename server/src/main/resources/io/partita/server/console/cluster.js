@@ -51,9 +51,11 @@ export async function clusterPage(el) {
     const groups = Array.isArray(own.groups) ? own.groups : [];
     // Each group's leader as the leader itself answers (its term, commit index and followers' lag), else as this node
     // knows it.
-    const groupRows = groups.map((g, gi) => {
-      const lv = views.find((v) => v && v.groups && v.groups[gi] && v.groups[gi].role === "LEADER" && v.groups[gi].leader === v.node);
-      const lg = lv ? lv.groups[gi] : null;
+    const groupRows = groups.map((g) => {
+      // Matched by the group's id: nodes whose credentials differ (mid-rollout) list their groups differently.
+      const of = (v) => (v && Array.isArray(v.groups) ? v.groups.find((x) => x.group === g.group) : undefined);
+      const lv = views.find((v) => { const x = of(v); return x && x.role === "LEADER" && x.leader === v.node; });
+      const lg = lv ? of(lv) : null;
       const behind = lg && lg.followerMatchIndexes
         ? Object.entries(lg.followerMatchIndexes).map(([id, match]) => esc(id) + " " + count(Math.max(0, lg.commitIndex - match))).join(", ")
         : "";

@@ -207,6 +207,20 @@ class ClusterStrictIT {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(unsigned.statusCode()).isEqualTo(400);
         assertThat(unsigned.body()).contains("MissingAuthenticationTokenException");
+        // A presigned URL whose credential does not decode (which no HTTP client of Java's sends) is answered too, not
+        // dropped by the router.
+        try (java.net.Socket raw = new java.net.Socket("127.0.0.1", nodes[2].port())) {
+            raw.setSoTimeout(10_000);
+            raw.getOutputStream()
+                    .write(
+                            ("POST /?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=%ZZ&X-Amz-Signature=00 HTTP/1.1\r\n"
+                                            + "Host: 127.0.0.1\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                                            + "Content-Type: application/x-amz-json-1.0\r\nContent-Length: 2\r\n"
+                                            + "Connection: close\r\n\r\n{}")
+                                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String answer = new String(raw.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400").contains("InvalidSignatureException");
+        }
 
         // Each node's view and metrics name every group and its leader.
         JsonNode v = view(nodes[0]);
