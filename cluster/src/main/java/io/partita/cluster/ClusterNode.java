@@ -616,15 +616,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
      *     change under way, a new member that cannot be reached, the time ran out); the change may still complete
      */
     public void changeMembers(List<Peer> next, Duration timeout) {
+        setConfiguration(next.stream().map(Peer::raftPeer).toList(), timeout);
+    }
+
+    private void setConfiguration(List<RaftPeer> next, Duration timeout) {
         if (!info().isLeader()) {
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
         }
         var request = new org.apache.ratis.protocol.SetConfigurationRequest(
-                clientId,
-                self,
-                group.getGroupId(),
-                callIds.incrementAndGet(),
-                next.stream().map(Peer::raftPeer).toList());
+                clientId, self, group.getGroupId(), callIds.incrementAndGet(), next);
         RaftClientReply reply;
         try {
             reply = server.setConfigurationAsync(request).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -644,6 +644,43 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     why,
                     true);
         }
+    }
+
+    /** Each member's priority in the group's configuration, by id: a leader yields to an up-to-date member of a higher one. */
+    public java.util.Map<String, Integer> priorities() {
+        java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+        try {
+            server.getDivision(group.getGroupId())
+                    .getRaftConf()
+                    .getCurrentPeers()
+                    .forEach(p -> out.put(p.getId().toString(), p.getPriority()));
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+        return out;
+    }
+
+    /**
+     * On the leader: makes {@code member} the group's preferred leader, with priority 1 and every other member 0, as one
+     * change of the configuration that keeps its members (Ratis counts a change of priority as a change). The leader
+     * then hands its part to that member once it is up to date. Returns once the change is committed, within {@code
+     * timeout}.
+     *
+     * @throws StorageUnavailableException as {@link #changeMembers} does
+     */
+    public void prefer(String member, Duration timeout) {
+        List<RaftPeer> next = new java.util.ArrayList<>();
+        try {
+            for (RaftPeer p :
+                    server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers()) {
+                next.add(RaftPeer.newBuilder(p)
+                        .setPriority(p.getId().toString().equals(member) ? 1 : 0)
+                        .build());
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+        setConfiguration(next, timeout);
     }
 
     private DivisionInfo info() {

@@ -662,4 +662,27 @@ class ReplicatedStoreIT {
             }
         }
     }
+
+    @Test
+    void aLeaderMadeToPreferAnotherMemberHandsItTheLeadership() throws IOException {
+        startAll();
+        Replica leader = leader();
+        leader.store().createItemFamily(FAMILY);
+        write(leader, 0);
+        // One group prefers none; told to prefer another member, the leader hands it its part once it is up to date.
+        Replica other = live().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        assertThat(leader.node().priorities())
+                .containsOnlyKeys("n0", "n1", "n2")
+                .doesNotContainValue(1);
+        leader.node().prefer(other.node().id(), java.time.Duration.ofSeconds(10));
+        await("the preferred member leading", () -> other.node().canServe());
+        assertThat(other.node().priorities())
+                .containsEntry(other.node().id(), 1)
+                .containsEntry(leader.node().id(), 0);
+        write(other, 1);
+        awaitConverged(2);
+        // A follower changes no configuration.
+        assertThatThrownBy(() -> leader.node().prefer(leader.node().id(), java.time.Duration.ofSeconds(1)))
+                .isInstanceOf(StorageUnavailableException.class);
+    }
 }

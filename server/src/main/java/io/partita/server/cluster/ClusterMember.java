@@ -66,6 +66,8 @@ public final class ClusterMember implements AutoCloseable {
         volatile Reader reader;
         /** Whether the router may send eventually consistent reads to {@link #reader} now: it is recent enough. */
         volatile boolean readable;
+        /** The term in which this node, leading the group, last checked whose leadership it prefers; -1 before. */
+        long preferredInTerm = -1;
 
         Group(String account, StorageConfig storage, ReplicaStore replica) {
             this.account = account;
@@ -304,8 +306,8 @@ public final class ClusterMember implements AutoCloseable {
             // callers must sign, takes none.
             return problem(
                     400,
-                    "the members of a cluster in strict mode (a Raft group per account) do not change yet: start the"
-                            + " nodes again with the new members, or run the cluster in open mode");
+                    "the members of a cluster in strict mode (a Raft group per account) do not change yet: it keeps"
+                            + " the members it was formed with");
         }
         ClusterNode node = primary.node;
         com.fasterxml.jackson.databind.JsonNode in;
@@ -393,6 +395,9 @@ public final class ClusterMember implements AutoCloseable {
                     } else if (g.serving != null && !g.node.isLeaderReady()) {
                         stopServing(g, "it no longer leads");
                     }
+                    if (g.serving != null && groups.size() > 1) {
+                        prefer(g);
+                    }
                     if (cluster.followerReads()) {
                         followReads(g);
                     }
@@ -407,6 +412,46 @@ public final class ClusterMember implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
+        }
+    }
+
+    /**
+     * As the leader of one of several groups, once a term: makes the member at the group's place in the accounts'
+     * order (modulo the members, in the order the flags list them) the group's preferred leader, when the group's
+     * configuration prefers another or none (a group an open cluster made, a group whose place moved when an account
+     * was added). Ratis then hands the leadership to that member once it is up to date, and the groups' leaders stay
+     * spread over the nodes.
+     */
+    private void prefer(Group g) {
+        long term = g.node.term();
+        if (g.preferredInTerm == term) {
+            return;
+        }
+        g.preferredInTerm = term;
+        java.util.Map<String, Integer> now = g.node.priorities();
+        List<String> order = new java.util.ArrayList<>();
+        cluster.members().forEach(m -> {
+            if (now.containsKey(m.id())) {
+                order.add(m.id());
+            }
+        });
+        now.keySet().stream().filter(id -> !order.contains(id)).sorted().forEach(order::add);
+        if (order.isEmpty()) {
+            return;
+        }
+        int place = new java.util.ArrayList<>(groups.values()).indexOf(g);
+        String want = order.get(place % order.size());
+        boolean already = now.entrySet().stream()
+                .allMatch(e -> e.getValue() == (e.getKey().equals(want) ? 1 : 0));
+        if (already) {
+            return;
+        }
+        try {
+            g.node.prefer(want, java.time.Duration.ofSeconds(5));
+            log.info("node {}: {} now prefers {} as its leader", cluster.nodeId(), g.name(), want);
+        } catch (io.partita.storage.StorageUnavailableException e) {
+            log.warn(
+                    "node {}: {} could not be made to prefer {}: {}", cluster.nodeId(), g.name(), want, e.getMessage());
         }
     }
 

@@ -61,15 +61,20 @@ class ClusterStrictIT {
 
     private ClusterMember start(int i) throws Exception {
         ServerConfig server = new ServerConfig(
-                        "127.0.0.1",
-                        members.get(i).apiPort(),
-                        StorageConfig.disk(dir.resolve("n" + i)),
-                        "us-east-1",
-                        4,
-                        Transport.NIO)
-                .strict(accounts);
+                "127.0.0.1",
+                members.get(i).apiPort(),
+                StorageConfig.disk(dir.resolve("n" + i)),
+                "us-east-1",
+                4,
+                Transport.NIO);
+        if (accounts != null) {
+            server = server.strict(accounts);
+        }
         nodes[i] = ClusterMember.start(
-                new ClusterConfig("strict", "n" + i, members), server, ClusterNode.Timings.loopback(), s -> {});
+                new ClusterConfig("strict", "n" + i, members).withFollowerReads(true),
+                server,
+                ClusterNode.Timings.loopback(),
+                s -> {});
         return nodes[i];
     }
 
@@ -222,6 +227,19 @@ class ClusterStrictIT {
             assertThat(answer).startsWith("HTTP/1.1 400").contains("InvalidSignatureException");
         }
 
+        // With follower reads, a node that follows account 0's group answers that account's eventually consistent
+        // reads from its own replica of that group, not from the group it leads: n1 leads account 1's.
+        long before = followerReads(http, nodes[1]);
+        try (DynamoDbClient ddb = as(0, 1)) {
+            await("an eventually consistent read through n1 answered by its reader", () -> {
+                Map<String, AttributeValue> item = ddb.getItem(
+                                r -> r.tableName("orders").key(Map.of("pk", AttributeValue.fromS("k"))))
+                        .item();
+                assertThat(item.get("v").s()).isEqualTo("of-0");
+                return followerReads(http, nodes[1]) > before;
+            });
+        }
+
         // Each node's view and metrics name every group and its leader.
         JsonNode v = view(nodes[0]);
         assertThat(v.get("groups")).hasSize(3);
@@ -272,6 +290,75 @@ class ClusterStrictIT {
         try (DynamoDbClient ddb = as(2, 1)) {
             assertThat(get(ddb, "k")).isEqualTo("of-2");
             assertThat(get(ddb, "while-down")).isNull();
+        }
+    }
+
+    /** The reads node {@code m} answered from its own replica as a follower. */
+    private static long followerReads(HttpClient http, ClusterMember m) {
+        try {
+            String scrape = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port() + "/cluster/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
+            String sample = "partita_cluster_follower_reads_total{node=\"" + m.nodeId() + "\"} ";
+            for (String line : scrape.split("\n")) {
+                if (line.startsWith(sample)) {
+                    return (long)
+                            Double.parseDouble(line.substring(sample.length()).trim());
+                }
+            }
+            throw new AssertionError("no " + sample + " in " + scrape);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void anOpenClustersTablesBecomeAccountZerosWhoseGroupThenPrefersALeaderOfItsOwn() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        }
+        // Open mode first: one group, which prefers no member.
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        ClusterIT.awaitServing(nodes);
+        try (DynamoDbClient ddb = client(nodes[2], "anyone", "anything")) {
+            ddb.createTable(r -> r.tableName("orders")
+                    .attributeDefinitions(d -> d.attributeName("pk").attributeType(ScalarAttributeType.S))
+                    .keySchema(k -> k.attributeName("pk").keyType("HASH"))
+                    .billingMode("PAY_PER_REQUEST"));
+            put(ddb, "k", "from-open-mode");
+        }
+        for (int i = 0; i < 3; i++) {
+            nodes[i].close();
+            nodes[i] = null;
+        }
+
+        // Strict mode on the same directories, with account 000000000000 first and another: the open cluster's group is
+        // account 000000000000's, and its leader makes it prefer n0; the new account's group prefers n1 from the start.
+        Path file = dir.resolve("credentials.json");
+        Files.writeString(
+                file,
+                "{\"accounts\": [{\"accountId\": \"000000000000\", \"accessKeyId\": \"AK0\", \"secretAccessKey\":"
+                        + " \"secret-0\"}, {\"accountId\": \"111111111111\", \"accessKeyId\": \"AK1\","
+                        + " \"secretAccessKey\": \"secret-1\"}]}");
+        accounts = Accounts.load(file);
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        await("account 000000000000's group led by n0", () -> nodes[0].serving("000000000000"));
+        await("account 111111111111's group led by n1", () -> nodes[1].serving("111111111111"));
+        try (DynamoDbClient ddb = as(0, 2)) {
+            assertThat(get(ddb, "k")).isEqualTo("from-open-mode");
+        }
+        try (DynamoDbClient ddb = as(1, 2)) {
+            assertThat(ddb.listTables().tableNames()).isEmpty();
         }
     }
 }
