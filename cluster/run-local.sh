@@ -11,6 +11,9 @@
 #   cluster/run-local.sh add N     starts node N (4-9) with --cluster-join and has the leader add it
 #   cluster/run-local.sh remove N  has the leader remove node N from the members, then stops it
 #
+# In strict mode (start --credentials FILE), add and remove sign the change with AWS_ACCESS_KEY_ID and
+# AWS_SECRET_ACCESS_KEY: a key of an account the file lists in clusterAdmins.
+#
 # JAR (default server/target/partita.jar; build it with ./mvnw -pl server -am package -DskipTests) and JAVA_OPTS may
 # be set; further arguments after start are passed to every node, and again by restart and add (e.g. --throughput
 # off, or --tls-cert FILE --tls-key FILE: HTTPS for clients, and TLS between the nodes).
@@ -54,11 +57,26 @@ node_curl() {
   fi
 }
 
-# POSTs a change of the members to the first node that answers (any node forwards it to the leader).
+# POSTs a change of the members to the first node that answers (any node forwards it to the leader), signed in strict
+# mode.
+strict() { [[ " $(saved_args) " == *" --credentials "* ]]; }
+
+# In strict mode, refuses to go on without a key to sign the change with.
+need_key() {
+  if strict && [[ -z ${AWS_ACCESS_KEY_ID:-} || -z ${AWS_SECRET_ACCESS_KEY:-} ]]; then
+    echo "strict mode: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to a key of a clusterAdmins account" >&2
+    exit 2
+  fi
+}
+
 change_members() {
-  local n out
+  local n out sign=()
+  if strict; then
+    sign=(--aws-sigv4 "aws:amz:us-east-1:dynamodb" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY")
+  fi
   for n in 1 2 3 4 5 6 7 8 9; do
-    if out=$(CURL_PATH=cluster/members node_curl "$n" -s --max-time 150 -w '\n%{http_code}' -X POST -d "$1"); then
+    if out=$(CURL_PATH=cluster/members node_curl "$n" -s --max-time 900 -w '\n%{http_code}' ${sign[@]+"${sign[@]}"} -X POST \
+      -d "$1"); then
       echo "${out%$'\n'*}"
       [[ ${out##*$'\n'} == 200 ]]; return
     fi
@@ -83,6 +101,7 @@ case "${1:-}" in
   add)
     n=${2:?which node: 4 to 9}
     [[ $n =~ ^[4-9]$ ]] || { echo "add a node 4 to 9" >&2; exit 2; }
+    need_key
     eval "set -- $(saved_args)"
     start_node "$n" --cluster-join "$@"
     sleep 3
@@ -90,6 +109,7 @@ case "${1:-}" in
     ;;
   remove)
     n=${2:?which node: 1 to 9}
+    need_key
     change_members "{\"remove\": \"n$n\"}"
     pid=$(pid_of "$n")
     [[ -n $pid ]] && kill "$pid" && rm -f "$DIR/n$n.pid" && echo "node n$n (pid $pid) stopping"
@@ -114,7 +134,7 @@ case "${1:-}" in
     done
     ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

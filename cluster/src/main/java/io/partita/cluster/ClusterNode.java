@@ -135,6 +135,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final long proposalMillis;
+    /** The peers' TLS (none without): a Ratis client this node makes speaks to them as its server does. */
+    private final Parameters parameters;
     /** Proposes the entries that follow an answer, off Ratis's own threads ({@link GroupCommit}). */
     private final ExecutorService sender;
     /**
@@ -147,8 +149,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /** The server this node alone uses, which its close closes ({@link #start}); null when a {@link Host}'s. */
     private Host host;
 
-    private ClusterNode(RaftServer server, RaftGroup group, RaftPeerId self, long proposalMillis) {
+    private ClusterNode(
+            RaftServer server, RaftGroup group, RaftPeerId self, long proposalMillis, Parameters parameters) {
         this.server = server;
+        this.parameters = parameters;
         this.group = group;
         this.self = self;
         this.proposalMillis = proposalMillis;
@@ -366,7 +370,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .build();
         List<ClusterNode> nodes = new java.util.ArrayList<>();
         for (RaftGroup g : raftGroups) {
-            nodes.add(new ClusterNode(server, g, self, timings.proposal().toMillis()));
+            nodes.add(new ClusterNode(server, g, self, timings.proposal().toMillis(), parameters));
         }
         Host host = new Host(server, nodes);
         for (int i = 0; i < nodes.size(); i++) {
@@ -607,24 +611,147 @@ public final class ClusterNode implements Replication, AutoCloseable {
     }
 
     /**
-     * Makes {@code next} the group's members, on the leader. Ratis first brings every new member up to date (from
-     * the log, or the leader's checkpoint when the log it needs was purged), then commits the old and new members
-     * together and then the new alone (Raft's joint consensus), so a majority of both agrees on every entry
-     * meanwhile. Returns once the new configuration is committed, within {@code timeout}.
-     *
-     * @throws StorageUnavailableException when this node does not lead, or the group did not make the change (another
-     *     change under way, a new member that cannot be reached, the time ran out); the change may still complete
+     * Makes {@code next} the group's members, from any member, whatever they are now; see {@link
+     * #changeMembers(java.util.function.UnaryOperator, Duration)}.
      */
     public void changeMembers(List<Peer> next, Duration timeout) {
-        setConfiguration(next.stream().map(Peer::raftPeer).toList(), timeout);
+        changeMembers(now -> next, timeout);
     }
 
-    private void setConfiguration(List<RaftPeer> next, Duration timeout) {
+    /**
+     * Changes the group's members, from any member, to what {@code change} makes of the members as they are (null:
+     * they need no change). Ratis first brings every new member up to date (from the log, or the leader's checkpoint
+     * when the log it needs was purged), then commits the old and new members together and then the new alone
+     * (Raft's joint consensus), so a majority of both agrees on every entry meanwhile. A member that stays keeps its
+     * priority; a new one has none.
+     *
+     * <p>The change goes to the leader through a Ratis client (this node's too, when it leads), which follows the
+     * members' word to the leader and retries while the group elects one or finishes another change. It is a
+     * compare-and-set: made only if the members are still those {@code change} was given, so that a change computed
+     * from an old view never puts back a removed member or drops an added one; when they differ (this node had not
+     * yet learnt of another change), {@code change} is applied again to the members as they now are. Returns the
+     * members it made, or the members as they were when {@code change} found nothing to change, once committed,
+     * within about {@code timeout}.
+     *
+     * @throws IllegalArgumentException as {@code change} throws it
+     * @throws StorageUnavailableException when the group did not make the change in time (no leader, a new member
+     *     that cannot be reached, another change under way); it may still complete
+     */
+    public List<Peer> changeMembers(java.util.function.UnaryOperator<List<Peer>> change, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<RaftPeer> current = currentPeers();
+            List<Peer> now = current.stream()
+                    .map(Peer::of)
+                    .sorted(java.util.Comparator.comparing(Peer::id))
+                    .toList();
+            List<Peer> next = change.apply(now);
+            if (next == null) {
+                return now;
+            }
+            java.util.Map<String, Integer> priorities = new java.util.HashMap<>();
+            current.forEach(p -> priorities.put(p.getId().toString(), p.getPriority()));
+            List<RaftPeer> peers = next.stream()
+                    .map(p -> p.raftPeer(priorities.getOrDefault(p.id(), 0)))
+                    .toList();
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new StorageUnavailableException(
+                        "the group did not change its members within " + timeout.toSeconds() + " s", null, true);
+            }
+            if (setConfigurationThroughLeader(current, peers, Duration.ofNanos(left))) {
+                return next;
+            }
+            // The leader's members are not those this node knows: it learns them, and the change is made again.
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StorageUnavailableException("interrupted while the group changes its members", e, true);
+            }
+        }
+    }
+
+    private List<RaftPeer> currentPeers() {
+        try {
+            return List.copyOf(
+                    server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers());
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /**
+     * Sends {@code next} as the group's members, if they still are {@code current}, to the leader: a Ratis client
+     * sends it to the members (their Raft ports, over the peers' TLS) and follows their word to the leader, retrying
+     * until {@code timeout}. Returns false when the leader's members were not {@code current}.
+     */
+    private boolean setConfigurationThroughLeader(List<RaftPeer> current, List<RaftPeer> next, Duration timeout) {
+        // Without the API address the members' configurations carry as their client address: a Ratis client would
+        // send its requests there.
+        List<RaftPeer> known = current.stream()
+                .map(p -> RaftPeer.newBuilder()
+                        .setId(p.getId())
+                        .setAddress(p.getAddress())
+                        .build())
+                .toList();
+        if (known.isEmpty()) {
+            throw new StorageUnavailableException(
+                    "node " + self + " knows no members of the group yet: ask a member", null, true);
+        }
+        RaftProperties properties = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(
+                properties, TimeDuration.valueOf(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        TimeDuration pause = TimeDuration.valueOf(200, TimeUnit.MILLISECONDS);
+        // Retries (to the leader a member names, after an election, after another change) until the time is up.
+        org.apache.ratis.retry.RetryPolicy untilDeadline = event ->
+                System.nanoTime() < deadline ? () -> pause : org.apache.ratis.retry.RetryPolicy.NO_RETRY_ACTION;
+        var arguments = org.apache.ratis.protocol.SetConfigurationRequest.Arguments.newBuilder()
+                .setServersInNewConf(next)
+                .setServersInCurrentConf(current)
+                .setMode(org.apache.ratis.protocol.SetConfigurationRequest.Mode.COMPARE_AND_SET)
+                .build();
+        RaftClientReply reply;
+        try (org.apache.ratis.client.RaftClient client = org.apache.ratis.client.RaftClient.newBuilder()
+                .setRaftGroup(RaftGroup.valueOf(group.getGroupId(), known))
+                .setProperties(properties)
+                .setParameters(parameters)
+                .setRetryPolicy(untilDeadline)
+                .build()) {
+            reply = client.admin().setConfiguration(arguments);
+        } catch (org.apache.ratis.protocol.exceptions.SetConfigurationException e) {
+            return false; // the compare failed: the leader's members differ
+        } catch (IOException e) {
+            throw new StorageUnavailableException("the group did not change its members: " + e.getMessage(), e, true);
+        }
+        if (!reply.isSuccess()) {
+            Exception why = reply.getException();
+            if (why instanceof org.apache.ratis.protocol.exceptions.SetConfigurationException) {
+                return false;
+            }
+            throw new StorageUnavailableException(
+                    "the group did not change its members: " + (why == null ? "unknown" : why.getMessage()), why, true);
+        }
+        return true;
+    }
+
+    /** Makes {@code next} the group's members, on the leader, if they still are {@code current}. */
+    private void setConfiguration(List<RaftPeer> current, List<RaftPeer> next, Duration timeout) {
         if (!info().isLeader()) {
-            throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
+            throw new StorageUnavailableException("node " + self + " does not lead the group");
         }
         var request = new org.apache.ratis.protocol.SetConfigurationRequest(
-                clientId, self, group.getGroupId(), callIds.incrementAndGet(), next);
+                clientId,
+                self,
+                group.getGroupId(),
+                callIds.incrementAndGet(),
+                org.apache.ratis.protocol.SetConfigurationRequest.Arguments.newBuilder()
+                        .setServersInNewConf(next)
+                        .setServersInCurrentConf(current)
+                        .setMode(org.apache.ratis.protocol.SetConfigurationRequest.Mode.COMPARE_AND_SET)
+                        .build());
         RaftClientReply reply;
         try {
             reply = server.setConfigurationAsync(request).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -643,6 +770,21 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     "the cluster did not change its members: " + (why == null ? "unknown" : why.getMessage()),
                     why,
                     true);
+        }
+    }
+
+    /**
+     * Whether the group's configuration is settled here: committed, and not the old and new members of a change under
+     * way. Another change made before would be refused.
+     */
+    public boolean membersSettled() {
+        try {
+            var division = server.getDivision(group.getGroupId());
+            var conf = division.getRaftConf();
+            return conf.getPreviousPeers().isEmpty()
+                    && conf.getLogEntryIndex() <= division.getRaftLog().getLastCommittedIndex();
+        } catch (IOException e) {
+            throw new IllegalStateException("no division for the group on " + self, e);
         }
     }
 
@@ -669,18 +811,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * @throws StorageUnavailableException as {@link #changeMembers} does
      */
     public void prefer(String member, Duration timeout) {
+        List<RaftPeer> current = currentPeers();
         List<RaftPeer> next = new java.util.ArrayList<>();
-        try {
-            for (RaftPeer p :
-                    server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers()) {
-                next.add(RaftPeer.newBuilder(p)
-                        .setPriority(p.getId().toString().equals(member) ? 1 : 0)
-                        .build());
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
+        for (RaftPeer p : current) {
+            next.add(RaftPeer.newBuilder(p)
+                    .setPriority(p.getId().toString().equals(member) ? 1 : 0)
+                    .build());
         }
-        setConfiguration(next, timeout);
+        // A compare-and-set of the members too: a change of the members made since they were read is not undone.
+        setConfiguration(current, next, timeout);
     }
 
     private DivisionInfo info() {

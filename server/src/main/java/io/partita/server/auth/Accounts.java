@@ -13,16 +13,35 @@ import java.util.Map;
  *
  * <pre>{"accounts": [{"accountId": "111122223333", "accessKeyId": "AKIA…", "secretAccessKey": "…"}]}</pre>
  *
- * An account may have several keys (one entry each); an access key belongs to one account.
+ * An account may have several keys (one entry each); an access key belongs to one account. In a cluster, the accounts
+ * the optional {@code "clusterAdmins": ["111122223333"]} names may change the cluster's members (a signed {@code POST
+ * /cluster/members}); no other account may.
  */
 public final class Accounts {
     /** One access key. */
     public record Key(String accessKeyId, String secretAccessKey, String accountId) {}
 
     private final Map<String, Key> keys;
+    private final java.util.Set<String> clusterAdmins;
 
     public Accounts(Map<String, Key> keys) {
+        this(keys, java.util.Set.of());
+    }
+
+    /**
+     * The keys, and the accounts among theirs that may change a cluster's members.
+     *
+     * @throws IllegalArgumentException when one of {@code clusterAdmins} has no key
+     */
+    public Accounts(Map<String, Key> keys, java.util.Set<String> clusterAdmins) {
         this.keys = Map.copyOf(keys);
+        this.clusterAdmins = java.util.Set.copyOf(clusterAdmins);
+        java.util.Set<String> known = accountIds();
+        for (String admin : this.clusterAdmins) {
+            if (!known.contains(admin)) {
+                throw new IllegalArgumentException("clusterAdmins names account " + admin + ", which has no key");
+            }
+        }
     }
 
     /** The key with that access key id, or null. */
@@ -46,6 +65,16 @@ public final class Accounts {
             }
         });
         return new Accounts(of);
+    }
+
+    /** Whether {@code accountId}'s signed requests may change a cluster's members. */
+    public boolean isClusterAdmin(String accountId) {
+        return clusterAdmins.contains(accountId);
+    }
+
+    /** Whether any account may change a cluster's members. */
+    public boolean hasClusterAdmins() {
+        return !clusterAdmins.isEmpty();
     }
 
     public int size() {
@@ -78,7 +107,26 @@ public final class Accounts {
                 throw new IllegalArgumentException(where + ": access key " + id + " is listed twice");
             }
         }
-        return new Accounts(keys);
+        java.util.Set<String> admins = new java.util.TreeSet<>();
+        JsonNode listed = root.get("clusterAdmins");
+        if (listed != null) {
+            if (!listed.isArray()) {
+                throw new IllegalArgumentException(
+                        file + ": clusterAdmins must be a list of account ids, e.g. [\"111122223333\"]");
+            }
+            for (JsonNode a : listed) {
+                if (!a.isTextual() || !a.asText().matches("\\d{12}")) {
+                    throw new IllegalArgumentException(
+                            file + ": clusterAdmins lists " + a + ", not a 12-digit account id");
+                }
+                admins.add(a.asText());
+            }
+        }
+        try {
+            return new Accounts(keys, admins);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
     }
 
     private static String text(JsonNode a, String field, String where) {

@@ -426,11 +426,6 @@ public final class Main implements Callable<Integer> {
             System.err.println("a cluster node keeps its replica on disk: --in-memory is not for cluster nodes");
             return 2;
         }
-        if (clusterJoin && config.accounts() != null) {
-            System.err.println("--cluster-join: a node joins a running cluster in open mode only, for now (strict"
-                    + " mode's groups, one per account, do not change their members yet)");
-            return 2;
-        }
         if (clusterSnapshotEntries < 1) {
             System.err.println("--cluster-snapshot-entries must be at least 1: " + clusterSnapshotEntries);
             return 2;

@@ -38,6 +38,8 @@ public final class ClusterMember implements AutoCloseable {
     private final Consumer<PartitaServer> onServe;
     /** Strict mode's keys (each key's account names its group), or null in open mode. */
     private final io.partita.server.auth.Accounts accounts;
+    /** Verifies a change of the members' signature in strict mode; null in open mode. */
+    private final io.partita.server.auth.SigV4Verifier changes;
     /** Every group this node takes part in, by account, the first the one unsigned requests go to. */
     private final java.util.Map<String, Group> groups;
 
@@ -66,8 +68,13 @@ public final class ClusterMember implements AutoCloseable {
         volatile Reader reader;
         /** Whether the router may send eventually consistent reads to {@link #reader} now: it is recent enough. */
         volatile boolean readable;
-        /** The term in which this node, leading the group, last checked whose leadership it prefers; -1 before. */
-        long preferredInTerm = -1;
+        /**
+         * The term and members with which this node, leading the group, last checked whose leadership it prefers; null
+         * before.
+         */
+        String preferredFor;
+        /** When a preference that could not be made is tried again ({@link System#nanoTime}). */
+        long preferAgainAt;
 
         Group(String account, StorageConfig storage, ReplicaStore replica) {
             this.account = account;
@@ -97,11 +104,6 @@ public final class ClusterMember implements AutoCloseable {
         if (server.storage().inMemory()) {
             throw new IllegalArgumentException("a cluster node keeps its replica on disk: give it a data directory");
         }
-        if (server.accounts() != null && cluster.join()) {
-            throw new IllegalArgumentException(
-                    "a node joins a running cluster in open mode only, for now: strict mode's groups (one per account)"
-                            + " do not change their members yet");
-        }
         // With --tls-cert, clients, the nodes forwarding to each other and the Raft peers all speak TLS; made first,
         // so that unusable files refuse to start before anything is opened.
         SslContext serverTls = PartitaServer.tlsContext(server);
@@ -110,6 +112,9 @@ public final class ClusterMember implements AutoCloseable {
         this.server = server;
         this.onServe = onServe;
         this.accounts = server.accounts();
+        this.changes = accounts == null
+                ? null
+                : new io.partita.server.auth.SigV4Verifier(accounts, java.time.Clock.systemUTC());
         // Open mode's one group is the cluster's own, over the data directory; in strict mode each account's store (in
         // the data directory for account 000000000000, in accounts/<id> for any other, as on a single node) is a
         // group named by the cluster and the account.
@@ -174,8 +179,13 @@ public final class ClusterMember implements AutoCloseable {
                         }
 
                         @Override
-                        public ClusterRouter.Made change(byte[] body) {
-                            return changeMembers(body);
+                        public ClusterRouter.Made change(ClusterRouter.Change request) {
+                            return changeMembers(request);
+                        }
+
+                        @Override
+                        public java.time.Duration limit() {
+                            return membersChangeLimit();
                         }
                     },
                     serverTls,
@@ -237,8 +247,8 @@ public final class ClusterMember implements AutoCloseable {
      * group, whose server answers DynamoDB's error for it (and serves the console's files and the health line).
      */
     private Group groupOf(io.netty.handler.codec.http.FullHttpRequest request) {
-        if (groups.size() == 1) {
-            return primary;
+        if (groups.size() == 1 || request.uri().equals(ClusterRouter.MEMBERS_PATH)) {
+            return primary; // a change of the members is made by the first group's leader, for every group
         }
         String uri = request.uri();
         int q = uri.indexOf('?');
@@ -295,24 +305,24 @@ public final class ClusterMember implements AutoCloseable {
     private static final java.time.Duration MEMBERS_CHANGE = java.time.Duration.ofMinutes(2);
 
     /**
-     * {@code POST /cluster/members} on the leader: {@code {"add": "id=host:raftPort:apiPort"}} adds a member (started
-     * with {@code --cluster-join}), {@code {"remove": "id"}} removes one; one change at a time, and at least three
-     * members stay. Answers the members once the group has committed the change; 400 for a change that cannot be
-     * made, 503 when the group did not make it (it may still complete: {@code GET /cluster} shows the members).
+     * {@code POST /cluster/members} on the first group's leader: {@code {"add": "id=host:raftPort:apiPort"}} adds a
+     * member (started with {@code --cluster-join}), {@code {"remove": "id"}} removes one; one change at a time, and at
+     * least three members stay. In strict mode the request is signed by a key of one of the credentials' {@code
+     * clusterAdmins}, and the change is made to every group, one after the other (a group that already has it is left
+     * as it is, so the same change sent again finishes one made in part). Answers the members once every group has
+     * committed the change; 400 for a change that cannot be made, 503 when a group did not make it (it may still
+     * complete: {@code GET /cluster} shows each group's members).
      */
-    ClusterRouter.Made changeMembers(byte[] body) {
+    ClusterRouter.Made changeMembers(ClusterRouter.Change request) {
         if (accounts != null) {
-            // Also with one account: the change is made before any signature is checked, so a strict cluster, whose
-            // callers must sign, takes none.
-            return problem(
-                    400,
-                    "the members of a cluster in strict mode (a Raft group per account) do not change yet: it keeps"
-                            + " the members it was formed with");
+            ClusterRouter.Made refused = refuseUnlessAdmin(request);
+            if (refused != null) {
+                return refused;
+            }
         }
-        ClusterNode node = primary.node;
         com.fasterxml.jackson.databind.JsonNode in;
         try {
-            in = JSON.readTree(body);
+            in = JSON.readTree(request.body());
         } catch (IOException e) {
             return problem(400, "the body is not JSON: " + e.getMessage());
         }
@@ -323,51 +333,135 @@ public final class ClusterMember implements AutoCloseable {
                 || !in.elements().next().isTextual()) {
             return problem(400, "expected {\"add\": \"id=host:raftPort:apiPort\"} or {\"remove\": \"id\"}");
         }
-        List<ClusterNode.Peer> now = new java.util.ArrayList<>();
-        for (ClusterNode.Peer p : node.members()) {
-            now.add(p.api() != null ? p : new ClusterNode.Peer(p.id(), p.host(), p.port(), apiOf(p.id())));
-        }
-        List<ClusterNode.Peer> next = new java.util.ArrayList<>(now);
+        ClusterConfig.Member added = null;
+        String removed = null;
         if (in.has("add")) {
-            ClusterConfig.Member m;
             try {
-                m = ClusterConfig.parseMember(in.get("add").asText().trim());
+                added = ClusterConfig.parseMember(in.get("add").asText().trim());
             } catch (IllegalArgumentException e) {
                 return problem(400, e.getMessage());
             }
-            for (ClusterNode.Peer p : now) {
-                if (p.id().equals(m.id())) {
-                    return problem(400, "node " + m.id() + " is already a member");
-                }
-                if ((p.host() + ":" + p.port()).equals(m.host() + ":" + m.raftPort())) {
-                    return problem(400, "member " + p.id() + " already listens on " + m.host() + ":" + m.raftPort());
-                }
-            }
-            next.add(peer(m));
         } else {
-            String id = in.get("remove").asText().trim();
-            if (!next.removeIf(p -> p.id().equals(id))) {
-                return problem(400, "node " + id + " is not a member");
-            }
-            if (next.size() < 3) {
-                return problem(
-                        400,
-                        "a cluster keeps at least 3 members (to lose one and keep a majority): add a node before"
-                                + " removing " + id);
-            }
+            removed = in.get("remove").asText().trim();
         }
+        ClusterConfig.Member add = added;
+        String remove = removed;
+        java.util.function.UnaryOperator<List<ClusterNode.Peer>> change = now -> changed(now, add, remove);
+        // First whether the change can be made, to each group's members as this node knows them (the groups agree,
+        // unless a change was made to some of them only): a refusal changes nothing.
+        boolean any = false;
         try {
-            node.changeMembers(next, MEMBERS_CHANGE);
-        } catch (io.partita.storage.StorageUnavailableException e) {
-            return problem(503, e.getMessage());
+            for (Group g : groups.values()) {
+                any |= change.apply(g.node.members()) != null;
+            }
+        } catch (IllegalArgumentException e) {
+            return problem(400, e.getMessage());
         }
-        log.info(
-                "node {}: the cluster's members are now {}",
-                cluster.nodeId(),
-                next.stream().map(ClusterNode.Peer::id).toList());
+        if (!any) {
+            return added != null
+                    ? problem(400, "node " + added.id() + " is already a member")
+                    : problem(400, "node " + removed + " is not a member");
+        }
+        // Then to each group in turn, from its members as they are then (a compare-and-set: ClusterNode.changeMembers).
+        long deadline = System.nanoTime() + membersChangeLimit().toNanos();
+        boolean made = false;
+        for (Group g : groups.values()) {
+            List<ClusterNode.Peer> after;
+            try {
+                after = g.node.changeMembers(
+                        change, java.time.Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            } catch (RuntimeException e) {
+                // Unavailable (the time ran out, no leader), or the members changed meanwhile so that this change no
+                // longer applies.
+                String done = made ? "; the groups before it have the change: send it again to finish it" : "";
+                return problem(
+                        e instanceof IllegalArgumentException ? 400 : 503,
+                        (groups.size() == 1 ? "" : g.name() + ": ") + e.getMessage() + done);
+            }
+            made = true;
+            log.info(
+                    "node {}: {}'s members are {}",
+                    cluster.nodeId(),
+                    g.name(),
+                    after.stream().map(ClusterNode.Peer::id).toList());
+        }
         com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
-        putMembers(out, next);
+        putMembers(out, primary.node.members());
         return new ClusterRouter.Made(200, out.toString());
+    }
+
+    /**
+     * How long a change of the members may take, every group's ({@link #MEMBERS_CHANGE} each): the router waits as long
+     * for the answer to one it forwards.
+     */
+    java.time.Duration membersChangeLimit() {
+        return MEMBERS_CHANGE.multipliedBy(groups.size());
+    }
+
+    /**
+     * What adding {@code added} (or removing {@code removed}) makes of a group's members {@code now}: null when they
+     * already have it.
+     *
+     * @throws IllegalArgumentException when it cannot be made: another member has the new one's id or Raft address, or
+     *     fewer than three would stay
+     */
+    private List<ClusterNode.Peer> changed(List<ClusterNode.Peer> now, ClusterConfig.Member added, String removed) {
+        List<ClusterNode.Peer> next = new java.util.ArrayList<>();
+        for (ClusterNode.Peer p : now) {
+            next.add(p.api() != null ? p : new ClusterNode.Peer(p.id(), p.host(), p.port(), apiOf(p.id())));
+        }
+        if (added != null) {
+            for (ClusterNode.Peer p : now) {
+                boolean sameAddress = (p.host() + ":" + p.port()).equals(added.host() + ":" + added.raftPort());
+                if (p.id().equals(added.id()) && sameAddress) {
+                    return null;
+                } else if (p.id().equals(added.id())) {
+                    throw new IllegalArgumentException(
+                            "node " + added.id() + " is already a member, at " + p.host() + ":" + p.port());
+                } else if (sameAddress) {
+                    throw new IllegalArgumentException(
+                            "member " + p.id() + " already listens on " + added.host() + ":" + added.raftPort());
+                }
+            }
+            next.add(peer(added));
+            return next;
+        }
+        if (!next.removeIf(p -> p.id().equals(removed))) {
+            return null;
+        }
+        if (next.size() < 3) {
+            throw new IllegalArgumentException("a cluster keeps at least 3 members (to lose one and keep a majority):"
+                    + " add a node before removing " + removed);
+        }
+        return next;
+    }
+
+    /**
+     * In strict mode, the refusal of a change of the members that is not signed by one of the credentials' {@code
+     * clusterAdmins} (DynamoDB's errors for a missing or bad signature; {@code AccessDeniedException} for another
+     * account's); null for one that is.
+     */
+    private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Change request) {
+        io.partita.server.auth.Credentials caller;
+        try {
+            caller = changes.verify(request);
+        } catch (io.partita.protocol.error.ApiException e) {
+            return new ClusterRouter.Made(
+                    e.code().httpStatus(),
+                    new String(io.partita.server.http.ErrorBody.of(e), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        if (accounts.isClusterAdmin(caller.accountId())) {
+            return null;
+        }
+        io.partita.protocol.error.ApiException denied = new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.ACCESS_DENIED,
+                "User: arn:aws:iam::" + caller.accountId() + ":root is not authorized to change the cluster's members:"
+                        + (accounts.hasClusterAdmins()
+                                ? " only the accounts the credentials file lists in clusterAdmins are"
+                                : " the credentials file lists no account in clusterAdmins"));
+        return new ClusterRouter.Made(
+                denied.code().httpStatus(),
+                new String(io.partita.server.http.ErrorBody.of(denied), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private static ClusterRouter.Made problem(int status, String message) {
@@ -416,19 +510,24 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * As the leader of one of several groups, once a term: makes the member at the group's place in the accounts'
+     * As the leader of one of several groups, once a term and after each change of its members: makes the member at the group's place in the accounts'
      * order (modulo the members, in the order the flags list them) the group's preferred leader, when the group's
      * configuration prefers another or none (a group an open cluster made, a group whose place moved when an account
      * was added). Ratis then hands the leadership to that member once it is up to date, and the groups' leaders stay
      * spread over the nodes.
      */
     private void prefer(Group g) {
-        long term = g.node.term();
-        if (g.preferredInTerm == term) {
+        java.util.Map<String, Integer> now = g.node.priorities();
+        String checking = g.node.term() + " " + now.keySet();
+        if (checking.equals(g.preferredFor)
+                || System.nanoTime() < g.preferAgainAt
+                || !now.containsKey(cluster.nodeId())
+                || !g.node.membersSettled()) {
+            // Checked; or a leader that removed itself, which steps down (Ratis would hold a change it is given until
+            // then, whatever the time allowed); or a change of the members under way, which would refuse another.
             return;
         }
-        g.preferredInTerm = term;
-        java.util.Map<String, Integer> now = g.node.priorities();
+        g.preferredFor = checking;
         List<String> order = new java.util.ArrayList<>();
         cluster.members().forEach(m -> {
             if (now.containsKey(m.id())) {
@@ -451,7 +550,13 @@ public final class ClusterMember implements AutoCloseable {
             log.info("node {}: {} now prefers {} as its leader", cluster.nodeId(), g.name(), want);
         } catch (io.partita.storage.StorageUnavailableException e) {
             log.warn(
-                    "node {}: {} could not be made to prefer {}: {}", cluster.nodeId(), g.name(), want, e.getMessage());
+                    "node {}: {} could not be made to prefer {} (tried again in a second): {}",
+                    cluster.nodeId(),
+                    g.name(),
+                    want,
+                    e.getMessage());
+            g.preferredFor = null;
+            g.preferAgainAt = System.nanoTime() + 1_000_000_000L;
         }
     }
 
@@ -619,11 +724,12 @@ public final class ClusterMember implements AutoCloseable {
         putMembers(out, primary.node.members());
         com.fasterxml.jackson.databind.node.ArrayNode each = out.putArray("groups");
         for (Group g : groups.values()) {
-            putGroup(
-                    each.addObject()
-                            .put("account", g.account)
-                            .put("group", g.node.groupId().toString()),
-                    g);
+            com.fasterxml.jackson.databind.node.ObjectNode one = each.addObject()
+                    .put("account", g.account)
+                    .put("group", g.node.groupId().toString());
+            putGroup(one, g);
+            // Each group's own: they differ while a change of the members is made to one group after another.
+            putMembers(one, g.node.members());
         }
         return out.toString();
     }

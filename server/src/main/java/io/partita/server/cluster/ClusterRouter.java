@@ -42,6 +42,7 @@ import io.partita.protocol.error.ErrorCode;
 import io.partita.server.http.ErrorBody;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -94,11 +95,38 @@ final class ClusterRouter implements AutoCloseable {
         /** Whether this node leads, and so makes the change itself rather than forwarding it to the leader. */
         boolean leads();
 
-        /** Makes the change {@code body} asks for; it may wait for the group, for minutes. */
-        Made change(byte[] body);
+        /** Makes the change {@code request} asks for; it may wait for the groups, for minutes. */
+        Made change(Change request);
+
+        /** How long {@link #change} may take: how long a forwarded change may wait for its answer, less a margin. */
+        java.time.Duration limit();
     }
 
-    private static final String MEMBERS_PATH = "/cluster/members";
+    /**
+     * A change of the members as it was sent (its headers copied, as the request is released once handed over): what
+     * a strict cluster verifies the signature of.
+     */
+    record Change(String method, String uri, io.netty.handler.codec.http.HttpHeaders headers, byte[] body)
+            implements io.partita.server.auth.SigV4Verifier.Request {
+        @Override
+        public String path() {
+            int q = uri.indexOf('?');
+            return q < 0 ? uri : uri.substring(0, q);
+        }
+
+        @Override
+        public String query() {
+            int q = uri.indexOf('?');
+            return q < 0 ? null : uri.substring(q + 1);
+        }
+
+        @Override
+        public List<String> header(String lowerCaseName) {
+            return headers.getAll(lowerCaseName);
+        }
+    }
+
+    static final String MEMBERS_PATH = "/cluster/members";
 
     private final EventLoopGroup loops;
     /** Every client connection, closed with the router so that none waits for an answer that will not come. */
@@ -278,12 +306,16 @@ final class ClusterRouter implements AutoCloseable {
                     && members != null
                     && members.leads()) {
                 // Made here, on the leader (another node forwards it, as any request); it waits for the group.
-                byte[] body = ByteBufUtil.getBytes(request.content());
+                Change change = new Change(
+                        request.method().name(),
+                        request.uri(),
+                        request.headers().copy(),
+                        ByteBufUtil.getBytes(request.content()));
                 ctx.channel().config().setAutoRead(false);
                 changes.execute(() -> {
                     Made made;
                     try {
-                        made = members.change(body);
+                        made = members.change(change);
                     } catch (RuntimeException e) {
                         // Not one of the refusals change() answers itself (this node closing, say): the client still
                         // gets an answer, and its connection reads again.
@@ -408,7 +440,11 @@ final class ClusterRouter implements AutoCloseable {
 
         private void send(FullHttpRequest out) {
             Channel to = upstream;
-            deadline = to.eventLoop().schedule(() -> lost(to), ANSWER_SECONDS, TimeUnit.SECONDS);
+            // A change of the members waits for every group to make it, which may take minutes.
+            long seconds = members != null && out.uri().equals(MEMBERS_PATH)
+                    ? members.limit().toSeconds() + 30
+                    : ANSWER_SECONDS;
+            deadline = to.eventLoop().schedule(() -> lost(to), seconds, TimeUnit.SECONDS);
             to.writeAndFlush(out).addListener(f -> {
                 if (!f.isSuccess()) {
                     lost(to);

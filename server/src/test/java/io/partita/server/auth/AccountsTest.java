@@ -30,6 +30,31 @@ class AccountsTest {
         assertThat(first.accountIds()).containsExactly("111122223333");
         assertThat(first.find("AK3")).isNull();
         assertThat(a.only("999999999999").size()).isZero();
+        // No clusterAdmins: no account may change a cluster's members.
+        assertThat(a.hasClusterAdmins()).isFalse();
+        assertThat(a.isClusterAdmin("111122223333")).isFalse();
+    }
+
+    @Test
+    void clusterAdminsNameAccountsThatMayChangeAClustersMembers() throws Exception {
+        Accounts a = Accounts.load(
+                write("{\"accounts\": [{\"accountId\": \"111122223333\", \"accessKeyId\": \"AK1\", \"secretAccessKey\":"
+                        + " \"s1\"}, {\"accountId\": \"444455556666\", \"accessKeyId\": \"AK2\", \"secretAccessKey\":"
+                        + " \"s2\"}], \"clusterAdmins\": [\"444455556666\"]}"));
+        assertThat(a.hasClusterAdmins()).isTrue();
+        assertThat(a.isClusterAdmin("444455556666")).isTrue();
+        assertThat(a.isClusterAdmin("111122223333")).isFalse();
+        String one = "{\"accounts\": [{\"accountId\": \"111122223333\", \"accessKeyId\": \"A\", \"secretAccessKey\":"
+                + " \"s\"}], \"clusterAdmins\": ";
+        for (String[] bad : new String[][] {
+            {"\"111122223333\"}", "clusterAdmins must be a list"},
+            {"[\"1234\"]}", "not a 12-digit account id"},
+            {"[7]}", "not a 12-digit account id"},
+            {"[\"999999999999\"]}", "clusterAdmins names account 999999999999, which has no key"}
+        }) {
+            Path f = write(one + bad[0]);
+            assertThatThrownBy(() -> Accounts.load(f)).as(bad[0]).hasMessageContaining(bad[1]);
+        }
     }
 
     @Test

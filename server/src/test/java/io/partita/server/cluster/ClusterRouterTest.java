@@ -452,8 +452,13 @@ class ClusterRouterTest {
                     }
 
                     @Override
-                    public ClusterRouter.Made change(byte[] body) {
+                    public ClusterRouter.Made change(ClusterRouter.Change request) {
                         throw new IllegalStateException("no division for the group on n1");
+                    }
+
+                    @Override
+                    public java.time.Duration limit() {
+                        return java.time.Duration.ofMinutes(2);
                     }
                 },
                 null,

@@ -48,6 +48,9 @@ class ClusterStrictIT {
 
     private final List<ClusterConfig.Member> members = new ArrayList<>();
     private final ClusterMember[] nodes = new ClusterMember[3];
+    /** A fourth node, when a test adds one. */
+    private ClusterMember fourth;
+
     private Accounts accounts;
 
     @AfterEach
@@ -57,6 +60,27 @@ class ClusterStrictIT {
                 m.close();
             }
         }
+        if (fourth != null) {
+            fourth.close();
+        }
+    }
+
+    /** Keys {@code AK<a>} (secret {@code secret-<a>}) for the three accounts, and {@code extra} fields of the file. */
+    private void writeAccounts(String extra) throws Exception {
+        StringBuilder keys = new StringBuilder("{\"accounts\": [");
+        for (int a = 0; a < 3; a++) {
+            keys.append(a == 0 ? "" : ", ")
+                    .append("{\"accountId\": \"")
+                    .append(ACCOUNTS.get(a))
+                    .append("\", \"accessKeyId\": \"AK")
+                    .append(a)
+                    .append("\", \"secretAccessKey\": \"secret-")
+                    .append(a)
+                    .append("\"}");
+        }
+        Path file = dir.resolve("credentials.json");
+        Files.writeString(file, keys.append("]").append(extra).append("}").toString());
+        accounts = Accounts.load(file);
     }
 
     private ClusterMember start(int i) throws Exception {
@@ -128,20 +152,7 @@ class ClusterStrictIT {
     @Test
     @SuppressWarnings("unchecked")
     void eachAccountIsAGroupOfItsOwnLedByANodeOfItsOwnAndReachedThroughAnyNode() throws Exception {
-        StringBuilder keys = new StringBuilder("{\"accounts\": [");
-        for (int a = 0; a < 3; a++) {
-            keys.append(a == 0 ? "" : ", ")
-                    .append("{\"accountId\": \"")
-                    .append(ACCOUNTS.get(a))
-                    .append("\", \"accessKeyId\": \"AK")
-                    .append(a)
-                    .append("\", \"secretAccessKey\": \"secret-")
-                    .append(a)
-                    .append("\"}");
-        }
-        Path file = dir.resolve("credentials.json");
-        Files.writeString(file, keys.append("]}").toString());
-        accounts = Accounts.load(file);
+        writeAccounts("");
         for (int i = 0; i < 3; i++) {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
         }
@@ -256,14 +267,13 @@ class ClusterStrictIT {
                         "partita_cluster_leader{group=\"222222222222\",node=\"n1\"} 1",
                         "partita_cluster_leader{group=\"111111111111\",node=\"n1\"} 0",
                         "partita_cluster_serving{group=\"222222222222\",node=\"n1\"} 1");
-        // The members of a strict cluster do not change yet: refused, and nothing changes.
-        HttpResponse<String> change = http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[0].port() + "/cluster/members"))
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"remove\": \"n2\"}"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        // A change of the members must be signed by one of the credentials' clusterAdmins, and this file has none:
+        // refused, and nothing changes.
+        HttpResponse<String> change = signedPost(nodes[0], "{\"remove\": \"n2\"}", "AK0", "secret-0");
         assertThat(change.statusCode()).isEqualTo(400);
-        assertThat(change.body()).contains("strict mode");
+        assertThat(change.body())
+                .contains("AccessDeniedException")
+                .contains("the credentials file lists no account in clusterAdmins");
         assertThat(view(nodes[0]).get("members")).hasSize(3);
 
         // n1, account 1's leader, stops: account 1's group elects another leader and takes writes through any node;
@@ -360,5 +370,157 @@ class ClusterStrictIT {
         try (DynamoDbClient ddb = as(1, 2)) {
             assertThat(ddb.listTables().tableNames()).isEmpty();
         }
+    }
+
+    /** {@code body} to {@code /cluster/members} through {@code node}, signed with the key as the AWS SDK signs. */
+    private static HttpResponse<String> signedPost(ClusterMember node, String body, String key, String secret)
+            throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + node.port() + "/cluster/members");
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        software.amazon.awssdk.http.SdkHttpRequest signed =
+                software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner.create()
+                        .sign(r -> r.identity(
+                                        software.amazon.awssdk.identity.spi.AwsCredentialsIdentity.create(key, secret))
+                                .request(software.amazon.awssdk.http.SdkHttpRequest.builder()
+                                        .method(software.amazon.awssdk.http.SdkHttpMethod.POST)
+                                        .uri(uri)
+                                        .build())
+                                .payload(() -> new java.io.ByteArrayInputStream(bytes))
+                                .putProperty(
+                                        software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner
+                                                .SERVICE_SIGNING_NAME,
+                                        "dynamodb")
+                                .putProperty(
+                                        software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner.REGION_NAME,
+                                        "us-east-1"))
+                        .request();
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+        signed.headers().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase("host") && !name.equalsIgnoreCase("content-length")) {
+                values.forEach(v -> b.header(name, v));
+            }
+        });
+        return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Each group's members, by account, as node {@code m} knows them. */
+    private static Map<String, Set<String>> groupMembers(ClusterMember m) throws Exception {
+        Map<String, Set<String>> out = new java.util.TreeMap<>();
+        for (JsonNode g : view(m).get("groups")) {
+            Set<String> ids = new java.util.TreeSet<>();
+            g.get("members").forEach(p -> ids.add(p.get("id").asText()));
+            out.put(g.get("account").asText(), ids);
+        }
+        return out;
+    }
+
+    private static boolean everyGroupHas(ClusterMember m, Set<String> ids) {
+        try {
+            return groupMembers(m).values().stream().allMatch(ids::equals);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aClusterAdminAddsANodeToEveryGroupThenRemovesOneAndTheLeadersSpreadAgain() throws Exception {
+        writeAccounts(", \"clusterAdmins\": [\"" + ACCOUNTS.get(2) + "\"]");
+        for (int i = 0; i < 4; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        }
+        List<ClusterConfig.Member> four = List.copyOf(members);
+        members.remove(3);
+        for (int i = 0; i < 3; i++) {
+            start(i);
+        }
+        for (int a = 0; a < 3; a++) {
+            int at = a;
+            await("account " + a + "'s group served by n" + a, () -> nodes[at].serving(ACCOUNTS.get(at)));
+            try (DynamoDbClient ddb = as(a, a)) {
+                ddb.createTable(r -> r.tableName("orders")
+                        .attributeDefinitions(d -> d.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType("HASH"))
+                        .billingMode("PAY_PER_REQUEST"));
+                put(ddb, "k", "of-" + a);
+            }
+        }
+        // n3 starts new to the cluster: it waits, in no group's configuration.
+        fourth = ClusterMember.start(
+                new ClusterConfig("strict", "n3", four).joining(true),
+                new ServerConfig(
+                                "127.0.0.1",
+                                four.get(3).apiPort(),
+                                StorageConfig.disk(dir.resolve("n3")),
+                                "us-east-1",
+                                4,
+                                Transport.NIO)
+                        .strict(accounts),
+                ClusterNode.Timings.loopback(),
+                s -> {});
+        String add = "{\"add\": \"" + four.get(3).id() + "=127.0.0.1:"
+                + four.get(3).raftPort() + ":" + four.get(3).apiPort() + "\"}";
+
+        // Unsigned, or signed by an account that is not a cluster admin: refused as DynamoDB refuses, nothing changes.
+        HttpResponse<String> unsigned = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[1].port() + "/cluster/members"))
+                                .POST(HttpRequest.BodyPublishers.ofString(add))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(unsigned.statusCode()).isEqualTo(400);
+        assertThat(unsigned.body()).contains("MissingAuthenticationTokenException");
+        HttpResponse<String> notAdmin = signedPost(nodes[1], add, "AK0", "secret-0");
+        assertThat(notAdmin.statusCode()).isEqualTo(400);
+        assertThat(notAdmin.body())
+                .contains("AccessDeniedException")
+                .contains(
+                        "arn:aws:iam::" + ACCOUNTS.get(0) + ":root is not authorized to change the cluster's members");
+        HttpResponse<String> badSecret = signedPost(nodes[1], add, "AK2", "wrong");
+        assertThat(badSecret.statusCode()).isEqualTo(400);
+        assertThat(badSecret.body()).contains("InvalidSignatureException");
+        assertThat(everyGroupHas(nodes[0], Set.of("n0", "n1", "n2"))).isTrue();
+
+        // The admin's change, sent to a node that does not make it (n1: n0 leads the first group), is made to every
+        // group; each node learns each group's new members.
+        HttpResponse<String> added = signedPost(nodes[1], add, "AK2", "secret-2");
+        assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
+        assertThat(JSON.readTree(added.body()).get("members")).hasSize(4);
+        Set<String> withN3 = Set.of("n0", "n1", "n2", "n3");
+        for (ClusterMember m : List.of(nodes[0], nodes[1], nodes[2], fourth)) {
+            await(m.nodeId() + " knowing n3 in every group", () -> everyGroupHas(m, withN3));
+        }
+        // The same change again: every group has it already.
+        HttpResponse<String> again = signedPost(nodes[2], add, "AK2", "secret-2");
+        assertThat(again.statusCode()).isEqualTo(400);
+        assertThat(again.body()).contains("node n3 is already a member");
+
+        // n0 removed, through n3: every group keeps n1, n2 and n3, account 0's group (n0's) elects another leader,
+        // and the preferences follow the members that are left, in their order: account 2's group is now n3's.
+        HttpResponse<String> removed = signedPost(fourth, "{\"remove\": \"n0\"}", "AK2", "secret-2");
+        assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        Set<String> withoutN0 = Set.of("n1", "n2", "n3");
+        for (ClusterMember m : List.of(nodes[1], nodes[2], fourth)) {
+            await(m.nodeId() + " knowing every group without n0", () -> everyGroupHas(m, withoutN0));
+        }
+        // n0 led account 0's group and removed itself from it: it steps down once the change is committed.
+        await("n0 no longer serving account 0", () -> !nodes[0].serving(ACCOUNTS.get(0)));
+        nodes[0].close();
+        nodes[0] = null;
+        await("account 0's group led by n1", () -> nodes[1].serving(ACCOUNTS.get(0)));
+        await("account 1's group led by n2", () -> nodes[2].serving(ACCOUNTS.get(1)));
+        await("account 2's group led by n3", () -> fourth.serving(ACCOUNTS.get(2)));
+        for (int a = 0; a < 3; a++) {
+            try (DynamoDbClient ddb = client(fourth, "AK" + a, "secret-" + a)) {
+                assertThat(get(ddb, "k")).isEqualTo("of-" + a);
+                put(ddb, "after", "n0-removed");
+            }
+            try (DynamoDbClient ddb = as(a, 1)) {
+                assertThat(get(ddb, "after")).isEqualTo("n0-removed");
+            }
+        }
+        HttpResponse<String> gone = signedPost(nodes[2], "{\"remove\": \"n0\"}", "AK2", "secret-2");
+        assertThat(gone.statusCode()).isEqualTo(400);
+        assertThat(gone.body()).contains("node n0 is not a member");
     }
 }
