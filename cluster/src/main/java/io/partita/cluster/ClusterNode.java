@@ -326,19 +326,20 @@ public final class ClusterNode implements Replication, AutoCloseable {
             }
         }
         refuseUnknownGroups(raftDir, replicas.keySet());
+        List<String> byId = peers.stream().map(Peer::id).sorted().toList();
         List<RaftGroup> raftGroups = new java.util.ArrayList<>();
         List<Boolean> formatted = new java.util.ArrayList<>();
         for (RaftGroupId groupId : replicas.keySet()) {
             boolean exists = java.nio.file.Files.isDirectory(
                     raftDir.resolve(groupId.getUuid().toString()));
             formatted.add(exists);
-            // With several groups, group k prefers member k (modulo the members' number) as its leader: Ratis hands
-            // the leadership to the preferred member whenever it is up to date, so the groups' leaders, and the
-            // writes they take, spread over the nodes. A single group prefers none.
-            int preferred = replicas.size() > 1 ? raftGroups.size() % peers.size() : -1;
+            // With several groups, group k prefers member k (in the order of their ids, modulo the members' number)
+            // as its leader: Ratis hands the leadership to the preferred member whenever it is up to date, so the
+            // groups' leaders, and the writes they take, spread over the nodes. A single group prefers none.
+            String preferred = replicas.size() > 1 ? byId.get(raftGroups.size() % byId.size()) : null;
             List<RaftPeer> members = new java.util.ArrayList<>();
-            for (int i = 0; i < peers.size(); i++) {
-                members.add(peers.get(i).raftPeer(i == preferred ? 1 : 0));
+            for (Peer p : peers) {
+                members.add(p.raftPeer(p.id().equals(preferred) ? 1 : 0));
             }
             raftGroups.add(join && !exists ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, members));
         }

@@ -23,6 +23,9 @@ class ClusterEndpointTest {
                         HttpResponse.BodyHandlers.ofString())
                 .body();
         assertThat(view).contains("\"role\":\"FOLLOWER\"", "\"serving\":false").containsPattern("\"leader\":\"n\\d\"");
-        assertThat(view.split("\"id\":", -1)).hasSize(4);
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(view);
+        assertThat(json.get("members")).hasSize(3);
+        assertThat(json.get("groups")).hasSize(1);
+        assertThat(json.get("groups").get(0).get("members")).hasSize(3);
     }
 }

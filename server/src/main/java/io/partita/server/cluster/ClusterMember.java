@@ -510,8 +510,8 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * As the leader of one of several groups, once a term and after each change of its members: makes the member at the group's place in the accounts'
-     * order (modulo the members, in the order the flags list them) the group's preferred leader, when the group's
+     * As the leader of one of several groups, once a term and after each change of its members: makes the member at the
+     * group's place in the accounts' order (modulo the members, in the order of their ids) the group's preferred leader, when the group's
      * configuration prefers another or none (a group an open cluster made, a group whose place moved when an account
      * was added). Ratis then hands the leadership to that member once it is up to date, and the groups' leaders stay
      * spread over the nodes.
@@ -528,13 +528,9 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         g.preferredFor = checking;
-        List<String> order = new java.util.ArrayList<>();
-        cluster.members().forEach(m -> {
-            if (now.containsKey(m.id())) {
-                order.add(m.id());
-            }
-        });
-        now.keySet().stream().filter(id -> !order.contains(id)).sorted().forEach(order::add);
+        // The members in the order of their ids (priorities() is sorted): every node counts the same, whatever order
+        // its flags list them in, so that no two leaders hand a group to and fro.
+        List<String> order = new java.util.ArrayList<>(now.keySet());
         if (order.isEmpty()) {
             return;
         }

@@ -29,9 +29,17 @@ final class ServerProcess implements AutoCloseable {
     }
 
     static ServerProcess start(Path dataDir, String... flags) throws Exception {
+        return start(dataDir, List.of(), flags);
+    }
+
+    /** As above, with options {@code jvm} for the server's JVM. */
+    static ServerProcess start(Path dataDir, List<String> jvm, String... flags) throws Exception {
         Path archive = Archive.FILE;
-        List<String> command = command(
-                dataDir, archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off"));
+        List<String> options = new ArrayList<>(jvm);
+        if (archive != null) {
+            options.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off"));
+        }
+        List<String> command = command(dataDir, options);
         command.addAll(List.of(flags));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         return new ServerProcess(p, portOf(p));
