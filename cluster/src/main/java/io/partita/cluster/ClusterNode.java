@@ -482,11 +482,6 @@ public final class ClusterNode implements Replication, AutoCloseable {
         // flush" is the same promise here: the entry is written to the log file before it counts (BufferedWriteChannel
         // .asyncFlush writes the buffer out, then forces it in the background).
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !fsync);
-        // A strongly consistent read first asks the group for its read index (Raft's ReadIndex, section 6.4 of the
-        // paper); the leader answers from its lease while a majority has answered its heartbeats within 90 % of the
-        // shortest election timeout, so no follower can have been elected in the meantime.
-        RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, true);
         // Snapshots: a RocksDB checkpoint every so many entries on each node (StoreStateMachine.takeSnapshot), then the
         // log before it is purged but for as many entries again; a follower that needs a purged entry is sent the
         // leader's checkpoint (Ratis streams its files) and installs it.
@@ -512,6 +507,22 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .build();
     }
 
+    /**
+     * Returns once this node has confirmed, after the call, that it still leads the group, and has applied every entry
+     * committed before the call: a strongly consistent read made after it sees every write acknowledged before the
+     * read came.
+     *
+     * <p>The barrier is an empty batch committed through the group ({@link ReplicatedEntry#emptyBatch}), joined with
+     * the writes and barriers in flight as any batch is: a majority taking an entry of this node's term after the call
+     * means no other node had been elected by then, and Ratis answers once this replica has applied it. Ratis's own
+     * read index is not used: in 3.2.0 a leader answers a read index that a majority acknowledged once as
+     * acknowledged for good (its {@code ackedCommitIndex}) and serves reads from its lease, so a leader deposed while
+     * it stalled, whose commit index has not moved since, answered reads from its stale state on waking (seen in
+     * {@code ClusterPauseIT}).
+     *
+     * @throws StorageUnavailableException when this node does not lead, or could not confirm it in time; the read is
+     *     then refused, and nothing was changed
+     */
     @Override
     public void readBarrier() {
         DivisionInfo before = info();
@@ -519,19 +530,20 @@ public final class ClusterNode implements Replication, AutoCloseable {
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
         }
         long term = before.getCurrentTerm();
-        RaftClientRequest request = request(Message.EMPTY, RaftClientRequest.readRequestType());
+        CompletableFuture<RaftClientReply> committed = batches.propose(ReplicatedEntry.emptyBatch());
         RaftClientReply reply;
         try {
-            reply = server.submitClientRequestAsync(request).get(proposalMillis, TimeUnit.MILLISECONDS);
+            reply = committed.get(proposalMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StorageUnavailableException("interrupted while the cluster confirms its leader", e, false);
-        } catch (IOException | ExecutionException | TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
+            batches.withdraw(committed);
             throw new StorageUnavailableException("the cluster did not confirm its leader: " + e, e, false);
         }
         DivisionInfo after = info();
-        // Still the leader of the same term: the read index was this node's own, and its engine made every write up to
-        // it. A node deposed in between may have applied a newer leader's entries that its engine did not make.
+        // Still the leader of the same term: the barrier was this node's own entry, and its engine made every write
+        // before it. A node deposed in between may have applied a newer leader's entries that its engine did not make.
         if (!reply.isSuccess() || !after.isLeader() || after.getCurrentTerm() != term) {
             throw new StorageUnavailableException("node " + self + " could not confirm that it still leads");
         }

@@ -241,15 +241,6 @@ final class StoreStateMachine extends BaseStateMachine {
         getLifeCycle().startAndTransition(() -> {});
     }
 
-    /**
-     * A read barrier's query ({@code ClusterNode.readBarrier}): Ratis calls it once this replica has applied up to the
-     * read index, which is all the barrier waits for; the read itself is the engine's.
-     */
-    @Override
-    public CompletableFuture<Message> query(Message request) {
-        return CompletableFuture.completedFuture(Message.EMPTY);
-    }
-
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();

@@ -28,6 +28,15 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
         return encode(Kind.BATCH, batch);
     }
 
+    /**
+     * A batch that changes nothing: RocksDB's serialization of an empty {@code WriteBatch} (its header alone, sequence
+     * and count zero). Committed, it proves that its leader still led when a majority took it: a cluster's read
+     * barrier.
+     */
+    public static byte[] emptyBatch() {
+        return encode(Kind.BATCH, new byte[BATCH_HEADER]);
+    }
+
     /** A batch of the table catalog's ({@link Kind#CATALOG}). */
     public static byte[] catalogBatch(byte[] batch) {
         return encode(Kind.CATALOG, batch);
