@@ -68,6 +68,15 @@ final class ClusterRouter implements AutoCloseable {
     private static final int MAX_ANSWER = 64 * 1024 * 1024;
     /** How long a forwarded request may wait for its answer; past it the answer is a 500. */
     private static final int ANSWER_SECONDS = 70;
+    /**
+     * How long a request waits here for a node that serves it, while none is known (an election, or a node that has
+     * not yet heard from its leader), before it is answered 503: about one election at the default timeouts.
+     */
+    static final long LEADER_WAIT_MILLIS = 2_000;
+
+    private static final String NONE_SERVES = "no node of the cluster serves requests now (an election is under way)";
+    /** How often a waiting request looks for a node that serves it again. */
+    private static final long LEADER_POLL_MILLIS = 25;
     /** A body up to the server's own limit passes; the server answers 413 past it. */
     private static final int MAX_BODY = 16 * 1024 * 1024 + 1;
     /** Headers the JDK's client sets itself, or that describe one connection only. */
@@ -346,12 +355,16 @@ final class ClusterRouter implements AutoCloseable {
             if (to == null) {
                 to = target.apply(request);
             }
+            if (to == null && forwardedBy == null) {
+                // No node serves it that this one knows of: it waits for one, a while, rather than being refused.
+                ctx.channel().config().setAutoRead(false);
+                waiting = ctx;
+                waitingKeepAlive = keepAlive;
+                awaitServing(ctx, request.retain(), System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000);
+                return;
+            }
             if (to == null || (!to.local() && forwardedBy != null)) {
-                error(
-                        ctx,
-                        keepAlive,
-                        ErrorCode.SERVICE_UNAVAILABLE,
-                        "no node of the cluster serves requests now (an election is under way)");
+                error(ctx, keepAlive, ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES);
                 return;
             }
             // One request of a connection at a time, so that answers leave in the order the requests came.
@@ -363,6 +376,41 @@ final class ClusterRouter implements AutoCloseable {
                 again = request.retain();
             }
             dispatch(ctx, request, to);
+        }
+
+        /**
+         * Looks again, in a moment, for a node that serves {@code request} (retained, released here), and sends it there
+         * once there is one; until {@code until} ({@link System#nanoTime}), after which the answer is a 503.
+         */
+        private void awaitServing(ChannelHandlerContext ctx, FullHttpRequest request, long until) {
+            ctx.executor()
+                    .schedule(
+                            () -> {
+                                if (waiting != ctx || !ctx.channel().isActive()) {
+                                    request.release(); // the client went away
+                                    return;
+                                }
+                                Target to = target.apply(request);
+                                if (to != null) {
+                                    try {
+                                        dispatch(ctx, request, to);
+                                    } finally {
+                                        request.release();
+                                    }
+                                } else if (System.nanoTime() - until >= 0) {
+                                    request.release();
+                                    noneServes();
+                                } else {
+                                    awaitServing(ctx, request, until);
+                                }
+                            },
+                            LEADER_POLL_MILLIS,
+                            TimeUnit.MILLISECONDS);
+        }
+
+        /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */
+        private void noneServes() {
+            finish(e -> error(e, waitingKeepAlive, ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
         }
 
         /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
@@ -536,11 +584,7 @@ final class ClusterRouter implements AutoCloseable {
             Target leader = target.apply(request);
             try {
                 if (leader == null) {
-                    finish(e -> error(
-                            e,
-                            waitingKeepAlive,
-                            ErrorCode.SERVICE_UNAVAILABLE,
-                            "no node of the cluster serves requests now (an election is under way)"));
+                    noneServes();
                 } else {
                     dispatch(waiting, request, leader);
                 }

@@ -81,6 +81,43 @@ class ClusterRouterTest {
     }
 
     @Test
+    void aRequestWaitsAWhileForANodeThatServesIt() throws Exception {
+        HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            byte[] answer = "{}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        upstream.start();
+        // No node serves when the request comes (an election); one does by the router's fourth look.
+        AtomicInteger looks = new AtomicInteger();
+        ClusterRouter.Target serving =
+                new ClusterRouter.Target("127.0.0.1:" + upstream.getAddress().getPort(), false);
+        target.set(serving);
+        router.close();
+        router = new ClusterRouter(
+                "127.0.0.1",
+                0,
+                "n1",
+                request -> looks.incrementAndGet() < 4 ? null : target.get(),
+                null,
+                () -> "{}",
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", List.of(), 0)),
+                null,
+                null,
+                null);
+        try {
+            HttpResponse<String> r = put();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(looks.get()).isEqualTo(4);
+        } finally {
+            upstream.stop(0);
+        }
+    }
+
+    @Test
     void aForwardedRequestIsNotForwardedAgain() throws Exception {
         target.set(new ClusterRouter.Target("127.0.0.1:1", false));
         HttpResponse<String> r = put(ClusterRouter.FORWARDED, "n2");

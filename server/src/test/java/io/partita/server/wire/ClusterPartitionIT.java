@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,31 +27,15 @@ class ClusterPartitionIT {
     @TempDir
     Path dir;
 
-    private final ServerProcess[] nodes = new ServerProcess[3];
-    private final int[] api = new int[3];
+    private ClusterProcesses cluster;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-
-    @AfterEach
-    void stopAll() {
-        for (ServerProcess p : nodes) {
-            if (p != null) {
-                p.kill();
-            }
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     /** Node {@code i}'s view of the cluster ({@code GET /cluster}), or null while it does not answer. */
     private JsonNode view(int i) throws InterruptedException {
         try {
             return JSON.readTree(http.send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api[i] + "/cluster"))
+                            HttpRequest.newBuilder(cluster.endpoint(i).resolve("/cluster"))
                                     .timeout(Duration.ofSeconds(2))
                                     .build(),
                             HttpResponse.BodyHandlers.ofString())
@@ -64,10 +45,16 @@ class ClusterPartitionIT {
         }
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    private void await(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
+            if (System.nanoTime() > deadline) {
+                StringBuilder views = new StringBuilder();
+                for (int i = 0; i < 3; i++) {
+                    views.append("\nn").append(i).append(": ").append(view(i));
+                }
+                throw new AssertionError("waiting for " + what + " for 60 s; the nodes' views:" + views);
+            }
             Thread.sleep(50);
         }
     }
@@ -99,7 +86,7 @@ class ClusterPartitionIT {
 
     private HttpResponse<String> send(int node, String operation, String body) throws Exception {
         return http.send(
-                RawApi.request(URI.create("http://127.0.0.1:" + api[node]), operation, body, Duration.ofSeconds(30)),
+                RawApi.request(cluster.endpoint(node), operation, body, Duration.ofSeconds(30)),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -115,31 +102,30 @@ class ClusterPartitionIT {
 
     @Test
     void aLeaderCutOffFromItsPeersTakesNoWriteWhileTheOthersGoOnAndCatchesUpWhenJoinedAgain() throws Exception {
-        int[][] ports = new int[3][];
-        List<String> members = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            api[i] = freePort();
-            int raft = freePort();
-            ports[i] = new int[] {raft, api[i]};
-            members.add("n" + i + "=" + Links.host(i) + ":" + raft + ":" + api[i]);
-        }
-        try (Links links = new Links(3, ports)) {
-            for (int i = 0; i < 3; i++) {
-                nodes[i] = ServerProcess.start(
-                        dir.resolve("n" + i),
-                        List.of("-Djdk.net.hosts.file=" + links.hostsFile(dir, i)),
-                        "--cluster-members",
-                        String.join(",", members),
-                        "--node-id",
-                        "n" + i,
-                        "--throughput",
-                        "off");
-            }
+        try (ClusterProcesses linked = ClusterProcesses.linked(dir)) {
+            cluster = linked;
+            Links links = linked.links();
             int leader = leaderAmong(Set.of(0, 1, 2));
-            HttpResponse<String> made =
-                    new RawApi(URI.create("http://127.0.0.1:" + api[(leader + 1) % 3])).createTable("cut");
+            HttpResponse<String> made = new RawApi(cluster.endpoint((leader + 1) % 3)).createTable("cut");
             assertThat(made.statusCode()).as(made.body()).isEqualTo(200);
             assertThat(send(leader, "PutItem", put("before")).statusCode()).isEqualTo(200);
+
+            // Every node holds every entry first, as in ClusterPauseIT: a node still catching up when the leader was
+            // cut off (the third node started last) once left the other two without a leader for 60 s (open on issue
+            // 24).
+            await("every node applying the same entries", () -> {
+                java.util.Set<Long> applied = new java.util.HashSet<>();
+                for (int i = 0; i < 3; i++) {
+                    try {
+                        JsonNode v = view(i);
+                        applied.add(v == null ? -1 - i : v.get("appliedIndex").asLong());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                }
+                return applied.size() == 1;
+            });
 
             // Cut off, the leader acknowledges no write. Each is answered with an error the SDKs retry: a 500 for one
             // it proposed and could not have committed (it steps down with the entry in its log, whose fate it cannot

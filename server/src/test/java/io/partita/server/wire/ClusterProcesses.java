@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
 
 /**
  * A 3-node cluster of real server processes on loopback ({@link ServerProcess}, each on a data directory of its own
- * under {@code dir}), whose nodes are killed with SIGKILL and restarted on their directories.
+ * under {@code dir}), whose nodes are killed with SIGKILL and restarted on their directories; with {@link #linked},
+ * whose network between the nodes can be cut ({@link Links}).
  */
 final class ClusterProcesses implements AutoCloseable {
     private static final Pattern LEADER = Pattern.compile("\"leader\":\"n(\\d)\"");
@@ -25,22 +26,44 @@ final class ClusterProcesses implements AutoCloseable {
     private final List<String> members = new ArrayList<>();
     private final ServerProcess[] nodes = new ServerProcess[3];
     private final int[] apiPorts = new int[3];
+    /** The network between the nodes, when they name each other through it; else null. */
+    private final Links links;
+
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private ClusterProcesses(Path dir) throws Exception {
+    private ClusterProcesses(Path dir, boolean linked) throws Exception {
         this.dir = dir;
+        int[][] ports = new int[3][];
         for (int i = 0; i < 3; i++) {
             apiPorts[i] = freePort();
-            members.add("n" + i + "=127.0.0.1:" + freePort() + ":" + apiPorts[i]);
+            int raft = freePort();
+            ports[i] = new int[] {raft, apiPorts[i]};
+            members.add("n" + i + "=" + (linked ? Links.host(i) : "127.0.0.1") + ":" + raft + ":" + apiPorts[i]);
         }
-        for (int i = 0; i < 3; i++) {
-            start(i);
+        this.links = linked ? new Links(3, ports) : null;
+        try {
+            for (int i = 0; i < 3; i++) {
+                start(i);
+            }
+        } catch (Exception | AssertionError e) {
+            close();
+            throw e;
         }
     }
 
     static ClusterProcesses start(Path dir) throws Exception {
-        return new ClusterProcesses(dir);
+        return new ClusterProcesses(dir, false);
+    }
+
+    /** A cluster whose nodes reach each other through {@link #links}, which can cut one off. */
+    static ClusterProcesses linked(Path dir) throws Exception {
+        return new ClusterProcesses(dir, true);
+    }
+
+    /** The network between the nodes ({@link #linked} clusters only). */
+    Links links() {
+        return links;
     }
 
     private static int freePort() throws Exception {
@@ -53,6 +76,7 @@ final class ClusterProcesses implements AutoCloseable {
     void start(int i) throws Exception {
         nodes[i] = ServerProcess.start(
                 dir.resolve("n" + i),
+                links == null ? List.of() : List.of("-Djdk.net.hosts.file=" + links.hostsFile(dir, i)),
                 "--cluster-members",
                 String.join(",", members),
                 "--node-id",
@@ -124,6 +148,9 @@ final class ClusterProcesses implements AutoCloseable {
             if (p != null) {
                 p.kill();
             }
+        }
+        if (links != null) {
+            links.close();
         }
     }
 }
