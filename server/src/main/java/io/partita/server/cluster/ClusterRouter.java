@@ -289,6 +289,9 @@ final class ClusterRouter implements AutoCloseable {
         private FullHttpRequest again;
 
         private boolean waitingKeepAlive;
+        /** The request waiting here for a node that serves it (retained), else null: see {@link #awaitServing}. */
+        private FullHttpRequest held;
+
         private ScheduledFuture<?> deadline;
 
         @Override
@@ -360,7 +363,8 @@ final class ClusterRouter implements AutoCloseable {
                 ctx.channel().config().setAutoRead(false);
                 waiting = ctx;
                 waitingKeepAlive = keepAlive;
-                awaitServing(ctx, request.retain(), System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000);
+                held = request.retain();
+                awaitServing(ctx, held, System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000);
                 return;
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
@@ -383,29 +387,34 @@ final class ClusterRouter implements AutoCloseable {
          * once there is one; until {@code until} ({@link System#nanoTime}), after which the answer is a 503.
          */
         private void awaitServing(ChannelHandlerContext ctx, FullHttpRequest request, long until) {
-            ctx.executor()
-                    .schedule(
-                            () -> {
-                                if (waiting != ctx || !ctx.channel().isActive()) {
-                                    request.release(); // the client went away
-                                    return;
-                                }
-                                Target to = target.apply(request);
-                                if (to != null) {
-                                    try {
-                                        dispatch(ctx, request, to);
-                                    } finally {
-                                        request.release();
-                                    }
-                                } else if (System.nanoTime() - until >= 0) {
-                                    request.release();
-                                    noneServes();
-                                } else {
-                                    awaitServing(ctx, request, until);
-                                }
-                            },
-                            LEADER_POLL_MILLIS,
-                            TimeUnit.MILLISECONDS);
+            ctx.executor().schedule(() -> lookAgain(ctx, request, until), LEADER_POLL_MILLIS, TimeUnit.MILLISECONDS);
+        }
+
+        private void lookAgain(ChannelHandlerContext ctx, FullHttpRequest request, long until) {
+            if (held != request) {
+                return; // answered meanwhile, or the connection closed: released there
+            }
+            Target to;
+            try {
+                to = target.apply(request);
+            } catch (RuntimeException e) {
+                to = null; // this node closing, say: no node serves it from here
+                until = System.nanoTime();
+            }
+            if (to == null && System.nanoTime() - until < 0) {
+                awaitServing(ctx, request, until);
+                return;
+            }
+            held = null;
+            try {
+                if (to == null) {
+                    noneServes();
+                } else {
+                    dispatch(ctx, request, to);
+                }
+            } finally {
+                request.release();
+            }
         }
 
         /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */
@@ -524,9 +533,15 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             waiting = null;
+            // Its connection onwards, if it had one, carries no request now: losing it later answers nothing.
+            upstream = null;
             if (again != null) {
                 again.release();
                 again = null;
+            }
+            if (held != null) {
+                held.release();
+                held = null;
             }
             if (deadline != null) {
                 deadline.cancel(false);
@@ -544,6 +559,10 @@ final class ClusterRouter implements AutoCloseable {
             if (again != null) {
                 again.release();
                 again = null;
+            }
+            if (held != null) {
+                held.release();
+                held = null;
             }
             super.channelInactive(ctx);
         }

@@ -118,6 +118,35 @@ class ClusterRouterTest {
     }
 
     @Test
+    void aWaitingRequestWhoseLookFailsIsA503AndTheConnectionGoesOn() throws Exception {
+        // The first look finds no node; the next ones fail (this node closing, say).
+        AtomicInteger looks = new AtomicInteger();
+        router.close();
+        router = new ClusterRouter(
+                "127.0.0.1",
+                0,
+                "n1",
+                request -> {
+                    if (looks.incrementAndGet() % 2 == 1) {
+                        return null;
+                    }
+                    throw new IllegalStateException("no division for the group on n1");
+                },
+                null,
+                () -> "{}",
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", List.of(), 0)),
+                null,
+                null,
+                null);
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> r = put();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+            assertThat(r.body()).contains("ServiceUnavailableException");
+        }
+        assertThat(looks.get()).isEqualTo(4);
+    }
+
+    @Test
     void aForwardedRequestIsNotForwardedAgain() throws Exception {
         target.set(new ClusterRouter.Target("127.0.0.1:1", false));
         HttpResponse<String> r = put(ClusterRouter.FORWARDED, "n2");

@@ -83,8 +83,15 @@ class ConsoleBrowserIT {
         type(form, "gsi", "by-status");
         type(form, "gsiPk", "status");
         form.findElement(By.cssSelector("button[type=submit]")).click();
-        WebElement row = waitFor(By.cssSelector("#tables tr[data-table=orders]"));
-        assertThat(row.getText()).contains("orders", "ACTIVE", "On demand", "by-status");
+        // The list is drawn again as it refreshes: the row is found afresh until its text is there.
+        String row = new WebDriverWait(browser, WAIT)
+                .ignoring(StaleElementReferenceException.class)
+                .until(d -> {
+                    String text = d.findElement(By.cssSelector("#tables tr[data-table=orders]"))
+                            .getText();
+                    return text.contains("ACTIVE") ? text : null;
+                });
+        assertThat(row).contains("orders", "ACTIVE", "On demand", "by-status");
         shoot("tables");
 
         // A refused request is shown as DynamoDB answers it: its type and message.

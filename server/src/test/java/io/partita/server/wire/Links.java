@@ -127,6 +127,14 @@ final class Links implements AutoCloseable {
                 }
                 open.add(in);
                 open.add(out);
+                if (cut) {
+                    // Cut while it connected: cut() may have closed the open connections before these joined them.
+                    open.remove(in);
+                    open.remove(out);
+                    closeQuietly(in);
+                    closeQuietly(out);
+                    continue;
+                }
                 pump(in, out);
                 pump(out, in);
             }

@@ -37,6 +37,13 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
         return encode(Kind.BATCH, new byte[BATCH_HEADER]);
     }
 
+    /** Whether this is a batch of no change ({@link #emptyBatch}, or any batch of none): applying it writes nothing. */
+    public boolean changesNothing() {
+        return kind == Kind.BATCH
+                && payload.length == BATCH_HEADER
+                && ByteBuffer.wrap(payload, 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt() == 0;
+    }
+
     /** A batch of the table catalog's ({@link Kind#CATALOG}). */
     public static byte[] catalogBatch(byte[] batch) {
         return encode(Kind.CATALOG, batch);

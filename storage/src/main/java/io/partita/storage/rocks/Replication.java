@@ -17,8 +17,8 @@ public interface Replication {
 
     /**
      * Returns once this replica, still the leader of the same term, has applied every entry the group had committed
-     * when it was called: a read after it sees every write acknowledged before the read began (Raft's ReadIndex, from
-     * the leader's lease when it holds one). Throws {@link io.partita.storage.StorageUnavailableException} when this
+     * when it was called: a read after it sees every write acknowledged before the read began (the cluster commits an
+     * empty batch of its term after the call). Throws {@link io.partita.storage.StorageUnavailableException} when this
      * replica no longer leads or cannot confirm that it does; nothing was changed.
      */
     void readBarrier();

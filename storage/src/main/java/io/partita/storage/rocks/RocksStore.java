@@ -680,7 +680,13 @@ public final class RocksStore implements AutoCloseable {
                 }
             }
             case DROP_FAMILY -> dropFamilyHere(decoded.familyName());
-            case BATCH, CATALOG -> {}
+            case BATCH, CATALOG -> {
+                if (decoded.changesNothing()) {
+                    // A read barrier's: nothing to write, as for Raft's own entries; replayed after a crash, it still
+                    // changes nothing, and a checkpoint records the entry it ends with (recordApplied).
+                    return;
+                }
+            }
         }
         byte[] applied = ByteBuffer.allocate(16).putLong(term).putLong(index).array();
         withOpenDb("apply entry", db -> {

@@ -60,6 +60,37 @@ class ReplicatedEntryProperties {
         assertThat(write(List.of(joined))).isEqualTo(inTurn);
     }
 
+    @Property(tries = 20)
+    void anEmptyBatchChangesNothingAloneOrJoinedWithOthers(
+            @ForAll @Size(min = 1, max = 6) List<@IntRange(min = 0, max = 200) Integer> codes,
+            @ForAll @IntRange(min = 1, max = 3) int empties)
+            throws Exception {
+        byte[] changes;
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int code : codes) {
+                batch.put(key(code % 7), ("v" + code).getBytes(StandardCharsets.UTF_8));
+            }
+            changes = ReplicatedEntry.batch(batch.data());
+        }
+        byte[] empty = ReplicatedEntry.emptyBatch();
+        try (WriteBatch batch = new WriteBatch(ReplicatedEntry.decode(empty).payload())) {
+            assertThat(batch.count()).isZero(); // RocksDB reads it as a batch of nothing
+        }
+        assertThat(ReplicatedEntry.decode(empty).changesNothing()).isTrue();
+        assertThat(ReplicatedEntry.decode(changes).changesNothing()).isFalse();
+        List<byte[]> entries = new ArrayList<>();
+        for (int i = 0; i < empties; i++) {
+            entries.add(empty);
+        }
+        entries.add(empties / 2, changes);
+        byte[] joined = ReplicatedEntry.joinBatches(entries);
+        assertThat(ReplicatedEntry.decode(joined).changesNothing()).isFalse();
+        assertThat(write(List.of(joined))).isEqualTo(write(List.of(changes))).isEqualTo(write(entries));
+        assertThat(ReplicatedEntry.decode(ReplicatedEntry.joinBatches(List.of(empty, empty)))
+                        .changesNothing())
+                .isTrue();
+    }
+
     @Property(tries = 5)
     void onlyBatchesJoin(@ForAll @IntRange(min = 0, max = 1) int which) {
         byte[] family = which == 0 ? ReplicatedEntry.createFamily("t") : ReplicatedEntry.dropFamily("t");
