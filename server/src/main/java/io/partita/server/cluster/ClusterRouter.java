@@ -406,6 +406,11 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             held = null;
+            sendOrRefuse(ctx, request, to);
+        }
+
+        /** Sends {@code request} (retained, released here) to {@code to}, or answers 503 when there is none. */
+        private void sendOrRefuse(ChannelHandlerContext ctx, FullHttpRequest request, Target to) {
             try {
                 if (to == null) {
                     noneServes();
@@ -600,16 +605,7 @@ final class ClusterRouter implements AutoCloseable {
                 deadline.cancel(false);
                 deadline = null;
             }
-            Target leader = target.apply(request);
-            try {
-                if (leader == null) {
-                    noneServes();
-                } else {
-                    dispatch(waiting, request, leader);
-                }
-            } finally {
-                request.release();
-            }
+            sendOrRefuse(waiting, request, target.apply(request));
         }
 
         /** The serving node's answers on the connection onwards. */

@@ -80,6 +80,24 @@ class ClusterRouterTest {
         assertThat(r.headers().firstValue("x-amzn-RequestId")).isPresent();
     }
 
+    /** The router again, sending requests where {@code by} says, with no reader and no changes of the members. */
+    private void routeBy(
+            java.util.function.Function<io.netty.handler.codec.http.FullHttpRequest, ClusterRouter.Target> by)
+            throws InterruptedException {
+        router.close();
+        router = new ClusterRouter(
+                "127.0.0.1",
+                0,
+                "n1",
+                by,
+                null,
+                () -> "{}",
+                new ClusterMetrics(() -> new ClusterMetrics.View("n1", List.of(), 0)),
+                null,
+                null,
+                null);
+    }
+
     @Test
     void aRequestWaitsAWhileForANodeThatServesIt() throws Exception {
         HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -96,18 +114,7 @@ class ClusterRouterTest {
         ClusterRouter.Target serving =
                 new ClusterRouter.Target("127.0.0.1:" + upstream.getAddress().getPort(), false);
         target.set(serving);
-        router.close();
-        router = new ClusterRouter(
-                "127.0.0.1",
-                0,
-                "n1",
-                request -> looks.incrementAndGet() < 4 ? null : target.get(),
-                null,
-                () -> "{}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", List.of(), 0)),
-                null,
-                null,
-                null);
+        routeBy(request -> looks.incrementAndGet() < 4 ? null : target.get());
         try {
             HttpResponse<String> r = put();
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -121,23 +128,12 @@ class ClusterRouterTest {
     void aWaitingRequestWhoseLookFailsIsA503AndTheConnectionGoesOn() throws Exception {
         // The first look finds no node; the next ones fail (this node closing, say).
         AtomicInteger looks = new AtomicInteger();
-        router.close();
-        router = new ClusterRouter(
-                "127.0.0.1",
-                0,
-                "n1",
-                request -> {
-                    if (looks.incrementAndGet() % 2 == 1) {
-                        return null;
-                    }
-                    throw new IllegalStateException("no division for the group on n1");
-                },
-                null,
-                () -> "{}",
-                new ClusterMetrics(() -> new ClusterMetrics.View("n1", List.of(), 0)),
-                null,
-                null,
-                null);
+        routeBy(request -> {
+            if (looks.incrementAndGet() % 2 == 1) {
+                return null;
+            }
+            throw new IllegalStateException("no division for the group on n1");
+        });
         for (int i = 0; i < 2; i++) {
             HttpResponse<String> r = put();
             assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
