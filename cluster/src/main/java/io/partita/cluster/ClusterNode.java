@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -107,6 +108,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
         public static Timings loopback() {
             return new Timings(Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(10));
         }
+
+        /**
+         * How long after proposing an entry the group committed the leader answers strongly consistent reads without
+         * a barrier ({@link ReadLease}): half the shortest election timeout.
+         */
+        public Duration readLease() {
+            return electionMin.dividedBy(2);
+        }
     }
 
     /**
@@ -148,14 +157,21 @@ public final class ClusterNode implements Replication, AutoCloseable {
     private final GroupCommit<RaftClientReply> batches;
     /** The server this node alone uses, which its close closes ({@link #start}); null when a {@link Host}'s. */
     private Host host;
+    /** Strongly consistent reads answered without a barrier ({@link #readBarrier}). */
+    private final ReadLease lease;
+    /** Where the lease's time comes from: {@link System#nanoTime}, or a test's clock. */
+    private volatile LongSupplier clock = System::nanoTime;
 
-    private ClusterNode(
-            RaftServer server, RaftGroup group, RaftPeerId self, long proposalMillis, Parameters parameters) {
+    private final AtomicLong leaseReads = new AtomicLong();
+    private final AtomicLong barrierReads = new AtomicLong();
+
+    private ClusterNode(RaftServer server, RaftGroup group, RaftPeerId self, Timings timings, Parameters parameters) {
         this.server = server;
         this.parameters = parameters;
         this.group = group;
         this.self = self;
-        this.proposalMillis = proposalMillis;
+        this.proposalMillis = timings.proposal().toMillis();
+        this.lease = new ReadLease(timings.readLease());
         this.sender = Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, self + "-group-commit-" + shortId(group));
             t.setDaemon(true);
@@ -371,7 +387,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .build();
         List<ClusterNode> nodes = new java.util.ArrayList<>();
         for (RaftGroup g : raftGroups) {
-            nodes.add(new ClusterNode(server, g, self, timings.proposal().toMillis(), parameters));
+            nodes.add(new ClusterNode(server, g, self, timings, parameters));
         }
         Host host = new Host(server, nodes);
         for (int i = 0; i < nodes.size(); i++) {
@@ -512,11 +528,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * committed before the call: a strongly consistent read made after it sees every write acknowledged before the
      * read came.
      *
-     * <p>The barrier is an empty batch committed through the group ({@link ReplicatedEntry#emptyBatch}), joined with
-     * the writes and barriers in flight as any batch is: a majority taking an entry of this node's term after the call
-     * means no other node had been elected by then, and Ratis answers once this replica has applied it. Ratis's own
-     * read index is not used: in 3.2.0 a leader answers a read index that a majority acknowledged once as
-     * acknowledged for good (its {@code ackedCommitIndex}) and serves reads from its lease, so a leader deposed while
+     * <p>Within the read lease ({@link ReadLease}: half the shortest election timeout after this node proposed an
+     * entry, a write's or a barrier's, that the group then committed) it returns at once: no other node can have been
+     * elected yet, and every write acknowledged so far was this node's, acknowledged once applied here. Not while a
+     * member of a higher priority than this node's is in the configuration (Ratis hands it the leadership without
+     * waiting for a timeout) or the members are changing.
+     *
+     * <p>Otherwise the barrier is an empty batch committed through the group ({@link ReplicatedEntry#emptyBatch}),
+     * joined with the writes and barriers in flight as any batch is: a majority taking an entry of this node's term
+     * after the call means no other node had been elected by then, and Ratis answers once this replica has applied it.
+     * It renews the lease. Ratis's own read index is not used: in 3.2.0 (and 3.3.0) a leader answers a read index that
+     * a majority acknowledged once as acknowledged for good (its {@code ackedCommitIndex}), so a leader deposed while
      * it stalled, whose commit index has not moved since, answered reads from its stale state on waking (seen in
      * {@code ClusterPauseIT}).
      *
@@ -530,6 +552,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
         }
         long term = before.getCurrentTerm();
+        if (leased(term)) {
+            leaseReads.incrementAndGet();
+            return;
+        }
+        barrierReads.incrementAndGet();
         CompletableFuture<RaftClientReply> committed = batches.propose(ReplicatedEntry.emptyBatch());
         RaftClientReply reply;
         try {
@@ -547,6 +574,39 @@ public final class ClusterNode implements Replication, AutoCloseable {
         if (!reply.isSuccess() || !after.isLeader() || after.getCurrentTerm() != term) {
             throw new StorageUnavailableException("node " + self + " could not confirm that it still leads");
         }
+    }
+
+    /** Whether this node, leading in {@code term}, holds the read lease now (see {@link #readBarrier}). */
+    private boolean leased(long term) {
+        var conf = division().getRaftConf();
+        return leaseMayHold(conf.getCurrentPeers(), conf.getPreviousPeers(), self)
+                && lease.covers(term, conf.getLogEntryIndex(), clock.getAsLong());
+    }
+
+    /**
+     * Whether a lease may hold under these members ({@code previous}: those a change under way leaves, else empty) for
+     * {@code self}: not while the members change, when {@code self} is not among them (it steps down once its removal
+     * is committed), nor while one of them has a higher priority (Ratis may hand it the leadership at any moment, and
+     * asks it to stand at once, without waiting for a timeout).
+     */
+    static boolean leaseMayHold(
+            java.util.Collection<RaftPeer> current, java.util.Collection<RaftPeer> previous, RaftPeerId self) {
+        if (!previous.isEmpty()) {
+            return false;
+        }
+        RaftPeer me =
+                current.stream().filter(p -> p.getId().equals(self)).findFirst().orElse(null);
+        return me != null && current.stream().allMatch(p -> p.getPriority() <= me.getPriority());
+    }
+
+    /** Makes the read lease's time come from {@code nanoTime} (a test's clock) instead of {@link System#nanoTime}. */
+    void useClock(LongSupplier nanoTime) {
+        this.clock = nanoTime;
+    }
+
+    /** Strongly consistent reads on this node: those answered within the lease, and those after a barrier. */
+    public long[] consistentReads() {
+        return new long[] {leaseReads.get(), barrierReads.get()};
     }
 
     private static TimeDuration millis(Duration d) {
@@ -589,14 +649,30 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
-    /** Proposes {@code entry} to this node's own Raft server. */
+    /**
+     * Proposes {@code entry} to this node's own Raft server. Once the group commits it, the read lease runs from the
+     * moment before it was proposed, in the term and under the members this node had then: the entry, if appended in
+     * another term or under other members, extends a lease no read of this term and these members checks.
+     */
     private CompletableFuture<RaftClientReply> submit(byte[] entry) {
+        long proposedAt = clock.getAsLong();
+        long term;
+        long configuration;
+        CompletableFuture<RaftClientReply> reply;
         try {
-            return server.submitClientRequestAsync(request(
+            var division = division();
+            term = division.getInfo().getCurrentTerm();
+            configuration = division.getRaftConf().getLogEntryIndex();
+            reply = server.submitClientRequestAsync(request(
                     Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), RaftClientRequest.writeRequestType()));
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return reply.whenComplete((r, failure) -> {
+            if (failure == null && r.isSuccess()) {
+                lease.extend(term, configuration, proposedAt);
+            }
+        });
     }
 
     public String id() {
@@ -613,14 +689,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * (empty on a node that joins before the leader has added it).
      */
     public List<Peer> members() {
-        try {
-            return server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers().stream()
-                    .map(Peer::of)
-                    .sorted(java.util.Comparator.comparing(Peer::id))
-                    .toList();
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        return byId(division().getRaftConf().getCurrentPeers());
+    }
+
+    private static List<Peer> byId(java.util.Collection<RaftPeer> peers) {
+        return peers.stream()
+                .map(Peer::of)
+                .sorted(java.util.Comparator.comparing(Peer::id))
+                .toList();
     }
 
     /**
@@ -654,10 +730,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             List<RaftPeer> current = currentPeers();
-            List<Peer> now = current.stream()
-                    .map(Peer::of)
-                    .sorted(java.util.Comparator.comparing(Peer::id))
-                    .toList();
+            List<Peer> now = byId(current);
             List<Peer> next = change.apply(now);
             if (next == null) {
                 return now;
@@ -686,12 +759,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
     }
 
     private List<RaftPeer> currentPeers() {
-        try {
-            return List.copyOf(
-                    server.getDivision(group.getGroupId()).getRaftConf().getCurrentPeers());
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        return List.copyOf(division().getRaftConf().getCurrentPeers());
     }
 
     /**
@@ -791,27 +859,22 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * way. Another change made before would be refused.
      */
     public boolean membersSettled() {
-        try {
-            var division = server.getDivision(group.getGroupId());
-            var conf = division.getRaftConf();
-            return conf.getPreviousPeers().isEmpty()
-                    && conf.getLogEntryIndex() <= division.getRaftLog().getLastCommittedIndex();
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        var division = division();
+        var conf = division.getRaftConf();
+        return conf.getPreviousPeers().isEmpty()
+                && conf.getLogEntryIndex() <= division.getRaftLog().getLastCommittedIndex();
     }
 
-    /** Each member's priority in the group's configuration, by id: a leader yields to an up-to-date member of a higher one. */
+    /**
+     * Each member's priority in the group's configuration, by id: a leader yields to an up-to-date member of a higher
+     * one.
+     */
     public java.util.Map<String, Integer> priorities() {
         java.util.Map<String, Integer> out = new java.util.TreeMap<>();
-        try {
-            server.getDivision(group.getGroupId())
-                    .getRaftConf()
-                    .getCurrentPeers()
-                    .forEach(p -> out.put(p.getId().toString(), p.getPriority()));
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        division()
+                .getRaftConf()
+                .getCurrentPeers()
+                .forEach(p -> out.put(p.getId().toString(), p.getPriority()));
         return out;
     }
 
@@ -836,8 +899,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
     }
 
     private DivisionInfo info() {
+        return division().getInfo();
+    }
+
+    private RaftServer.Division division() {
         try {
-            return server.getDivision(group.getGroupId()).getInfo();
+            return server.getDivision(group.getGroupId());
         } catch (IOException e) {
             throw new IllegalStateException("no division for the group on " + self, e);
         }
@@ -865,31 +932,18 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /** The index of the last entry this node knows the group committed. */
     public long commitIndex() {
-        try {
-            return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        return division().getRaftLog().getLastCommittedIndex();
     }
 
     /** The index of the first entry this node's log still holds; the entries before it were purged. */
     public long logStartIndex() {
-        try {
-            return server.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        return division().getRaftLog().getStartIndex();
     }
 
     /** The entry this node's latest checkpoint ends with, or -1 before its first. */
     public long snapshotIndex() {
-        try {
-            var snapshot =
-                    server.getDivision(group.getGroupId()).getStateMachine().getLatestSnapshot();
-            return snapshot == null || snapshot.getFiles().isEmpty() ? -1 : snapshot.getIndex();
-        } catch (IOException e) {
-            throw new IllegalStateException("no division for the group on " + self, e);
-        }
+        var snapshot = division().getStateMachine().getLatestSnapshot();
+        return snapshot == null || snapshot.getFiles().isEmpty() ? -1 : snapshot.getIndex();
     }
 
     /**

@@ -204,6 +204,37 @@ class ReplicatedStoreIT {
                 .isInstanceOf(StorageUnavailableException.class)
                 .hasMessageContaining("not the cluster's leader");
 
+        // Within its lease (half the shortest election timeout after it proposed an entry the group committed) the
+        // leader confirms nothing; after it, a barrier goes through the log and renews the lease.
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        leader.node().useClock(now::get);
+        long lease = ClusterNode.Timings.loopback().readLease().toNanos();
+        now.addAndGet(lease);
+        long entries = leader.node().groupCommits()[0];
+        long[] reads = leader.node().consistentReads();
+        leader.store().readBarrier();
+        assertThat(leader.node().groupCommits()[0]).as("a barrier's entry").isEqualTo(entries + 1);
+        leader.store().readBarrier();
+        now.addAndGet(lease - 1);
+        leader.store().readBarrier();
+        assertThat(leader.node().groupCommits()[0]).as("within the lease").isEqualTo(entries + 1);
+        now.addAndGet(1);
+        leader.store().readBarrier();
+        assertThat(leader.node().groupCommits()[0]).as("the lease ran out").isEqualTo(entries + 2);
+        // A write renews it as a barrier does (the same item again, leaving the counter as it is).
+        now.addAndGet(lease);
+        ColumnFamilyHandle family = leader.store().family(FAMILY);
+        leader.store().write(batch -> {
+            try {
+                batch.put(family, key(99), "v99".getBytes(StandardCharsets.UTF_8));
+            } catch (org.rocksdb.RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        leader.store().readBarrier();
+        assertThat(leader.node().groupCommits()[0]).isEqualTo(entries + 3);
+        assertThat(leader.node().consistentReads()).containsExactly(reads[0] + 3, reads[1] + 2);
+
         // The leader stops; the other two elect one of themselves and go on.
         int dead = java.util.Arrays.asList(replicas).indexOf(leader);
         leader.stop();

@@ -511,9 +511,9 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * As the leader of one of several groups, once a term and after each change of its members: makes the member at the
-     * group's place in the accounts' order (modulo the members, in the order of their ids) the group's preferred leader, when the group's
-     * configuration prefers another or none (a group an open cluster made, a group whose place moved when an account
-     * was added). Ratis then hands the leadership to that member once it is up to date, and the groups' leaders stay
+     * group's place in the accounts' order (modulo the members, in the order of their ids) the group's preferred
+     * leader, when the group's configuration prefers another or none (a group an open cluster made, a group whose
+     * place moved when an account was added). Ratis then hands the leadership to that member once it is up to date, and the groups' leaders stay
      * spread over the nodes.
      */
     private void prefer(Group g) {
@@ -752,6 +752,7 @@ public final class ClusterMember implements AutoCloseable {
         for (Group g : groups.values()) {
             ClusterNode node = g.node;
             long[] joined = node.groupCommits();
+            long[] reads = node.consistentReads();
             each.add(new io.partita.server.metrics.ClusterMetrics.GroupView(
                     g.account,
                     node.role().equals("LEADER"),
@@ -761,7 +762,9 @@ public final class ClusterMember implements AutoCloseable {
                     node.lastAppliedIndex(),
                     node.followerMatchIndexes(),
                     joined[0],
-                    joined[1]));
+                    joined[1],
+                    reads[0],
+                    reads[1]));
         }
         return new io.partita.server.metrics.ClusterMetrics.View(cluster.nodeId(), each, router.followerReads());
     }

@@ -23,7 +23,8 @@ public final class ClusterMetrics {
     /**
      * A node's figures for one Raft group at one moment: the group's name (in strict mode its account's id; open
      * mode's one group is account {@code 000000000000}'s), whether the node leads it and serves its requests, its
-     * term and indexes, on its leader each follower's match index, and its group commit's entries and writes.
+     * term and indexes, on its leader each follower's match index, its group commit's entries and writes, and the
+     * strongly consistent reads it answered as leader within its read lease and after a read barrier.
      */
     public record GroupView(
             String group,
@@ -34,7 +35,9 @@ public final class ClusterMetrics {
             long appliedIndex,
             Map<String, Long> followerMatchIndexes,
             long groupCommitEntries,
-            long groupCommitWrites) {}
+            long groupCommitWrites,
+            long leaseReads,
+            long barrierReads) {}
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final ExpositionFormatWriter writer = PrometheusTextFormatWriter.create();
@@ -63,6 +66,14 @@ public final class ClusterMetrics {
         Family writes = Family.counter(
                 "partita_cluster_group_commit_writes",
                 "Writes those entries carried; divided by the entries, the writes each Raft round committed.");
+        Family leased = Family.counter(
+                "partita_cluster_lease_reads",
+                "Strongly consistent reads this node answered as the leader within its read lease, with no entry in the"
+                        + " log (half the shortest election timeout after it proposed an entry the group committed).");
+        Family barriers = Family.counter(
+                "partita_cluster_barrier_reads",
+                "Strongly consistent reads this node answered as the leader after a read barrier: an empty entry"
+                        + " committed through the group, joined with the entries in flight.");
         for (GroupView g : v.groups()) {
             String[] labels = {"group", g.group(), "node", v.node()};
             leader.add(g.leader() ? 1 : 0, labels);
@@ -81,6 +92,8 @@ public final class ClusterMetrics {
                             v.node()));
             entries.add(g.groupCommitEntries(), labels);
             writes.add(g.groupCommitWrites(), labels);
+            leased.add(g.leaseReads(), labels);
+            barriers.add(g.barrierReads(), labels);
         }
         return new MetricSnapshots(List.of(
                 leader.build(),
@@ -91,6 +104,8 @@ public final class ClusterMetrics {
                 lag.build(),
                 entries.build(),
                 writes.build(),
+                leased.build(),
+                barriers.build(),
                 Family.counter(
                                 "partita_cluster_follower_reads",
                                 "Eventually consistent reads this node answered from its own replica as a follower"

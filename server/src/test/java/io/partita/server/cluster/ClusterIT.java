@@ -228,6 +228,14 @@ class ClusterIT {
                             .equals("ACTIVE"));
             // An item's write, which goes through the leader's group commit (the table's own changes do not).
             ddb.putItem(p -> p.tableName(OnceCounters.TABLE).item(key("first")));
+            // Strongly consistent reads: each within the leader's lease or after a barrier.
+            for (int i = 0; i < 5; i++) {
+                assertThat(ddb.getItem(g -> g.tableName(OnceCounters.TABLE)
+                                        .key(key("first"))
+                                        .consistentRead(true))
+                                .hasItem())
+                        .isTrue();
+            }
         }
         HttpResponse<String> view = HttpClient.newHttpClient()
                 .send(
@@ -257,6 +265,10 @@ class ClusterIT {
                 "partita_cluster_group_commit_writes_total{group=\"000000000000\",node=\"n" + first + "\"}");
         assertThat(entries).isPositive();
         assertThat(writes).isGreaterThanOrEqualTo(entries);
+        String labels = "{group=\"000000000000\",node=\"n" + first + "\"}";
+        assertThat(counter(leaderMetrics, "partita_cluster_lease_reads_total" + labels)
+                        + counter(leaderMetrics, "partita_cluster_barrier_reads_total" + labels))
+                .isGreaterThanOrEqualTo(5);
 
         // An export through the follower, made by the leader: its record is in the replicated store.
         java.nio.file.Files.createDirectories(dir.resolve("s3/lake"));

@@ -48,7 +48,8 @@ class ClusterRouterTest {
                 () -> "{\"node\":\"n1\",\"members\":[]}",
                 new ClusterMetrics(() -> new ClusterMetrics.View(
                         "n1",
-                        List.of(new ClusterMetrics.GroupView("000000000000", false, false, 3, 7, 7, Map.of(), 0, 0)),
+                        List.of(new ClusterMetrics.GroupView(
+                                "000000000000", false, false, 3, 7, 7, Map.of(), 0, 0, 0, 0)),
                         0)),
                 null,
                 null,
@@ -505,7 +506,8 @@ class ClusterRouterTest {
                 () -> "{\"node\":\"n1\",\"members\":[]}",
                 new ClusterMetrics(() -> new ClusterMetrics.View(
                         "n1",
-                        List.of(new ClusterMetrics.GroupView("000000000000", true, true, 3, 7, 7, Map.of(), 0, 0)),
+                        List.of(new ClusterMetrics.GroupView(
+                                "000000000000", true, true, 3, 7, 7, Map.of(), 0, 0, 0, 0)),
                         0)),
                 new ClusterRouter.Members() {
                     @Override

@@ -1,0 +1,56 @@
+package io.partita.cluster;
+
+import java.time.Duration;
+
+/**
+ * A leader's lease on strongly consistent reads: for a while after it proposed an entry that the group then
+ * committed, no other node can have been elected, so the leader may answer a read from its own state without
+ * confirming its leadership again.
+ *
+ * <p>Why it holds (the leases of section 6.4.1 of Ongaro's Raft thesis): an entry of the leader's term proposed at
+ * time {@code t} and committed is held by a majority, each of which received it after {@code t}. A node that lacks it
+ * cannot be elected, since every majority includes a node holding it, which refuses a candidate whose log is behind
+ * its own. A node that holds it starts an election only once it has heard nothing from the leader for its election
+ * timeout, at least the minimum, after it received the entry: not before {@code t} plus that minimum. The lease lasts
+ * half of it, which leaves the clocks' drift and the time a read takes to be checked a wide margin. Two ways of moving
+ * the leadership skip the timeout, and void the lease ({@link ClusterNode#readBarrier} checks them): a leader handing
+ * its part to a member of higher priority (Ratis asks it to stand at once), and a change of the members, whose
+ * majorities differ.
+ *
+ * <p>The lease belongs to a term and a configuration (the log index of the members' entry): an entry proposed in an
+ * older term, or under other members, extends nothing now.
+ */
+final class ReadLease {
+    private final long nanos;
+    private long term = -1;
+    private long configuration = -1;
+    private long since;
+
+    ReadLease(Duration length) {
+        if (length.isNegative()) {
+            throw new IllegalArgumentException("a lease lasts zero or more: " + length);
+        }
+        this.nanos = length.toNanos();
+    }
+
+    /**
+     * Records that an entry proposed at {@code proposedAt} (a {@link System#nanoTime} reading taken before it was
+     * proposed), in {@code term}, under the members' configuration at {@code configuration}, was committed. A later
+     * term replaces the lease; within a term, the latest proposal does.
+     */
+    synchronized void extend(long term, long configuration, long proposedAt) {
+        if (term > this.term || (term == this.term && proposedAt - since > 0)) {
+            this.term = term;
+            this.configuration = configuration;
+            this.since = proposedAt;
+        }
+    }
+
+    /**
+     * Whether at {@code now} the leader of {@code term}, under the configuration at {@code configuration}, still holds
+     * the lease: a read may then be answered from its state.
+     */
+    synchronized boolean covers(long term, long configuration, long now) {
+        return term == this.term && configuration == this.configuration && now - since < nanos;
+    }
+}
