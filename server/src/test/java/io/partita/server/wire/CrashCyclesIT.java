@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * client had in flight when the process died, whose outcome it never learned), and no transaction half applied.
  */
 class CrashCyclesIT {
-    private static final int DEFAULT_CYCLES = 40;
+    private static final int DEFAULT_CYCLES = 30;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TABLE = "crash";
     private static final int CAS_WORKERS = 3;
@@ -39,7 +39,7 @@ class CrashCyclesIT {
      * starting, dying, or (with {@code --sync}) waiting for the disk, and two overlap on two cores.
      */
     @Test
-    void acknowledgedWritesSurviveFiftyKillsWithAndWithoutSync(@TempDir Path dir) throws Exception {
+    void acknowledgedWritesSurviveRepeatedKillsWithAndWithoutSync(@TempDir Path dir) throws Exception {
         java.util.concurrent.ExecutorService both = java.util.concurrent.Executors.newFixedThreadPool(2);
         try {
             java.util.concurrent.Future<?> withoutSync = both.submit(() -> {
