@@ -702,7 +702,17 @@ class ReplicatedStoreIT {
         assertThat(leader.node().priorities())
                 .containsOnlyKeys("n0", "n1", "n2")
                 .doesNotContainValue(1);
+        leader.store().readBarrier();
+        long leased = leader.node().consistentReads()[0];
         leader.node().prefer(other.node().id(), java.time.Duration.ofSeconds(10));
+        // From then on the leader answers no read from its lease: Ratis may hand the leadership over at any moment,
+        // without waiting for a timeout. A read either passes a barrier or is refused once the leader has stepped down.
+        try {
+            leader.store().readBarrier();
+        } catch (StorageUnavailableException e) {
+            assertThat(e).hasMessageContaining("lead");
+        }
+        assertThat(leader.node().consistentReads()[0]).isEqualTo(leased);
         await("the preferred member leading", () -> other.node().canServe());
         assertThat(other.node().priorities())
                 .containsEntry(other.node().id(), 1)
