@@ -96,23 +96,13 @@ class ClusterPauseIT {
 
     private static final java.util.regex.Pattern APPLIED = java.util.regex.Pattern.compile("\"appliedIndex\":(\\d+)");
 
-    /** Node {@code i}'s view of the cluster ({@code GET /cluster}). */
-    private String view(ClusterProcesses cluster, int i) throws java.io.IOException, InterruptedException {
-        return http.send(
-                        HttpRequest.newBuilder(cluster.endpoint(i).resolve("/cluster"))
-                                .timeout(Duration.ofSeconds(1))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-    }
-
     /** Waits until the three nodes report the same applied index. */
     private void awaitCaughtUp(ClusterProcesses cluster) throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
             java.util.Set<String> applied = new java.util.HashSet<>();
             for (int i = 0; i < 3; i++) {
-                String view = view(cluster, i);
+                String view = cluster.view(i);
                 java.util.regex.Matcher m = APPLIED.matcher(view);
                 applied.add(m.find() ? m.group(1) : "?" + i);
             }
@@ -127,22 +117,9 @@ class ClusterPauseIT {
     }
 
     private int servingOtherThan(ClusterProcesses cluster, int stalled) throws Exception {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            for (int i = 0; i < 3; i++) {
-                if (i == stalled) {
-                    continue;
-                }
-                try {
-                    String view = view(cluster, i);
-                    if (view.contains("\"role\":\"LEADER\"") && view.contains("\"serving\":true")) {
-                        return i;
-                    }
-                } catch (java.io.IOException e) {
-                    // not answering yet
-                }
-            }
-            Thread.sleep(50);
+        int next = cluster.servingOtherThan(stalled, Duration.ofSeconds(60));
+        if (next >= 0) {
+            return next;
         }
         StringBuilder views = new StringBuilder();
         for (int i = 0; i < 3; i++) {
@@ -150,7 +127,7 @@ class ClusterPauseIT {
                 continue;
             }
             try {
-                views.append("\nn").append(i).append(": ").append(view(cluster, i));
+                views.append("\nn").append(i).append(": ").append(cluster.view(i));
             } catch (java.io.IOException e) {
                 views.append("\nn").append(i).append(": ").append(e);
             }

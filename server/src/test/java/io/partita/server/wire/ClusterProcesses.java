@@ -123,12 +123,7 @@ final class ClusterProcesses implements AutoCloseable {
                     continue;
                 }
                 try {
-                    String view = http.send(
-                                    HttpRequest.newBuilder(endpoint(i).resolve("/cluster"))
-                                            .timeout(Duration.ofSeconds(1))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofString())
-                            .body();
+                    String view = view(i);
                     Matcher m = LEADER.matcher(view);
                     if (m.find() && (asking >= 0 || view.contains("\"serving\":true"))) {
                         return Integer.parseInt(m.group(1));
@@ -140,6 +135,41 @@ final class ClusterProcesses implements AutoCloseable {
             Thread.sleep(50);
         }
         throw new AssertionError("no leader within 60 s");
+    }
+
+    /** Node {@code i}'s view of the cluster ({@code GET /cluster}), within 1 s. */
+    String view(int i) throws java.io.IOException, InterruptedException {
+        return http.send(
+                        HttpRequest.newBuilder(endpoint(i).resolve("/cluster"))
+                                .timeout(Duration.ofSeconds(1))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    /**
+     * The index of a node other than {@code away} (paused, say) that says it leads and serves, once there is one
+     * within {@code timeout}; -1 when none did.
+     */
+    int servingOtherThan(int away, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < 3; i++) {
+                if (i == away || nodes[i] == null) {
+                    continue;
+                }
+                try {
+                    String view = view(i);
+                    if (view.contains("\"role\":\"LEADER\"") && view.contains("\"serving\":true")) {
+                        return i;
+                    }
+                } catch (java.io.IOException e) {
+                    // not answering yet
+                }
+            }
+            Thread.sleep(50);
+        }
+        return -1;
     }
 
     @Override
