@@ -97,24 +97,34 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
-    /** How quickly the group notices a dead leader, and how long a proposal may wait. */
-    public record Timings(Duration electionMin, Duration electionMax, Duration proposal) {
-        /** Ratis's usual election timeouts on a LAN. */
+    /**
+     * How quickly the group notices a dead leader, how long a proposal may wait, and how long after proposing an entry
+     * the group committed the leader answers strongly consistent reads without a barrier ({@link ReadLease}; zero for
+     * none). Every node of a group has the same: the lease counts on the others' election timeouts.
+     */
+    public record Timings(Duration electionMin, Duration electionMax, Duration proposal, Duration readLease) {
+        public Timings {
+            if (readLease.compareTo(electionMin.dividedBy(2)) > 0) {
+                throw new IllegalArgumentException(
+                        "a read lease lasts at most half the shortest election timeout: " + readLease);
+            }
+        }
+
+        /** Ratis's usual election timeouts on a LAN, and a read lease of half the shortest. */
         public static Timings defaults() {
-            return new Timings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(10));
+            return new Timings(
+                    Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(10), Duration.ofMillis(500));
         }
 
         /** Quick elections, for clusters on one machine's loopback (tests). */
         public static Timings loopback() {
-            return new Timings(Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(10));
+            return new Timings(
+                    Duration.ofMillis(300), Duration.ofMillis(600), Duration.ofSeconds(10), Duration.ofMillis(150));
         }
 
-        /**
-         * How long after proposing an entry the group committed the leader answers strongly consistent reads without
-         * a barrier ({@link ReadLease}): half the shortest election timeout.
-         */
-        public Duration readLease() {
-            return electionMin.dividedBy(2);
+        /** The same, with no read lease: every strongly consistent read passes a barrier through the log. */
+        public Timings withoutReadLease() {
+            return new Timings(electionMin, electionMax, proposal, Duration.ZERO);
         }
     }
 
@@ -159,8 +169,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
     private Host host;
     /** Strongly consistent reads answered without a barrier ({@link #readBarrier}). */
     private final ReadLease lease;
-    /** Where the lease's time comes from: {@link System#nanoTime}, or a test's clock. */
+    /** Where the lease's time comes from: {@link System#nanoTime} and the wall clock, or a test's clocks. */
     private volatile LongSupplier clock = System::nanoTime;
+
+    private volatile LongSupplier wallClock = System::currentTimeMillis;
 
     private final AtomicLong leaseReads = new AtomicLong();
     private final AtomicLong barrierReads = new AtomicLong();
@@ -579,8 +591,26 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /** Whether this node, leading in {@code term}, holds the read lease now (see {@link #readBarrier}). */
     private boolean leased(long term) {
         var conf = division().getRaftConf();
+        if (prefersAnother(conf.getCurrentPeers(), self)) {
+            lease.revoke(term);
+            return false;
+        }
         return leaseMayHold(conf.getCurrentPeers(), conf.getPreviousPeers(), self)
-                && lease.covers(term, conf.getLogEntryIndex(), clock.getAsLong());
+                && lease.covers(term, conf.getLogEntryIndex(), clock.getAsLong(), wallClock.getAsLong());
+    }
+
+    /**
+     * Whether one of these members has a higher priority than {@code self}: Ratis then hands it the leadership as
+     * soon as it is up to date, by asking it to stand at once, and that request may arrive late, after the members
+     * prefer {@code self} again. A term in which this was so holds no lease for the rest of it.
+     */
+    static boolean prefersAnother(java.util.Collection<RaftPeer> current, RaftPeerId self) {
+        int mine = current.stream()
+                .filter(p -> p.getId().equals(self))
+                .mapToInt(RaftPeer::getPriority)
+                .findFirst()
+                .orElse(Integer.MAX_VALUE);
+        return current.stream().anyMatch(p -> p.getPriority() > mine);
     }
 
     /**
@@ -591,17 +621,18 @@ public final class ClusterNode implements Replication, AutoCloseable {
      */
     static boolean leaseMayHold(
             java.util.Collection<RaftPeer> current, java.util.Collection<RaftPeer> previous, RaftPeerId self) {
-        if (!previous.isEmpty()) {
-            return false;
-        }
-        RaftPeer me =
-                current.stream().filter(p -> p.getId().equals(self)).findFirst().orElse(null);
-        return me != null && current.stream().allMatch(p -> p.getPriority() <= me.getPriority());
+        return previous.isEmpty()
+                && current.stream().anyMatch(p -> p.getId().equals(self))
+                && !prefersAnother(current, self);
     }
 
-    /** Makes the read lease's time come from {@code nanoTime} (a test's clock) instead of {@link System#nanoTime}. */
-    void useClock(LongSupplier nanoTime) {
+    /**
+     * Makes the read lease's time come from {@code nanoTime} and {@code wallMillis} (a test's clocks) instead of
+     * {@link System#nanoTime} and {@link System#currentTimeMillis}.
+     */
+    void useClocks(LongSupplier nanoTime, LongSupplier wallMillis) {
         this.clock = nanoTime;
+        this.wallClock = wallMillis;
     }
 
     /** Strongly consistent reads on this node: those answered within the lease, and those after a barrier. */
@@ -656,13 +687,18 @@ public final class ClusterNode implements Replication, AutoCloseable {
      */
     private CompletableFuture<RaftClientReply> submit(byte[] entry) {
         long proposedAt = clock.getAsLong();
+        long proposedAtMillis = wallClock.getAsLong();
         long term;
         long configuration;
         CompletableFuture<RaftClientReply> reply;
         try {
             var division = division();
             term = division.getInfo().getCurrentTerm();
-            configuration = division.getRaftConf().getLogEntryIndex();
+            var conf = division.getRaftConf();
+            configuration = conf.getLogEntryIndex();
+            if (prefersAnother(conf.getCurrentPeers(), self)) {
+                lease.revoke(term);
+            }
             reply = server.submitClientRequestAsync(request(
                     Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)), RaftClientRequest.writeRequestType()));
         } catch (IOException | RuntimeException e) {
@@ -670,9 +706,24 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         return reply.whenComplete((r, failure) -> {
             if (failure == null && r.isSuccess()) {
-                lease.extend(term, configuration, proposedAt);
+                lease.extend(term, configuration, proposedAt, proposedAtMillis);
+            } else if (steppingDown(failure != null ? failure : r.getException())) {
+                // Ratis refuses proposals while it hands the leadership over (a transfer asked of it on the Raft port,
+                // say): the other member may stand at once.
+                lease.revoke(term);
             }
         });
+    }
+
+    private static boolean steppingDown(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
+                    || t instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
+                    || t instanceof org.apache.ratis.protocol.exceptions.TransferLeadershipException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public String id() {
@@ -888,6 +939,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
      */
     public void prefer(String member, Duration timeout) {
         List<RaftPeer> current = currentPeers();
+        if (!member.equals(self.toString()) || prefersAnother(current, self)) {
+            // Ratis may hand the leadership over without waiting for a timeout from now on, for the rest of the term.
+            lease.revoke(term());
+        }
         List<RaftPeer> next = new java.util.ArrayList<>();
         for (RaftPeer p : current) {
             next.add(RaftPeer.newBuilder(p)

@@ -207,7 +207,7 @@ class ReplicatedStoreIT {
         // Within its lease (half the shortest election timeout after it proposed an entry the group committed) the
         // leader confirms nothing; after it, a barrier goes through the log and renews the lease.
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
-        leader.node().useClock(now::get);
+        leader.node().useClocks(now::get, () -> now.get() / 1_000_000);
         long lease = ClusterNode.Timings.loopback().readLease().toNanos();
         now.addAndGet(lease);
         long entries = leader.node().groupCommits()[0];
@@ -215,10 +215,10 @@ class ReplicatedStoreIT {
         leader.store().readBarrier();
         assertThat(leader.node().groupCommits()[0]).as("a barrier's entry").isEqualTo(entries + 1);
         leader.store().readBarrier();
-        now.addAndGet(lease - 1);
+        now.addAndGet(lease - 1_000_000);
         leader.store().readBarrier();
         assertThat(leader.node().groupCommits()[0]).as("within the lease").isEqualTo(entries + 1);
-        now.addAndGet(1);
+        now.addAndGet(1_000_000);
         leader.store().readBarrier();
         assertThat(leader.node().groupCommits()[0]).as("the lease ran out").isEqualTo(entries + 2);
         // A write renews it as a barrier does (the same item again, leaving the counter as it is).

@@ -275,6 +275,17 @@ public final class Main implements Callable<Integer> {
     boolean clusterFollowerReads;
 
     @Option(
+            names = {"--cluster-read-lease"},
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "While this node leads, it answers strongly consistent reads at once within its read lease"
+                    + " (half the shortest election timeout after an entry it proposed was committed), and through"
+                    + " a barrier in the log otherwise. --no-cluster-read-lease makes every such read pass a barrier:"
+                    + " for VMs that are paused or moved with their clocks stopped (docs/CLUSTER.md).")
+    boolean clusterReadLease = true;
+
+    @Option(
             names = {"--node-id"},
             description = "This node's id among the cluster's members.")
     String nodeId;
@@ -406,6 +417,12 @@ public final class Main implements Callable<Integer> {
         return 0;
     }
 
+    /** A cluster node's timings: Ratis's usual election timeouts, with or without the read lease. */
+    static io.partita.cluster.ClusterNode.Timings clusterTimings(boolean readLease) {
+        io.partita.cluster.ClusterNode.Timings timings = io.partita.cluster.ClusterNode.Timings.defaults();
+        return readLease ? timings : timings.withoutReadLease();
+    }
+
     /** Runs this process as one node of a cluster until it is stopped (docs/CLUSTER.md). */
     private int runClusterNode(ServerConfig config) throws InterruptedException {
         io.partita.server.cluster.ClusterConfig cluster;
@@ -417,6 +434,9 @@ public final class Main implements Callable<Integer> {
             cluster = cluster.joining(clusterJoin);
             if (clusterFollowerReads) {
                 cluster = cluster.withFollowerReads(true);
+            }
+            if (!clusterReadLease) {
+                cluster = cluster.withReadLease(false);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());
@@ -436,7 +456,7 @@ public final class Main implements Callable<Integer> {
                     clusterSnapshotEntries,
                     io.partita.cluster.ClusterNode.LogRetention.defaults().segmentBytes());
             member = io.partita.server.cluster.ClusterMember.start(
-                    cluster, config, io.partita.cluster.ClusterNode.Timings.defaults(), retention, serving -> {
+                    cluster, config, clusterTimings(cluster.readLease()), retention, serving -> {
                         serving.storage().ttl().delayMillis(ttlDelayMillis);
                         serving.storage().ttl().cooldownMillis(ttlCooldownMillis);
                     });

@@ -21,8 +21,11 @@ import java.util.Set;
  *     time, and waits for the leader to add it ({@code POST /cluster/members}, docs/CLUSTER.md)
  * @param followerReads whether this node, while it follows, answers eventually consistent reads from its own replica
  *     instead of forwarding them to the leader ({@code --cluster-follower-reads}, docs/CLUSTER.md)
+ * @param readLease whether this node, while it leads, answers strongly consistent reads within its read lease without
+ *     a barrier through the log (the default; {@code --no-cluster-read-lease} turns it off, docs/CLUSTER.md)
  */
-public record ClusterConfig(String name, String nodeId, List<Member> members, boolean join, boolean followerReads) {
+public record ClusterConfig(
+        String name, String nodeId, List<Member> members, boolean join, boolean followerReads, boolean readLease) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -51,17 +54,22 @@ public record ClusterConfig(String name, String nodeId, List<Member> members, bo
     }
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false, false);
+        this(name, nodeId, members, false, false, true);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
     public ClusterConfig joining(boolean join) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease);
     }
 
     /** The same node, answering eventually consistent reads itself while it follows ({@code followerReads}). */
     public ClusterConfig withFollowerReads(boolean followerReads) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease);
+    }
+
+    /** The same node, with its read lease on or off ({@code readLease}). */
+    public ClusterConfig withReadLease(boolean readLease) {
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease);
     }
 
     public Member self() {
@@ -109,8 +117,9 @@ public record ClusterConfig(String name, String nodeId, List<Member> members, bo
 
     /**
      * Reads a properties file with {@code cluster.name}, {@code node.id}, {@code members} (in {@link
-     * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default);
-     * {@code nodeId}, when not null, overrides the file's.
+     * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default) and
+     * {@code read.lease} ({@code true}, the default, or {@code false}); {@code nodeId}, when not null, overrides the
+     * file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
         Properties p = new Properties();
@@ -121,14 +130,19 @@ public record ClusterConfig(String name, String nodeId, List<Member> members, bo
         if (members == null) {
             throw new IllegalArgumentException(file + " names no members (members=id=host:raftPort:apiPort,…)");
         }
-        String followerReads = p.getProperty("follower.reads", "false").trim();
-        if (!followerReads.equals("true") && !followerReads.equals("false")) {
-            throw new IllegalArgumentException(file + ": follower.reads is true or false, not " + followerReads);
-        }
         return new ClusterConfig(
                         p.getProperty("cluster.name", "partita"),
                         nodeId != null ? nodeId : p.getProperty("node.id"),
                         parseMembers(members))
-                .withFollowerReads(followerReads.equals("true"));
+                .withFollowerReads(flag(p, file, "follower.reads", false))
+                .withReadLease(flag(p, file, "read.lease", true));
+    }
+
+    private static boolean flag(Properties p, Path file, String key, boolean otherwise) {
+        String value = p.getProperty(key, Boolean.toString(otherwise)).trim();
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException(file + ": " + key + " is true or false, not " + value);
+        }
+        return value.equals("true");
     }
 }

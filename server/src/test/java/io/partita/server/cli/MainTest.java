@@ -27,6 +27,17 @@ class MainTest {
     }
 
     @Test
+    void aClusterNodesReadLeaseIsOnUnlessTurnedOff() {
+        assertThat(parse().clusterReadLease).isTrue();
+        assertThat(parse("--cluster-read-lease").clusterReadLease).isTrue();
+        assertThat(parse("--no-cluster-read-lease").clusterReadLease).isFalse();
+        assertThat(Main.clusterTimings(true).readLease()).isEqualTo(java.time.Duration.ofMillis(500));
+        assertThat(Main.clusterTimings(false).readLease()).isZero();
+        assertThat(Main.clusterTimings(false).electionMin())
+                .isEqualTo(Main.clusterTimings(true).electionMin());
+    }
+
+    @Test
     void acceptsDynamoDbLocalFlagsAndIgnoresItsLauncherWords() {
         Main m = parse("-jar", "DynamoDBLocal.jar", "-sharedDb", "-port", "9000", "-dbPath", "/data", "-inMemory");
         assertThat(m.port).isEqualTo(9000);

@@ -41,6 +41,18 @@ class ClusterConfigTest {
     }
 
     @Test
+    void theReadLeaseIsOnUnlessTheFileTurnsItOff() throws Exception {
+        assertThat(load("node.id=n2\n" + MEMBERS, null).readLease()).isTrue();
+        ClusterConfig off = load("node.id=n2\n" + MEMBERS + "read.lease=false\n", null);
+        assertThat(off.readLease()).isFalse();
+        assertThat(off.joining(true).withFollowerReads(true).readLease()).isFalse();
+        assertThat(off.withReadLease(true).readLease()).isTrue();
+        assertThatThrownBy(() -> load("node.id=n1\n" + MEMBERS + "read.lease=off\n", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("read.lease is true or false, not off");
+    }
+
+    @Test
     void aFollowerReadsSettingThatIsNotABooleanIsRefused() {
         assertThatThrownBy(() -> load("node.id=n1\n" + MEMBERS + "follower.reads=yes\n", null))
                 .isInstanceOf(IllegalArgumentException.class)
