@@ -177,13 +177,19 @@ public final class ClusterNode implements Replication, AutoCloseable {
     private final AtomicLong leaseReads = new AtomicLong();
     private final AtomicLong barrierReads = new AtomicLong();
 
-    private ClusterNode(RaftServer server, RaftGroup group, RaftPeerId self, Timings timings, Parameters parameters) {
+    private ClusterNode(
+            RaftServer server,
+            RaftGroup group,
+            RaftPeerId self,
+            Timings timings,
+            Parameters parameters,
+            ReadLease lease) {
         this.server = server;
         this.parameters = parameters;
         this.group = group;
         this.self = self;
         this.proposalMillis = timings.proposal().toMillis();
-        this.lease = new ReadLease(timings.readLease());
+        this.lease = lease;
         this.sender = Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, self + "-group-commit-" + shortId(group));
             t.setDaemon(true);
@@ -373,6 +379,13 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         RaftProperties properties = properties(me, raftDir, timings, fsync, retention);
         RaftPeerId self = RaftPeerId.valueOf(id);
+        // Each group's read lease, which its state machine tells of every configuration it applies: one that preferred
+        // another member ends the lease for the rest of its term, even when it came and went unseen by a read or a
+        // proposal (Ratis starts handing the leadership over as soon as it is appended).
+        java.util.Map<RaftGroupId, ReadLease> leases = new java.util.HashMap<>();
+        for (RaftGroupId groupId : replicas.keySet()) {
+            leases.put(groupId, new ReadLease(timings.readLease()));
+        }
         Parameters parameters = new Parameters();
         if (tls != null) {
             // The server's side and its clients' (appends to the followers, votes): both present this node's
@@ -393,13 +406,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .setParameters(parameters)
                 // Each group's entries apply to its own store. The groups with storage of their own are found in
                 // raftDir and recovered; refuseUnknownGroups made sure each is one of ours.
-                .setStateMachineRegistry(groupId -> new StoreStateMachine(replicas.get(groupId)))
+                .setStateMachineRegistry(groupId -> new StoreStateMachine(replicas.get(groupId), (members, term) -> {
+                    if (prefersAnother(members, self)) {
+                        leases.get(groupId).revoke(term);
+                    }
+                }))
                 // A node formats a group's storage once, and recovers it from then on.
                 .setOption(formatted.get(0) ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         List<ClusterNode> nodes = new java.util.ArrayList<>();
         for (RaftGroup g : raftGroups) {
-            nodes.add(new ClusterNode(server, g, self, timings, parameters));
+            nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
         Host host = new Host(server, nodes);
         for (int i = 0; i < nodes.size(); i++) {

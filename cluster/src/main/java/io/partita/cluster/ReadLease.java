@@ -20,10 +20,12 @@ import java.time.Duration;
  * Where VMs are paused or moved without their wall clock being set, the lease is to be turned off.
  *
  * <p>Ways of moving the leadership that skip the timeout void it: a leader handing its part to a member of higher
- * priority (Ratis asks that member to stand at once, and the request may arrive late), a transfer asked of Ratis, and
- * a change of the members, whose majorities differ. {@link ClusterNode} checks the members, and {@linkplain #revoke
- * revokes} the lease for the rest of a term in which another member was preferred or a proposal was refused as the
- * leader stepped down.
+ * priority (Ratis asks that member to stand at once, and the request may arrive late), and a change of the members,
+ * whose majorities differ. {@link ClusterNode} checks the members, and {@linkplain #revoke revokes} the lease for the
+ * rest of a term in which another member was preferred (seen by a read, a proposal, a change of preference, or the
+ * state machine applying a configuration) or a proposal was refused as the leader stepped down. A transfer asked of
+ * Ratis directly (on the Raft port; Partita asks none) is not allowed for while no proposal is refused: the lease is
+ * to be turned off before using tools that ask one.
  *
  * <p>The lease belongs to a term and a configuration (the log index of the members' entry): an entry proposed in an
  * older term, or under other members, extends nothing now.

@@ -57,6 +57,8 @@ final class StoreStateMachine extends BaseStateMachine {
     }
 
     private final ReplicaStore replica;
+    /** Told of each configuration (the members and their priorities) as this replica applies it, with its term. */
+    private final java.util.function.ObjLongConsumer<List<org.apache.ratis.protocol.RaftPeer>> configurations;
     /** Why this replica stopped applying entries, or null; it cannot skip one and stay a copy of the others. */
     private volatile RuntimeException failed;
     /** The group's state-machine folder, where the checkpoints are. */
@@ -66,8 +68,21 @@ final class StoreStateMachine extends BaseStateMachine {
     /** Where the store's state stood when this replica started, if it had no checkpoint yet; else null. */
     private volatile SnapshotInfo recovered;
 
-    StoreStateMachine(ReplicaStore replica) {
+    StoreStateMachine(
+            ReplicaStore replica,
+            java.util.function.ObjLongConsumer<List<org.apache.ratis.protocol.RaftPeer>> configurations) {
         this.replica = replica;
+        this.configurations = configurations;
+    }
+
+    /**
+     * Ratis calls this for every configuration entry, in the log's order, as it applies entries: before any entry
+     * after it is applied (and so answered).
+     */
+    @Override
+    public void notifyConfigurationChanged(
+            long term, long index, org.apache.ratis.proto.RaftProtos.RaftConfigurationProto configuration) {
+        configurations.accept(org.apache.ratis.util.ProtoUtils.toRaftPeers(configuration.getPeersList()), term);
     }
 
     @Override

@@ -717,7 +717,14 @@ class ReplicatedStoreIT {
         assertThat(other.node().priorities())
                 .containsEntry(other.node().id(), 1)
                 .containsEntry(leader.node().id(), 0);
+        // The preferred member's own term holds a lease (on a clock of the test's, which stands still here): the
+        // configurations it applied preferred another in the old leader's term only.
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        other.node().useClocks(now::get, () -> now.get() / 1_000_000);
         write(other, 1);
+        long[] reads = other.node().consistentReads();
+        other.store().readBarrier();
+        assertThat(other.node().consistentReads()).containsExactly(reads[0] + 1, reads[1]);
         awaitConverged(2);
         // A follower changes no configuration.
         assertThatThrownBy(() -> leader.node().prefer(leader.node().id(), java.time.Duration.ofSeconds(1)))

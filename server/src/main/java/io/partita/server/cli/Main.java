@@ -417,12 +417,6 @@ public final class Main implements Callable<Integer> {
         return 0;
     }
 
-    /** A cluster node's timings: Ratis's usual election timeouts, with or without the read lease. */
-    static io.partita.cluster.ClusterNode.Timings clusterTimings(boolean readLease) {
-        io.partita.cluster.ClusterNode.Timings timings = io.partita.cluster.ClusterNode.Timings.defaults();
-        return readLease ? timings : timings.withoutReadLease();
-    }
-
     /** Runs this process as one node of a cluster until it is stopped (docs/CLUSTER.md). */
     private int runClusterNode(ServerConfig config) throws InterruptedException {
         io.partita.server.cluster.ClusterConfig cluster;
@@ -456,7 +450,7 @@ public final class Main implements Callable<Integer> {
                     clusterSnapshotEntries,
                     io.partita.cluster.ClusterNode.LogRetention.defaults().segmentBytes());
             member = io.partita.server.cluster.ClusterMember.start(
-                    cluster, config, clusterTimings(cluster.readLease()), retention, serving -> {
+                    cluster, config, io.partita.cluster.ClusterNode.Timings.defaults(), retention, serving -> {
                         serving.storage().ttl().delayMillis(ttlDelayMillis);
                         serving.storage().ttl().cooldownMillis(ttlCooldownMillis);
                     });

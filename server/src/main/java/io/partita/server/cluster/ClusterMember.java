@@ -215,7 +215,10 @@ public final class ClusterMember implements AutoCloseable {
         return start(cluster, server, timings, ClusterNode.LogRetention.defaults(), onServe);
     }
 
-    /** As above, keeping as much of the log as {@code retention} says. */
+    /**
+     * As above, keeping as much of the log as {@code retention} says. The timings' read lease applies only when {@code
+     * cluster} has it on ({@link ClusterConfig#readLease}).
+     */
     public static ClusterMember start(
             ClusterConfig cluster,
             ServerConfig server,
@@ -223,7 +226,8 @@ public final class ClusterMember implements AutoCloseable {
             ClusterNode.LogRetention retention,
             Consumer<PartitaServer> onServe)
             throws IOException, InterruptedException {
-        return new ClusterMember(cluster, server, timings, retention, onServe);
+        return new ClusterMember(
+                cluster, server, cluster.readLease() ? timings : timings.withoutReadLease(), retention, onServe);
     }
 
     /**
@@ -767,6 +771,11 @@ public final class ClusterMember implements AutoCloseable {
                     reads[1]));
         }
         return new io.partita.server.metrics.ClusterMetrics.View(cluster.nodeId(), each, router.followerReads());
+    }
+
+    /** The first group's strongly consistent reads on this node: answered within its read lease, and after a barrier. */
+    long[] consistentReads() {
+        return primary.node.consistentReads();
     }
 
     /** Whether this node answers the requests of the first group (open mode's only one) now: it leads it. */

@@ -31,10 +31,6 @@ class MainTest {
         assertThat(parse().clusterReadLease).isTrue();
         assertThat(parse("--cluster-read-lease").clusterReadLease).isTrue();
         assertThat(parse("--no-cluster-read-lease").clusterReadLease).isFalse();
-        assertThat(Main.clusterTimings(true).readLease()).isEqualTo(java.time.Duration.ofMillis(500));
-        assertThat(Main.clusterTimings(false).readLease()).isZero();
-        assertThat(Main.clusterTimings(false).electionMin())
-                .isEqualTo(Main.clusterTimings(true).electionMin());
     }
 
     @Test
