@@ -52,6 +52,12 @@ public final class PartitaLogConfigurator extends ContextAwareBase implements Co
         // Ratis (cluster mode) logs every election and log segment at INFO; a cluster node's own lines say what
         // matters.
         context.getLogger("org.apache.ratis").setLevel(Level.WARN);
+        // Ratis warns once per failed request: a leader whose follower is down, hundreds of lines a second.
+        RepeatedWarnings repeated =
+                new RepeatedWarnings("org.apache.ratis", java.time.Duration.ofSeconds(10), System::nanoTime);
+        repeated.setContext(context);
+        repeated.start();
+        context.addTurboFilter(repeated);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 
