@@ -52,12 +52,13 @@ public final class PartitaLogConfigurator extends ContextAwareBase implements Co
         // Ratis (cluster mode) logs every election and log segment at INFO; a cluster node's own lines say what
         // matters.
         context.getLogger("org.apache.ratis").setLevel(Level.WARN);
-        // Ratis warns once per failed request: a leader whose follower is down, hundreds of lines a second.
+        // Ratis warns once per failed request: a leader whose follower is down, over a hundred lines a second.
         RepeatedWarnings repeated =
-                new RepeatedWarnings("org.apache.ratis", java.time.Duration.ofSeconds(10), System::nanoTime);
+                new RepeatedWarnings("org.apache.ratis", java.time.Duration.ofSeconds(10), 5, System::nanoTime);
         repeated.setContext(context);
         repeated.start();
         context.addTurboFilter(repeated);
+        context.getLogger(RepeatedWarnings.SUMMARY_LOGGER).setLevel(Level.WARN);
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 
