@@ -517,8 +517,8 @@ public final class ClusterMember implements AutoCloseable {
      * As the leader of one of several groups, once a term and after each change of its members: makes the member at the
      * group's place in the accounts' order (modulo the members, in the order of their ids) the group's preferred
      * leader, when the group's configuration prefers another or none (a group an open cluster made, a group whose
-     * place moved when an account was added). Ratis then hands the leadership to that member once it is up to date, and the groups' leaders stay
-     * spread over the nodes.
+     * place moved when an account was added). Ratis then hands the leadership to that member once it is up to date,
+     * and the groups' leaders stay spread over the nodes.
      */
     private void prefer(Group g) {
         java.util.Map<String, Integer> now = g.node.priorities();
@@ -773,7 +773,7 @@ public final class ClusterMember implements AutoCloseable {
         return new io.partita.server.metrics.ClusterMetrics.View(cluster.nodeId(), each, router.followerReads());
     }
 
-    /** The first group's strongly consistent reads on this node: answered within its read lease, and after a barrier. */
+    /** The first group's strongly consistent reads on this node: within its read lease, and after a barrier. */
     long[] consistentReads() {
         return primary.node.consistentReads();
     }

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link LinearizabilityIT}'s check on a 3-node cluster of processes: concurrent compare-and-set UpdateItems and
  * strongly consistent GetItems on a few keys, each request sent to a node chosen at random, for {@value
  * #DEFAULT_SECONDS} s (or {@code -Dpartita.cluster.lin.seconds}), while the leader is killed with SIGKILL and
- * restarted, and later stalled with SIGSTOP until the others have elected a leader, then woken. Every key's history must
- * be linearizable, whichever node answered each request. (Few requests meet the woken leader before it learns of the
- * new one: {@link ClusterPauseIT} aims reads at that moment, and fails when the read lease is made to cover them.)
+ * restarted, and later stalled with SIGSTOP until the others have elected a leader, then woken. Every key's history
+ * must be linearizable, whichever node answered each request. (Few requests meet the woken leader before it learns of
+ * the new one: {@link ClusterPauseIT} aims reads at that moment, and fails when the read lease is made to cover them.)
  */
 class ClusterLinearizabilityIT {
     private static final int DEFAULT_SECONDS = 20;
