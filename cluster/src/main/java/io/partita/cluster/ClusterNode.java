@@ -632,15 +632,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /**
      * Whether a lease may hold under these members ({@code previous}: those a change under way leaves, else empty) for
-     * {@code self}: not while the members change, when {@code self} is not among them (it steps down once its removal
-     * is committed), nor while one of them has a higher priority (Ratis may hand it the leadership at any moment, and
-     * asks it to stand at once, without waiting for a timeout).
+     * {@code self}: not while the members change, nor when {@code self} is not among them (it steps down once its
+     * removal is committed). Priorities are {@link #prefersAnother}'s.
      */
     static boolean leaseMayHold(
             java.util.Collection<RaftPeer> current, java.util.Collection<RaftPeer> previous, RaftPeerId self) {
-        return previous.isEmpty()
-                && current.stream().anyMatch(p -> p.getId().equals(self))
-                && !prefersAnother(current, self);
+        return previous.isEmpty() && current.stream().anyMatch(p -> p.getId().equals(self));
     }
 
     /**
