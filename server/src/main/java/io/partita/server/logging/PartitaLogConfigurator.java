@@ -50,8 +50,10 @@ public final class PartitaLogConfigurator extends ContextAwareBase implements Co
         context.getLogger("io.netty").setLevel(Level.WARN);
         context.getLogger("software.amazon").setLevel(Level.WARN);
         // Ratis (cluster mode) logs every election and log segment at INFO; a cluster node's own lines say what
-        // matters.
-        context.getLogger("org.apache.ratis").setLevel(Level.WARN);
+        // matters; PARTITA_RATIS_LOG_LEVEL=INFO shows them, to follow an election or a follower catching up.
+        context.getLogger("org.apache.ratis")
+                .setLevel(Level.toLevel(
+                        System.getProperty("partita.log.ratis", System.getenv("PARTITA_RATIS_LOG_LEVEL")), Level.WARN));
         // Ratis warns once per failed request: a leader whose follower is down, over a hundred lines a second.
         RepeatedWarnings repeated =
                 new RepeatedWarnings("org.apache.ratis", java.time.Duration.ofSeconds(10), 5, System::nanoTime);

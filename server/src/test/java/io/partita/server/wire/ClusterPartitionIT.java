@@ -53,7 +53,8 @@ class ClusterPartitionIT {
                 for (int i = 0; i < 3; i++) {
                     views.append("\nn").append(i).append(": ").append(view(i));
                 }
-                throw new AssertionError("waiting for " + what + " for 60 s; the nodes' views:" + views);
+                throw new AssertionError(
+                        "waiting for " + what + " for 60 s; the nodes' views:" + views + cluster.diagnosis());
             }
             Thread.sleep(50);
         }

@@ -132,7 +132,8 @@ class ClusterPauseIT {
                 views.append("\nn").append(i).append(": ").append(e);
             }
         }
-        throw new AssertionError("no new leader within 60 s with n" + stalled + " paused; the others' views:" + views);
+        throw new AssertionError("no new leader within 60 s with n" + stalled + " paused; the others' views:" + views
+                + cluster.diagnosis());
     }
 
     private HttpResponse<String> put(URI endpoint, String value) throws Exception {

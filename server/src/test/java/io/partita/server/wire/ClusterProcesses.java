@@ -134,7 +134,7 @@ final class ClusterProcesses implements AutoCloseable {
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("no leader within 60 s");
+        throw new AssertionError("no leader within 60 s" + diagnosis());
     }
 
     /** Node {@code i}'s view of the cluster ({@code GET /cluster}), within 1 s. */
@@ -170,6 +170,25 @@ final class ClusterProcesses implements AutoCloseable {
             Thread.sleep(50);
         }
         return -1;
+    }
+
+    /**
+     * For a failure's message: each live node's last log lines and the stacks of its Raft threads (see {@link
+     * ServerProcess#diagnosis}); the whole logs, with the thread dumps, are under target/server-logs.
+     */
+    String diagnosis() {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            if (nodes[i] != null) {
+                out.append("\nn").append(i).append(" (").append(nodes[i].log()).append("):");
+                try {
+                    out.append(nodes[i].diagnosis(15));
+                } catch (Exception e) {
+                    out.append(" no diagnosis: ").append(e);
+                }
+            }
+        }
+        return out.toString();
     }
 
     @Override

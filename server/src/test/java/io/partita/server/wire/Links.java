@@ -111,33 +111,58 @@ final class Links implements AutoCloseable {
                 try {
                     in = server.accept();
                 } catch (IOException e) {
-                    return; // closed
-                }
-                if (cut) {
-                    closeQuietly(in);
+                    if (server.isClosed()) {
+                        return;
+                    }
+                    // A relay that stopped accepting would leave its port open and every new connection to it
+                    // hanging, unanswered, with no error for the node to act on: a failure of its own, not a cut.
+                    System.err.println(Thread.currentThread().getName() + " failed to accept, goes on: " + e);
+                    pause();
                     continue;
                 }
-                Socket out = new Socket();
                 try {
-                    out.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
-                } catch (IOException e) {
+                    relay(in);
+                } catch (RuntimeException | Error e) {
+                    System.err.println(Thread.currentThread().getName() + " failed to relay, goes on: " + e);
                     closeQuietly(in);
-                    closeQuietly(out);
-                    continue;
                 }
-                open.add(in);
-                open.add(out);
-                if (cut) {
-                    // Cut while it connected: cut() may have closed the open connections before these joined them.
-                    open.remove(in);
-                    open.remove(out);
-                    closeQuietly(in);
-                    closeQuietly(out);
-                    continue;
-                }
-                pump(in, out);
-                pump(out, in);
             }
+        }
+
+        /** A moment before accepting again after an error that may last (too many open files, say). */
+        private static void pause() {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private void relay(Socket in) {
+            if (cut) {
+                closeQuietly(in);
+                return;
+            }
+            Socket out = new Socket();
+            try {
+                out.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            } catch (IOException e) {
+                closeQuietly(in);
+                closeQuietly(out);
+                return;
+            }
+            open.add(in);
+            open.add(out);
+            if (cut) {
+                // Cut while it connected: cut() may have closed the open connections before these joined them.
+                open.remove(in);
+                open.remove(out);
+                closeQuietly(in);
+                closeQuietly(out);
+                return;
+            }
+            pump(in, out);
+            pump(out, in);
         }
 
         private void pump(Socket a, Socket b) {

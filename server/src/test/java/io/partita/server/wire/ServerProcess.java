@@ -54,6 +54,7 @@ final class ServerProcess implements AutoCloseable {
         command.addAll(jvm);
         command.addAll(List.of(
                 "-Dpartita.log.segmentBytes=65536",
+                "-Dpartita.log.ratis=INFO",
                 "-cp",
                 CLASS_PATH,
                 "io.partita.server.cli.Main",
@@ -169,6 +170,47 @@ final class ServerProcess implements AutoCloseable {
     RawApi api() {
         return new RawApi(URI.create("http://127.0.0.1:" + port));
     }
+
+    /** Where the server's output after its port announcement goes (see {@link #portOf}). */
+    Path log() {
+        return Path.of("target", "server-logs", port + ".log");
+    }
+
+    /**
+     * What the server is doing, for a failure's message: the stacks of its Raft threads (log appenders, follower
+     * timers, elections), from a thread dump it prints on SIGQUIT, and the last {@code lines} lines it logged before.
+     */
+    String diagnosis(int lines) throws IOException, InterruptedException {
+        List<String> before = java.nio.file.Files.readAllLines(log(), StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder();
+        before.stream()
+                .skip(Math.max(0, before.size() - lines))
+                .forEach(l -> out.append("\n    ").append(l.length() > 400 ? l.substring(0, 400) + "..." : l));
+        signal("QUIT");
+        List<String> after = before;
+        for (int tries = 0; tries < 40; tries++) {
+            Thread.sleep(50);
+            after = java.nio.file.Files.readAllLines(log(), StandardCharsets.UTF_8);
+            if (after.stream().skip(before.size()).anyMatch(l -> l.startsWith("JNI global refs"))) {
+                break;
+            }
+        }
+        // A thread dump is blocks separated by blank lines, each starting with the thread's quoted name.
+        List<String> block = new ArrayList<>();
+        for (String l : after.subList(before.size(), after.size())) {
+            if (l.isBlank()) {
+                if (!block.isEmpty() && RAFT_THREAD.matcher(block.get(0)).find()) {
+                    block.stream().limit(10).forEach(b -> out.append("\n    | ").append(b));
+                }
+                block.clear();
+            } else {
+                block.add(l);
+            }
+        }
+        return out.toString();
+    }
+
+    private static final Pattern RAFT_THREAD = Pattern.compile("^\"[^\"]*(LogAppender|FollowerState|LeaderElection)");
 
     /** Sends the process {@code signal} (e.g. STOP, CONT): a pause as long as a stalled machine's, and its end. */
     void signal(String signal) throws IOException, InterruptedException {
