@@ -141,7 +141,12 @@ final class ServerProcess implements AutoCloseable {
 
     private static int portOf(Process p) throws Exception {
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        java.util.Deque<String> before = new java.util.ArrayDeque<>();
         for (String line = r.readLine(); line != null; line = r.readLine()) {
+            before.addLast(line);
+            if (before.size() > 40) {
+                before.removeFirst();
+            }
             Matcher m = PORT.matcher(line);
             if (m.find()) {
                 // The rest of the server's output goes to target/server-logs/<port>.log, to read after a failure.
@@ -160,7 +165,8 @@ final class ServerProcess implements AutoCloseable {
                 return Integer.parseInt(m.group(1));
             }
         }
-        throw new IllegalStateException("server exited before announcing its port");
+        throw new IllegalStateException(
+                "server exited before announcing its port; the end of its output:\n" + String.join("\n", before));
     }
 
     int port() {
@@ -177,8 +183,8 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /**
-     * What the server is doing, for a failure's message: the stacks of its Raft threads (log appenders, follower
-     * timers, elections), from a thread dump it prints on SIGQUIT, and the last {@code lines} lines it logged before.
+     * What the server is doing, for a failure's message: the stacks of its Raft threads ({@link #telling}), from a
+     * thread dump it prints on SIGQUIT, and the last {@code lines} lines it logged before.
      */
     String diagnosis(int lines) throws IOException, InterruptedException {
         List<String> before = java.nio.file.Files.readAllLines(log(), StandardCharsets.UTF_8);
@@ -199,7 +205,7 @@ final class ServerProcess implements AutoCloseable {
         List<String> block = new ArrayList<>();
         for (String l : after.subList(before.size(), after.size())) {
             if (l.isBlank()) {
-                if (!block.isEmpty() && RAFT_THREAD.matcher(block.get(0)).find()) {
+                if (!block.isEmpty() && telling(block)) {
                     block.stream().limit(10).forEach(b -> out.append("\n    | ").append(b));
                 }
                 block.clear();
@@ -211,6 +217,18 @@ final class ServerProcess implements AutoCloseable {
     }
 
     private static final Pattern RAFT_THREAD = Pattern.compile("^\"[^\"]*(LogAppender|FollowerState|LeaderElection)");
+
+    /**
+     * Whether a thread's block of a dump tells what Raft is doing: a log appender's, follower timer's or election's,
+     * one blocked on a monitor, or one inside a Raft request's handling (an append or a vote a peer sent).
+     */
+    private static boolean telling(List<String> block) {
+        return RAFT_THREAD.matcher(block.get(0)).find()
+                || block.stream()
+                        .anyMatch(l -> l.contains("State: BLOCKED")
+                                || l.contains("GrpcServerProtocolService")
+                                || l.contains("RaftServerImpl.requestVote"));
+    }
 
     /** Sends the process {@code signal} (e.g. STOP, CONT): a pause as long as a stalled machine's, and its end. */
     void signal(String signal) throws IOException, InterruptedException {
