@@ -510,8 +510,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
-    private static RaftProperties properties(
-            Peer me, Path raftDir, Timings timings, boolean fsync, LogRetention retention) {
+    /** The Ratis server's settings for node {@code me} (package-private for its test). */
+    static RaftProperties properties(Peer me, Path raftDir, Timings timings, boolean fsync, LogRetention retention) {
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
         GrpcConfigKeys.Server.setHost(properties, me.host());
@@ -537,6 +537,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(1024, retention.snapshotEntries()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(retention.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(properties, true);
+        // A follower appends every request's entries itself. With Ratis's "compose" (its default since 3.2.0), a
+        // request whose first index an append in flight also starts at is not appended, yet answered as written up
+        // to its last entry: a leader sending its log again to a follower catching up counted an entry the follower
+        // never wrote (a commit could rest on that phantom copy) and, refused on every heartbeat naming it, left the
+        // follower behind until the next election (docs/CLUSTER.md, "Ratis 3.2.2, compose off").
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
         return properties;
     }
 
@@ -566,7 +572,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * <p>Otherwise the barrier is an empty batch committed through the group ({@link ReplicatedEntry#emptyBatch}),
      * joined with the writes and barriers in flight as any batch is: a majority taking an entry of this node's term
      * after the call means no other node had been elected by then, and Ratis answers once this replica has applied it.
-     * It renews the lease. Ratis's own read index is not used: in 3.2.0 (and 3.3.0) a leader answers a read index that
+     * It renews the lease. Ratis's own read index is not used: from 3.2.0 to 3.3.0, a leader answers a read index that
      * a majority acknowledged once as acknowledged for good (its {@code ackedCommitIndex}), so a leader deposed while
      * it stalled, whose commit index has not moved since, answered reads from its stale state on waking (seen in
      * {@code ClusterPauseIT}).

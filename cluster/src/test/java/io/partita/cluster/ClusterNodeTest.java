@@ -1,0 +1,23 @@
+package io.partita.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.junit.jupiter.api.Test;
+
+class ClusterNodeTest {
+    @Test
+    void followersAppendEveryRequestTheyAcknowledge() {
+        RaftProperties properties = ClusterNode.properties(
+                new ClusterNode.Peer("n1", "127.0.0.1", 9001, "127.0.0.1:8001"),
+                Path.of("raft"),
+                ClusterNode.Timings.defaults(),
+                false,
+                ClusterNode.LogRetention.defaults());
+        // Ratis's default is true, under which a follower acknowledged entries it had not written (docs/CLUSTER.md).
+        assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(properties))
+                .isFalse();
+    }
+}
