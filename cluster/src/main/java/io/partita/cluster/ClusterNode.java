@@ -537,12 +537,20 @@ public final class ClusterNode implements Replication, AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.min(1024, retention.snapshotEntries()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(retention.segmentBytes()));
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(properties, true);
-        // A follower appends every request's entries itself. With Ratis's "compose" (its default since 3.2.0), a
-        // request whose first index an append in flight also starts at is not appended, yet answered as written up
-        // to its last entry: a leader sending its log again to a follower catching up counted an entry the follower
-        // never wrote (a commit could rest on that phantom copy) and, refused on every heartbeat naming it, left the
-        // follower behind until the next election (docs/CLUSTER.md, "Ratis 3.2.2, compose off").
+        // A follower appends every request's entries itself. With Ratis's "compose" (always on in 3.2.0 and 3.2.1, a
+        // setting from 3.2.2, on unless told otherwise), a request whose first index an append in flight also starts
+        // at is not appended, yet answered as written up to its last entry: a leader sending its log again to a
+        // follower catching up counted an entry the follower never wrote (a commit could rest on that phantom copy)
+        // and, refused on every heartbeat naming it, left the follower behind until the next election
+        // (docs/CLUSTER.md, "Ratis 3.2.2, compose off").
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
+        // Without compose, 3.2.2 runs each request's append as a task of its own on the group's server pool, which
+        // by default grows a thread per task: two appends at once failed its log's one-writer check ("Already running
+        // a method"), and two out of order could let a deposed leader's late append truncate a new leader's
+        // acknowledged entries. One thread runs them one at a time, in the order the requests came (RATIS-2505 makes
+        // the append run in the request's own thread, in no release yet).
+        RaftServerConfigKeys.ThreadPool.setServerCached(properties, false);
+        RaftServerConfigKeys.ThreadPool.setServerSize(properties, 1);
         return properties;
     }
 

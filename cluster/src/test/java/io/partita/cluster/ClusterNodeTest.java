@@ -19,5 +19,8 @@ class ClusterNodeTest {
         // Ratis's default is true, under which a follower acknowledged entries it had not written (docs/CLUSTER.md).
         assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(properties))
                 .isFalse();
+        // and runs the appends on one thread, one at a time, in order.
+        assertThat(RaftServerConfigKeys.ThreadPool.serverCached(properties)).isFalse();
+        assertThat(RaftServerConfigKeys.ThreadPool.serverSize(properties)).isEqualTo(1);
     }
 }

@@ -120,19 +120,14 @@ final class Links implements AutoCloseable {
                     pause();
                     continue;
                 }
-                try {
-                    relay(in);
-                } catch (RuntimeException | Error e) {
-                    System.err.println(Thread.currentThread().getName() + " failed to relay, goes on: " + e);
-                    closeQuietly(in);
-                }
+                relay(in);
             }
         }
 
         /** A moment before accepting again after an error that may last (too many open files, say). */
         private static void pause() {
             try {
-                Thread.sleep(10);
+                Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -161,8 +156,17 @@ final class Links implements AutoCloseable {
                 closeQuietly(out);
                 return;
             }
-            pump(in, out);
-            pump(out, in);
+            try {
+                pump(in, out);
+                pump(out, in);
+            } catch (RuntimeException | Error e) {
+                // No thread for a pump (out of memory, say): this connection goes, the relay stays.
+                System.err.println(Thread.currentThread().getName() + " failed to relay, goes on: " + e);
+                open.remove(in);
+                open.remove(out);
+                closeQuietly(in);
+                closeQuietly(out);
+            }
         }
 
         private void pump(Socket a, Socket b) {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -54,7 +55,8 @@ final class ServerProcess implements AutoCloseable {
         command.addAll(jvm);
         command.addAll(List.of(
                 "-Dpartita.log.segmentBytes=65536",
-                "-Dpartita.log.ratis=INFO",
+                // Ratis at INFO (elections, leader changes) unless PARTITA_RATIS_LOG_LEVEL asks for another level.
+                "-Dpartita.log.ratis=" + Objects.requireNonNullElse(System.getenv("PARTITA_RATIS_LOG_LEVEL"), "INFO"),
                 "-cp",
                 CLASS_PATH,
                 "io.partita.server.cli.Main",
@@ -154,7 +156,11 @@ final class ServerProcess implements AutoCloseable {
                 java.nio.file.Files.createDirectories(logs);
                 java.io.PrintWriter out = new java.io.PrintWriter(
                         java.nio.file.Files.newBufferedWriter(
-                                logs.resolve(m.group(1) + ".log"), StandardCharsets.UTF_8),
+                                logs.resolve(m.group(1) + ".log"),
+                                StandardCharsets.UTF_8,
+                                // A node restarted on its port adds to its log.
+                                java.nio.file.StandardOpenOption.CREATE,
+                                java.nio.file.StandardOpenOption.APPEND),
                         true);
                 Thread drain = new Thread(() -> {
                     r.lines().forEach(out::println);
@@ -192,14 +198,23 @@ final class ServerProcess implements AutoCloseable {
         before.stream()
                 .skip(Math.max(0, before.size() - lines))
                 .forEach(l -> out.append("\n    ").append(l.length() > 400 ? l.substring(0, 400) + "..." : l));
+        if (!process.isAlive()) {
+            return out.append("\n    (exited ")
+                    .append(process.exitValue())
+                    .append(": no thread dump)")
+                    .toString();
+        }
         signal("QUIT");
         List<String> after = before;
-        for (int tries = 0; tries < 40; tries++) {
+        boolean whole = false;
+        for (int tries = 0; tries < 40 && !whole; tries++) {
             Thread.sleep(50);
             after = java.nio.file.Files.readAllLines(log(), StandardCharsets.UTF_8);
-            if (after.stream().skip(before.size()).anyMatch(l -> l.startsWith("JNI global refs"))) {
-                break;
-            }
+            whole = after.stream().skip(before.size()).anyMatch(l -> l.startsWith("JNI global refs"));
+        }
+        if (!whole) {
+            // A process stopped with SIGSTOP prints its dump only once it is continued.
+            out.append("\n    (no whole thread dump within 2 s: stopped?)");
         }
         // A thread dump is blocks separated by blank lines, each starting with the thread's quoted name.
         List<String> block = new ArrayList<>();
@@ -216,18 +231,18 @@ final class ServerProcess implements AutoCloseable {
         return out.toString();
     }
 
-    private static final Pattern RAFT_THREAD = Pattern.compile("^\"[^\"]*(LogAppender|FollowerState|LeaderElection)");
+    private static final Pattern RAFT_THREAD = Pattern.compile(
+            "^\"[^\"]*(LogAppender|FollowerState|LeaderElection|SegmentedRaftLogWorker|StateMachineUpdater)");
 
     /**
-     * Whether a thread's block of a dump tells what Raft is doing: a log appender's, follower timer's or election's,
-     * one blocked on a monitor, or one inside a Raft request's handling (an append or a vote a peer sent).
+     * Whether a thread's block of a dump tells what Raft is doing: a log appender's, follower timer's, election's, log
+     * writer's or applier's, one blocked on a monitor, or one inside a Raft request's handling (an append or a vote a
+     * peer sent).
      */
     private static boolean telling(List<String> block) {
         return RAFT_THREAD.matcher(block.get(0)).find()
                 || block.stream()
-                        .anyMatch(l -> l.contains("State: BLOCKED")
-                                || l.contains("GrpcServerProtocolService")
-                                || l.contains("RaftServerImpl.requestVote"));
+                        .anyMatch(l -> l.contains("State: BLOCKED") || l.contains("GrpcServerProtocolService"));
     }
 
     /** Sends the process {@code signal} (e.g. STOP, CONT): a pause as long as a stalled machine's, and its end. */
