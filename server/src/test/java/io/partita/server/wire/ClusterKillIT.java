@@ -3,10 +3,13 @@ package io.partita.server.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.partita.server.cluster.OnceCounters;
+import java.math.BigInteger;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,18 +19,33 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
+import software.amazon.awssdk.services.dynamodb.model.Identity;
+import software.amazon.awssdk.services.dynamodb.model.OperationType;
+import software.amazon.awssdk.services.dynamodb.model.Record;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.Shard;
+import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * A 3-node cluster of real processes on loopback, its leader killed with SIGKILL and restarted in a loop ({@value
  * #DEFAULT_CYCLES} cycles, or {@code -Dpartita.cluster.cycles}) while clients of every node make conditional counter
  * increments. After each cycle every counter equals the increments acknowledged to clients: none lost, none applied
  * twice, though every kill cuts requests off half way.
+ *
+ * <p>The table has a stream and TTL. Each leader goes on with the stream its predecessor wrote: at the end every
+ * counter's records carry its values 1, 2, 3 … in order, one each, and each shard's sequence numbers only grow. Items
+ * that expire around each kill are deleted by one leader or the next, once: one {@code REMOVE} record each, by the TTL
+ * service.
  */
 class ClusterKillIT {
     private static final int DEFAULT_CYCLES = 3;
     private static final int COUNTERS = 4;
     private static final int THREADS = 6;
+    private static final int EXPIRING = 5;
 
     @TempDir
     Path dir;
@@ -62,11 +80,23 @@ class ClusterKillIT {
             clients[(leader + 1) % 3].createTable(t -> t.tableName(OnceCounters.TABLE)
                     .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
                     .keySchema(k -> k.attributeName("id").keyType("HASH"))
-                    .billingMode("PAY_PER_REQUEST"));
+                    .billingMode("PAY_PER_REQUEST")
+                    .streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE)));
+            clients[leader].updateTimeToLive(t -> t.tableName(OnceCounters.TABLE)
+                    .timeToLiveSpecification(s -> s.enabled(true).attributeName("expires")));
             AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             try {
                 for (int cycle = 1; cycle <= cycles; cycle++) {
+                    // Items that expire in a second: the reaper finds them around the kill, before or after it.
+                    long expires = System.currentTimeMillis() / 1000 + 1;
+                    for (int e = 0; e < EXPIRING; e++) {
+                        Map<String, AttributeValue> item = Map.of(
+                                "id", AttributeValue.fromS("expiring-" + cycle + "-" + e),
+                                "expires", AttributeValue.fromN(Long.toString(expires)));
+                        clients[e % 3].putItem(
+                                p -> p.tableName(OnceCounters.TABLE).item(item));
+                    }
                     List<Future<?>> load = new ArrayList<>();
                     for (int t = 0; t < THREADS; t++) {
                         int thread = t;
@@ -99,6 +129,87 @@ class ClusterKillIT {
                 total += acknowledged.get(c);
             }
             assertThat(total).isEqualTo((long) cycles * THREADS * 60);
+            assertStream(cluster, clients[0], acknowledged, cycles);
         }
+    }
+
+    /** The stream after every cycle: each increment once, in order, and each expired item removed once. */
+    private static void assertStream(
+            ClusterProcesses cluster, DynamoDbClient ddb, AtomicLongArray acknowledged, int cycles)
+            throws InterruptedException {
+        // The last cycle's expiring items are deleted within a second or two of the reaper's next pass.
+        for (int cycle = 1; cycle <= cycles; cycle++) {
+            for (int e = 0; e < EXPIRING; e++) {
+                Map<String, AttributeValue> key = Map.of("id", AttributeValue.fromS("expiring-" + cycle + "-" + e));
+                for (int wait = 0;
+                        ddb.getItem(g ->
+                                        g.tableName(OnceCounters.TABLE).key(key).consistentRead(true))
+                                .hasItem();
+                        wait++) {
+                    assertThat(wait).as("%s deleted by TTL within 20 s", key).isLessThan(200);
+                    Thread.sleep(100);
+                }
+            }
+        }
+        Map<String, List<Long>> values = new HashMap<>();
+        Map<String, Integer> removes = new HashMap<>();
+        try (DynamoDbStreamsClient streams = DynamoDbStreamsClient.builder()
+                .endpointOverride(cluster.endpoint(1))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AKIDEXAMPLE", "secret"))
+                .build()) {
+            String arn = ddb.describeTable(d -> d.tableName(OnceCounters.TABLE))
+                    .table()
+                    .latestStreamArn();
+            for (Shard shard : streams.describeStream(d -> d.streamArn(arn))
+                    .streamDescription()
+                    .shards()) {
+                String iterator = streams.getShardIterator(g -> g.streamArn(arn)
+                                .shardId(shard.shardId())
+                                .shardIteratorType(ShardIteratorType.TRIM_HORIZON))
+                        .shardIterator();
+                BigInteger last = BigInteger.ZERO;
+                while (iterator != null) {
+                    String from = iterator;
+                    GetRecordsResponse page = streams.getRecords(g -> g.shardIterator(from));
+                    for (Record r : page.records()) {
+                        BigInteger sequence = new BigInteger(r.dynamodb().sequenceNumber());
+                        assertThat(sequence)
+                                .as("sequence in %s", shard.shardId())
+                                .isGreaterThan(last);
+                        last = sequence;
+                        String id = r.dynamodb().keys().get("id").s();
+                        if (r.eventName() == OperationType.REMOVE) {
+                            assertThat(r.userIdentity())
+                                    .as("who removed %s", id)
+                                    .isEqualTo(Identity.builder()
+                                            .type("Service")
+                                            .principalId("dynamodb.amazonaws.com")
+                                            .build());
+                            removes.merge(id, 1, Integer::sum);
+                        } else if (id.startsWith("counter-")) {
+                            values.computeIfAbsent(id, k -> new ArrayList<>())
+                                    .add(Long.parseLong(
+                                            r.dynamodb().newImage().get("c").n()));
+                        }
+                    }
+                    iterator = page.records().isEmpty() ? null : page.nextShardIterator();
+                }
+            }
+        }
+        for (int c = 0; c < COUNTERS; c++) {
+            List<Long> expected = new ArrayList<>();
+            for (long v = 1; v <= acknowledged.get(c); v++) {
+                expected.add(v);
+            }
+            assertThat(values.get("counter-" + c)).as("counter %d's records", c).isEqualTo(expected);
+        }
+        Map<String, Integer> expectedRemoves = new HashMap<>();
+        for (int cycle = 1; cycle <= cycles; cycle++) {
+            for (int e = 0; e < EXPIRING; e++) {
+                expectedRemoves.put("expiring-" + cycle + "-" + e, 1);
+            }
+        }
+        assertThat(removes).as("TTL deletions").isEqualTo(expectedRemoves);
     }
 }
