@@ -288,25 +288,48 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return only;
     }
 
-    /** A Raft group a node's server takes part in: its id, and this node's replica of the store it replicates. */
-    public record Group(UUID id, ReplicaStore replica) {
+    /**
+     * A Raft group a node's server takes part in: its id, this node's replica of the store it replicates and, when it
+     * is placed on some members only ({@link Placement}), their ids, its preferred leader first.
+     *
+     * @param members the ids of the members the group is made with, its preferred leader first; null for every peer,
+     *     the group preferring the member at its place among the groups given (modulo the peers, in the order of their
+     *     ids), or none when it is the only group
+     */
+    public record Group(UUID id, ReplicaStore replica, List<String> members) {
         public Group {
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(replica, "replica");
+            members = members == null ? null : List.copyOf(members);
+        }
+
+        public Group(UUID id, ReplicaStore replica) {
+            this(id, replica, null);
         }
     }
 
     /**
-     * A node's one Raft server and its part in each group ({@link ClusterNode}): every group has the same members, and
-     * each elects a leader of its own, so the groups' leaders spread over the nodes. Closing it closes the server.
+     * A node's one Raft server and its part in each group it is placed on ({@link ClusterNode}): each group elects a
+     * leader of its own, so the groups' leaders spread over the nodes. It also finds the leaders of groups it is not
+     * placed on ({@link #locate}). Closing it closes the server.
      */
     public static final class Host implements AutoCloseable {
+        /** How often the leader of a group this node is not placed on is asked for again. */
+        private static final long LOCATE_MILLIS = 500;
+
         private final RaftServer server;
         private final List<ClusterNode> groups;
+        private final Parameters parameters;
+        private final Duration locateTimeout;
+        private final List<GroupLocator> located = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private java.util.concurrent.ScheduledExecutorService locating;
+        private ExecutorService asking;
 
-        private Host(RaftServer server, List<ClusterNode> groups) {
+        private Host(RaftServer server, List<ClusterNode> groups, Parameters parameters, Duration locateTimeout) {
             this.server = server;
             this.groups = List.copyOf(groups);
+            this.parameters = parameters;
+            this.locateTimeout = locateTimeout;
         }
 
         /** This node's part in each group, in the order they were given. */
@@ -314,9 +337,41 @@ public final class ClusterNode implements Replication, AutoCloseable {
             return groups;
         }
 
+        /**
+         * Finds, from now on, the leader of group {@code id}, which this node is not placed on, by asking its {@code
+         * members} every half second ({@link GroupLocator}).
+         */
+        public synchronized GroupLocator locate(UUID id, List<Peer> members) {
+            if (locating == null) {
+                String name = server.getId() + "-locate";
+                locating = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name));
+                asking = Executors.newCachedThreadPool(r -> daemon(r, name + "-ask"));
+                locating.scheduleWithFixedDelay(
+                        () -> located.forEach(l -> l.ask(asking)), 0, LOCATE_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            GroupLocator locator = new GroupLocator(id, members, parameters, locateTimeout);
+            located.add(locator);
+            return locator;
+        }
+
+        private static Thread daemon(Runnable r, String name) {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        }
+
         @Override
         public void close() throws IOException {
             try {
+                synchronized (this) {
+                    if (locating != null) {
+                        locating.shutdownNow();
+                        asking.shutdownNow();
+                    }
+                }
+                for (GroupLocator l : located) {
+                    l.close();
+                }
                 server.close();
             } finally {
                 // The server's close failed what was proposed; the writers waiting behind it learn it through each
@@ -328,12 +383,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /**
      * Starts this node's Raft server for several groups, each replicating a store of its own ({@code groups}, the
-     * first of them Ratis's "own" group), with the groups' logs and checkpoints under {@code raftDir} (a folder per
-     * group, named by its id). Every group has {@code peers} as its first members. A group this node has no storage
-     * for yet is formatted; the others recover. The rest is as {@link #start} says.
+     * first of them Ratis's "own" group; none, on a node that no group is placed on), with the groups' logs and
+     * checkpoints under {@code raftDir} (a folder per group, named by its id). A group's first members are those it
+     * names, or else {@code peers}. A group this node has no storage for yet is formatted; the others recover. The rest
+     * is as {@link #start} says.
      *
      * @throws IllegalArgumentException when {@code raftDir} holds a group that is none of {@code groups}: Ratis would
-     *     start it too, with no store to apply its entries to
+     *     start it too, with no store to apply its entries to; or when a group names a member that is not a peer, or
+     *     does not name this node
      */
     public static Host startGroups(
             String id,
@@ -350,9 +407,6 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .filter(p -> p.id().equals(id))
                 .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("node " + id + " is not one of the peers " + peers));
-        if (groups.isEmpty()) {
-            throw new IllegalArgumentException("a node takes part in at least one group");
-        }
         java.util.Map<RaftGroupId, ReplicaStore> replicas = new java.util.LinkedHashMap<>();
         for (Group g : groups) {
             if (replicas.put(RaftGroupId.valueOf(g.id()), g.replica()) != null) {
@@ -360,20 +414,34 @@ public final class ClusterNode implements Replication, AutoCloseable {
             }
         }
         refuseUnknownGroups(raftDir, replicas.keySet());
-        List<String> byId = peers.stream().map(Peer::id).sorted().toList();
+        java.util.Map<String, Peer> peerById = new java.util.TreeMap<>();
+        peers.forEach(p -> peerById.put(p.id(), p));
+        List<String> byId = List.copyOf(peerById.keySet());
         List<RaftGroup> raftGroups = new java.util.ArrayList<>();
         List<Boolean> formatted = new java.util.ArrayList<>();
-        for (RaftGroupId groupId : replicas.keySet()) {
+        for (Group g : groups) {
+            RaftGroupId groupId = RaftGroupId.valueOf(g.id());
             boolean exists = java.nio.file.Files.isDirectory(
                     raftDir.resolve(groupId.getUuid().toString()));
             formatted.add(exists);
-            // With several groups, group k prefers member k (in the order of their ids, modulo the members' number)
-            // as its leader: Ratis hands the leadership to the preferred member whenever it is up to date, so the
-            // groups' leaders, and the writes they take, spread over the nodes. A single group prefers none.
-            String preferred = replicas.size() > 1 ? byId.get(raftGroups.size() % byId.size()) : null;
+            // With several groups, each prefers a member as its leader: Ratis hands the leadership to the preferred
+            // member whenever it is up to date, so the groups' leaders, and the writes they take, spread over the
+            // nodes. A group placed on some members prefers the first it names; otherwise group k prefers member k
+            // (in the order of their ids, modulo the members' number). A single group on every member prefers none.
+            List<String> placed = g.members() != null ? g.members() : byId;
+            String preferred = g.members() != null
+                    ? placed.get(0)
+                    : replicas.size() > 1 ? byId.get(raftGroups.size() % byId.size()) : null;
+            if (!placed.contains(id)) {
+                throw new IllegalArgumentException("group " + g.id() + " is not placed on node " + id);
+            }
             List<RaftPeer> members = new java.util.ArrayList<>();
-            for (Peer p : peers) {
-                members.add(p.raftPeer(p.id().equals(preferred) ? 1 : 0));
+            for (String m : placed) {
+                Peer p = peerById.get(m);
+                if (p == null) {
+                    throw new IllegalArgumentException("group " + g.id() + " names " + m + ", not one of the peers");
+                }
+                members.add(p.raftPeer(m.equals(preferred) ? 1 : 0));
             }
             raftGroups.add(join && !exists ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, members));
         }
@@ -401,7 +469,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(self)
-                .setGroup(raftGroups.get(0))
+                // A node that no group is placed on starts its server with none.
+                .setGroup(raftGroups.isEmpty() ? null : raftGroups.get(0))
                 .setProperties(properties)
                 .setParameters(parameters)
                 // Each group's entries apply to its own store. The groups with storage of their own are found in
@@ -412,13 +481,16 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     }
                 }))
                 // A node formats a group's storage once, and recovers it from then on.
-                .setOption(formatted.get(0) ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                .setOption(
+                        !formatted.isEmpty() && !formatted.get(0)
+                                ? RaftStorage.StartupOption.FORMAT
+                                : RaftStorage.StartupOption.RECOVER)
                 .build();
         List<ClusterNode> nodes = new java.util.ArrayList<>();
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host = new Host(server, nodes);
+        Host host = new Host(server, nodes, parameters, timings.electionMin());
         for (int i = 0; i < nodes.size(); i++) {
             replicas.get(raftGroups.get(i).getGroupId()).replicateThrough(nodes.get(i));
         }

@@ -268,6 +268,14 @@ public final class Main implements Callable<Integer> {
     boolean clusterJoin;
 
     @Option(
+            names = {"--cluster-replicas"},
+            description = "Place each Raft group on this many members (from 3 to their number) instead of on every"
+                    + " member: a group's replicas and its leader's load spread over the nodes. The same on every"
+                    + " node, fixed when the cluster is made; such a cluster's members cannot change yet"
+                    + " (docs/CLUSTER.md).")
+    Integer clusterReplicas;
+
+    @Option(
             names = {"--cluster-follower-reads"},
             description = "While this node follows, it answers eventually consistent reads (GetItem, BatchGetItem,"
                     + " Query and Scan without ConsistentRead) from its own replica, which may lag the leader's"
@@ -431,6 +439,9 @@ public final class Main implements Callable<Integer> {
             }
             if (!clusterReadLease) {
                 cluster = cluster.withReadLease(false);
+            }
+            if (clusterReplicas != null) {
+                cluster = cluster.withReplicas(clusterReplicas);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());

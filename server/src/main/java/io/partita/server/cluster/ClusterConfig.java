@@ -23,9 +23,17 @@ import java.util.Set;
  *     instead of forwarding them to the leader ({@code --cluster-follower-reads}, docs/CLUSTER.md)
  * @param readLease whether this node, while it leads, answers strongly consistent reads within its read lease without
  *     a barrier through the log (the default; {@code --no-cluster-read-lease} turns it off, docs/CLUSTER.md)
+ * @param replicas on how many members each group is placed ({@code --cluster-replicas}, from 3 to the number of
+ *     members), or 0 for every member (the default)
  */
 public record ClusterConfig(
-        String name, String nodeId, List<Member> members, boolean join, boolean followerReads, boolean readLease) {
+        String name,
+        String nodeId,
+        List<Member> members,
+        boolean join,
+        boolean followerReads,
+        boolean readLease,
+        int replicas) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -51,25 +59,44 @@ public record ClusterConfig(
             // One node is single-node mode; two cannot lose one and keep a majority.
             throw new IllegalArgumentException("a cluster has at least 3 members, not " + members.size());
         }
+        if (replicas != 0 && (replicas < 3 || replicas > members.size())) {
+            // A group of fewer than three cannot lose a member and keep a majority.
+            throw new IllegalArgumentException(
+                    "a group is placed on 3 to " + members.size() + " members (the cluster's), not " + replicas);
+        }
+        if (replicas != 0 && join) {
+            throw new IllegalArgumentException("a cluster whose groups are placed on some members"
+                    + " (--cluster-replicas) cannot change its members yet: a node cannot join it");
+        }
     }
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false, false, true);
+        this(name, nodeId, members, false, false, true, 0);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
     public ClusterConfig joining(boolean join) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
     }
 
     /** The same node, answering eventually consistent reads itself while it follows ({@code followerReads}). */
     public ClusterConfig withFollowerReads(boolean followerReads) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
     }
 
     /** The same node, with its read lease on or off ({@code readLease}). */
     public ClusterConfig withReadLease(boolean readLease) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
+    }
+
+    /** The same node, its cluster's groups each placed on {@code replicas} members (0: on every member). */
+    public ClusterConfig withReplicas(int replicas) {
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
+    }
+
+    /** Whether each group is placed on some of the members only, as {@link #replicas} says, rather than on all. */
+    public boolean placed() {
+        return replicas != 0;
     }
 
     public Member self() {
@@ -117,9 +144,9 @@ public record ClusterConfig(
 
     /**
      * Reads a properties file with {@code cluster.name}, {@code node.id}, {@code members} (in {@link
-     * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default) and
-     * {@code read.lease} ({@code true}, the default, or {@code false}); {@code nodeId}, when not null, overrides the
-     * file's.
+     * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default),
+     * {@code read.lease} ({@code true}, the default, or {@code false}) and {@code replicas} (on how many members each
+     * group is placed; every member by default); {@code nodeId}, when not null, overrides the file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
         Properties p = new Properties();
@@ -135,7 +162,20 @@ public record ClusterConfig(
                         nodeId != null ? nodeId : p.getProperty("node.id"),
                         parseMembers(members))
                 .withFollowerReads(flag(p, file, "follower.reads", false))
-                .withReadLease(flag(p, file, "read.lease", true));
+                .withReadLease(flag(p, file, "read.lease", true))
+                .withReplicas(replicas(p, file));
+    }
+
+    private static int replicas(Properties p, Path file) {
+        String value = p.getProperty("replicas");
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(file + ": replicas is a number of members, not " + value.trim(), e);
+        }
     }
 
     private static boolean flag(Properties p, Path file, String key, boolean otherwise) {

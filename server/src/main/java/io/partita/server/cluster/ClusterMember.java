@@ -10,7 +10,9 @@ import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * it when it stops leading. The router sends each request to the leader of its account's group; with follower reads
  * on, a follower answers eventually consistent reads from its own replica, through a read-only engine ({@link
  * StorageEngine#openReader}).
+ *
+ * <p>With {@code --cluster-replicas R}, each group is placed on R of the members only ({@link
+ * io.partita.cluster.Placement}): a node keeps replicas of the groups placed on it, and sends the requests of any other
+ * group to the leader its {@link io.partita.cluster.GroupLocator} learns from that group's members.
  */
 public final class ClusterMember implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterMember.class);
@@ -40,7 +46,10 @@ public final class ClusterMember implements AutoCloseable {
     private final io.partita.server.auth.Accounts accounts;
     /** Verifies a change of the members' signature in strict mode; null in open mode. */
     private final io.partita.server.auth.SigV4Verifier changes;
-    /** Every group this node takes part in, by account, the first the one unsigned requests go to. */
+    /**
+     * Every group of the cluster, by account, the first the one unsigned requests go to: those this node is placed on,
+     * and, with {@code --cluster-replicas}, those it routes to only.
+     */
     private final java.util.Map<String, Group> groups;
 
     private final Group primary;
@@ -52,12 +61,21 @@ public final class ClusterMember implements AutoCloseable {
     /** A reader, the store it reads and the store's {@link RocksStore#catalogChanges} when it loaded its tables. */
     private record Reader(PartitaServer server, RocksStore store, long catalogChanges) {}
 
-    /** One group: an account's store, this node's replica of it, its part in the group and what serves it here. */
+    /**
+     * One group: an account's store, this node's replica of it, its part in the group and what serves it here; or,
+     * for a group this node is not placed on, where its leader is.
+     */
     private final class Group {
         final String account;
         final StorageConfig storage;
+        /** The members the group is placed on, its preferred leader first; null when it is on every member. */
+        final List<String> placed;
+        /** This node's replica, null when the group is not placed on it. */
         final ReplicaStore replica;
+        /** This node's part in the group, null when the group is not placed on it. */
         ClusterNode node;
+        /** Where the group is led, for a group not placed on this node; null for one that is. */
+        io.partita.cluster.GroupLocator locator;
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
         volatile PartitaServer serving;
         /**
@@ -76,10 +94,16 @@ public final class ClusterMember implements AutoCloseable {
         /** When a preference that could not be made is tried again ({@link System#nanoTime}). */
         long preferAgainAt;
 
-        Group(String account, StorageConfig storage, ReplicaStore replica) {
+        Group(String account, StorageConfig storage, List<String> placed, ReplicaStore replica) {
             this.account = account;
             this.storage = storage;
+            this.placed = placed;
             this.replica = replica;
+        }
+
+        /** Whether the group is placed on this node: it holds a replica and takes part in the group. */
+        boolean here() {
+            return replica != null;
         }
 
         /** How the group is named in logs: by its account, in strict mode. */
@@ -125,10 +149,23 @@ public final class ClusterMember implements AutoCloseable {
         List<ClusterNode.Group> given = new java.util.ArrayList<>();
         ClusterNode.Host started = null;
         ClusterRouter routing = null;
+        List<String> memberIds =
+                cluster.members().stream().map(ClusterConfig.Member::id).toList();
+        Path raftDir = server.storage().dataDir().resolve("raft");
         try {
+            checkPlacement(raftDir);
             for (String account : owners) {
                 StorageConfig storage = PartitaServer.storage(server, account);
-                Group g = new Group(account, storage, ReplicaStore.open(storage));
+                // With --cluster-replicas, the group at place k in the accounts' order is on the members Placement
+                // names; a node it is not placed on keeps no replica of it, and routes its requests to its leader.
+                List<String> placed = cluster.placed()
+                        ? io.partita.cluster.Placement.of(memberIds, byAccount.size(), cluster.replicas())
+                        : null;
+                if (placed != null && !placed.contains(cluster.nodeId())) {
+                    byAccount.put(account, new Group(account, storage, placed, null));
+                    continue;
+                }
+                Group g = new Group(account, storage, placed, ReplicaStore.open(storage));
                 byAccount.put(account, g);
                 // A checkpoint from the leader replaces the store whole: this node's own server for the group (if it
                 // still has one) and its reader close first.
@@ -136,18 +173,14 @@ public final class ClusterMember implements AutoCloseable {
                     stopServing(g, "a checkpoint from the leader replaces its store");
                     stopReading(g, "a checkpoint from the leader replaces its store");
                 });
-                given.add(new ClusterNode.Group(
-                        account.equals(io.partita.server.auth.Credentials.OPEN_ACCOUNT)
-                                ? ClusterNode.groupId(cluster.name())
-                                : ClusterNode.groupId(cluster.name(), account),
-                        g.replica));
+                given.add(new ClusterNode.Group(groupId(account), g.replica, placed));
             }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
             started = ClusterNode.startGroups(
                     cluster.nodeId(),
                     peers,
-                    server.storage().dataDir().resolve("raft"),
+                    raftDir,
                     given,
                     timings,
                     server.storage().sync(),
@@ -159,7 +192,15 @@ public final class ClusterMember implements AutoCloseable {
                                     server.tls().certificate(), server.tls().privateKey()));
             int i = 0;
             for (Group g : byAccount.values()) {
-                g.node = started.groups().get(i++);
+                if (g.here()) {
+                    g.node = started.groups().get(i++);
+                } else {
+                    g.locator = started.locate(
+                            groupId(g.account),
+                            peers.stream()
+                                    .filter(p -> g.placed.contains(p.id()))
+                                    .toList());
+                }
             }
             this.groups = java.util.Collections.unmodifiableMap(byAccount);
             this.primary = byAccount.values().iterator().next();
@@ -175,7 +216,7 @@ public final class ClusterMember implements AutoCloseable {
                     new ClusterRouter.Members() {
                         @Override
                         public boolean leads() {
-                            return primary.node.isLeaderReady();
+                            return primary.here() && primary.node.isLeaderReady();
                         }
 
                         @Override
@@ -194,7 +235,7 @@ public final class ClusterMember implements AutoCloseable {
             if (started != null) {
                 started.close();
             }
-            byAccount.values().forEach(g -> g.replica.close());
+            byAccount.values().stream().filter(Group::here).forEach(g -> g.replica.close());
             throw e;
         }
         this.host = started;
@@ -228,6 +269,56 @@ public final class ClusterMember implements AutoCloseable {
             throws IOException, InterruptedException {
         return new ClusterMember(
                 cluster, server, cluster.readLease() ? timings : timings.withoutReadLease(), retention, onServe);
+    }
+
+    /** The Raft group of {@code account}'s store: open mode's one is the cluster's own. */
+    private UUID groupId(String account) {
+        return account.equals(io.partita.server.auth.Credentials.OPEN_ACCOUNT)
+                ? ClusterNode.groupId(cluster.name())
+                : ClusterNode.groupId(cluster.name(), account);
+    }
+
+    /** Where a node records how its cluster's groups are placed, in its {@code raft} folder. */
+    static final String PLACEMENT_FILE = "placement";
+
+    /**
+     * Refuses to start when the groups' placement differs from the one this node's {@code raft} folder was made with,
+     * and records it the first time. A node placing groups on other members than the others do would make a group of
+     * its own under a group's id. A folder made before placement was recorded placed every group on every member.
+     */
+    private void checkPlacement(Path raftDir) throws IOException {
+        String now = cluster.placed()
+                ? "replicas=" + cluster.replicas() + "\nmembers="
+                        + String.join(
+                                ",",
+                                cluster.members().stream()
+                                        .map(ClusterConfig.Member::id)
+                                        .sorted()
+                                        .toList())
+                        + "\n"
+                : "replicas=all\n";
+        Path file = raftDir.resolve(PLACEMENT_FILE);
+        String before;
+        if (java.nio.file.Files.exists(file)) {
+            before = java.nio.file.Files.readString(file);
+        } else if (java.nio.file.Files.isDirectory(raftDir)) {
+            before = "replicas=all\n";
+        } else {
+            before = null;
+        }
+        if (before != null && !before.equals(now)) {
+            throw new IllegalArgumentException("this node's groups were placed as " + raftDir + " records ("
+                    + before.strip().replace('\n', ' ') + "), and would now be placed otherwise ("
+                    + now.strip().replace('\n', ' ') + "): --cluster-replicas, and the members of a cluster started"
+                    + " with it, cannot change yet");
+        }
+        if (!java.nio.file.Files.exists(file)) {
+            // Whole or not at all: a half-written record would refuse the next start.
+            java.nio.file.Files.createDirectories(raftDir);
+            Path written = raftDir.resolve(PLACEMENT_FILE + ".new");
+            java.nio.file.Files.writeString(written, now);
+            java.nio.file.Files.move(written, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
     }
 
     /**
@@ -274,7 +365,7 @@ public final class ClusterMember implements AutoCloseable {
         if (own != null) {
             return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
         }
-        String leader = g.node.leaderId();
+        String leader = g.here() ? g.node.leaderId() : g.locator.leader();
         String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
         return api == null ? null : new ClusterRouter.Target(api, false);
     }
@@ -296,7 +387,8 @@ public final class ClusterMember implements AutoCloseable {
      * changes; else as this node's own member list does (a group formed before configurations carried it).
      */
     private String apiOf(String id) {
-        for (ClusterNode.Peer p : primary.node.members()) {
+        Group home = home();
+        for (ClusterNode.Peer p : home == null ? List.<ClusterNode.Peer>of() : home.node.members()) {
             if (p.id().equals(id) && p.api() != null) {
                 return p.api();
             }
@@ -323,6 +415,13 @@ public final class ClusterMember implements AutoCloseable {
             if (refused != null) {
                 return refused;
             }
+        }
+        if (cluster.placed()) {
+            return problem(
+                    400,
+                    "the groups are placed on " + cluster.replicas() + " of the "
+                            + cluster.members().size()
+                            + " members (--cluster-replicas): changing the members of such a cluster is not built yet");
         }
         com.fasterxml.jackson.databind.JsonNode in;
         try {
@@ -486,6 +585,9 @@ public final class ClusterMember implements AutoCloseable {
     private void watchLeadership() {
         while (!closed) {
             for (Group g : groups.values()) {
+                if (!g.here()) {
+                    continue; // its locator learns where it is led
+                }
                 try {
                     if (g.serving == null && g.node.canServe()) {
                         stopReading(g, "it leads");
@@ -539,7 +641,7 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         int place = new java.util.ArrayList<>(groups.values()).indexOf(g);
-        String want = order.get(place % order.size());
+        String want = g.placed != null ? g.placed.get(0) : order.get(place % order.size());
         boolean already = now.entrySet().stream()
                 .allMatch(e -> e.getValue() == (e.getKey().equals(want) ? 1 : 0));
         if (already) {
@@ -712,24 +814,61 @@ public final class ClusterMember implements AutoCloseable {
             new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
+     * The first group placed on this node (the first group, unless {@code --cluster-replicas} placed it elsewhere), or
+     * null when none is.
+     */
+    private Group home() {
+        for (Group g : groups.values()) {
+            if (g.here()) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /**
      * This node's view of the cluster, as JSON: what {@code GET /cluster} answers. Its role, leader, term and indexes
-     * are those of the first group (open mode's only one); {@code groups} has each group's.
+     * are those of the first group placed on it (open mode's only one; {@code NONE} for the role of a node no group
+     * is placed on); {@code groups} has each such group's, and {@code elsewhere} the leader of each group placed on
+     * other members, as this node last learned it.
      */
     String status() {
         com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
         out.put("cluster", cluster.name());
         out.put("node", cluster.nodeId());
-        putGroup(out, primary);
-        // The group's members as this node knows them (none yet on a node that waits to be added).
-        putMembers(out, primary.node.members());
+        Group home = home();
+        if (home != null) {
+            putGroup(out, home);
+            // The group's members as this node knows them (none yet on a node that waits to be added).
+            putMembers(out, home.node.members());
+        } else {
+            out.put("role", "NONE");
+            putMembers(out, cluster.members().stream().map(ClusterMember::peer).toList());
+        }
         com.fasterxml.jackson.databind.node.ArrayNode each = out.putArray("groups");
         for (Group g : groups.values()) {
+            if (!g.here()) {
+                continue;
+            }
             com.fasterxml.jackson.databind.node.ObjectNode one = each.addObject()
                     .put("account", g.account)
                     .put("group", g.node.groupId().toString());
             putGroup(one, g);
             // Each group's own: they differ while a change of the members is made to one group after another.
             putMembers(one, g.node.members());
+        }
+        if (cluster.placed()) {
+            com.fasterxml.jackson.databind.node.ArrayNode elsewhere = out.putArray("elsewhere");
+            for (Group g : groups.values()) {
+                if (!g.here()) {
+                    com.fasterxml.jackson.databind.node.ObjectNode one = elsewhere
+                            .addObject()
+                            .put("account", g.account)
+                            .put("group", g.locator.groupId().toString())
+                            .put("leader", g.locator.leader());
+                    g.placed.forEach(one.putArray("placed")::add);
+                }
+            }
         }
         return out.toString();
     }
@@ -755,6 +894,9 @@ public final class ClusterMember implements AutoCloseable {
         List<io.partita.server.metrics.ClusterMetrics.GroupView> each = new java.util.ArrayList<>();
         for (Group g : groups.values()) {
             ClusterNode node = g.node;
+            if (node == null) {
+                continue; // placed on other members: they report it
+            }
             long[] joined = node.groupCommits();
             long[] reads = node.consistentReads();
             each.add(new io.partita.server.metrics.ClusterMetrics.GroupView(
@@ -775,7 +917,7 @@ public final class ClusterMember implements AutoCloseable {
 
     /** The first group's strongly consistent reads on this node: within its read lease, and after a barrier. */
     long[] consistentReads() {
-        return primary.node.consistentReads();
+        return primary.here() ? primary.node.consistentReads() : new long[2];
     }
 
     /** Whether this node answers the requests of the first group (open mode's only one) now: it leads it. */
@@ -819,6 +961,6 @@ public final class ClusterMember implements AutoCloseable {
         } catch (IOException e) {
             log.warn("node {}: closing its Raft server", cluster.nodeId(), e);
         }
-        groups.values().forEach(g -> g.replica.close());
+        groups.values().stream().filter(Group::here).forEach(g -> g.replica.close());
     }
 }

@@ -1,5 +1,6 @@
 // Cluster: the Raft groups as each node sees them (open mode has one; strict mode one per account). The node this page came from answers GET /cluster itself; every other
-// member is asked at its own API address (its /cluster answers any origin), so a node that is down shows as such.
+// member is asked at its own API address (its /cluster answers any origin), so a node that is down shows as such. With --cluster-replicas a group is on some
+// members only: each node lists the groups placed on it, and names the leaders of the others ("elsewhere").
 import { esc, every } from "./api.js";
 
 /** A node's view, or null when it does not answer (down, or not reachable from this browser). */
@@ -48,7 +49,14 @@ export async function clusterPage(el) {
         "</span></td><td>" + (v.serving ? "serves requests" : "") + '</td><td class="num">' + count(v.term) + '</td><td class="num">' +
         count(v.commitIndex) + '</td><td class="num">' + count(v.appliedIndex) + '</td><td class="num lag">' + count(lag) + "</td></tr>";
     });
-    const groups = Array.isArray(own.groups) ? own.groups : [];
+    // Every group any node answered for, in this node's order (its own, then those placed elsewhere), then the others'.
+    const groups = [];
+    const seen = new Set();
+    const add = (g) => { if (g && !seen.has(g.group)) { seen.add(g.group); groups.push(g); } };
+    (Array.isArray(own.groups) ? own.groups : []).forEach(add);
+    (Array.isArray(own.elsewhere) ? own.elsewhere : []).forEach(add);
+    views.forEach((v) => (v && Array.isArray(v.groups) ? v.groups : []).forEach(add));
+    const placed = Array.isArray(own.elsewhere);
     // Each group's leader as the leader itself answers (its term, commit index and followers' lag), else as this node
     // knows it.
     const groupRows = groups.map((g) => {
@@ -59,16 +67,22 @@ export async function clusterPage(el) {
       const behind = lg && lg.followerMatchIndexes
         ? Object.entries(lg.followerMatchIndexes).map(([id, match]) => esc(id) + " " + count(Math.max(0, lg.commitIndex - match))).join(", ")
         : "";
+      const on = Array.isArray(g.placed) ? g.placed : Array.isArray(g.members) ? g.members.map((m) => m.id) : [];
       return '<tr data-group="' + esc(g.account) + '"><td>' + esc(g.account) + '</td><td class="muted">' + esc(g.group.slice(0, 8)) +
         "</td><td>" + esc(lv ? lv.node : g.leader || "none") + '</td><td class="num">' + count(lg ? lg.term : g.term) +
-        '</td><td class="num">' + count(lg ? lg.commitIndex : g.commitIndex) + "</td><td>" + behind + "</td></tr>";
+        '</td><td class="num">' + count(lg ? lg.commitIndex : g.commitIndex) + "</td><td>" + behind + "</td>" +
+        (placed ? "<td>" + esc(on.join(", ")) + "</td>" : "") + "</tr>";
     });
     const groupTable = !groups.length ? "" :
       '<h2>Raft groups</h2><table class="grid" id="cluster-groups"><thead><tr><th>Account</th><th>Group</th><th>Leader</th>' +
-      '<th class="num">Term</th><th class="num">Commit index</th><th>Followers behind (entries)</th></tr></thead><tbody>' +
+      '<th class="num">Term</th><th class="num">Commit index</th><th>Followers behind (entries)</th>' +
+      (placed ? "<th>Members</th>" : "") + "</tr></thead><tbody>" +
       groupRows.join("") + "</tbody></table>";
     body.innerHTML = '<div class="card"><p>Cluster <b>' + esc(own.cluster) + "</b>, " + own.members.length +
-      (groups.length > 1
+      (placed
+        ? " members, " + (groups.length > 1 ? "a Raft group per account (" + groups.length + ")" : "one Raft group") +
+          ", each placed on some members; the members table shows each node's first group."
+        : groups.length > 1
         ? " members, a Raft group per account (" + groups.length + "); the members table shows the first account's."
         : " members, one Raft group for the whole store.") + " Leader: <b id=\"cluster-leader\">" +
       esc(leaderView ? leaderView.node : own.leader || "none (an election is under way)") + "</b>.</p>" +

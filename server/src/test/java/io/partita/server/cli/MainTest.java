@@ -34,6 +34,12 @@ class MainTest {
     }
 
     @Test
+    void aClustersGroupsAreOnEveryMemberUnlessReplicasIsGiven() {
+        assertThat(parse().clusterReplicas).isNull();
+        assertThat(parse("--cluster-replicas", "3").clusterReplicas).isEqualTo(3);
+    }
+
+    @Test
     void acceptsDynamoDbLocalFlagsAndIgnoresItsLauncherWords() {
         Main m = parse("-jar", "DynamoDBLocal.jar", "-sharedDb", "-port", "9000", "-dbPath", "/data", "-inMemory");
         assertThat(m.port).isEqualTo(9000);

@@ -53,6 +53,31 @@ class ClusterConfigTest {
     }
 
     @Test
+    void groupsAreOnEveryMemberUnlessReplicasPlacesThemOnSome() throws Exception {
+        String five = MEMBERS.strip() + ",n4=10.0.0.4:9000:8000,n5=10.0.0.5:9000:8000\n";
+        ClusterConfig every = load("node.id=n2\n" + five, null);
+        assertThat(every.replicas()).isZero();
+        assertThat(every.placed()).isFalse();
+        ClusterConfig three = load("node.id=n2\n" + five + "replicas=3\n", null);
+        assertThat(three.replicas()).isEqualTo(3);
+        assertThat(three.placed()).isTrue();
+        assertThat(three.withFollowerReads(true).withReadLease(false).replicas())
+                .isEqualTo(3);
+        assertThat(load("node.id=n2\n" + five + "replicas=5\n", null).replicas())
+                .isEqualTo(5);
+        // A group of fewer than three cannot lose a member; one of more than the members cannot be placed.
+        assertThatThrownBy(() -> load("node.id=n2\n" + five + "replicas=2\n", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("placed on 3 to 5 members")
+                .hasMessageContaining("not 2");
+        assertThatThrownBy(() -> every.withReplicas(6)).hasMessageContaining("not 6");
+        assertThatThrownBy(() -> load("node.id=n2\n" + five + "replicas=three\n", null))
+                .hasMessageContaining("replicas is a number of members, not three");
+        // Such a cluster's members cannot change yet, so no node joins it.
+        assertThatThrownBy(() -> three.joining(true)).hasMessageContaining("a node cannot join it");
+    }
+
+    @Test
     void aFollowerReadsSettingThatIsNotABooleanIsRefused() {
         assertThatThrownBy(() -> load("node.id=n1\n" + MEMBERS + "follower.reads=yes\n", null))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -67,11 +67,19 @@ class ClusterStrictIT {
 
     /** Keys {@code AK<a>} (secret {@code secret-<a>}) for the three accounts, and {@code extra} fields of the file. */
     private void writeAccounts(String extra) throws Exception {
+        accounts = writeAccounts(dir, ACCOUNTS, extra);
+    }
+
+    /**
+     * A credentials file in {@code dir} with a key {@code AK<a>} (secret {@code secret-<a>}) for account {@code a} of
+     * {@code ids}, and {@code extra} fields.
+     */
+    static Accounts writeAccounts(Path dir, List<String> ids, String extra) throws Exception {
         StringBuilder keys = new StringBuilder("{\"accounts\": [");
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < ids.size(); a++) {
             keys.append(a == 0 ? "" : ", ")
                     .append("{\"accountId\": \"")
-                    .append(ACCOUNTS.get(a))
+                    .append(ids.get(a))
                     .append("\", \"accessKeyId\": \"AK")
                     .append(a)
                     .append("\", \"secretAccessKey\": \"secret-")
@@ -80,13 +88,22 @@ class ClusterStrictIT {
         }
         Path file = dir.resolve("credentials.json");
         Files.writeString(file, keys.append("]").append(extra).append("}").toString());
-        accounts = Accounts.load(file);
+        return Accounts.load(file);
     }
 
     private ClusterMember start(int i) throws Exception {
+        nodes[i] = startNode(dir, new ClusterConfig("strict", "n" + i, members).withFollowerReads(true), i, accounts);
+        return nodes[i];
+    }
+
+    /**
+     * Node {@code i} of {@code cluster}'s members in this JVM, its replica under {@code dir}, with loopback's timings,
+     * strict with {@code accounts} (open mode when null).
+     */
+    static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, Accounts accounts) throws Exception {
         ServerConfig server = new ServerConfig(
                 "127.0.0.1",
-                members.get(i).apiPort(),
+                cluster.members().get(i).apiPort(),
                 StorageConfig.disk(dir.resolve("n" + i)),
                 "us-east-1",
                 4,
@@ -94,12 +111,7 @@ class ClusterStrictIT {
         if (accounts != null) {
             server = server.strict(accounts);
         }
-        nodes[i] = ClusterMember.start(
-                new ClusterConfig("strict", "n" + i, members).withFollowerReads(true),
-                server,
-                ClusterNode.Timings.loopback(),
-                s -> {});
-        return nodes[i];
+        return ClusterMember.start(cluster, server, ClusterNode.Timings.loopback(), s -> {});
     }
 
     private static DynamoDbClient client(ClusterMember node, String key, String secret) {
@@ -115,7 +127,7 @@ class ClusterStrictIT {
         return client(nodes[via], "AK" + a, "secret-" + a);
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
@@ -123,12 +135,12 @@ class ClusterStrictIT {
         }
     }
 
-    private static void put(DynamoDbClient ddb, String id, String value) {
+    static void put(DynamoDbClient ddb, String id, String value) {
         ddb.putItem(r ->
                 r.tableName("orders").item(Map.of("pk", AttributeValue.fromS(id), "v", AttributeValue.fromS(value))));
     }
 
-    private static String get(DynamoDbClient ddb, String id) {
+    static String get(DynamoDbClient ddb, String id) {
         Map<String, AttributeValue> item = ddb.getItem(r -> r.tableName("orders")
                         .key(Map.of("pk", AttributeValue.fromS(id)))
                         .consistentRead(true))

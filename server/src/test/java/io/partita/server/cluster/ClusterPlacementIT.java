@@ -1,0 +1,283 @@
+package io.partita.server.cluster;
+
+import static io.partita.server.cluster.ClusterStrictIT.await;
+import static io.partita.server.cluster.ClusterStrictIT.get;
+import static io.partita.server.cluster.ClusterStrictIT.put;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.partita.cluster.ClusterNode;
+import io.partita.server.auth.Accounts;
+import io.partita.server.console.Chromium;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+
+/**
+ * Four nodes whose groups are each placed on three of them ({@code --cluster-replicas 3}). In strict mode with four
+ * accounts, account k's group is on nodes k, k+1 and k+2 (modulo four) and led by node k; the fourth node keeps no
+ * replica of it, and sends its requests to the leader it learns from the group's members, also after that leader
+ * stops. In open mode, the one group is on n0 to n2, and n3 only routes.
+ */
+class ClusterPlacementIT {
+    private static final List<String> ACCOUNTS =
+            List.of("111111111111", "222222222222", "333333333333", "444444444444");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private final List<ClusterConfig.Member> members = new ArrayList<>();
+    private final ClusterMember[] nodes = new ClusterMember[4];
+    private Accounts accounts;
+
+    @AfterEach
+    void stopAll() {
+        for (ClusterMember m : nodes) {
+            if (m != null) {
+                m.close();
+            }
+        }
+    }
+
+    private ClusterMember start(int i, int replicas) throws Exception {
+        nodes[i] = ClusterStrictIT.startNode(
+                dir, new ClusterConfig("placed", "n" + i, members).withReplicas(replicas), i, accounts);
+        return nodes[i];
+    }
+
+    private void startFour() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        }
+        for (int i = 0; i < 4; i++) {
+            start(i, 3);
+        }
+    }
+
+    /** Account {@code a}'s client (key {@code AK<a>}; any key in open mode) through node {@code via}. */
+    private DynamoDbClient as(int a, int via) {
+        return DynamoDbClient.builder()
+                .endpointOverride(
+                        URI.create("http://127.0.0.1:" + members.get(via).apiPort()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AK" + a, "secret-" + a))
+                .build();
+    }
+
+    private static JsonNode view(ClusterMember m) {
+        try {
+            return JSON.readTree(m.status());
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The accounts of the groups placed on node {@code m}, and of those it routes to only. */
+    private static List<String> accountsOf(JsonNode view, String list) {
+        List<String> out = new ArrayList<>();
+        view.get(list).forEach(g -> out.add(g.get("account").asText()));
+        return out;
+    }
+
+    /** Whether node {@code m} knows {@code leader} as the leader of {@code account}'s group, placed on it or not. */
+    private static boolean knows(ClusterMember m, String account, String leader) {
+        JsonNode v = view(m);
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : v.get(list)) {
+                if (g.get("account").asText().equals(account)) {
+                    return leader.equals(g.get("leader").asText());
+                }
+            }
+        }
+        return false;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void createTable(DynamoDbClient ddb) {
+        ddb.createTable(t -> t.tableName("orders")
+                .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                .keySchema(k -> k.attributeName("pk").keyType("HASH"))
+                .billingMode("PAY_PER_REQUEST"));
+    }
+
+    @Test
+    void eachAccountsGroupIsOnThreeOfFourNodesAndReachedThroughTheFourth() throws Exception {
+        accounts = ClusterStrictIT.writeAccounts(dir, ACCOUNTS, "");
+        startFour();
+        for (int k = 0; k < 4; k++) {
+            int a = k;
+            await(
+                    "account " + a + "'s group led by n" + a + ", known to every node",
+                    () -> nodes[a].serving(ACCOUNTS.get(a))
+                            && java.util.Arrays.stream(nodes).allMatch(m -> knows(m, ACCOUNTS.get(a), "n" + a)));
+        }
+        for (int i = 0; i < 4; i++) {
+            JsonNode v = view(nodes[i]);
+            // Node i holds the groups of accounts i, i-1 and i-2; account i+1's is on the three others.
+            int away = (i + 1) % 4;
+            assertThat(accountsOf(v, "groups"))
+                    .as("groups on n%d", i)
+                    .containsExactlyInAnyOrder(ACCOUNTS.get(i), ACCOUNTS.get((i + 3) % 4), ACCOUNTS.get((i + 2) % 4));
+            assertThat(accountsOf(v, "elsewhere")).as("groups n%d routes to", i).containsExactly(ACCOUNTS.get(away));
+            assertThat(v.get("elsewhere").get(0).get("placed"))
+                    .extracting(JsonNode::asText)
+                    .containsExactly("n" + away, "n" + (away + 1) % 4, "n" + (away + 2) % 4);
+            for (JsonNode g : v.get("groups")) {
+                assertThat(g.get("members")).hasSize(3);
+            }
+            // No replica of a group placed elsewhere: neither its store nor its Raft log.
+            assertThat(dir.resolve("n" + i + "/accounts/" + ACCOUNTS.get(away)))
+                    .as("n%d's store of account %s", i, away)
+                    .doesNotExist();
+            assertThat(dir.resolve("n" + i + "/raft/" + ClusterNode.groupId("placed", ACCOUNTS.get(away))))
+                    .doesNotExist();
+            assertThat(dir.resolve("n" + i + "/raft/" + ClusterNode.groupId("placed", ACCOUNTS.get(i))))
+                    .isDirectory();
+        }
+
+        // Each account makes a table and writes through the node its group is not on, and reads through every node.
+        for (int a = 0; a < 4; a++) {
+            int via = (a + 3) % 4;
+            createTable(as(a, via));
+            put(as(a, via), "item", "account " + a);
+            for (int i = 0; i < 4; i++) {
+                assertThat(get(as(a, i), "item"))
+                        .as("account %d through n%d", a, i)
+                        .isEqualTo("account " + a);
+            }
+        }
+
+        // Account 0's leader stops: its group (n0, n1, n2) elects n1 or n2, and n3 learns which from them.
+        nodes[0].close();
+        nodes[0] = null;
+        await(
+                "n3 to learn account 0's new leader",
+                () -> !knows(nodes[3], ACCOUNTS.get(0), "n0")
+                        && view(nodes[3]).get("elsewhere").get(0).hasNonNull("leader"));
+        DynamoDbClient throughN3 = as(0, 3);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            try {
+                put(throughN3, "item", "after n0 stopped");
+                break;
+            } catch (SdkException e) {
+                assertThat(System.nanoTime())
+                        .as("a write through n3 after n0 stopped: " + e)
+                        .isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        }
+        assertThat(get(as(0, 1), "item")).isEqualTo("after n0 stopped");
+        // The other accounts' groups go on: those with n0 among their members still have a majority.
+        for (int a = 1; a < 4; a++) {
+            put(as(a, 3), "item", "account " + a + " again");
+            assertThat(get(as(a, 1), "item")).isEqualTo("account " + a + " again");
+        }
+
+        // n0 returns, catches up and leads account 0's group again; n3 sends account 0's requests there.
+        start(0, 3);
+        await(
+                "n0 to lead account 0's group again, known to n3",
+                () -> nodes[0].serving(ACCOUNTS.get(0)) && knows(nodes[3], ACCOUNTS.get(0), "n0"));
+        assertThat(get(as(0, 3), "item")).isEqualTo("after n0 stopped");
+
+        // The placement is fixed once made: a node started with another is refused, and changes nothing.
+        nodes[1].close();
+        nodes[1] = null;
+        assertThatThrownBy(() -> start(1, 4))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replicas=3")
+                .hasMessageContaining("replicas=4")
+                .hasMessageContaining("cannot change yet");
+        nodes[1] = null;
+        assertThat(Files.readString(dir.resolve("n1/raft/" + ClusterMember.PLACEMENT_FILE)))
+                .isEqualTo("replicas=3\nmembers=n0,n1,n2,n3\n");
+    }
+
+    @Test
+    void inOpenModeTheFourthNodeHoldsNoReplicaAndRoutesToTheGroupsLeader() throws Exception {
+        startFour();
+        await(
+                "a leader that serves, known to n3",
+                () -> java.util.Arrays.stream(nodes).limit(3).anyMatch(ClusterMember::serving)
+                        && view(nodes[3]).get("elsewhere").get(0).hasNonNull("leader"));
+        JsonNode v = view(nodes[3]);
+        assertThat(v.get("role").asText()).isEqualTo("NONE");
+        assertThat(v.get("groups")).isEmpty();
+        assertThat(v.get("elsewhere").get(0).get("placed"))
+                .extracting(JsonNode::asText)
+                .containsExactly("n0", "n1", "n2");
+        assertThat(v.get("members")).hasSize(4);
+
+        createTable(as(0, 3));
+        put(as(0, 3), "item", "through n3");
+        for (int i = 0; i < 4; i++) {
+            assertThat(get(as(0, i), "item")).isEqualTo("through n3");
+        }
+        assertThat(dir.resolve("n3/raft/" + ClusterNode.groupId("placed"))).doesNotExist();
+
+        // Such a cluster's members cannot change yet: a clear refusal, through the node that routes or the leader.
+        for (int via : new int[] {3, 0}) {
+            HttpResponse<String> change = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + nodes[via].port() + "/cluster/members"))
+                                    .POST(HttpRequest.BodyPublishers.ofString("{\"remove\": \"n2\"}"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertThat(change.statusCode()).as(change.body()).isEqualTo(400);
+            assertThat(change.body()).contains("placed on 3 of the 4 members").contains("not built yet");
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(view(nodes[i]).get("groups").get(0).get("members")).hasSize(3);
+        }
+
+        // The console's Cluster page, served by n3: n3 takes part in no group, and the group's row names its leader
+        // and the members it is on.
+        Chromium.require();
+        WebDriver browser = Chromium.start();
+        try {
+            browser.get("http://127.0.0.1:" + nodes[3].port() + "/console/#/cluster");
+            new WebDriverWait(browser, Duration.ofSeconds(30))
+                    .until(d -> text(browser, "#cluster-groups tr[data-group='000000000000']")
+                            .contains("n0, n1, n2"));
+            String leader = text(browser, "#cluster-leader");
+            assertThat(leader).isIn("n0", "n1", "n2");
+            assertThat(text(browser, "#cluster-groups tr[data-group='000000000000']"))
+                    .contains(leader);
+            assertThat(text(browser, "#cluster-members tr[data-node=n3]")).contains("NONE", "(this page)");
+            assertThat(text(browser, "#cluster-members tr[data-node=" + leader + "]"))
+                    .contains("LEADER", "serves requests");
+        } finally {
+            browser.quit();
+        }
+    }
+
+    /** The text of the element {@code selector} finds, read in one script (the page redraws its rows every second). */
+    private static String text(WebDriver browser, String selector) {
+        return String.valueOf(((JavascriptExecutor) browser)
+                .executeScript(
+                        "const e = document.querySelector(arguments[0]); return e === null ? '' : e.innerText;",
+                        selector));
+    }
+}
