@@ -316,18 +316,32 @@ public final class ClusterNode implements Replication, AutoCloseable {
     public static final class Host implements AutoCloseable {
         /** How often the leader of a group this node is not placed on is asked for again. */
         private static final long LOCATE_MILLIS = 500;
+        /** Threads that ask the members of groups this node is not on; a round waits for one while all are busy. */
+        private static final int LOCATE_THREADS = 8;
+
+        private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Host.class);
 
         private final RaftServer server;
         private final List<ClusterNode> groups;
+        private final List<Peer> peers;
         private final Parameters parameters;
         private final Duration locateTimeout;
         private final List<GroupLocator> located = new java.util.concurrent.CopyOnWriteArrayList<>();
-        private java.util.concurrent.ScheduledExecutorService locating;
+        /** The Ratis client every locator asks through, its scheduler and its threads; made by the first locate. */
+        private org.apache.ratis.client.RaftClient locating;
+
+        private java.util.concurrent.ScheduledExecutorService rounds;
         private ExecutorService asking;
 
-        private Host(RaftServer server, List<ClusterNode> groups, Parameters parameters, Duration locateTimeout) {
+        private Host(
+                RaftServer server,
+                List<ClusterNode> groups,
+                List<Peer> peers,
+                Parameters parameters,
+                Duration locateTimeout) {
             this.server = server;
             this.groups = List.copyOf(groups);
+            this.peers = List.copyOf(peers);
             this.parameters = parameters;
             this.locateTimeout = locateTimeout;
         }
@@ -339,19 +353,54 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
         /**
          * Finds, from now on, the leader of group {@code id}, which this node is not placed on, by asking its {@code
-         * members} every half second ({@link GroupLocator}).
+         * members} (ids of the peers) every half second ({@link GroupLocator}).
          */
-        public synchronized GroupLocator locate(UUID id, List<Peer> members) {
+        public synchronized GroupLocator locate(UUID id, List<String> members) {
             if (locating == null) {
+                locating = locatingClient();
                 String name = server.getId() + "-locate";
-                locating = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name));
-                asking = Executors.newCachedThreadPool(r -> daemon(r, name + "-ask"));
-                locating.scheduleWithFixedDelay(
-                        () -> located.forEach(l -> l.ask(asking)), 0, LOCATE_MILLIS, TimeUnit.MILLISECONDS);
+                rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name));
+                asking = Executors.newFixedThreadPool(LOCATE_THREADS, r -> daemon(r, name + "-ask"));
+                rounds.scheduleWithFixedDelay(this::askAll, 0, LOCATE_MILLIS, TimeUnit.MILLISECONDS);
             }
-            GroupLocator locator = new GroupLocator(id, members, parameters, locateTimeout);
+            GroupLocator locator = new GroupLocator(id, members, locating);
             located.add(locator);
             return locator;
+        }
+
+        private void askAll() {
+            try {
+                located.forEach(l -> l.ask(asking));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                log.debug("asking for the groups' leaders while the host closes", e);
+            } catch (RuntimeException e) {
+                // Logged, not thrown: a task that throws ends the schedule, and no leader would be learned again.
+                log.warn("asking for the groups' leaders", e);
+            }
+        }
+
+        /**
+         * One Ratis client for every group's members: a group info request names its group, and goes to the peer
+         * asked (its Raft port, with the peers' TLS), answered within the election timeout, never retried.
+         */
+        private org.apache.ratis.client.RaftClient locatingClient() {
+            RaftProperties properties = new RaftProperties();
+            RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+            org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(
+                    properties, TimeDuration.valueOf(locateTimeout.toMillis(), TimeUnit.MILLISECONDS));
+            // Without the API address the peers carry as their client address: a Ratis client would send there.
+            List<RaftPeer> known = peers.stream()
+                    .map(p -> RaftPeer.newBuilder()
+                            .setId(p.id())
+                            .setAddress(p.address())
+                            .build())
+                    .toList();
+            return org.apache.ratis.client.RaftClient.newBuilder()
+                    .setRaftGroup(RaftGroup.valueOf(RaftGroupId.randomId(), known))
+                    .setProperties(properties)
+                    .setParameters(parameters)
+                    .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.noRetry())
+                    .build();
         }
 
         private static Thread daemon(Runnable r, String name) {
@@ -365,12 +414,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
             try {
                 synchronized (this) {
                     if (locating != null) {
-                        locating.shutdownNow();
+                        rounds.shutdownNow();
                         asking.shutdownNow();
+                        try {
+                            locating.close();
+                        } catch (IOException | RuntimeException e) {
+                            log.warn("closing the client that asks for the groups' leaders", e);
+                        }
                     }
-                }
-                for (GroupLocator l : located) {
-                    l.close();
                 }
                 server.close();
             } finally {
@@ -490,7 +541,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host = new Host(server, nodes, parameters, timings.electionMin());
+        Host host = new Host(server, nodes, peers, parameters, timings.electionMin());
         for (int i = 0; i < nodes.size(); i++) {
             replicas.get(raftGroups.get(i).getGroupId()).replicateThrough(nodes.get(i));
         }

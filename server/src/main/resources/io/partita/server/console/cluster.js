@@ -34,6 +34,21 @@ export async function clusterPage(el) {
     const views = await Promise.all(own.members.map((m) =>
       m.id === own.node ? own : view(location.protocol + "//" + m.api + "/cluster")));
     const leaderView = views.find((v) => v && v.role === "LEADER" && v.node === v.leader) || null;
+    const placed = Array.isArray(own.elsewhere);
+    // With the groups on some members, each node's figures are its own groups': the members table lists how many it
+    // holds and which it leads, and the groups table the rest.
+    const placedRows = own.members.map((m, i) => {
+      const v = views[i];
+      const id = esc(m.id) + (m.id === own.node ? ' <span class="muted">(this page)</span>' : "");
+      if (!v) {
+        return '<tr data-node="' + esc(m.id) + '"><td>' + id + "</td><td>" + esc(m.api) + "</td><td>" + esc(m.raft) +
+          '</td><td><span class="badge down">not answering</span></td><td></td></tr>';
+      }
+      const on = Array.isArray(v.groups) ? v.groups : [];
+      const leads = on.filter((g) => g.role === "LEADER" && g.serving).map((g) => esc(g.account));
+      return '<tr data-node="' + esc(m.id) + '"><td>' + id + "</td><td>" + esc(m.api) + "</td><td>" + esc(m.raft) +
+        '</td><td class="num">' + count(on.length) + "</td><td>" + leads.join(", ") + "</td></tr>";
+    });
     const rows = own.members.map((m, i) => {
       const v = views[i];
       if (!v) {
@@ -56,7 +71,6 @@ export async function clusterPage(el) {
     (Array.isArray(own.groups) ? own.groups : []).forEach(add);
     (Array.isArray(own.elsewhere) ? own.elsewhere : []).forEach(add);
     views.forEach((v) => (v && Array.isArray(v.groups) ? v.groups : []).forEach(add));
-    const placed = Array.isArray(own.elsewhere);
     // Each group's leader as the leader itself answers (its term, commit index and followers' lag), else as this node
     // knows it.
     const groupRows = groups.map((g) => {
@@ -78,17 +92,22 @@ export async function clusterPage(el) {
       '<th class="num">Term</th><th class="num">Commit index</th><th>Followers behind (entries)</th>' +
       (placed ? "<th>Members</th>" : "") + "</tr></thead><tbody>" +
       groupRows.join("") + "</tbody></table>";
+    const membersTable = placed
+      ? '<table class="grid" id="cluster-members"><thead><tr><th>Node</th><th>API</th><th>Raft</th>' +
+        '<th class="num">Groups on it</th><th>Leads</th></tr></thead><tbody>' + placedRows.join("") + "</tbody></table>"
+      : '<table class="grid" id="cluster-members"><thead><tr><th>Node</th><th>API</th><th>Raft</th><th>Role</th><th></th>' +
+        '<th class="num">Term</th><th class="num">Commit index</th><th class="num">Applied index</th>' +
+        '<th class="num">Behind the leader (entries)</th></tr></thead><tbody>' + rows.join("") + "</tbody></table>";
     body.innerHTML = '<div class="card"><p>Cluster <b>' + esc(own.cluster) + "</b>, " + own.members.length +
       (placed
-        ? " members, " + (groups.length > 1 ? "a Raft group per account (" + groups.length + ")" : "one Raft group") +
-          ", each placed on some members; the members table shows each node's first group."
-        : groups.length > 1
-        ? " members, a Raft group per account (" + groups.length + "); the members table shows the first account's."
-        : " members, one Raft group for the whole store.") + " Leader: <b id=\"cluster-leader\">" +
-      esc(leaderView ? leaderView.node : own.leader || "none (an election is under way)") + "</b>.</p>" +
-      '<table class="grid" id="cluster-members"><thead><tr><th>Node</th><th>API</th><th>Raft</th><th>Role</th><th></th>' +
-      '<th class="num">Term</th><th class="num">Commit index</th><th class="num">Applied index</th>' +
-      '<th class="num">Behind the leader (entries)</th></tr></thead><tbody>' + rows.join("") + "</tbody></table>" + groupTable +
+        ? " members, " + (groups.length > 1
+          ? "a Raft group per account (" + groups.length + "), each placed on some of them.</p>"
+          : "one Raft group, placed on some of them.</p>")
+        : (groups.length > 1
+          ? " members, a Raft group per account (" + groups.length + "); the members table shows the first account's."
+          : " members, one Raft group for the whole store.") + " Leader: <b id=\"cluster-leader\">" +
+          esc(leaderView ? leaderView.node : own.leader || "none (an election is under way)") + "</b>.</p>") +
+      membersTable + groupTable +
       '<p class="muted">Each node answers <code>GET /cluster</code> with its view and <code>GET /cluster/metrics</code> ' +
       "for Prometheus; the rest of this console is the leader's.</p></div>";
   });

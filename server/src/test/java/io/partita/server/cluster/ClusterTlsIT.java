@@ -34,14 +34,16 @@ import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
- * Three nodes in this JVM started with {@code --tls-cert} and {@code --tls-key}: clients speak HTTPS to any node, a
- * follower forwards to the leader over HTTPS, and the Raft peers talk over mutual TLS with the same certificate.
+ * Four nodes in this JVM started with {@code --tls-cert} and {@code --tls-key}, the cluster's group placed on the first
+ * three ({@code --cluster-replicas 3}): clients speak HTTPS to any node, a follower forwards to the leader over HTTPS,
+ * the Raft peers talk over mutual TLS with the same certificate, and the fourth node learns the group's leader from
+ * its members over mutual TLS too.
  */
 class ClusterTlsIT {
     @TempDir
     Path dir;
 
-    private final ClusterMember[] nodes = new ClusterMember[3];
+    private final ClusterMember[] nodes = new ClusterMember[4];
 
     @AfterEach
     void stopAll() {
@@ -57,13 +59,13 @@ class ClusterTlsIT {
     void clientsForwardedRequestsAndTheRaftPeersAllSpeakTls() throws Exception {
         TestCertificate cert = TestCertificate.make(dir);
         List<ClusterConfig.Member> members = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             try (ServerSocket raft = new ServerSocket(0);
                     ServerSocket api = new ServerSocket(0)) {
                 members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", raft.getLocalPort(), api.getLocalPort()));
             }
         }
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             ServerConfig server = new ServerConfig(
                             "127.0.0.1",
                             members.get(i).apiPort(),
@@ -74,15 +76,19 @@ class ClusterTlsIT {
                     .withTls(new ServerConfig.Tls(cert.certificate(), cert.privateKey()));
             nodes[i] = ClusterMember.start(
                     // With the read lease off, as on VMs that are paused with their clocks stopped.
-                    new ClusterConfig("tls", "n" + i, members).withReadLease(false),
+                    new ClusterConfig("tls", "n" + i, members)
+                            .withReadLease(false)
+                            .withReplicas(3),
                     server,
                     ClusterNode.Timings.loopback(),
                     s -> {});
         }
-        // Elected and serving: the peers' votes and appends passed their TLS, each side checking the other's.
-        int leader = ClusterIT.awaitServing(nodes);
-        int follower = (leader + 1) % 3;
-        int other = (leader + 2) % 3;
+        // Elected and serving: the peers' votes and appends passed their TLS, each side checking the other's. The group
+        // prefers n0, its first member.
+        ClusterStrictIT.await("n0 to serve", nodes[0]::serving);
+        int leader = 0;
+        int follower = 1;
+        int other = 2;
 
         // Made through a follower, which forwards it to the leader's public port over HTTPS.
         try (DynamoDbClient ddb = client("https://localhost:" + nodes[follower].port(), cert.trust())) {
@@ -96,6 +102,14 @@ class ClusterTlsIT {
             assertThat(ddb.getItem(g -> g.tableName("secure")
                                     .key(Map.of("pk", AttributeValue.fromS("k")))
                                     .consistentRead(true))
+                            .item())
+                    .containsEntry("pk", AttributeValue.fromS("k"));
+        }
+        // Through n3, which is not on the group: it asked the members where the leader is over their TLS.
+        ClusterStrictIT.await(
+                "n3 to learn the leader", () -> nodes[3].status().contains("\"leader\":\"n0\",\"placed\""));
+        try (DynamoDbClient ddb = client("https://localhost:" + nodes[3].port(), cert.trust())) {
+            assertThat(ddb.getItem(g -> g.tableName("secure").key(Map.of("pk", AttributeValue.fromS("k"))))
                             .item())
                     .containsEntry("pk", AttributeValue.fromS("k"));
         }
