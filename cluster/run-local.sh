@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # A 3-node Partita cluster on this machine (docs/CLUSTER.md): nodes n1, n2, n3 answer clients on ports 8001, 8002 and
 # 8003 and talk Raft on 9001, 9002 and 9003; each keeps its replica in $DIR/n1 … (default ./partita-cluster).
+# NODES=5 (3 to 9) starts that many members instead, e.g. with --cluster-replicas 3 to place each group on three.
 #
 #   cluster/run-local.sh start     starts the nodes in the background (logs in $DIR/n*.log; S3 for exports and imports
 #                                  in $DIR/s3, shared by the nodes, unless the arguments give --s3-dir)
 #   cluster/run-local.sh status    each node's view: its role, the leader, term and indexes (GET /cluster)
-#   cluster/run-local.sh kill N    SIGKILL node N (1-3): a crash, for trying failover
+#   cluster/run-local.sh kill N    SIGKILL node N: a crash, for trying failover
 #   cluster/run-local.sh restart N starts node N again on its data, with the arguments start was given
 #   cluster/run-local.sh stop      stops every node (SIGTERM: a clean stop)
-#   cluster/run-local.sh add N     starts node N (4-9) with --cluster-join and has the leader add it
+#   cluster/run-local.sh add N     starts node N (after the members start started, up to 9) with --cluster-join and
+#                                  has the leader add it
 #   cluster/run-local.sh remove N  has the leader remove node N from the members, then stops it
 #
 # In strict mode (start --credentials FILE), add and remove sign the change with AWS_ACCESS_KEY_ID and
@@ -21,14 +23,18 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 JAR=${JAR:-server/target/partita.jar}
 DIR=${DIR:-partita-cluster}
-MEMBERS="n1=127.0.0.1:9001:8001,n2=127.0.0.1:9002:8002,n3=127.0.0.1:9003:8003"
 
 member() { echo "n$1=127.0.0.1:900$1:800$1"; }
+
+# How many members start starts: NODES, kept in $DIR/nodes for the commands after it.
+if [[ ${1:-} == start ]]; then NODES=${NODES:-3}; else NODES=$(cat "$DIR/nodes" 2>/dev/null || echo 3); fi
+[[ $NODES =~ ^[3-9]$ ]] || { echo "NODES is 3 to 9, not $NODES" >&2; exit 2; }
+MEMBERS=$(for n in $(seq 1 "$NODES"); do member "$n"; done | paste -sd, -)
 
 start_node() {
   local n=$1; shift
   local members=$MEMBERS
-  [[ $n -le 3 ]] || members="$MEMBERS,$(member "$n")"
+  [[ $n -le $NODES ]] || members="$MEMBERS,$(member "$n")"
   mkdir -p "$DIR"
   # The nodes share one directory for S3 (exports and imports), as S3 is one place, unless the arguments name one.
   local s3=(--s3-dir "$DIR/s3") arg
@@ -90,17 +96,18 @@ case "${1:-}" in
     [[ -f $JAR ]] || { echo "no $JAR: build it with ./mvnw -pl server -am package -DskipTests" >&2; exit 1; }
     mkdir -p "$DIR"
     printf '%q ' "$@" >"$DIR/args"
-    for n in 1 2 3; do start_node "$n" "$@"; done
+    echo "$NODES" >"$DIR/nodes"
+    for n in $(seq 1 "$NODES"); do start_node "$n" "$@"; done
     ;;
   restart)
     n=${2:?which node: 1 to 9}
     eval "set -- $(saved_args)"
-    [[ $n -le 3 ]] || set -- "$@" --cluster-join
+    [[ $n -le $NODES ]] || set -- "$@" --cluster-join
     start_node "$n" "$@"
     ;;
   add)
-    n=${2:?which node: 4 to 9}
-    [[ $n =~ ^[4-9]$ ]] || { echo "add a node 4 to 9" >&2; exit 2; }
+    n=${2:?which node: $((NODES + 1)) to 9}
+    [[ $n =~ ^[1-9]$ && $n -gt $NODES ]] || { echo "add a node $((NODES + 1)) to 9" >&2; exit 2; }
     need_key
     eval "set -- $(saved_args)"
     start_node "$n" --cluster-join "$@"
@@ -115,7 +122,7 @@ case "${1:-}" in
     [[ -n $pid ]] && kill "$pid" && rm -f "$DIR/n$n.pid" && echo "node n$n (pid $pid) stopping"
     ;;
   kill)
-    pid=$(pid_of "${2:?which node: 1, 2 or 3}")
+    pid=$(pid_of "${2:?which node: 1 to 9}")
     [[ -n $pid ]] && kill -9 "$pid" && echo "node n$2 (pid $pid) killed"
     ;;
   stop)
@@ -127,14 +134,14 @@ case "${1:-}" in
     ;;
   status)
     for n in 1 2 3 4 5 6 7 8 9; do
-      [[ $n -le 3 || -d $DIR/n$n ]] || continue
+      [[ $n -le $NODES || -d $DIR/n$n ]] || continue
       printf 'n%s: ' "$n"
       node_curl "$n" -s --max-time 2 || printf 'not answering'
       echo
     done
     ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

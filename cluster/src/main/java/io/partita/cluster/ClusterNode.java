@@ -327,6 +327,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
         private final Parameters parameters;
         private final Duration locateTimeout;
         private final List<GroupLocator> located = new java.util.concurrent.CopyOnWriteArrayList<>();
+        /** The members whose group info a locator could not get, and until when none is asked of them. */
+        private final java.util.Map<String, Long> downUntil = new java.util.concurrent.ConcurrentHashMap<>();
+
+        private boolean closed;
         /** The Ratis client every locator asks through, its scheduler and its threads; made by the first locate. */
         private org.apache.ratis.client.RaftClient locating;
 
@@ -356,14 +360,20 @@ public final class ClusterNode implements Replication, AutoCloseable {
          * members} (ids of the peers) every half second ({@link GroupLocator}).
          */
         public synchronized GroupLocator locate(UUID id, List<String> members) {
+            if (closed) {
+                throw new IllegalStateException("the host is closed");
+            }
             if (locating == null) {
                 locating = locatingClient();
                 String name = server.getId() + "-locate";
                 rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name));
-                asking = Executors.newFixedThreadPool(LOCATE_THREADS, r -> daemon(r, name + "-ask"));
+                java.util.concurrent.ThreadPoolExecutor pool = (java.util.concurrent.ThreadPoolExecutor)
+                        Executors.newFixedThreadPool(LOCATE_THREADS, r -> daemon(r, name + "-ask"));
+                pool.prestartAllCoreThreads(); // none left to make later, when making one might fail
+                asking = pool;
                 rounds.scheduleWithFixedDelay(this::askAll, 0, LOCATE_MILLIS, TimeUnit.MILLISECONDS);
             }
-            GroupLocator locator = new GroupLocator(id, members, locating);
+            GroupLocator locator = new GroupLocator(id, members, locating, downUntil);
             located.add(locator);
             return locator;
         }
@@ -373,7 +383,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 located.forEach(l -> l.ask(asking));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 log.debug("asking for the groups' leaders while the host closes", e);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 // Logged, not thrown: a task that throws ends the schedule, and no leader would be learned again.
                 log.warn("asking for the groups' leaders", e);
             }
@@ -413,6 +423,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         public void close() throws IOException {
             try {
                 synchronized (this) {
+                    closed = true;
                     if (locating != null) {
                         rounds.shutdownNow();
                         asking.shutdownNow();

@@ -24,16 +24,23 @@ import org.apache.ratis.protocol.RaftPeerId;
  * half second, through one Ratis client of the host's for every group.
  */
 public final class GroupLocator {
+    /** How long a member that did not answer is not asked again, by any group's locator. */
+    static final long DOWN_NANOS = 2_000_000_000L;
+
     private final RaftGroupId id;
     private final List<String> members;
     private final RaftClient client;
+    /** Until when ({@link System#nanoTime}) a member that did not answer is not asked; a host's locators share it. */
+    private final Map<String, Long> downUntil;
+
     private final AtomicBoolean asking = new AtomicBoolean();
     private volatile String leader;
 
-    GroupLocator(UUID id, List<String> members, RaftClient client) {
+    GroupLocator(UUID id, List<String> members, RaftClient client, Map<String, Long> downUntil) {
         this.id = RaftGroupId.valueOf(id);
         this.members = List.copyOf(members);
         this.client = client;
+        this.downUntil = downUntil;
     }
 
     /** The group's id. */
@@ -54,20 +61,33 @@ public final class GroupLocator {
     /**
      * Asks every member at once, on {@code pool}, and learns the leader as soon as a majority names the same member,
      * or learns that none is known once every member has answered or failed without one; does nothing while the
-     * previous round is still out. A member that cannot be reached holds up no round a majority decides.
+     * previous round is still out. A member that cannot be reached holds up no round a majority decides, and is not
+     * asked again, by any group's locator, for {@link #DOWN_NANOS}: its calls, each waiting out its deadline, would
+     * take the pool's threads from the members that answer.
      */
     void ask(Executor pool) {
         if (!asking.compareAndSet(false, true)) {
             return;
         }
         Votes votes = new Votes(members.size());
+        java.util.function.Consumer<String> count = named -> {
+            if (votes.count(named)) {
+                leader = votes.leader();
+                asking.set(false);
+            }
+        };
         for (String member : members) {
-            CompletableFuture.supplyAsync(() -> leaderNamedBy(member), pool).whenComplete((named, failed) -> {
-                if (votes.count(failed == null ? named : null)) {
-                    leader = votes.leader();
-                    asking.set(false);
-                }
-            });
+            Long down = downUntil.get(member);
+            if (down != null && System.nanoTime() - down < 0) {
+                count.accept(null);
+                continue;
+            }
+            try {
+                CompletableFuture.supplyAsync(() -> leaderNamedBy(member), pool)
+                        .whenComplete((named, failed) -> count.accept(failed == null ? named : null));
+            } catch (RuntimeException rejected) {
+                count.accept(null); // the pool is closing: the round still ends
+            }
         }
     }
 
@@ -127,7 +147,9 @@ public final class GroupLocator {
             }
             return null;
         } catch (IOException | RuntimeException e) {
-            return null; // down, unreachable, or no longer holding the group: no word from it
+            // Down, unreachable, or not holding the group: no word from it, and none asked of it for a while.
+            downUntil.put(member, System.nanoTime() + DOWN_NANOS);
+            return null;
         }
     }
 }

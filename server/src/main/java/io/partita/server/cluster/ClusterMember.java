@@ -152,9 +152,9 @@ public final class ClusterMember implements AutoCloseable {
         List<String> memberIds =
                 cluster.members().stream().map(ClusterConfig.Member::id).toList();
         Path raftDir = server.storage().dataDir().resolve("raft");
-        java.util.Map<String, String> placement = placement(owners, memberIds);
+        PlacementRecord placement = null;
         try {
-            checkPlacement(raftDir, placement);
+            placement = PlacementRecord.check(raftDir, cluster, owners);
             for (String account : owners) {
                 StorageConfig storage = PartitaServer.storage(server, account);
                 // With --cluster-replicas, the group at place k in the accounts' order is on the members Placement
@@ -191,15 +191,16 @@ public final class ClusterMember implements AutoCloseable {
                             ? null
                             : new ClusterNode.PeerTls(
                                     server.tls().certificate(), server.tls().privateKey()));
-            recordPlacement(raftDir, placement);
             int i = 0;
             for (Group g : byAccount.values()) {
                 if (g.here()) {
                     g.node = started.groups().get(i++);
+                    checkMembers(g);
                 } else {
                     g.locator = started.locate(groupId(g.account), g.placed);
                 }
             }
+            placement.write();
             this.groups = java.util.Collections.unmodifiableMap(byAccount);
             this.primary = byAccount.values().iterator().next();
             ClusterConfig.Member self = cluster.self();
@@ -234,6 +235,9 @@ public final class ClusterMember implements AutoCloseable {
                 started.close();
             }
             byAccount.values().stream().filter(Group::here).forEach(g -> g.replica.close());
+            if (placement != null) {
+                placement.failed(e);
+            }
             throw e;
         }
         this.host = started;
@@ -276,126 +280,21 @@ public final class ClusterMember implements AutoCloseable {
                 : ClusterNode.groupId(cluster.name(), account);
     }
 
-    /** Where a node records how its cluster's groups are placed, in its {@code raft} folder. */
-    static final String PLACEMENT_FILE = "placement";
-
     /**
-     * How the groups are placed now, as {@link #PLACEMENT_FILE} records it: {@code replicas=all} when every group is on
-     * every member; with {@code --cluster-replicas}, R, the members' ids and each account's group's members.
+     * Refuses a group placed on this node whose members, as its Raft log has them, are not those it is placed on: the
+     * group was made by nodes given other members, R or accounts than this one.
      */
-    private java.util.Map<String, String> placement(List<String> owners, List<String> memberIds) {
-        java.util.Map<String, String> now = new java.util.LinkedHashMap<>();
-        if (!cluster.placed()) {
-            now.put("replicas", "all");
-            return now;
+    private void checkMembers(Group g) {
+        if (g.placed == null) {
+            return; // on every member, whose changes the group's configuration follows
         }
-        now.put("replicas", Integer.toString(cluster.replicas()));
-        now.put("members", String.join(",", memberIds.stream().sorted().toList()));
-        for (int k = 0; k < owners.size(); k++) {
-            now.put(
-                    "group." + owners.get(k),
-                    String.join(",", io.partita.cluster.Placement.of(memberIds, k, cluster.replicas())));
-        }
-        return now;
-    }
-
-    /**
-     * Refuses to start when the groups would be placed otherwise than this node's {@code raft} folder records: a node
-     * placing a group on other members than the others do would make a group of its own under the group's id. R and
-     * the members must be as recorded, and each recorded account's group on the same members (an account added with
-     * an id after every other's places no other group anew; one added before, or one removed, would). A folder with
-     * groups but no record was made with every group on every member; one without groups records nothing yet.
-     */
-    private static void checkPlacement(Path raftDir, java.util.Map<String, String> now) throws IOException {
-        Path file = raftDir.resolve(PLACEMENT_FILE);
-        java.util.Map<String, String> before = new java.util.LinkedHashMap<>();
-        if (java.nio.file.Files.exists(file)) {
-            for (String line : java.nio.file.Files.readAllLines(file)) {
-                int eq = line.indexOf('=');
-                if (eq > 0) {
-                    before.put(line.substring(0, eq), line.substring(eq + 1));
-                }
-            }
-        } else if (hasGroups(raftDir)) {
-            before.put("replicas", "all");
-        } else {
-            return;
-        }
-        String refusal = null;
-        if (!java.util.Objects.equals(before.get("replicas"), now.get("replicas"))
-                || !java.util.Objects.equals(before.get("members"), now.get("members"))) {
-            refusal = "its groups were placed with " + describe(before) + ", and would now be with " + describe(now);
-        } else {
-            for (var e : now.entrySet()) {
-                String was = before.get(e.getKey());
-                if (e.getKey().startsWith("group.") && was != null && !was.equals(e.getValue())) {
-                    refusal = "account " + e.getKey().substring("group.".length()) + "'s group is on " + was
-                            + ", and would now be on " + e.getValue()
-                            + " (accounts added before another, or removed, move the groups after them)";
-                    break;
-                }
-            }
-        }
-        if (refusal != null) {
-            throw new IllegalArgumentException("this node cannot start: " + refusal + ", as " + file + " records."
-                    + " The placement of a cluster's groups cannot change yet: give every node the --cluster-replicas,"
-                    + " members and accounts it was made with");
-        }
-    }
-
-    private static String describe(java.util.Map<String, String> placement) {
-        String members = placement.get("members");
-        return "replicas=" + placement.get("replicas") + (members == null ? "" : " of members " + members);
-    }
-
-    /** Whether {@code raftDir} holds a group's folder (named by its id), as Ratis makes one. */
-    private static boolean hasGroups(Path raftDir) throws IOException {
-        if (!java.nio.file.Files.isDirectory(raftDir)) {
-            return false;
-        }
-        try (var dirs = java.nio.file.Files.list(raftDir)) {
-            return dirs.filter(java.nio.file.Files::isDirectory).anyMatch(d -> {
-                try {
-                    UUID.fromString(d.getFileName().toString());
-                    return true;
-                } catch (IllegalArgumentException e) {
-                    return false;
-                }
-            });
-        }
-    }
-
-    /**
-     * Records {@code now} in {@link #PLACEMENT_FILE} once the node's groups have started, unless it is there already:
-     * whole or not at all, and forced to disk with the folder's entry, since a record half written or lost to a power
-     * cut would refuse the next start.
-     */
-    private static void recordPlacement(Path raftDir, java.util.Map<String, String> now) throws IOException {
-        StringBuilder text = new StringBuilder();
-        now.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
-        Path file = raftDir.resolve(PLACEMENT_FILE);
-        if (java.nio.file.Files.exists(file)
-                && java.nio.file.Files.readString(file).contentEquals(text)) {
-            return;
-        }
-        java.nio.file.Files.createDirectories(raftDir);
-        Path written = raftDir.resolve(PLACEMENT_FILE + ".new");
-        try (java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(
-                written,
-                java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.WRITE,
-                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
-            out.write(java.nio.ByteBuffer.wrap(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-            out.force(true);
-        }
-        java.nio.file.Files.move(
-                written,
-                file,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        try (java.nio.channels.FileChannel folder =
-                java.nio.channels.FileChannel.open(raftDir, java.nio.file.StandardOpenOption.READ)) {
-            folder.force(true);
+        List<String> has =
+                g.node.members().stream().map(ClusterNode.Peer::id).sorted().toList();
+        List<String> placedOn = g.placed.stream().sorted().toList();
+        if (!has.isEmpty() && !has.equals(placedOn)) {
+            throw new IllegalArgumentException("this node cannot start: " + g.name() + "'s group is on " + has
+                    + " as its Raft log says, and would now be on " + placedOn + ": give every node the"
+                    + " --cluster-replicas, members and accounts the cluster was made with");
         }
     }
 

@@ -64,13 +64,16 @@ export async function clusterPage(el) {
         "</span></td><td>" + (v.serving ? "serves requests" : "") + '</td><td class="num">' + count(v.term) + '</td><td class="num">' +
         count(v.commitIndex) + '</td><td class="num">' + count(v.appliedIndex) + '</td><td class="num lag">' + count(lag) + "</td></tr>";
     });
-    // Every group any node answered for, in this node's order (its own, then those placed elsewhere), then the others'.
+    // This node's groups; with the groups placed, every group any node answered for, in this node's order (its own,
+    // then those placed elsewhere), then the others'.
     const groups = [];
     const seen = new Set();
     const add = (g) => { if (g && !seen.has(g.group)) { seen.add(g.group); groups.push(g); } };
     (Array.isArray(own.groups) ? own.groups : []).forEach(add);
-    (Array.isArray(own.elsewhere) ? own.elsewhere : []).forEach(add);
-    views.forEach((v) => (v && Array.isArray(v.groups) ? v.groups : []).forEach(add));
+    if (placed) {
+      own.elsewhere.forEach(add);
+      views.forEach((v) => (v && Array.isArray(v.groups) ? v.groups : []).forEach(add));
+    }
     // Each group's leader as the leader itself answers (its term, commit index and followers' lag), else as this node
     // knows it.
     const groupRows = groups.map((g) => {

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,9 +50,11 @@ class ClusterPlacementIT {
     private final List<ClusterConfig.Member> members = new ArrayList<>();
     private final ClusterMember[] nodes = new ClusterMember[4];
     private Accounts accounts;
+    private final Map<String, DynamoDbClient> clients = new java.util.HashMap<>();
 
     @AfterEach
     void stopAll() {
+        clients.values().forEach(DynamoDbClient::close);
         for (ClusterMember m : nodes) {
             if (m != null) {
                 m.close();
@@ -74,14 +77,16 @@ class ClusterPlacementIT {
         }
     }
 
-    /** Account {@code a}'s client (key {@code AK<a>}; any key in open mode) through node {@code via}. */
+    /** Account {@code a}'s client (key {@code AK<a>}; any key in open mode) through node {@code via}, made once. */
     private DynamoDbClient as(int a, int via) {
-        return DynamoDbClient.builder()
-                .endpointOverride(
-                        URI.create("http://127.0.0.1:" + members.get(via).apiPort()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(() -> AwsBasicCredentials.create("AK" + a, "secret-" + a))
-                .build();
+        return clients.computeIfAbsent(
+                a + "@" + via,
+                k -> DynamoDbClient.builder()
+                        .endpointOverride(URI.create(
+                                "http://127.0.0.1:" + members.get(via).apiPort()))
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(() -> AwsBasicCredentials.create("AK" + a, "secret-" + a))
+                        .build());
     }
 
     private static JsonNode view(ClusterMember m) {
@@ -217,7 +222,7 @@ class ClusterPlacementIT {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("account 111111111111's group is on n0,n1,n2, and would now be on n1,n2,n3");
         nodes[1] = null;
-        assertThat(Files.readString(dir.resolve("n1/raft/" + ClusterMember.PLACEMENT_FILE)))
+        assertThat(Files.readString(dir.resolve("n1/raft/" + PlacementRecord.FILE)))
                 .isEqualTo("replicas=3\nmembers=n0,n1,n2,n3\ngroup.111111111111=n0,n1,n2\ngroup.222222222222=n1,n2,n3"
                         + "\ngroup.333333333333=n2,n3,n0\ngroup.444444444444=n3,n0,n1\n");
     }
@@ -266,7 +271,7 @@ class ClusterPlacementIT {
             browser.get("http://127.0.0.1:" + nodes[3].port() + "/console/#/cluster");
             // Read in one go, each time the page may have redrawn: the group's row (its leader, then its members),
             // the leader's row with what it leads, and n3's with no group.
-            new WebDriverWait(browser, Duration.ofSeconds(30))
+            new WebDriverWait(browser, Duration.ofSeconds(60))
                     .until(d -> text(browser, "#cluster-groups tr[data-group='000000000000']")
                                     .matches("(?s)000000000000\\s+\\S+\\s+n0\\b.*n0, n1, n2.*")
                             && text(browser, "#cluster-members tr[data-node=n0]")

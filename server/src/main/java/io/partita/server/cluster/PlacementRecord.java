@@ -1,0 +1,170 @@
+package io.partita.server.cluster;
+
+import io.partita.cluster.Placement;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * How a node's groups are placed, as its {@code raft/placement} file records it: {@code replicas=all} when every group
+ * is on every member; with {@code --cluster-replicas}, R, the members' ids and each account's group's members (kept
+ * for an account removed since). A node placing a group on other members than the others do would make a group of its
+ * own under the group's id, so a start that would place a recorded group otherwise is refused ({@link #check}).
+ */
+final class PlacementRecord {
+    /** The file, in a node's {@code raft} folder. */
+    static final String FILE = "placement";
+
+    private final Path raftDir;
+    private final Map<String, String> lines;
+    /** Whether this start wrote the node's first record, before any group was made. */
+    private final boolean first;
+
+    private PlacementRecord(Path raftDir, Map<String, String> lines, boolean first) {
+        this.raftDir = raftDir;
+        this.lines = lines;
+        this.first = first;
+    }
+
+    /** How {@code cluster}'s groups, one per account of {@code owners} in that order, are placed now. */
+    static Map<String, String> of(ClusterConfig cluster, List<String> owners) {
+        Map<String, String> now = new LinkedHashMap<>();
+        if (!cluster.placed()) {
+            now.put("replicas", "all");
+            return now;
+        }
+        List<String> ids =
+                cluster.members().stream().map(ClusterConfig.Member::id).toList();
+        now.put("replicas", Integer.toString(cluster.replicas()));
+        now.put("members", String.join(",", ids.stream().sorted().toList()));
+        for (int k = 0; k < owners.size(); k++) {
+            now.put("group." + owners.get(k), String.join(",", Placement.of(ids, k, cluster.replicas())));
+        }
+        return now;
+    }
+
+    /**
+     * Checks the placement of {@code cluster}'s groups (one per account of {@code owners}) against the record in
+     * {@code raftDir}: R and the members must be as recorded, and each recorded account's group on the same members.
+     * An account added with an id after every other's places no group anew; one added before another, one removed
+     * from before others, or a removed one given again at another place, would. A folder with groups and no record was
+     * made with every group on every member. A node with neither is starting for the first time: the record is
+     * written now, before Ratis makes any group's folder, so that a start that fails after making one is not taken
+     * for a folder from before records were kept.
+     *
+     * @return the record to {@link #write} once the groups have started: the placement now, with the lines of
+     *     accounts no longer given kept
+     * @throws IllegalArgumentException naming what would be placed otherwise
+     */
+    static PlacementRecord check(Path raftDir, ClusterConfig cluster, List<String> owners) throws IOException {
+        Map<String, String> now = of(cluster, owners);
+        Path file = raftDir.resolve(FILE);
+        Map<String, String> before = new LinkedHashMap<>();
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    before.put(line.substring(0, eq), line.substring(eq + 1));
+                }
+            }
+        } else if (hasGroups(raftDir)) {
+            before.put("replicas", "all");
+        } else {
+            PlacementRecord first = new PlacementRecord(raftDir, now, true);
+            first.write();
+            return first;
+        }
+        String refusal = null;
+        if (!Objects.equals(before.get("replicas"), now.get("replicas"))
+                || !Objects.equals(before.get("members"), now.get("members"))) {
+            refusal = "its groups were placed with " + describe(before) + ", and would now be with " + describe(now);
+        } else {
+            for (var e : now.entrySet()) {
+                String was = before.get(e.getKey());
+                if (e.getKey().startsWith("group.") && was != null && !was.equals(e.getValue())) {
+                    refusal = "account " + e.getKey().substring("group.".length()) + "'s group is on " + was
+                            + ", and would now be on " + e.getValue()
+                            + " (accounts added before another, or removed, move the groups after them)";
+                    break;
+                }
+            }
+        }
+        if (refusal != null) {
+            throw new IllegalArgumentException("this node cannot start: " + refusal + ", as " + file + " records."
+                    + " The placement of a cluster's groups cannot change yet: give every node the --cluster-replicas,"
+                    + " members and accounts it was made with");
+        }
+        before.forEach(now::putIfAbsent);
+        return new PlacementRecord(raftDir, now, false);
+    }
+
+    private static String describe(Map<String, String> placement) {
+        String members = placement.get("members");
+        return "replicas=" + placement.get("replicas") + (members == null ? "" : " of members " + members);
+    }
+
+    /** Whether {@code raftDir} holds a group's folder (named by its id), as Ratis makes one. */
+    static boolean hasGroups(Path raftDir) throws IOException {
+        if (!Files.isDirectory(raftDir)) {
+            return false;
+        }
+        try (var dirs = Files.list(raftDir)) {
+            return dirs.filter(Files::isDirectory).anyMatch(d -> {
+                try {
+                    UUID.fromString(d.getFileName().toString());
+                    return true;
+                } catch (IllegalArgumentException e) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    /**
+     * Writes the record, unless the file has it already: whole or not at all, and forced to disk with the folder's
+     * entry, since a record half written or lost to a power cut would refuse the next start.
+     */
+    void write() throws IOException {
+        StringBuilder text = new StringBuilder();
+        lines.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+        Path file = raftDir.resolve(FILE);
+        if (Files.exists(file) && Files.readString(file).contentEquals(text)) {
+            return;
+        }
+        Files.createDirectories(raftDir);
+        Path written = raftDir.resolve(FILE + ".new");
+        try (FileChannel out = FileChannel.open(
+                written, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            out.write(ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8)));
+            out.force(true);
+        }
+        Files.move(written, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (FileChannel folder = FileChannel.open(raftDir, StandardOpenOption.READ)) {
+            folder.force(true);
+        }
+    }
+
+    /**
+     * After a start that failed: a first record under which no group was made is deleted, so that the next start
+     * records its own.
+     */
+    void failed(Exception why) {
+        try {
+            if (first && !hasGroups(raftDir)) {
+                Files.deleteIfExists(raftDir.resolve(FILE));
+            }
+        } catch (IOException e) {
+            why.addSuppressed(e);
+        }
+    }
+}

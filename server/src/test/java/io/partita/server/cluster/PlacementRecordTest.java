@@ -1,0 +1,86 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A node's record of how its groups are placed ({@code raft/placement}), and the starts it refuses. */
+class PlacementRecordTest {
+    private static final List<ClusterConfig.Member> FOUR =
+            ClusterConfig.parseMembers("n0=h:1:2,n1=h:3:4,n2=h:5:6,n3=h:7:8");
+
+    @TempDir
+    Path raft;
+
+    private static ClusterConfig placed(int replicas) {
+        return new ClusterConfig("c", "n1", FOUR).withReplicas(replicas);
+    }
+
+    private String record() throws Exception {
+        return Files.readString(raft.resolve(PlacementRecord.FILE));
+    }
+
+    @Test
+    void aFirstStartRecordsBeforeAnyGroupAndTheSamePlacementStartsAgain() throws Exception {
+        PlacementRecord first = PlacementRecord.check(raft, placed(3), List.of("a", "b"));
+        assertThat(record()).isEqualTo("replicas=3\nmembers=n0,n1,n2,n3\ngroup.a=n0,n1,n2\ngroup.b=n1,n2,n3\n");
+        first.write();
+        // The same flags, the members in another order: the same placement.
+        List<ClusterConfig.Member> shuffled = List.of(FOUR.get(2), FOUR.get(0), FOUR.get(3), FOUR.get(1));
+        PlacementRecord.check(raft, new ClusterConfig("c", "n1", shuffled).withReplicas(3), List.of("a", "b"))
+                .write();
+        // An account added after the others places no group anew.
+        PlacementRecord.check(raft, placed(3), List.of("a", "b", "c")).write();
+        assertThat(record()).endsWith("group.c=n2,n3,n0\n");
+    }
+
+    @Test
+    void aFirstStartThatMadeNoGroupLeavesNoRecord() throws Exception {
+        PlacementRecord first = PlacementRecord.check(raft, placed(3), List.of("a"));
+        first.failed(new IllegalStateException("the Raft port is taken"));
+        assertThat(raft.resolve(PlacementRecord.FILE)).doesNotExist();
+        // One that made a group keeps it: the next start with other flags is refused.
+        first = PlacementRecord.check(raft, placed(3), List.of("a"));
+        Files.createDirectories(raft.resolve("3f1c2a4e-0000-0000-0000-000000000000"));
+        first.failed(new IllegalStateException("a group did not start"));
+        assertThatThrownBy(() -> PlacementRecord.check(raft, placed(4), List.of("a")))
+                .hasMessageContaining("replicas=3 of members n0,n1,n2,n3")
+                .hasMessageContaining("replicas=4 of members n0,n1,n2,n3");
+    }
+
+    @Test
+    void aPlacementThatMovesARecordedGroupIsRefused() throws Exception {
+        PlacementRecord.check(raft, placed(3), List.of("b", "c")).write();
+        // An account before the others moves every group after it.
+        assertThatThrownBy(() -> PlacementRecord.check(raft, placed(3), List.of("a", "b", "c")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("account b's group is on n0,n1,n2, and would now be on n1,n2,n3");
+        // Removing the last account moves none; its line stays, so it cannot come back at another place.
+        PlacementRecord.check(raft, placed(3), List.of("b")).write();
+        assertThat(record()).contains("group.c=n1,n2,n3");
+        assertThatThrownBy(() -> PlacementRecord.check(raft, placed(3), List.of("b", "b2", "c")))
+                .hasMessageContaining("account c's group is on n1,n2,n3, and would now be on n2,n3,n0");
+        // Other members are refused too.
+        assertThatThrownBy(() -> PlacementRecord.check(
+                        raft, new ClusterConfig("c", "n1", FOUR.subList(0, 3)).withReplicas(3), List.of("b", "c")))
+                .hasMessageContaining("would now be with replicas=3 of members n0,n1,n2");
+    }
+
+    @Test
+    void groupsWithoutARecordWereMadeOnEveryMember(@TempDir Path empty) throws Exception {
+        Files.createDirectories(raft.resolve("3f1c2a4e-0000-0000-0000-000000000000"));
+        ClusterConfig every = new ClusterConfig("c", "n1", FOUR);
+        PlacementRecord.check(raft, every, List.of("a")).write();
+        assertThat(record()).isEqualTo("replicas=all\n");
+        assertThatThrownBy(() -> PlacementRecord.check(raft, placed(3), List.of("a")))
+                .hasMessageContaining("placed with replicas=all, and would now be with replicas=3");
+        // A folder with no group (a start that made none) records nothing yet: any placement may start.
+        PlacementRecord.check(empty, placed(3), List.of("a"));
+        assertThat(Files.readString(empty.resolve(PlacementRecord.FILE))).startsWith("replicas=3\n");
+    }
+}
