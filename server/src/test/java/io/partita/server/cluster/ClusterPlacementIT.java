@@ -31,6 +31,7 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
@@ -64,7 +65,12 @@ class ClusterPlacementIT {
 
     private ClusterMember start(int i, int replicas) throws Exception {
         nodes[i] = ClusterStrictIT.startNode(
-                dir, new ClusterConfig("placed", "n" + i, members).withReplicas(replicas), i, accounts);
+                dir,
+                new ClusterConfig("placed", "n" + i, members)
+                        .withReplicas(replicas)
+                        .withFollowerReads(true),
+                i,
+                accounts);
         return nodes[i];
     }
 
@@ -115,6 +121,14 @@ class ClusterPlacementIT {
             }
         }
         return false;
+    }
+
+    /** Item {@code id}'s {@code v}, read eventually consistently; null when there is none. */
+    private static String eventual(DynamoDbClient ddb, String id) {
+        Map<String, AttributeValue> item = ddb.getItem(
+                        r -> r.tableName("orders").key(Map.of("pk", AttributeValue.fromS(id))))
+                .item();
+        return item.isEmpty() ? null : item.get("v").s();
     }
 
     @SuppressWarnings("unchecked")
@@ -171,6 +185,20 @@ class ClusterPlacementIT {
                         .isEqualTo("account " + a);
             }
         }
+
+        // With follower reads on, n1, a follower of account 0's group, answers that account's eventually consistent
+        // reads from its replica; n3, not on the group, sends them to the leader and answers none itself.
+        HttpClient http = HttpClient.newHttpClient();
+        long n1Before = ClusterStrictIT.followerReads(http, nodes[1]);
+        await(
+                "an eventually consistent read through n1 answered by its reader",
+                () -> "account 0".equals(eventual(as(0, 1), "item"))
+                        && ClusterStrictIT.followerReads(http, nodes[1]) > n1Before);
+        long n3Before = ClusterStrictIT.followerReads(http, nodes[3]);
+        for (int r = 0; r < 5; r++) {
+            assertThat(eventual(as(0, 3), "item")).isEqualTo("account 0");
+        }
+        assertThat(ClusterStrictIT.followerReads(http, nodes[3])).isEqualTo(n3Before);
 
         // Account 0's leader stops: its group (n0, n1, n2) elects n1 or n2, and n3 learns which from them.
         nodes[0].close();

@@ -316,7 +316,7 @@ class ClusterStrictIT {
     }
 
     /** The reads node {@code m} answered from its own replica as a follower. */
-    private static long followerReads(HttpClient http, ClusterMember m) {
+    static long followerReads(HttpClient http, ClusterMember m) {
         try {
             String scrape = http.send(
                             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port() + "/cluster/metrics"))
