@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A 3-node Partita cluster on this machine (docs/CLUSTER.md): nodes n1, n2, n3 answer clients on ports 8001, 8002 and
 # 8003 and talk Raft on 9001, 9002 and 9003; each keeps its replica in $DIR/n1 … (default ./partita-cluster).
-# NODES=5 (3 to 9) starts that many members instead, e.g. with --cluster-replicas 3 to place each group on three.
+# NODES=5 (3 to 9, kept in $DIR/nodes for the later commands) starts that many members instead, e.g. with
+# --cluster-replicas 3 to place each group on three (add and remove are then refused).
 #
 #   cluster/run-local.sh start     starts the nodes in the background (logs in $DIR/n*.log; S3 for exports and imports
 #                                  in $DIR/s3, shared by the nodes, unless the arguments give --s3-dir)
@@ -9,8 +10,7 @@
 #   cluster/run-local.sh kill N    SIGKILL node N: a crash, for trying failover
 #   cluster/run-local.sh restart N starts node N again on its data, with the arguments start was given
 #   cluster/run-local.sh stop      stops every node (SIGTERM: a clean stop)
-#   cluster/run-local.sh add N     starts node N (after the members start started, up to 9) with --cluster-join and
-#                                  has the leader add it
+#   cluster/run-local.sh add N     starts node N (NODES+1 to 9) with --cluster-join and has the leader add it
 #   cluster/run-local.sh remove N  has the leader remove node N from the members, then stops it
 #
 # In strict mode (start --credentials FILE), add and remove sign the change with AWS_ACCESS_KEY_ID and
