@@ -148,6 +148,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClusterNode.class);
+
     private final RaftServer server;
     private final RaftGroup group;
     private final RaftPeerId self;
@@ -355,6 +357,68 @@ public final class ClusterNode implements Replication, AutoCloseable {
             return groups;
         }
 
+        /** How often the watchdog looks at the followers of the groups this node leads. */
+        private static final long WATCH_MILLIS = 1000;
+        /** How long after stepping down for a follower a group's leader does not do so again. */
+        private static final long STEP_DOWN_AGAIN_NANOS = 30_000_000_000L;
+
+        private java.util.concurrent.ScheduledExecutorService watchdog;
+
+        /**
+         * Starts the watchdog of the log appenders: every second, for each group this node leads, a follower that has
+         * answered no append or heartbeat for {@code silence} but has answered group-info requests for a third of that
+         * on end (so it is up, holds the group, and had the time to be reached again after a restart) is one the
+         * leader no longer sends to. In Ratis 3.2.2 an appender that failed is never restarted
+         * ({@code LogAppenderBase.restart} skips one that is not running, and a failed one never is), and with
+         * pre-vote the follower cannot unseat the leader: the leader steps down, and the next leader, itself again or
+         * another, starts new appenders. At most once in 30 s per group (docs/CLUSTER.md, "A known gap in Ratis
+         * 3.2.2").
+         */
+        private synchronized void watchAppenders(Duration silence) {
+            watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, server.getId() + "-watchdog"));
+            watchdog.scheduleWithFixedDelay(
+                    () -> {
+                        for (ClusterNode g : groups) {
+                            try {
+                                g.checkFollowers(silence.toMillis(), silence.toMillis() / 3, this::holdsGroup);
+                            } catch (RuntimeException | Error e) {
+                                log.warn("watching the appenders of group {}", g.groupId(), e);
+                            }
+                        }
+                    },
+                    WATCH_MILLIS,
+                    WATCH_MILLIS,
+                    TimeUnit.MILLISECONDS);
+        }
+
+        /** Whether {@code member} answers a group-info request for {@code group} as one of its followers. */
+        private boolean holdsGroup(RaftGroupId group, String member) {
+            try {
+                org.apache.ratis.protocol.GroupInfoReply reply = client().getGroupManagementApi(
+                                RaftPeerId.valueOf(member))
+                        .info(group);
+                if (!reply.isSuccess()) {
+                    return false;
+                }
+                var role = reply.getRoleInfoProto().getRole();
+                return role == org.apache.ratis.proto.RaftProtos.RaftPeerRole.FOLLOWER
+                        || role == org.apache.ratis.proto.RaftProtos.RaftPeerRole.CANDIDATE;
+            } catch (IOException | RuntimeException e) {
+                return false; // down or cut off: nothing a new leader would change
+            }
+        }
+
+        /** The Ratis client that asks peers for their part in a group; made at first use. */
+        private synchronized org.apache.ratis.client.RaftClient client() {
+            if (closed) {
+                throw new IllegalStateException("the host is closed");
+            }
+            if (locating == null) {
+                locating = locatingClient();
+            }
+            return locating;
+        }
+
         /**
          * Finds, from now on, the leader of group {@code id}, which this node is not placed on, by asking its {@code
          * members} (ids of the peers) every half second ({@link GroupLocator}).
@@ -363,8 +427,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("the host is closed");
             }
-            if (locating == null) {
-                locating = locatingClient();
+            if (rounds == null) {
+                client();
                 String name = server.getId() + "-locate";
                 rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, name));
                 java.util.concurrent.ThreadPoolExecutor pool = (java.util.concurrent.ThreadPoolExecutor)
@@ -424,9 +488,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
             try {
                 synchronized (this) {
                     closed = true;
-                    if (locating != null) {
+                    if (watchdog != null) {
+                        watchdog.shutdownNow();
+                    }
+                    if (rounds != null) {
                         rounds.shutdownNow();
                         asking.shutdownNow();
+                    }
+                    if (locating != null) {
                         try {
                             locating.close();
                         } catch (IOException | RuntimeException e) {
@@ -558,6 +627,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         try {
             server.start();
+            host.watchAppenders(timings.electionMax().multipliedBy(10));
             for (int i = 1; i < raftGroups.size(); i++) {
                 if (!formatted.get(i)) {
                     nodes.get(i).format();
@@ -1119,7 +1189,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return division().getInfo();
     }
 
-    private RaftServer.Division division() {
+    RaftServer.Division division() {
         try {
             return server.getDivision(group.getGroupId());
         } catch (IOException e) {
@@ -1191,6 +1261,79 @@ public final class ClusterNode implements Replication, AutoCloseable {
             out.put(followers.get(i).getId().getId().toStringUtf8(), match[i]);
         }
         return out;
+    }
+
+    /** When this node, leading the group, may step down for a silent follower again ({@link System#nanoTime}). */
+    private volatile long stepDownAgainAt = System.nanoTime();
+
+    /**
+     * Since when ({@link System#nanoTime}) each follower has been seen silent to this leader yet up; a follower that
+     * answers or is down again is taken out.
+     */
+    private final java.util.Map<String, Long> silentButUp = new java.util.HashMap<>();
+
+    /**
+     * On the leader: steps down when a follower has answered nothing for {@code silentMillis} yet {@code holdsGroup}
+     * has said, for {@code graceMillis} on end, that it is up and holds the group, so that the leader's appender to it
+     * has stopped (see {@link Host}'s watchdog). The grace leaves a follower that just came back the time for the
+     * appender to reach it again. Called by one thread; returns whether it stepped down.
+     */
+    boolean checkFollowers(
+            long silentMillis, long graceMillis, java.util.function.BiPredicate<RaftGroupId, String> holdsGroup) {
+        if (!isLeaderReady()) {
+            silentButUp.clear();
+            return false;
+        }
+        if (System.nanoTime() - stepDownAgainAt < 0) {
+            return false;
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (var f : info().getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
+            String follower = f.getId().getId().toStringUtf8();
+            if (f.getLastRpcElapsedTimeMs() <= silentMillis || !holdsGroup.test(group.getGroupId(), follower)) {
+                continue;
+            }
+            seen.add(follower);
+            long since = silentButUp.computeIfAbsent(follower, k -> System.nanoTime());
+            if (System.nanoTime() - since >= graceMillis * 1_000_000L) {
+                silentButUp.clear();
+                stepDownAgainAt = System.nanoTime() + Host.STEP_DOWN_AGAIN_NANOS;
+                log.warn(
+                        "{} leads group {} but has had no answer from {} for {} ms, which is up: its appends to it"
+                                + " stopped (Ratis 3.2.2 does not restart a failed log appender); it steps down so"
+                                + " that the next leader sends to it again",
+                        self,
+                        shortId(group),
+                        follower,
+                        f.getLastRpcElapsedTimeMs());
+                try {
+                    stepDown(Duration.ofMillis(proposalMillis));
+                } catch (IOException e) {
+                    log.warn("{} could not step down in group {}", self, shortId(group), e);
+                }
+                return true;
+            }
+        }
+        silentButUp.keySet().retainAll(seen);
+        return false;
+    }
+
+    /** Steps down as the group's leader: the members elect a leader again, which starts new appenders. */
+    void stepDown(Duration timeout) throws IOException {
+        var request = new org.apache.ratis.protocol.TransferLeadershipRequest(
+                clientId, self, group.getGroupId(), callIds.incrementAndGet(), null, timeout.toMillis());
+        RaftClientReply reply;
+        try {
+            reply = server.transferLeadershipAsync(request).get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while stepping down", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("did not step down: " + e, e);
+        }
+        if (!reply.isSuccess()) {
+            throw new IOException("did not step down: " + reply.getException(), reply.getException());
+        }
     }
 
     /** This node's role in the group: LEADER, FOLLOWER, CANDIDATE or LISTENER. */
