@@ -391,12 +391,21 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     TimeUnit.MILLISECONDS);
         }
 
-        /** Whether {@code member} answers a group-info request for {@code group} as one of its followers. */
-        private boolean holdsGroup(RaftGroupId group, String member) {
+        /**
+         * Whether {@code member} answers a group-info request for {@code group} as one of its followers. The client
+         * learns the member's address first: it was made with the members this node started with, and a member added
+         * since would be unknown to it.
+         */
+        private boolean holdsGroup(RaftGroupId group, RaftPeer member) {
             try {
-                org.apache.ratis.protocol.GroupInfoReply reply = client().getGroupManagementApi(
-                                RaftPeerId.valueOf(member))
-                        .info(group);
+                org.apache.ratis.client.RaftClient client = client();
+                client.getClientRpc()
+                        .addRaftPeers(List.of(RaftPeer.newBuilder()
+                                .setId(member.getId())
+                                .setAddress(member.getAddress())
+                                .build()));
+                org.apache.ratis.protocol.GroupInfoReply reply =
+                        client.getGroupManagementApi(member.getId()).info(group);
                 if (!reply.isSuccess()) {
                     return false;
                 }
@@ -1279,7 +1288,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * appender to reach it again. Called by one thread; returns whether it stepped down.
      */
     boolean checkFollowers(
-            long silentMillis, long graceMillis, java.util.function.BiPredicate<RaftGroupId, String> holdsGroup) {
+            long silentMillis, long graceMillis, java.util.function.BiPredicate<RaftGroupId, RaftPeer> holdsGroup) {
         if (!isLeaderReady()) {
             silentButUp.clear();
             return false;
@@ -1290,7 +1299,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (var f : info().getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
             String follower = f.getId().getId().toStringUtf8();
-            if (f.getLastRpcElapsedTimeMs() <= silentMillis || !holdsGroup.test(group.getGroupId(), follower)) {
+            if (f.getLastRpcElapsedTimeMs() <= silentMillis) {
+                continue;
+            }
+            // From the configuration the leader sends by: a member added since the node started has its address there.
+            RaftPeer peer = division().getRaftConf().getPeer(RaftPeerId.valueOf(follower));
+            if (peer == null || !holdsGroup.test(group.getGroupId(), peer)) {
                 continue;
             }
             seen.add(follower);

@@ -214,8 +214,17 @@ class ReplicatedStoreIT {
             write(leader, i);
         }
         awaitConverged(10);
-        Replica starved = live().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        // The starved follower is a member added after the nodes started: the watchdog asks it through a client made
+        // with the first members, which learns its address from the group's configuration.
+        List<ClusterNode.Peer> four = new ArrayList<>(peers);
+        four.add(new ClusterNode.Peer("n3", "127.0.0.1", freePort(), "127.0.0.1:1"));
+        peers.clear();
+        peers.addAll(four);
+        Replica starved = start(3, true);
+        leader.node().changeMembers(four, java.time.Duration.ofSeconds(30));
+        awaitConverged(10);
         long term = leader.node().term();
+        assertThat(leader.node().isLeaderReady()).isTrue();
         stopAppender(leader.node(), starved.node().id());
 
         // The leader goes on with the other follower; the starved one hears nothing and, with pre-vote, cannot unseat
