@@ -324,9 +324,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
         private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Host.class);
 
         private final RaftServer server;
-        private final List<ClusterNode> groups;
+        private final RaftPeerId self;
+        /** This node's part in each group on it: those it started with, then those added and not removed since. */
+        private final List<ClusterNode> groups = new java.util.concurrent.CopyOnWriteArrayList<>();
+        /** Each group's replica, which its state machine applies to, by group. */
+        private final java.util.Map<RaftGroupId, ReplicaStore> replicas;
+        /** Each group's read lease, which its state machine tells of every configuration it applies. */
+        private final java.util.Map<RaftGroupId, ReadLease> leases;
+
         private final List<Peer> peers;
         private final Parameters parameters;
+        private final Timings timings;
         private final Duration locateTimeout;
         private final List<GroupLocator> located = new java.util.concurrent.CopyOnWriteArrayList<>();
         /** The members whose group info a locator could not get, and until when none is asked of them. */
@@ -341,20 +349,98 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
         private Host(
                 RaftServer server,
-                List<ClusterNode> groups,
+                RaftPeerId self,
+                java.util.Map<RaftGroupId, ReplicaStore> replicas,
+                java.util.Map<RaftGroupId, ReadLease> leases,
                 List<Peer> peers,
                 Parameters parameters,
-                Duration locateTimeout) {
+                Timings timings) {
             this.server = server;
-            this.groups = List.copyOf(groups);
+            this.self = self;
+            this.replicas = replicas;
+            this.leases = leases;
             this.peers = List.copyOf(peers);
             this.parameters = parameters;
-            this.locateTimeout = locateTimeout;
+            this.timings = timings;
+            this.locateTimeout = timings.electionMin();
         }
 
-        /** This node's part in each group, in the order they were given. */
+        /**
+         * This node's part in each group on it now: those it started with, in the order they were given, then those
+         * {@link #addGroup added} since, less those {@link #removeGroup removed}.
+         */
         public List<ClusterNode> groups() {
-            return groups;
+            return List.copyOf(groups);
+        }
+
+        /**
+         * Adds group {@code id} to this running node: its replica, and its division of the Raft server, whose storage
+         * Ratis formats under the node's Raft folder. Without {@code join} the group is new, and {@code members} (this
+         * node among them) are its first members, the first of them its preferred leader. With {@code join} this node
+         * is about to be added to a running group by its leader (as {@code --cluster-join} does for a node's every
+         * group): it starts with no members, neither stands for election nor votes, and learns the group's members and
+         * catches up (from the log, or the leader's checkpoint) once the leader's change of the members reaches it.
+         * The caller gives the group again, with its members, when the node next starts.
+         *
+         * @throws IllegalArgumentException when the group is on this node already, or, without {@code join}, when
+         *     {@code members} do not name this node
+         */
+        public synchronized ClusterNode addGroup(UUID id, ReplicaStore replica, List<Peer> members, boolean join)
+                throws IOException {
+            if (closed) {
+                throw new IllegalStateException("the host is closed");
+            }
+            RaftGroupId groupId = RaftGroupId.valueOf(id);
+            if (replicas.containsKey(groupId)) {
+                throw new IllegalArgumentException("group " + id + " is on node " + self + " already");
+            }
+            if (!join && members.stream().noneMatch(p -> p.id().equals(self.toString()))) {
+                throw new IllegalArgumentException("group " + id + " is not placed on node " + self);
+            }
+            List<RaftPeer> raftPeers = new java.util.ArrayList<>();
+            for (Peer p : members) {
+                raftPeers.add(p.raftPeer(raftPeers.isEmpty() ? 1 : 0));
+            }
+            RaftGroup group = join ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, raftPeers);
+            ReadLease lease = new ReadLease(timings.readLease());
+            leases.put(groupId, lease);
+            replicas.put(groupId, replica);
+            ClusterNode node = new ClusterNode(server, group, self, timings, parameters, lease);
+            replica.replicateThrough(node);
+            try {
+                node.format();
+            } catch (IOException | RuntimeException e) {
+                replicas.remove(groupId);
+                leases.remove(groupId);
+                replica.replicateThrough(null);
+                node.sender.shutdown();
+                throw e;
+            }
+            groups.add(node);
+            return node;
+        }
+
+        /**
+         * Takes group {@code id} off this running node: its division leaves the Raft server, which deletes the group's
+         * Raft storage (its log and checkpoints), and its replica no longer proposes through it. The caller closes the
+         * replica, and deletes it. Remove a group from a node once the group's members no longer include it (the
+         * leader's change of the members committed): a node the others still count as a member would be missed by
+         * them. A write waiting on the group here fails.
+         *
+         * @throws IllegalArgumentException when the group is not on this node
+         */
+        public synchronized void removeGroup(UUID id) throws IOException {
+            RaftGroupId groupId = RaftGroupId.valueOf(id);
+            ClusterNode node = groups.stream()
+                    .filter(g -> g.group.getGroupId().equals(groupId))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("group " + id + " is not on node " + self));
+            node.manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
+                    node.clientId, self, node.callIds.incrementAndGet(), groupId, true, false));
+            groups.remove(node);
+            replicas.remove(groupId).replicateThrough(null);
+            leases.remove(groupId);
+            node.sender.shutdown();
         }
 
         /** How often the watchdog looks at the followers of the groups this node leads. */
@@ -547,7 +633,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .filter(p -> p.id().equals(id))
                 .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("node " + id + " is not one of the peers " + peers));
-        java.util.Map<RaftGroupId, ReplicaStore> replicas = new java.util.LinkedHashMap<>();
+        java.util.Map<RaftGroupId, ReplicaStore> replicas = new java.util.concurrent.ConcurrentHashMap<>();
         for (Group g : groups) {
             if (replicas.put(RaftGroupId.valueOf(g.id()), g.replica()) != null) {
                 throw new IllegalArgumentException("group " + g.id() + " is given twice");
@@ -590,7 +676,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         // Each group's read lease, which its state machine tells of every configuration it applies: one that preferred
         // another member ends the lease for the rest of its term, even when it came and went unseen by a read or a
         // proposal (Ratis starts handing the leadership over as soon as it is appended).
-        java.util.Map<RaftGroupId, ReadLease> leases = new java.util.HashMap<>();
+        java.util.Map<RaftGroupId, ReadLease> leases = new java.util.concurrent.ConcurrentHashMap<>();
         for (RaftGroupId groupId : replicas.keySet()) {
             leases.put(groupId, new ReadLease(timings.readLease()));
         }
@@ -616,8 +702,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 // Each group's entries apply to its own store. The groups with storage of their own are found in
                 // raftDir and recovered; refuseUnknownGroups made sure each is one of ours.
                 .setStateMachineRegistry(groupId -> new StoreStateMachine(replicas.get(groupId), (members, term) -> {
-                    if (prefersAnother(members, self)) {
-                        leases.get(groupId).revoke(term);
+                    ReadLease lease = leases.get(groupId); // none once the group is removed from the node
+                    if (lease != null && prefersAnother(members, self)) {
+                        lease.revoke(term);
                     }
                 }))
                 // A node formats a group's storage once, and recovers it from then on.
@@ -630,7 +717,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host = new Host(server, nodes, peers, parameters, timings.electionMin());
+        Host host = new Host(server, self, replicas, leases, peers, parameters, timings);
+        host.groups.addAll(nodes);
         for (int i = 0; i < nodes.size(); i++) {
             replicas.get(raftGroups.get(i).getGroupId()).replicateThrough(nodes.get(i));
         }

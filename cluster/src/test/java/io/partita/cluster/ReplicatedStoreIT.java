@@ -787,4 +787,181 @@ class ReplicatedStoreIT {
         assertThatThrownBy(() -> leader.node().prefer(leader.node().id(), java.time.Duration.ofSeconds(1)))
                 .isInstanceOf(StorageUnavailableException.class);
     }
+
+    /** Opens node {@code i}'s replica of group {@code id}, once, in {@code stores}. */
+    private ReplicaStore storeOf(Map<String, ReplicaStore> stores, int i, java.util.UUID id) {
+        return stores.computeIfAbsent("n" + i + "/" + id, k -> {
+            try {
+                return ReplicaStore.open(StorageConfig.disk(dir.resolve("n" + i + "/data-" + id)));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** Starts node {@code i} with the groups {@code placed} puts on it (each with its members, preferred first). */
+    private ClusterNode.Host startPlaced(
+            int i, Map<java.util.UUID, List<String>> placed, Map<String, ReplicaStore> stores) throws IOException {
+        List<ClusterNode.Group> given = new ArrayList<>();
+        placed.forEach((id, members) -> {
+            if (members.contains("n" + i)) {
+                given.add(new ClusterNode.Group(id, storeOf(stores, i, id), members));
+            }
+        });
+        return ClusterNode.startGroups(
+                "n" + i,
+                peers,
+                dir.resolve("n" + i + "/raft"),
+                given,
+                ClusterNode.Timings.loopback(),
+                false,
+                retention,
+                false,
+                null);
+    }
+
+    private static ClusterNode groupOn(ClusterNode.Host host, java.util.UUID id) {
+        return host == null
+                ? null
+                : host.groups().stream()
+                        .filter(g -> g.groupId().equals(id))
+                        .findFirst()
+                        .orElse(null);
+    }
+
+    /** The node that leads group {@code id} and may serve it, once one does. */
+    private static int leaderOf(ClusterNode.Host[] hosts, java.util.UUID id) {
+        await(
+                "a leader of group " + id,
+                () -> java.util.Arrays.stream(hosts).anyMatch(h -> {
+                    ClusterNode g = groupOn(h, id);
+                    return g != null && g.canServe();
+                }));
+        for (int i = 0; i < hosts.length; i++) {
+            ClusterNode g = groupOn(hosts[i], id);
+            if (g != null && g.canServe()) {
+                return i;
+            }
+        }
+        throw new AssertionError("no leader of group " + id);
+    }
+
+    private void writeTo(ClusterNode.Host[] hosts, Map<String, ReplicaStore> stores, java.util.UUID id, int item) {
+        int leader = leaderOf(hosts, id);
+        write(new Replica(storeOf(stores, leader, id), groupOn(hosts[leader], id)), item);
+    }
+
+    private void awaitOn(Map<String, ReplicaStore> stores, java.util.UUID id, List<Integer> nodes, int items) {
+        for (int i : nodes) {
+            RocksStore store = storeOf(stores, i, id).store();
+            await("n" + i + " holding " + items + " items of group " + id, () -> {
+                try {
+                    return items(store).size() == items && counter(store) == items;
+                } catch (io.partita.storage.StorageException e) {
+                    return false; // a checkpoint from the leader is replacing the store
+                }
+            });
+        }
+    }
+
+    private List<ClusterNode.Peer> peersNamed(List<String> ids) {
+        return ids.stream()
+                .map(id -> peers.stream()
+                        .filter(p -> p.id().equals(id))
+                        .findFirst()
+                        .orElseThrow())
+                .toList();
+    }
+
+    @Test
+    void aGroupIsAddedToRunningNodesAndAnotherMovesOntoANodeThatKeepsItAcrossARestart() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            peers.add(new ClusterNode.Peer("n" + i, "127.0.0.1", freePort()));
+        }
+        java.util.UUID moved = ClusterNode.groupId("test", "moved");
+        java.util.UUID added = ClusterNode.groupId("test", "added");
+        List<String> before = List.of("n0", "n1", "n2");
+        List<String> after = List.of("n1", "n2", "n3");
+        Map<String, ReplicaStore> stores = new java.util.HashMap<>();
+        ClusterNode.Host[] hosts = new ClusterNode.Host[4];
+        try {
+            // One group on n0..n2, preferring n0; n3 starts with no group.
+            for (int i = 0; i < 4; i++) {
+                hosts[i] = startPlaced(i, Map.of(moved, before), stores);
+            }
+            assertThat(hosts[3].groups()).isEmpty();
+            await("n0 leading", () -> groupOn(hosts[0], moved).canServe());
+            storeOf(stores, 0, moved).store().createItemFamily(FAMILY);
+            for (int i = 0; i < 30; i++) {
+                writeTo(hosts, stores, moved, i);
+            }
+            awaitOn(stores, moved, List.of(0, 1, 2), 30);
+
+            // A new group is made on n1..n3 while they run: its first member leads it, and it replicates.
+            for (int i = 1; i < 4; i++) {
+                hosts[i].addGroup(added, storeOf(stores, i, added), peersNamed(after), false);
+            }
+            await("n1 leading the added group", () -> groupOn(hosts[1], added).canServe());
+            storeOf(stores, 1, added).store().createItemFamily(FAMILY);
+            for (int i = 0; i < 20; i++) {
+                writeTo(hosts, stores, added, i);
+            }
+            awaitOn(stores, added, List.of(1, 2, 3), 20);
+            assertThat(groupOn(hosts[0], added)).isNull();
+            int onOne = hosts[1].groups().size();
+            assertThatThrownBy(() -> hosts[1].addGroup(added, storeOf(stores, 1, added), peersNamed(after), false))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("already");
+            assertThat(hosts[1].groups()).hasSize(onOne);
+
+            // The first group moves from n0..n2 to n1..n3: n3 joins it (no members until the leader's change reaches
+            // it), the leader n0 changes the members and steps down, and n0 takes the group off: its Raft storage goes.
+            hosts[3].addGroup(moved, storeOf(stores, 3, moved), List.of(), true);
+            assertThat(groupOn(hosts[3], moved).members()).isEmpty();
+            groupOn(hosts[0], moved).changeMembers(peersNamed(after), java.time.Duration.ofSeconds(30));
+            await("n0 stepping down", () -> !groupOn(hosts[0], moved).canServe());
+            int next = leaderOf(hosts, moved);
+            assertThat(next).isNotZero();
+            hosts[0].removeGroup(moved);
+            stores.remove("n0/" + moved).close();
+            assertThat(groupOn(hosts[0], moved)).isNull();
+            assertThat(dir.resolve("n0/raft/" + moved)).doesNotExist();
+            assertThatThrownBy(() -> hosts[0].removeGroup(moved))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not on node n0");
+            groupOn(hosts[next], moved).prefer("n1", java.time.Duration.ofSeconds(30));
+            await("n1 leading the moved group", () -> groupOn(hosts[1], moved).canServe());
+            for (int i = 30; i < 50; i++) {
+                writeTo(hosts, stores, moved, i);
+            }
+            awaitOn(stores, moved, List.of(1, 2, 3), 50);
+            assertThat(ids(groupOn(hosts[3], moved).members())).isEqualTo(after);
+
+            // n3 restarts given both groups with their members now: it recovers them and goes on with each. n0
+            // restarts with none: nothing of the group is left in its storage to refuse.
+            hosts[3].close();
+            hosts[3] = null;
+            stores.remove("n3/" + moved).close();
+            stores.remove("n3/" + added).close();
+            java.util.Map<java.util.UUID, List<String>> now = new java.util.LinkedHashMap<>();
+            now.put(moved, after);
+            now.put(added, after);
+            hosts[3] = startPlaced(3, now, stores);
+            hosts[0].close();
+            hosts[0] = null;
+            hosts[0] = startPlaced(0, now, stores);
+            assertThat(hosts[0].groups()).isEmpty();
+            writeTo(hosts, stores, moved, 50);
+            writeTo(hosts, stores, added, 20);
+            awaitOn(stores, moved, List.of(1, 2, 3), 51);
+            awaitOn(stores, added, List.of(1, 2, 3), 21);
+        } finally {
+            for (ClusterNode.Host h : hosts) {
+                if (h != null) {
+                    h.close();
+                }
+            }
+            stores.values().forEach(ReplicaStore::close);
+        }
+    }
 }
