@@ -13,6 +13,7 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 
 /**
@@ -22,13 +23,19 @@ import org.apache.ratis.protocol.RaftPeerId;
  * leads, names only itself, and a dead one is named by nobody once the others have elected another. While no member
  * has a majority (an election, or this node cut off), none is known. {@link ClusterNode.Host#locate} asks again every
  * half second, through one Ratis client of the host's for every group.
+ *
+ * <p>The members asked follow the group's: when the member a round settles on answered as the leader, its
+ * configuration gives the members the next round asks, and their Raft addresses, so that a locator keeps finding a
+ * group whose members changed (moved to other nodes) after it was made.
  */
 public final class GroupLocator {
     /** How long a member that did not answer is not asked again, by any group's locator. */
     static final long DOWN_NANOS = 2_000_000_000L;
 
     private final RaftGroupId id;
-    private final List<String> members;
+    /** The members a round asks: those given, then those of the latest leader's configuration. */
+    private volatile List<String> members;
+
     private final RaftClient client;
     /** Until when ({@link System#nanoTime}) a member that did not answer is not asked; a host's locators share it. */
     private final Map<String, Long> downUntil;
@@ -48,7 +55,7 @@ public final class GroupLocator {
         return id.getUuid();
     }
 
-    /** The ids of the members this node asks. */
+    /** The ids of the members this node asks now. */
     public List<String> members() {
         return members;
     }
@@ -69,21 +76,37 @@ public final class GroupLocator {
         if (!asking.compareAndSet(false, true)) {
             return;
         }
-        Votes votes = new Votes(members.size());
+        List<String> asked = members;
+        Votes votes = new Votes(asked.size());
+        // The configuration each member that answered as the leader gave: the round's leader's becomes the members.
+        Map<String, List<RaftPeer>> confs = new java.util.concurrent.ConcurrentHashMap<>();
         java.util.function.Consumer<String> count = named -> {
             if (votes.count(named)) {
-                leader = votes.leader();
-                asking.set(false);
+                String decided = votes.leader();
+                leader = decided;
+                try {
+                    if (decided != null) {
+                        follow(asked, confs.get(decided));
+                    }
+                } finally {
+                    asking.set(false); // whatever happens, the next round may start
+                }
             }
         };
-        for (String member : members) {
+        java.util.function.BiConsumer<String, List<RaftPeer>> leads = (member, conf) -> {
+            confs.put(member, conf);
+            if (member.equals(votes.leader())) {
+                follow(asked, conf); // the round was decided before the leader's own answer came
+            }
+        };
+        for (String member : asked) {
             Long down = downUntil.get(member);
             if (down != null && System.nanoTime() - down < 0) {
                 count.accept(null);
                 continue;
             }
             try {
-                CompletableFuture.supplyAsync(() -> leaderNamedBy(member), pool)
+                CompletableFuture.supplyAsync(() -> leaderNamedBy(member, leads), pool)
                         .whenComplete((named, failed) -> count.accept(failed == null ? named : null));
             } catch (RuntimeException rejected) {
                 count.accept(null); // the pool is closing: the round still ends
@@ -127,8 +150,33 @@ public final class GroupLocator {
         }
     }
 
-    /** The leader {@code member} names (itself, if it leads), or null if it names none or cannot be asked. */
-    private String leaderNamedBy(String member) {
+    /**
+     * Makes the members of {@code conf} (a leader's configuration; null: none came) those the next round asks, if the
+     * members were still those the round asked, and tells the client their addresses.
+     */
+    private synchronized void follow(List<String> asked, List<RaftPeer> conf) {
+        if (conf == null || conf.isEmpty() || members != asked) {
+            return;
+        }
+        List<String> ids = conf.stream().map(p -> p.getId().toString()).sorted().toList();
+        if (ids.equals(asked.stream().sorted().toList())) {
+            return;
+        }
+        client.getClientRpc()
+                .addRaftPeers(conf.stream()
+                        .map(p -> RaftPeer.newBuilder()
+                                .setId(p.getId())
+                                .setAddress(p.getAddress())
+                                .build())
+                        .toList());
+        members = ids;
+    }
+
+    /**
+     * The leader {@code member} names (itself, if it leads, when it also gives {@code leads} its configuration), or
+     * null if it names none or cannot be asked.
+     */
+    private String leaderNamedBy(String member, java.util.function.BiConsumer<String, List<RaftPeer>> leads) {
         try {
             GroupInfoReply reply =
                     client.getGroupManagementApi(RaftPeerId.valueOf(member)).info(id);
@@ -137,6 +185,11 @@ public final class GroupLocator {
             }
             RoleInfoProto role = reply.getRoleInfoProto();
             if (role.getRole() == RaftPeerRole.LEADER) {
+                // Its members as its configuration has them: while a change is under way, the old and the new
+                // together. A majority of those is also one of the new members unless the change replaces half of
+                // them or more, which a move of one group at a time never does; the next round follows the change's
+                // end. (Ratis 3.2.2 leaves the reply's configuration itself out.)
+                leads.accept(member, List.copyOf(reply.getGroup().getPeers()));
                 return member;
             }
             if (role.getRole() == RaftPeerRole.FOLLOWER

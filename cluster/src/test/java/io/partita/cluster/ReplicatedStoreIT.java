@@ -937,15 +937,28 @@ class ReplicatedStoreIT {
             awaitOn(stores, moved, List.of(1, 2, 3), 50);
             assertThat(ids(groupOn(hosts[3], moved).members())).isEqualTo(after);
 
+            // n0, no longer on the group, finds its leader from the members it was on: the leader's configuration
+            // gives it the members now, and it finds the next leader among them once n1 stops.
+            GroupLocator locator = hosts[0].locate(moved, before);
+            await("n0 locating n1", () -> "n1".equals(locator.leader()));
+            await("n0 asking the members now", () -> locator.members().equals(after));
+            hosts[1].close();
+            hosts[1] = null;
+            stores.remove("n1/" + moved).close();
+            stores.remove("n1/" + added).close();
+            int third = leaderOf(hosts, moved);
+            await("n0 locating the next leader", () -> ("n" + third).equals(locator.leader()));
+            java.util.Map<java.util.UUID, List<String>> now = new java.util.LinkedHashMap<>();
+            now.put(moved, after);
+            now.put(added, after);
+            hosts[1] = startPlaced(1, now, stores);
+
             // n3 restarts given both groups with their members now: it recovers them and goes on with each. n0
             // restarts with none: nothing of the group is left in its storage to refuse.
             hosts[3].close();
             hosts[3] = null;
             stores.remove("n3/" + moved).close();
             stores.remove("n3/" + added).close();
-            java.util.Map<java.util.UUID, List<String>> now = new java.util.LinkedHashMap<>();
-            now.put(moved, after);
-            now.put(added, after);
             hosts[3] = startPlaced(3, now, stores);
             hosts[0].close();
             hosts[0] = null;
