@@ -311,6 +311,26 @@ public final class ClusterNode implements Replication, AutoCloseable {
     }
 
     /**
+     * What a node does with the groups other members add to it or take off it, through Ratis's group management on its
+     * Raft port ({@link Host#addTo}, {@link Host#removeFrom}): how groups move between nodes.
+     */
+    public interface Adoption {
+        /**
+         * This node's replica of group {@code id}, which another member adds to it; it must hold nothing yet (the
+         * group's leader sends it the group's state). Null refuses the group. Called on a Ratis thread, before the
+         * group starts on this node.
+         */
+        ReplicaStore adopt(UUID id);
+
+        /**
+         * Group {@code id} was taken off this node by another member, and its Raft storage deleted: its replica no
+         * longer proposes through it, and is the caller's to close and delete. Called on the watchdog's thread, within
+         * a second or so.
+         */
+        void removed(UUID id, ReplicaStore replica);
+    }
+
+    /**
      * A node's one Raft server and its part in each group it is placed on ({@link ClusterNode}): each group elects a
      * leader of its own, so the groups' leaders spread over the nodes. It also finds the leaders of groups it is not
      * placed on ({@link #locate}). Closing it closes the server.
@@ -336,6 +356,13 @@ public final class ClusterNode implements Replication, AutoCloseable {
         private final Parameters parameters;
         private final Timings timings;
         private final Duration locateTimeout;
+        /** What this node does with groups other members add or take off; null when it takes none. */
+        private final Adoption adoption;
+        /** When each group another member added was adopted ({@link System#nanoTime}): it may not be listed yet. */
+        private final java.util.Map<RaftGroupId, Long> adoptedAt = new java.util.concurrent.ConcurrentHashMap<>();
+        /** The Ratis client that adds groups to other members and takes them off; made at first use. */
+        private org.apache.ratis.client.RaftClient managing;
+
         private final List<GroupLocator> located = new java.util.concurrent.CopyOnWriteArrayList<>();
         /** The members whose group info a locator could not get, and until when none is asked of them. */
         private final java.util.Map<String, Long> downUntil = new java.util.concurrent.ConcurrentHashMap<>();
@@ -354,8 +381,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 java.util.Map<RaftGroupId, ReadLease> leases,
                 List<Peer> peers,
                 Parameters parameters,
-                Timings timings) {
+                Timings timings,
+                Adoption adoption) {
             this.server = server;
+            this.adoption = adoption;
             this.self = self;
             this.replicas = replicas;
             this.leases = leases;
@@ -421,6 +450,152 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
 
         /**
+         * The replica of group {@code groupId}, which another member is adding to this node, from the {@link Adoption};
+         * this node's part in it starts with no members, as a joining node's.
+         *
+         * @throws IllegalStateException when this node takes no group from another member, or refuses this one: Ratis
+         *     then answers the member that the group could not be added
+         */
+        private synchronized ReplicaStore adopted(RaftGroupId groupId) {
+            if (adoption == null || closed) {
+                throw new IllegalStateException("node " + self + " takes no group from another member");
+            }
+            ReplicaStore replica = adoption.adopt(groupId.getUuid());
+            if (replica == null) {
+                throw new IllegalStateException("node " + self + " refuses group " + groupId.getUuid());
+            }
+            ReadLease lease = new ReadLease(timings.readLease());
+            leases.put(groupId, lease);
+            replicas.put(groupId, replica);
+            adoptedAt.put(groupId, System.nanoTime());
+            ClusterNode node = new ClusterNode(server, RaftGroup.valueOf(groupId), self, timings, parameters, lease);
+            replica.replicateThrough(node);
+            groups.add(node);
+            log.info("node {} takes part in group {}, which another member added to it", self, groupId.getUuid());
+            return replica;
+        }
+
+        /** How long after its adoption a group missing from the server's list is not taken for removed. */
+        private static final long ADOPTING_NANOS = 10_000_000_000L;
+
+        /**
+         * Forgets each group the server no longer has (another member took it off, or its adoption failed after the
+         * state machine was made), and tells the {@link Adoption}.
+         */
+        private void forgetRemoved() {
+            java.util.Set<RaftGroupId> has = new java.util.HashSet<>();
+            server.getGroupIds().forEach(has::add);
+            for (ClusterNode node : groups) {
+                RaftGroupId groupId = node.group.getGroupId();
+                Long adopted = adoptedAt.get(groupId);
+                if (has.contains(groupId) || (adopted != null && System.nanoTime() - adopted < ADOPTING_NANOS)) {
+                    continue;
+                }
+                ReplicaStore replica;
+                synchronized (this) {
+                    if (closed || !groups.contains(node)) {
+                        return;
+                    }
+                    replica = forget(node);
+                }
+                log.info(
+                        "node {} no longer takes part in group {}: another member took it off",
+                        self,
+                        groupId.getUuid());
+                if (adoption != null) {
+                    adoption.removed(groupId.getUuid(), replica);
+                }
+            }
+        }
+
+        /** Drops a group the server no longer has from this host; returns its replica. */
+        private ReplicaStore forget(ClusterNode node) {
+            RaftGroupId groupId = node.group.getGroupId();
+            groups.remove(node);
+            adoptedAt.remove(groupId);
+            leases.remove(groupId);
+            ReplicaStore replica = replicas.remove(groupId);
+            replica.replicateThrough(null);
+            node.sender.shutdown();
+            return replica;
+        }
+
+        /**
+         * Adds group {@code id} to {@code member}'s running server as a joining member (it has no members until the
+         * group's leader adds it, and then catches up), through Ratis's group management on its Raft port; that node's
+         * {@link Adoption} gives its replica. Returns once the group is there, at once when it already was.
+         *
+         * @throws IOException when the member could not be asked, or refused the group
+         */
+        public void addTo(Peer member, UUID id) throws IOException {
+            org.apache.ratis.client.api.GroupManagementApi api = management(member);
+            RaftGroupId groupId = RaftGroupId.valueOf(id);
+            if (holds(api, groupId)) {
+                return;
+            }
+            RaftClientReply reply = api.add(RaftGroup.valueOf(groupId), true);
+            if (!reply.isSuccess() && !holds(api, groupId)) {
+                throw new IOException(
+                        "node " + member.id() + " did not take group " + id + ": " + reply.getException(),
+                        reply.getException());
+            }
+        }
+
+        /**
+         * Takes group {@code id} off {@code member}'s running server, which deletes its Raft storage (its {@link
+         * Adoption} is told), through Ratis's group management on its Raft port. Call it once the group's members no
+         * longer include that member. Returns once the group is gone from it, at once when it was not there.
+         *
+         * @throws IOException when the member could not be asked, or kept the group
+         */
+        public void removeFrom(Peer member, UUID id) throws IOException {
+            org.apache.ratis.client.api.GroupManagementApi api = management(member);
+            RaftGroupId groupId = RaftGroupId.valueOf(id);
+            if (!holds(api, groupId)) {
+                return;
+            }
+            RaftClientReply reply = api.remove(groupId, true, false);
+            if (!reply.isSuccess() && holds(api, groupId)) {
+                throw new IOException(
+                        "node " + member.id() + " kept group " + id + ": " + reply.getException(),
+                        reply.getException());
+            }
+        }
+
+        /** Whether the member {@code api} speaks to has group {@code groupId}. */
+        private static boolean holds(org.apache.ratis.client.api.GroupManagementApi api, RaftGroupId groupId)
+                throws IOException {
+            try {
+                return api.info(groupId).isSuccess();
+            } catch (org.apache.ratis.protocol.exceptions.GroupMismatchException e) {
+                return false;
+            } catch (IOException | RuntimeException e) {
+                // Over gRPC a group the member does not have comes back as an INTERNAL status naming the group.
+                String message = String.valueOf(e.getMessage());
+                if (message.contains(groupId.toString()) && message.contains("not found")) {
+                    return false;
+                }
+                throw e instanceof IOException io ? io : new IOException(e);
+            }
+        }
+
+        /** Ratis's group management on {@code member}'s Raft port, through a client that waits a proposal's time. */
+        private synchronized org.apache.ratis.client.api.GroupManagementApi management(Peer member) {
+            if (closed) {
+                throw new IllegalStateException("the host is closed");
+            }
+            if (managing == null) {
+                managing = client(timings.proposal());
+            }
+            managing.getClientRpc()
+                    .addRaftPeers(List.of(RaftPeer.newBuilder()
+                            .setId(member.id())
+                            .setAddress(member.host() + ":" + member.port())
+                            .build()));
+            return managing.getGroupManagementApi(RaftPeerId.valueOf(member.id()));
+        }
+
+        /**
          * Takes group {@code id} off this running node: its division leaves the Raft server, which deletes the group's
          * Raft storage (its log and checkpoints), and its replica no longer proposes through it. The caller closes the
          * replica, and deletes it. Remove a group from a node once the group's members no longer include it (the
@@ -437,10 +612,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     .orElseThrow(() -> new IllegalArgumentException("group " + id + " is not on node " + self));
             node.manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
                     node.clientId, self, node.callIds.incrementAndGet(), groupId, true, false));
-            groups.remove(node);
-            replicas.remove(groupId).replicateThrough(null);
-            leases.remove(groupId);
-            node.sender.shutdown();
+            forget(node);
         }
 
         /** How often the watchdog looks at the followers of the groups this node leads. */
@@ -464,6 +636,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
             watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, server.getId() + "-watchdog"));
             watchdog.scheduleWithFixedDelay(
                     () -> {
+                        try {
+                            forgetRemoved();
+                        } catch (RuntimeException | Error e) {
+                            log.warn("looking for groups taken off node {}", self, e);
+                        }
                         for (ClusterNode g : groups) {
                             try {
                                 g.checkFollowers(silence.toMillis(), silence.toMillis() / 3, this::holdsGroup);
@@ -509,7 +686,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 throw new IllegalStateException("the host is closed");
             }
             if (locating == null) {
-                locating = locatingClient();
+                locating = client(locateTimeout);
             }
             return locating;
         }
@@ -549,14 +726,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
 
         /**
-         * One Ratis client for every group's members: a group info request names its group, and goes to the peer
-         * asked (its Raft port, with the peers' TLS), answered within the election timeout, never retried.
+         * A Ratis client for every group's members: a group management request names its group, and goes to the peer
+         * asked (its Raft port, with the peers' TLS), answered within {@code timeout}, never retried.
          */
-        private org.apache.ratis.client.RaftClient locatingClient() {
+        private org.apache.ratis.client.RaftClient client(Duration timeout) {
             RaftProperties properties = new RaftProperties();
             RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
             org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(
-                    properties, TimeDuration.valueOf(locateTimeout.toMillis(), TimeUnit.MILLISECONDS));
+                    properties, TimeDuration.valueOf(timeout.toMillis(), TimeUnit.MILLISECONDS));
             // Without the API address the peers carry as their client address: a Ratis client would send there.
             List<RaftPeer> known = peers.stream()
                     .map(p -> RaftPeer.newBuilder()
@@ -590,11 +767,13 @@ public final class ClusterNode implements Replication, AutoCloseable {
                         rounds.shutdownNow();
                         asking.shutdownNow();
                     }
-                    if (locating != null) {
+                    for (var c : java.util.Arrays.asList(locating, managing)) {
                         try {
-                            locating.close();
+                            if (c != null) {
+                                c.close();
+                            }
                         } catch (IOException | RuntimeException e) {
-                            log.warn("closing the client that asks for the groups' leaders", e);
+                            log.warn("closing a client that asks the members for their groups", e);
                         }
                     }
                 }
@@ -628,6 +807,25 @@ public final class ClusterNode implements Replication, AutoCloseable {
             LogRetention retention,
             boolean join,
             PeerTls tls)
+            throws IOException {
+        return startGroups(id, peers, raftDir, groups, timings, fsync, retention, join, tls, null);
+    }
+
+    /**
+     * As above; with an {@code adoption}, the node also takes the groups other members add to it ({@link
+     * Host#addTo}), and lets them take groups off it ({@link Host#removeFrom}).
+     */
+    public static Host startGroups(
+            String id,
+            List<Peer> peers,
+            Path raftDir,
+            List<Group> groups,
+            Timings timings,
+            boolean fsync,
+            LogRetention retention,
+            boolean join,
+            PeerTls tls,
+            Adoption adoption)
             throws IOException {
         Peer me = peers.stream()
                 .filter(p -> p.id().equals(id))
@@ -681,6 +879,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             leases.put(groupId, new ReadLease(timings.readLease()));
         }
         Parameters parameters = new Parameters();
+        // The host, once made: the registry below asks it for the groups other members add.
+        Host[] hosting = new Host[1];
         if (tls != null) {
             // The server's side and its clients' (appends to the followers, votes): both present this node's
             // certificate and check the other's.
@@ -701,12 +901,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .setParameters(parameters)
                 // Each group's entries apply to its own store. The groups with storage of their own are found in
                 // raftDir and recovered; refuseUnknownGroups made sure each is one of ours.
-                .setStateMachineRegistry(groupId -> new StoreStateMachine(replicas.get(groupId), (members, term) -> {
-                    ReadLease lease = leases.get(groupId); // none once the group is removed from the node
-                    if (lease != null && prefersAnother(members, self)) {
-                        lease.revoke(term);
-                    }
-                }))
+                // A group another member adds to this node gets its replica from the adoption.
+                .setStateMachineRegistry(groupId -> {
+                    ReplicaStore replica = replicas.get(groupId);
+                    return new StoreStateMachine(
+                            replica != null ? replica : hosting[0].adopted(groupId), (members, term) -> {
+                                ReadLease lease = leases.get(groupId); // none once the group is off the node
+                                if (lease != null && prefersAnother(members, self)) {
+                                    lease.revoke(term);
+                                }
+                            });
+                })
                 // A node formats a group's storage once, and recovers it from then on.
                 .setOption(
                         !formatted.isEmpty() && !formatted.get(0)
@@ -717,7 +922,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host = new Host(server, self, replicas, leases, peers, parameters, timings);
+        Host host = new Host(server, self, replicas, leases, peers, parameters, timings, adoption);
+        hosting[0] = host;
         host.groups.addAll(nodes);
         for (int i = 0; i < nodes.size(); i++) {
             replicas.get(raftGroups.get(i).getGroupId()).replicateThrough(nodes.get(i));

@@ -799,7 +799,13 @@ class ReplicatedStoreIT {
         });
     }
 
-    /** Starts node {@code i} with the groups {@code placed} puts on it (each with its members, preferred first). */
+    /** The groups taken off nodes by other members, as "n<i>/<group>", as their adoptions were told. */
+    private final java.util.Set<String> takenOff = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Starts node {@code i} with the groups {@code placed} puts on it (each with its members, preferred first); it takes
+     * the groups other members add to it, each in a replica of its own.
+     */
     private ClusterNode.Host startPlaced(
             int i, Map<java.util.UUID, List<String>> placed, Map<String, ReplicaStore> stores) throws IOException {
         List<ClusterNode.Group> given = new ArrayList<>();
@@ -817,7 +823,20 @@ class ReplicatedStoreIT {
                 false,
                 retention,
                 false,
-                null);
+                null,
+                new ClusterNode.Adoption() {
+                    @Override
+                    public ReplicaStore adopt(java.util.UUID id) {
+                        return storeOf(stores, i, id);
+                    }
+
+                    @Override
+                    public void removed(java.util.UUID id, ReplicaStore replica) {
+                        stores.remove("n" + i + "/" + id);
+                        replica.close();
+                        takenOff.add("n" + i + "/" + id);
+                    }
+                });
     }
 
     private static ClusterNode groupOn(ClusterNode.Host host, java.util.UUID id) {
@@ -882,7 +901,7 @@ class ReplicatedStoreIT {
         java.util.UUID added = ClusterNode.groupId("test", "added");
         List<String> before = List.of("n0", "n1", "n2");
         List<String> after = List.of("n1", "n2", "n3");
-        Map<String, ReplicaStore> stores = new java.util.HashMap<>();
+        Map<String, ReplicaStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
         ClusterNode.Host[] hosts = new ClusterNode.Host[4];
         try {
             // One group on n0..n2, preferring n0; n3 starts with no group.
@@ -968,6 +987,27 @@ class ReplicatedStoreIT {
             writeTo(hosts, stores, added, 20);
             awaitOn(stores, moved, List.of(1, 2, 3), 51);
             awaitOn(stores, added, List.of(1, 2, 3), 21);
+
+            // The added group moves from n1..n3 to n0..n2, driven by its leader alone: it adds the group to n0
+            // through n0's Raft port (n0's adoption gives the replica), changes the members, and takes the group off
+            // n3 (n3's adoption is told). Both are done at once when done already.
+            await(
+                    "n1 leading the added group again",
+                    () -> groupOn(hosts[1], added).canServe());
+            ClusterNode.Peer n0 = peersNamed(List.of("n0")).get(0);
+            ClusterNode.Peer n3 = peersNamed(List.of("n3")).get(0);
+            hosts[1].addTo(n0, added);
+            hosts[1].addTo(n0, added);
+            assertThat(groupOn(hosts[0], added).members()).isEmpty();
+            groupOn(hosts[1], added).changeMembers(peersNamed(before), java.time.Duration.ofSeconds(30));
+            hosts[1].removeFrom(n3, added);
+            hosts[1].removeFrom(n3, added);
+            await("n3 forgetting the added group", () -> groupOn(hosts[3], added) == null);
+            assertThat(takenOff).containsExactly("n3/" + added);
+            assertThat(dir.resolve("n3/raft/" + added)).doesNotExist();
+            writeTo(hosts, stores, added, 21);
+            awaitOn(stores, added, List.of(0, 1, 2), 22);
+            assertThat(ids(groupOn(hosts[0], added).members())).isEqualTo(before);
         } finally {
             for (ClusterNode.Host h : hosts) {
                 if (h != null) {
