@@ -714,6 +714,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
             return locator;
         }
 
+        /** Stops finding the leader of the group {@code locator} finds (it is on this node now). */
+        public void stopLocating(GroupLocator locator) {
+            located.remove(locator);
+        }
+
         private void askAll() {
             try {
                 located.forEach(l -> l.ask(asking));

@@ -64,10 +64,6 @@ public record ClusterConfig(
             throw new IllegalArgumentException(
                     "a group is placed on 3 to " + members.size() + " members (the cluster's), not " + replicas);
         }
-        if (replicas != 0 && join) {
-            throw new IllegalArgumentException("a cluster whose groups are placed on some members"
-                    + " (--cluster-replicas) cannot change its members yet: a node cannot join it");
-        }
     }
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {

@@ -54,8 +54,21 @@ public final class ClusterMember implements AutoCloseable {
 
     private final Group primary;
     private final ClusterNode.Host host;
+    /**
+     * With {@code --cluster-replicas}: this node's part in the members' group, which every member is on and whose
+     * members are the cluster's (a change of the members is a change of its members); null otherwise.
+     */
+    private final ClusterNode membersGroup;
+    /** The members' group's replica (its store holds nothing yet), or null. */
+    private final ReplicaStore membersReplica;
+    /** The node's record of its groups' placement, which the mover tells of changed members. */
+    private final PlacementRecord placementRecord;
+
     private final ClusterRouter router;
     private final Thread watch;
+    /** With {@code --cluster-replicas}: moves the groups this node leads to the members they are placed on now. */
+    private final Thread mover;
+
     private volatile boolean closed;
 
     /** A reader, the store it reads and the store's {@link RocksStore#catalogChanges} when it loaded its tables. */
@@ -68,14 +81,23 @@ public final class ClusterMember implements AutoCloseable {
     private final class Group {
         final String account;
         final StorageConfig storage;
-        /** The members the group is placed on, its preferred leader first; null when it is on every member. */
-        final List<String> placed;
-        /** This node's replica, null when the group is not placed on it. */
-        final ReplicaStore replica;
-        /** This node's part in the group, null when the group is not placed on it. */
-        ClusterNode node;
-        /** Where the group is led, for a group not placed on this node; null for one that is. */
-        io.partita.cluster.GroupLocator locator;
+        /**
+         * The members the group is placed on, its preferred leader first; null when it is on every member. With
+         * {@code --cluster-replicas}, as the cluster's members are now: it changes with them, and the group's leader
+         * then moves the group there ({@link #moveGroups}).
+         */
+        volatile List<String> placed;
+        /**
+         * This node's replica, null when the group is not on this node. Set, with {@link #node}, when the group is
+         * added to this node or taken off it, under the group's lock.
+         */
+        volatile ReplicaStore replica;
+        /** This node's part in the group, null when the group is not on this node (or is being added to it). */
+        volatile ClusterNode node;
+        /** Where the group is led, for a group not on this node; null for one that is. */
+        volatile io.partita.cluster.GroupLocator locator;
+        /** The members the group's last move by this node left, by id, which have not taken it off yet. */
+        final java.util.Map<String, ClusterNode.Peer> leftOn = new java.util.concurrent.ConcurrentHashMap<>();
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
         volatile PartitaServer serving;
         /**
@@ -94,16 +116,15 @@ public final class ClusterMember implements AutoCloseable {
         /** When a preference that could not be made is tried again ({@link System#nanoTime}). */
         long preferAgainAt;
 
-        Group(String account, StorageConfig storage, List<String> placed, ReplicaStore replica) {
+        Group(String account, StorageConfig storage, List<String> placed) {
             this.account = account;
             this.storage = storage;
             this.placed = placed;
-            this.replica = replica;
         }
 
-        /** Whether the group is placed on this node: it holds a replica and takes part in the group. */
+        /** Whether the group is on this node: it holds a replica and takes part in the group. */
         boolean here() {
-            return replica != null;
+            return node != null;
         }
 
         /** How the group is named in logs: by its account, in strict mode. */
@@ -149,35 +170,49 @@ public final class ClusterMember implements AutoCloseable {
         List<ClusterNode.Group> given = new java.util.ArrayList<>();
         ClusterNode.Host started = null;
         ClusterRouter routing = null;
+        ReplicaStore membersStore = null;
         List<String> memberIds =
                 cluster.members().stream().map(ClusterConfig.Member::id).toList();
         Path raftDir = server.storage().dataDir().resolve("raft");
         PlacementRecord placement = null;
         try {
             placement = PlacementRecord.check(raftDir, cluster, owners);
+            // With --cluster-replicas the members' group comes first, on every member. Until this node has it, the
+            // groups it is on are those the flags place on it; from then on, those it has (groups move between nodes
+            // as the members change), and an account's group new to the node's record where the flags place it.
+            boolean made = cluster.placed() && isGroupFolder(raftDir, membersGroupId());
+            if (cluster.placed()) {
+                membersStore = ReplicaStore.open(membersStorage());
+                given.add(new ClusterNode.Group(membersGroupId(), membersStore, null));
+            }
             for (String account : owners) {
                 StorageConfig storage = PartitaServer.storage(server, account);
                 // With --cluster-replicas, the group at place k in the accounts' order is on the members Placement
-                // names; a node it is not placed on keeps no replica of it, and routes its requests to its leader.
+                // names; a node it is not on keeps no replica of it, and routes its requests to its leader.
                 List<String> placed = cluster.placed()
                         ? io.partita.cluster.Placement.of(memberIds, byAccount.size(), cluster.replicas())
                         : null;
-                if (placed != null && !placed.contains(cluster.nodeId())) {
-                    byAccount.put(account, new Group(account, storage, placed, null));
+                if (made && !placement.recorded(account) && placement.membersChanged()) {
+                    throw new IllegalArgumentException("this node cannot start: account " + account + " is new to it,"
+                            + " and the cluster's members changed since its flags named them; adding an account to"
+                            + " such a cluster is not built yet");
+                }
+                boolean here = placed == null
+                        || isGroupFolder(raftDir, groupId(account))
+                        || (!cluster.join()
+                                && (!made || !placement.recorded(account))
+                                && placed.contains(cluster.nodeId()));
+                Group g = new Group(account, storage, placed);
+                byAccount.put(account, g);
+                if (!here) {
                     continue;
                 }
-                Group g = new Group(account, storage, placed, ReplicaStore.open(storage));
-                byAccount.put(account, g);
-                // A checkpoint from the leader replaces the store whole: this node's own server for the group (if it
-                // still has one) and its reader close first.
-                g.replica.beforeInstall(() -> {
-                    stopServing(g, "a checkpoint from the leader replaces its store");
-                    stopReading(g, "a checkpoint from the leader replaces its store");
-                });
+                holdReplica(g, ReplicaStore.open(storage));
                 given.add(new ClusterNode.Group(groupId(account), g.replica, placed));
             }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
+            this.groups = java.util.Collections.unmodifiableMap(byAccount);
             started = ClusterNode.startGroups(
                     cluster.nodeId(),
                     peers,
@@ -190,10 +225,13 @@ public final class ClusterMember implements AutoCloseable {
                     server.tls() == null
                             ? null
                             : new ClusterNode.PeerTls(
-                                    server.tls().certificate(), server.tls().privateKey()));
+                                    server.tls().certificate(), server.tls().privateKey()),
+                    cluster.placed() ? new Adopting() : null);
             int i = 0;
+            this.membersGroup = cluster.placed() ? started.groups().get(i++) : null;
+            this.membersReplica = membersStore;
             for (Group g : byAccount.values()) {
-                if (g.here()) {
+                if (g.replica != null) {
                     g.node = started.groups().get(i++);
                     checkMembers(g);
                 } else {
@@ -201,20 +239,25 @@ public final class ClusterMember implements AutoCloseable {
                 }
             }
             placement.write();
-            this.groups = java.util.Collections.unmodifiableMap(byAccount);
+            this.placementRecord = placement;
             this.primary = byAccount.values().iterator().next();
             ClusterConfig.Member self = cluster.self();
             routing = new ClusterRouter(
                     server.host(),
                     self.apiPort(),
                     self.id(),
-                    request -> target(groupOf(request)),
+                    request -> membersGroup != null && request.uri().equals(ClusterRouter.MEMBERS_PATH)
+                            ? membersTarget()
+                            : target(groupOf(request)),
                     cluster.followerReads() ? request -> readTarget(groupOf(request)) : null,
                     this::status,
                     new io.partita.server.metrics.ClusterMetrics(this::view),
                     new ClusterRouter.Members() {
                         @Override
                         public boolean leads() {
+                            if (membersGroup != null) {
+                                return membersGroup.isLeaderReady();
+                            }
                             return primary.here() && primary.node.isLeaderReady();
                         }
 
@@ -234,7 +277,10 @@ public final class ClusterMember implements AutoCloseable {
             if (started != null) {
                 started.close();
             }
-            byAccount.values().stream().filter(Group::here).forEach(g -> g.replica.close());
+            byAccount.values().stream().filter(g -> g.replica != null).forEach(g -> g.replica.close());
+            if (membersStore != null) {
+                membersStore.close();
+            }
             if (placement != null) {
                 placement.failed(e);
             }
@@ -245,6 +291,38 @@ public final class ClusterMember implements AutoCloseable {
         this.watch = new Thread(this::watchLeadership, "partita-cluster-" + cluster.nodeId());
         watch.setDaemon(true);
         watch.start();
+        this.mover = cluster.placed() ? new Thread(this::moveGroups, "partita-cluster-" + nodeId() + "-moves") : null;
+        if (mover != null) {
+            mover.setDaemon(true);
+            mover.start();
+        }
+    }
+
+    /** The members' group's id: every node of the cluster derives the same, and no account's group has it. */
+    private UUID membersGroupId() {
+        return ClusterNode.groupId(cluster.name(), "members");
+    }
+
+    /** Where the members' group's replica is: beside the Raft storage, in the data directory's {@code cluster}. */
+    private StorageConfig membersStorage() {
+        return server.storage().withDataDir(server.storage().dataDir().resolve("cluster"));
+    }
+
+    /** Whether the Raft storage in {@code raftDir} has group {@code id}'s folder: the group is on this node. */
+    private static boolean isGroupFolder(Path raftDir, UUID id) {
+        return java.nio.file.Files.isDirectory(raftDir.resolve(id.toString()));
+    }
+
+    /**
+     * Makes {@code replica} the group's on this node. A checkpoint from the leader replaces the store whole: this
+     * node's own server for the group (if it still has one) and its reader close first.
+     */
+    private void holdReplica(Group g, ReplicaStore replica) {
+        g.replica = replica;
+        replica.beforeInstall(() -> {
+            stopServing(g, "a checkpoint from the leader replaces its store");
+            stopReading(g, "a checkpoint from the leader replaces its store");
+        });
     }
 
     /**
@@ -287,6 +365,13 @@ public final class ClusterMember implements AutoCloseable {
     private void checkMembers(Group g) {
         if (g.placed == null) {
             return; // on every member, whose changes the group's configuration follows
+        }
+        List<String> flags = cluster.members().stream()
+                .map(ClusterConfig.Member::id)
+                .sorted()
+                .toList();
+        if (!ids(membersGroup.members()).equals(flags)) {
+            return; // the members changed since the flags': the groups move with them (moveGroups)
         }
         List<String> has =
                 g.node.members().stream().map(ClusterNode.Peer::id).sorted().toList();
@@ -347,6 +432,13 @@ public final class ClusterMember implements AutoCloseable {
         return api == null ? null : new ClusterRouter.Target(api, false);
     }
 
+    /** Where a change of the members goes, with {@code --cluster-replicas}: the members' group's leader's port. */
+    private ClusterRouter.Target membersTarget() {
+        String leader = membersGroup.leaderId();
+        String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
+        return api == null ? null : new ClusterRouter.Target(api, false);
+    }
+
     /** Where an eventually consistent read goes: this follower's reader while it is recent enough, else null. */
     private ClusterRouter.Target readTarget(Group g) {
         Reader r = g.reader;
@@ -364,6 +456,13 @@ public final class ClusterMember implements AutoCloseable {
      * changes; else as this node's own member list does (a group formed before configurations carried it).
      */
     private String apiOf(String id) {
+        if (membersGroup != null) {
+            for (ClusterNode.Peer p : membersGroup.members()) {
+                if (p.id().equals(id) && p.api() != null) {
+                    return p.api();
+                }
+            }
+        }
         Group home = home();
         for (ClusterNode.Peer p : home == null ? List.<ClusterNode.Peer>of() : home.node.members()) {
             if (p.id().equals(id) && p.api() != null) {
@@ -393,13 +492,6 @@ public final class ClusterMember implements AutoCloseable {
                 return refused;
             }
         }
-        if (cluster.placed()) {
-            return problem(
-                    400,
-                    "the groups are placed on " + cluster.replicas() + " of the "
-                            + cluster.members().size()
-                            + " members (--cluster-replicas): changing the members of such a cluster is not built yet");
-        }
         com.fasterxml.jackson.databind.JsonNode in;
         try {
             in = JSON.readTree(request.body());
@@ -427,6 +519,9 @@ public final class ClusterMember implements AutoCloseable {
         ClusterConfig.Member add = added;
         String remove = removed;
         java.util.function.UnaryOperator<List<ClusterNode.Peer>> change = now -> changed(now, add, remove);
+        if (membersGroup != null) {
+            return changePlaced(change, added, removed);
+        }
         // First whether the change can be made, to each group's members as this node knows them (the groups agree,
         // unless a change was made to some of them only): a refusal changes nothing.
         boolean any = false;
@@ -468,6 +563,95 @@ public final class ClusterMember implements AutoCloseable {
         com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
         putMembers(out, primary.node.members());
         return new ClusterRouter.Made(200, out.toString());
+    }
+
+    /**
+     * With {@code --cluster-replicas}: makes the change to the members' group, whose members are the cluster's, then
+     * waits for each group to be on the members the new members place it on, as its leader moves it ({@link
+     * #moveGroups}). Answers the members once every group is where it belongs; 503 when the members' group did not
+     * make the change, or a group has not moved in the time (it goes on moving: {@code GET /cluster} shows where each
+     * group is).
+     */
+    private ClusterRouter.Made changePlaced(
+            java.util.function.UnaryOperator<List<ClusterNode.Peer>> change,
+            ClusterConfig.Member added,
+            String removed) {
+        java.util.function.UnaryOperator<List<ClusterNode.Peer>> keepingR = now -> {
+            List<ClusterNode.Peer> next = change.apply(now);
+            if (next != null && next.size() < cluster.replicas()) {
+                throw new IllegalArgumentException("each group is on " + cluster.replicas()
+                        + " members (--cluster-replicas): add a node before removing " + removed);
+            }
+            return next;
+        };
+        try {
+            if (keepingR.apply(membersGroup.members()) == null) {
+                return added != null
+                        ? problem(400, "node " + added.id() + " is already a member")
+                        : problem(400, "node " + removed + " is not a member");
+            }
+        } catch (IllegalArgumentException e) {
+            return problem(400, e.getMessage());
+        }
+        long deadline = System.nanoTime() + membersChangeLimit().toNanos();
+        List<ClusterNode.Peer> after;
+        try {
+            after = membersGroup.changeMembers(
+                    keepingR, java.time.Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        } catch (RuntimeException e) {
+            return problem(e instanceof IllegalArgumentException ? 400 : 503, e.getMessage());
+        }
+        log.info("node {}: the cluster's members are {}", cluster.nodeId(), ids(after));
+        List<String> moving = List.of();
+        while (System.nanoTime() < deadline) {
+            moving = groups.values().stream()
+                    .filter(g -> !membersOf(g).equals(sorted(placement(g, ids(after)))))
+                    .map(g -> g.account)
+                    .toList();
+            if (moving.isEmpty()) {
+                com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
+                putMembers(out, after);
+                return new ClusterRouter.Made(200, out.toString());
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return problem(
+                503,
+                "the members changed, and the groups of " + moving + " are still moving to the members they are now"
+                        + " placed on: GET /cluster shows where each group is");
+    }
+
+    /** The group's members as this node knows them, in the order of their ids: its own, or its locator's. */
+    private static List<String> membersOf(Group g) {
+        ClusterNode node = g.node;
+        if (node != null) {
+            try {
+                return ids(node.members());
+            } catch (IllegalStateException gone) {
+                return List.of(); // taken off this node a moment ago
+            }
+        }
+        io.partita.cluster.GroupLocator locator = g.locator;
+        return locator == null ? List.of() : sorted(locator.members());
+    }
+
+    private static List<String> ids(List<ClusterNode.Peer> peers) {
+        return peers.stream().map(ClusterNode.Peer::id).sorted().toList();
+    }
+
+    private static List<String> sorted(List<String> ids) {
+        return ids.stream().sorted().toList();
+    }
+
+    /** The members {@code memberIds} place group {@code g} on, its preferred leader first. */
+    private List<String> placement(Group g, List<String> memberIds) {
+        int place = new java.util.ArrayList<>(groups.values()).indexOf(g);
+        return io.partita.cluster.Placement.of(memberIds, place, cluster.replicas());
     }
 
     /**
@@ -562,18 +746,19 @@ public final class ClusterMember implements AutoCloseable {
     private void watchLeadership() {
         while (!closed) {
             for (Group g : groups.values()) {
-                if (!g.here()) {
+                ClusterNode node = g.node;
+                if (node == null) {
                     continue; // its locator learns where it is led
                 }
                 try {
-                    if (g.serving == null && g.node.canServe()) {
+                    if (g.serving == null && node.canServe()) {
                         stopReading(g, "it leads");
                         serve(g);
-                    } else if (g.serving != null && !g.node.isLeaderReady()) {
+                    } else if (g.serving != null && !node.isLeaderReady()) {
                         stopServing(g, "it no longer leads");
                     }
-                    if (g.serving != null && groups.size() > 1) {
-                        prefer(g);
+                    if (g.serving != null && (groups.size() > 1 || g.placed != null)) {
+                        prefer(g, node);
                     }
                     if (cluster.followerReads()) {
                         followReads(g);
@@ -599,13 +784,13 @@ public final class ClusterMember implements AutoCloseable {
      * place moved when an account was added). Ratis then hands the leadership to that member once it is up to date,
      * and the groups' leaders stay spread over the nodes.
      */
-    private void prefer(Group g) {
-        java.util.Map<String, Integer> now = g.node.priorities();
-        String checking = g.node.term() + " " + now.keySet();
+    private void prefer(Group g, ClusterNode node) {
+        java.util.Map<String, Integer> now = node.priorities();
+        String checking = node.term() + " " + now.keySet();
         if (checking.equals(g.preferredFor)
                 || System.nanoTime() < g.preferAgainAt
                 || !now.containsKey(cluster.nodeId())
-                || !g.node.membersSettled()) {
+                || !node.membersSettled()) {
             // Checked; or a leader that removed itself, which steps down (Ratis would hold a change it is given until
             // then, whatever the time allowed); or a change of the members under way, which would refuse another.
             return;
@@ -618,14 +803,15 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         int place = new java.util.ArrayList<>(groups.values()).indexOf(g);
-        String want = g.placed != null ? g.placed.get(0) : order.get(place % order.size());
+        List<String> placed = g.placed;
+        String want = placed != null ? placed.get(0) : order.get(place % order.size());
         boolean already = now.entrySet().stream()
                 .allMatch(e -> e.getValue() == (e.getKey().equals(want) ? 1 : 0));
-        if (already) {
-            return;
+        if (already || !now.containsKey(want)) {
+            return; // preferred already; or the member it is placed on first is not among its members yet
         }
         try {
-            g.node.prefer(want, java.time.Duration.ofSeconds(5));
+            node.prefer(want, java.time.Duration.ofSeconds(5));
             log.info("node {}: {} now prefers {} as its leader", cluster.nodeId(), g.name(), want);
         } catch (io.partita.storage.StorageUnavailableException e) {
             log.warn(
@@ -660,8 +846,8 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     private void serveLocked(Group g) {
-        if (closed) {
-            return;
+        if (closed || g.node == null) {
+            return; // closed, or the group was taken off this node
         }
         long started = System.nanoTime();
         StorageEngine engine = g.replica.unlessInstalling(store -> StorageEngine.openOn(store, g.storage));
@@ -687,11 +873,16 @@ public final class ClusterMember implements AutoCloseable {
      * knows none) and has at most {@link #READER_MAX_LAG} committed entries left to apply.
      */
     private void followReads(Group g) {
-        if (g.serving != null || !"FOLLOWER".equals(g.node.role())) {
+        ClusterNode node = g.node;
+        ReplicaStore replica = g.replica;
+        if (node == null || replica == null) {
+            return; // the group was taken off this node
+        }
+        if (g.serving != null || !"FOLLOWER".equals(node.role())) {
             stopReading(g, "it does not follow");
             return;
         }
-        if (g.replica.installing()) {
+        if (replica.installing()) {
             // Its hook closed the reader; the next pass after the install opens one on the new store.
             g.readable = false;
             return;
@@ -699,14 +890,13 @@ public final class ClusterMember implements AutoCloseable {
         Reader r = g.reader;
         Boolean current = r == null
                 ? Boolean.FALSE
-                : g.replica.unlessInstalling(
-                        store -> store == r.store() && store.catalogChanges() == r.catalogChanges());
+                : replica.unlessInstalling(store -> store == r.store() && store.catalogChanges() == r.catalogChanges());
         if (!Boolean.TRUE.equals(current)) {
             openReader(g, r);
         }
         g.readable = g.reader != null
-                && g.node.leaderId() != null
-                && g.node.commitIndex() - g.node.lastAppliedIndex() <= READER_MAX_LAG;
+                && node.leaderId() != null
+                && node.commitIndex() - node.lastAppliedIndex() <= READER_MAX_LAG;
     }
 
     /**
@@ -721,7 +911,7 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     private void openReaderLocked(Group g, Reader previous) {
-        if (closed || g.serving != null || g.reader != previous) {
+        if (closed || g.serving != null || g.reader != previous || g.replica == null) {
             return; // closed, or changed (an install closed it) since the caller looked: the next pass decides
         }
         long started = System.nanoTime();
@@ -790,6 +980,241 @@ public final class ClusterMember implements AutoCloseable {
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
             new com.fasterxml.jackson.databind.ObjectMapper();
 
+    /** How often the mover looks at the groups. */
+    private static final long MOVE_MILLIS = 500;
+
+    /**
+     * With {@code --cluster-replicas}, on every node: keeps each group on the members the cluster's members (the
+     * members' group's) place it on now, one group at a time ({@link #moveGroup}).
+     */
+    private void moveGroups() {
+        while (!closed) {
+            try {
+                List<String> memberIds = ids(membersGroup.members());
+                // A node waiting to be added knows no members; a change of them under way is waited out.
+                boolean settled = membersGroup.membersSettled() && memberIds.size() >= cluster.replicas();
+                if (settled) {
+                    placementRecord.members(memberIds);
+                }
+                for (Group g : groups.values()) {
+                    if (closed) {
+                        return;
+                    }
+                    moveGroup(g, memberIds, settled);
+                }
+            } catch (IOException | RuntimeException e) {
+                log.warn("node {} could not move the groups to their members", nodeId(), e);
+            }
+            try {
+                Thread.sleep(MOVE_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Brings group {@code g}, on this node, closer to where {@code memberIds} place it. As its leader, when the
+     * group's members differ from those: adds the group to each member it now belongs on (through that node's Raft
+     * port: it joins, and catches up from the leader, from the log or a checkpoint), changes the group's members
+     * (Raft's joint consensus; a leader that leaves steps down once that is committed), then takes the group off each
+     * member it left, itself included (their Raft storage and replica deleted); a member that could not be told is
+     * told again later. As a member the group's members no longer include (it was down when the group moved), takes
+     * the group off itself. A group another member added to this node gets this node's part in it, and a group not
+     * on this node a locator.
+     */
+    private void moveGroup(Group g, List<String> memberIds, boolean settled) {
+        UUID id = groupId(g.account);
+        ClusterNode node = g.node;
+        if (node == null && g.replica != null) {
+            // Added by another member: the host made this node's part in it.
+            ClusterNode made = host.groups().stream()
+                    .filter(n -> n.groupId().equals(id))
+                    .findFirst()
+                    .orElse(null);
+            if (made != null) {
+                synchronized (g) {
+                    g.node = made;
+                }
+                io.partita.cluster.GroupLocator locator = g.locator;
+                if (locator != null) {
+                    host.stopLocating(locator);
+                    g.locator = null;
+                }
+                log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
+            }
+            return;
+        }
+        if (settled) {
+            g.placed = placement(g, memberIds);
+        }
+        if (node == null) {
+            if (g.locator == null) {
+                g.locator = host.locate(id, g.placed);
+            }
+            return;
+        }
+        List<String> has = ids(node.members());
+        if (!settled || has.isEmpty() || !node.membersSettled()) {
+            return; // joining, or changing its members
+        }
+        if (!has.contains(nodeId())) {
+            takeOff(g, "its members " + has + " no longer include this node");
+            return;
+        }
+        if (!node.isLeaderReady()) {
+            return;
+        }
+        List<String> target = g.placed;
+        if (!has.equals(sorted(target))) {
+            move(g, node, target);
+        }
+        tellLeft(g, id);
+    }
+
+    /** Moves group {@code g}, which this node leads, onto the members {@code target}; see {@link #moveGroup}. */
+    private void move(Group g, ClusterNode node, List<String> target) {
+        UUID id = groupId(g.account);
+        java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
+        node.members().forEach(p -> byId.put(p.id(), p));
+        List<String> has = ids(node.members());
+        membersGroup.members().forEach(p -> byId.put(p.id(), p));
+        log.info("node {} moves {} from {} to {}", nodeId(), g.name(), has, target);
+        try {
+            for (String m : target) {
+                if (!has.contains(m)) {
+                    host.addTo(byId.get(m), id);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("node {} could not add {} to a member (tried again soon): {}", nodeId(), g.name(), e.toString());
+            return;
+        }
+        List<ClusterNode.Peer> next = target.stream().map(byId::get).toList();
+        try {
+            node.changeMembers(now -> ids(now).equals(sorted(target)) ? null : next, MEMBERS_CHANGE);
+        } catch (RuntimeException e) {
+            log.warn("node {} could not move {} (tried again soon): {}", nodeId(), g.name(), e.getMessage());
+            return;
+        }
+        for (String m : has) {
+            if (!target.contains(m)) {
+                g.leftOn.put(m, byId.get(m));
+            }
+        }
+        log.info("node {}: {} is on {}", nodeId(), g.name(), target);
+    }
+
+    /** Takes group {@code g} off the members its last move here left, this node last (it steps down first). */
+    private void tellLeft(Group g, UUID id) {
+        for (var left : List.copyOf(g.leftOn.entrySet())) {
+            if (left.getKey().equals(nodeId())) {
+                continue;
+            }
+            try {
+                host.removeFrom(left.getValue(), id);
+                g.leftOn.remove(left.getKey());
+            } catch (IOException | RuntimeException e) {
+                log.debug("node {} could not take {} off {} yet", nodeId(), g.name(), left.getKey(), e);
+            }
+        }
+        if (g.leftOn.containsKey(nodeId()) && g.leftOn.size() == 1) {
+            takeOff(g, "it moved to " + g.placed);
+        }
+    }
+
+    /**
+     * Takes group {@code g} off this node: its server and reader close and nothing uses its part in the Raft group any
+     * more, which then leaves the Raft server; then its replica is deleted.
+     */
+    private void takeOff(Group g, String why) {
+        synchronized (g) {
+            stopServingLocked(g, why);
+            stopReadingLocked(g, why);
+            g.node = null;
+        }
+        try {
+            host.removeGroup(groupId(g.account));
+        } catch (IllegalArgumentException gone) {
+            // Taken off already.
+        } catch (IOException | RuntimeException e) {
+            // The next pass finds the host's part in the group again (as one another member added), and tries again.
+            log.warn("node {} could not take {} off itself (tried again soon): {}", nodeId(), g.name(), e.toString());
+            return;
+        }
+        ReplicaStore replica = g.replica;
+        if (replica != null) {
+            dropped(g, replica, why);
+        }
+    }
+
+    /**
+     * Forgets group {@code g}'s replica on this node, once the group is off it: its server and reader close, and the
+     * replica is closed and deleted. The mover then gives the group a locator.
+     */
+    private void dropped(Group g, ReplicaStore replica, String why) {
+        synchronized (g) {
+            stopServingLocked(g, why);
+            stopReadingLocked(g, why);
+            g.node = null;
+            g.replica = null;
+            g.leftOn.clear();
+        }
+        replica.close();
+        try {
+            RocksStore.delete(g.storage);
+        } catch (IOException e) {
+            log.warn("node {} could not delete its replica of {}", nodeId(), g.name(), e);
+        }
+        log.info("node {} no longer holds {}: {}", nodeId(), g.name(), why);
+    }
+
+    /** The group of the account whose group's id is {@code id}, or null. */
+    private Group byGroupId(UUID id) {
+        for (Group g : groups.values()) {
+            if (groupId(g.account).equals(id)) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** Gives the groups other members add to this node a replica, and forgets those they take off. */
+    private final class Adopting implements ClusterNode.Adoption {
+        @Override
+        public ReplicaStore adopt(UUID id) {
+            Group g = byGroupId(id);
+            if (g == null) {
+                log.warn("node {} refuses group {}: no account's", nodeId(), id);
+                return null;
+            }
+            synchronized (g) {
+                if (g.replica != null || closed) {
+                    return null;
+                }
+                try {
+                    // Whatever a store left there holds, the group's leader sends the group's state from its start.
+                    RocksStore.delete(g.storage);
+                    holdReplica(g, ReplicaStore.open(g.storage));
+                    return g.replica;
+                } catch (IOException | RuntimeException e) {
+                    log.warn("node {} cannot open a replica of {}", nodeId(), g.name(), e);
+                    return null;
+                }
+            }
+        }
+
+        @Override
+        public void removed(UUID id, ReplicaStore replica) {
+            Group g = byGroupId(id);
+            if (g != null && g.replica == replica) {
+                dropped(g, replica, "another member took it off");
+            } else {
+                replica.close();
+            }
+        }
+    }
+
     /**
      * The first group placed on this node (the first group, unless {@code --cluster-replicas} placed it elsewhere), or
      * null when none is.
@@ -815,48 +1240,57 @@ public final class ClusterMember implements AutoCloseable {
         out.put("cluster", cluster.name());
         out.put("node", cluster.nodeId());
         Group home = home();
-        if (home != null) {
-            putGroup(out, home);
+        ClusterNode homeNode = home == null ? null : home.node;
+        if (homeNode != null) {
+            putGroup(out, home, homeNode);
         } else {
             out.put("role", "NONE");
         }
         // The group's members as this node knows them (none yet on a node that waits to be added); with the groups on
-        // some members, every member of the cluster, as they cannot change.
+        // some members, the cluster's, as the members' group has them.
         putMembers(
                 out,
-                home != null && !cluster.placed()
-                        ? home.node.members()
-                        : cluster.members().stream().map(ClusterMember::peer).toList());
+                membersGroup != null
+                        ? membersGroup.members()
+                        : homeNode != null
+                                ? homeNode.members()
+                                : cluster.members().stream()
+                                        .map(ClusterMember::peer)
+                                        .toList());
         com.fasterxml.jackson.databind.node.ArrayNode each = out.putArray("groups");
+        java.util.List<Group> away = new java.util.ArrayList<>();
         for (Group g : groups.values()) {
-            if (!g.here()) {
+            ClusterNode node = g.node;
+            if (node == null) {
+                away.add(g);
                 continue;
             }
             com.fasterxml.jackson.databind.node.ObjectNode one = each.addObject()
                     .put("account", g.account)
-                    .put("group", g.node.groupId().toString());
-            putGroup(one, g);
+                    .put("group", node.groupId().toString());
+            putGroup(one, g, node);
             // Each group's own: they differ while a change of the members is made to one group after another.
-            putMembers(one, g.node.members());
+            putMembers(one, node.members());
+            if (g.placed != null) {
+                g.placed.forEach(one.putArray("placed")::add);
+            }
         }
         if (cluster.placed()) {
             com.fasterxml.jackson.databind.node.ArrayNode elsewhere = out.putArray("elsewhere");
-            for (Group g : groups.values()) {
-                if (!g.here()) {
-                    com.fasterxml.jackson.databind.node.ObjectNode one = elsewhere
-                            .addObject()
-                            .put("account", g.account)
-                            .put("group", g.locator.groupId().toString())
-                            .put("leader", g.locator.leader());
-                    g.placed.forEach(one.putArray("placed")::add);
-                }
+            for (Group g : away) {
+                io.partita.cluster.GroupLocator locator = g.locator;
+                com.fasterxml.jackson.databind.node.ObjectNode one = elsewhere
+                        .addObject()
+                        .put("account", g.account)
+                        .put("group", groupId(g.account).toString())
+                        .put("leader", locator == null ? null : locator.leader());
+                g.placed.forEach(one.putArray("placed")::add);
             }
         }
         return out.toString();
     }
 
-    private static void putGroup(com.fasterxml.jackson.databind.node.ObjectNode out, Group g) {
-        ClusterNode node = g.node;
+    private static void putGroup(com.fasterxml.jackson.databind.node.ObjectNode out, Group g, ClusterNode node) {
         out.put("role", node.role());
         out.put("leader", node.leaderId());
         out.put("serving", g.serving != null);
@@ -899,7 +1333,8 @@ public final class ClusterMember implements AutoCloseable {
 
     /** The first group's strongly consistent reads on this node: within its read lease, and after a barrier. */
     long[] consistentReads() {
-        return primary.here() ? primary.node.consistentReads() : new long[2];
+        ClusterNode node = primary.node;
+        return node != null ? node.consistentReads() : new long[2];
     }
 
     /** Whether this node answers the requests of the first group (open mode's only one) now: it leads it. */
@@ -925,11 +1360,13 @@ public final class ClusterMember implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        watch.interrupt();
-        try {
-            watch.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (Thread t : mover == null ? List.of(watch) : List.of(watch, mover)) {
+            t.interrupt();
+            try {
+                t.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         // Its own servers first, which answer the requests they have; the router then answers 503 (retried
         // elsewhere) until it closes.
@@ -943,6 +1380,14 @@ public final class ClusterMember implements AutoCloseable {
         } catch (IOException e) {
             log.warn("node {}: closing its Raft server", cluster.nodeId(), e);
         }
-        groups.values().stream().filter(Group::here).forEach(g -> g.replica.close());
+        for (Group g : groups.values()) {
+            ReplicaStore replica = g.replica;
+            if (replica != null) {
+                replica.close();
+            }
+        }
+        if (membersReplica != null) {
+            membersReplica.close();
+        }
     }
 }

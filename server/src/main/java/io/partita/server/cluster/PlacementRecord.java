@@ -29,11 +29,40 @@ final class PlacementRecord {
     private final Map<String, String> lines;
     /** Whether this start wrote the node's first record, before any group was made. */
     private final boolean first;
+    /** The accounts whose group the record had before this start. */
+    private final java.util.Set<String> recorded;
 
-    private PlacementRecord(Path raftDir, Map<String, String> lines, boolean first) {
+    private PlacementRecord(Path raftDir, Map<String, String> lines, boolean first, java.util.Set<String> recorded) {
         this.raftDir = raftDir;
         this.lines = lines;
         this.first = first;
+        this.recorded = recorded;
+    }
+
+    /**
+     * Whether the cluster's members, as the node last recorded them ({@link #members}), differ from those its flags
+     * name.
+     */
+    synchronized boolean membersChanged() {
+        String current = lines.get("current");
+        return current != null && !current.equals(lines.get("members"));
+    }
+
+    /**
+     * Records the cluster's members now ({@code current=}), changed since the flags named the first ones: a node
+     * started with an account new to it then cannot place its group by its flags.
+     */
+    synchronized void members(List<String> ids) throws IOException {
+        String now = String.join(",", ids.stream().sorted().toList());
+        if (!now.equals(lines.getOrDefault("current", lines.get("members")))) {
+            lines.put("current", now);
+            write();
+        }
+    }
+
+    /** Whether the record had {@code account}'s group before this start: the group was made then. */
+    boolean recorded(String account) {
+        return recorded.contains(account);
     }
 
     /** How {@code cluster}'s groups, one per account of {@code owners} in that order, are placed now. */
@@ -80,7 +109,7 @@ final class PlacementRecord {
         } else if (hasGroups(raftDir)) {
             before.put("replicas", "all");
         } else {
-            PlacementRecord first = new PlacementRecord(raftDir, now, true);
+            PlacementRecord first = new PlacementRecord(raftDir, now, true, java.util.Set.of());
             first.write();
             return first;
         }
@@ -104,8 +133,12 @@ final class PlacementRecord {
                     + " The placement of a cluster's groups cannot change yet: give every node the --cluster-replicas,"
                     + " members and accounts it was made with");
         }
+        java.util.Set<String> recorded = new java.util.HashSet<>();
+        before.keySet().stream()
+                .filter(k -> k.startsWith("group."))
+                .forEach(k -> recorded.add(k.substring("group.".length())));
         before.forEach(now::putIfAbsent);
-        return new PlacementRecord(raftDir, now, false);
+        return new PlacementRecord(raftDir, now, false, recorded);
     }
 
     private static String describe(Map<String, String> placement) {
@@ -134,7 +167,7 @@ final class PlacementRecord {
      * Writes the record, unless the file has it already: whole or not at all, and forced to disk with the folder's
      * entry, since a record half written or lost to a power cut would refuse the next start.
      */
-    void write() throws IOException {
+    synchronized void write() throws IOException {
         StringBuilder text = new StringBuilder();
         lines.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         Path file = raftDir.resolve(FILE);

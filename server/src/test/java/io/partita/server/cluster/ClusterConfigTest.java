@@ -73,8 +73,9 @@ class ClusterConfigTest {
         assertThatThrownBy(() -> every.withReplicas(6)).hasMessageContaining("not 6");
         assertThatThrownBy(() -> load("node.id=n2\n" + five + "replicas=three\n", null))
                 .hasMessageContaining("replicas is a number of members, not three");
-        // Such a cluster's members cannot change yet, so no node joins it.
-        assertThatThrownBy(() -> three.joining(true)).hasMessageContaining("a node cannot join it");
+        // A node may join such a cluster: its groups come to it as they move.
+        assertThat(three.joining(true).join()).isTrue();
+        assertThat(three.joining(true).replicas()).isEqualTo(3);
     }
 
     @Test

@@ -49,7 +49,7 @@ class ClusterPlacementIT {
     Path dir;
 
     private final List<ClusterConfig.Member> members = new ArrayList<>();
-    private final ClusterMember[] nodes = new ClusterMember[4];
+    private final ClusterMember[] nodes = new ClusterMember[5];
     private Accounts accounts;
     private final Map<String, DynamoDbClient> clients = new java.util.HashMap<>();
 
@@ -148,7 +148,9 @@ class ClusterPlacementIT {
             await(
                     "account " + a + "'s group led by n" + a + ", known to every node",
                     () -> nodes[a].serving(ACCOUNTS.get(a))
-                            && java.util.Arrays.stream(nodes).allMatch(m -> knows(m, ACCOUNTS.get(a), "n" + a)));
+                            && java.util.Arrays.stream(nodes)
+                                    .filter(java.util.Objects::nonNull)
+                                    .allMatch(m -> knows(m, ACCOUNTS.get(a), "n" + a)));
         }
         for (int i = 0; i < 4; i++) {
             JsonNode v = view(nodes[i]);
@@ -275,18 +277,6 @@ class ClusterPlacementIT {
         }
         assertThat(dir.resolve("n3/raft/" + ClusterNode.groupId("placed"))).doesNotExist();
 
-        // Such a cluster's members cannot change yet: a clear refusal, through the node that routes or the leader.
-        for (int via : new int[] {3, 0}) {
-            HttpResponse<String> change = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(
-                                            URI.create("http://127.0.0.1:" + nodes[via].port() + "/cluster/members"))
-                                    .POST(HttpRequest.BodyPublishers.ofString("{\"remove\": \"n2\"}"))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-            assertThat(change.statusCode()).as(change.body()).isEqualTo(400);
-            assertThat(change.body()).contains("placed on 3 of the 4 members").contains("not built yet");
-        }
         for (int i = 0; i < 3; i++) {
             assertThat(view(nodes[i]).get("groups").get(0).get("members")).hasSize(3);
         }
@@ -309,6 +299,61 @@ class ClusterPlacementIT {
         } finally {
             browser.quit();
         }
+
+        // A fifth node joins, added through n3 (which sends the change to the members' group's leader): with five
+        // members the group is still placed on n0..n2, so nothing moves.
+        List<ClusterConfig.Member> five = new ArrayList<>(members);
+        five.add(new ClusterConfig.Member("n4", "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        nodes[4] = ClusterStrictIT.startNode(
+                dir, new ClusterConfig("placed", "n4", five).withReplicas(3).joining(true), 4, null);
+        members.add(five.get(4));
+        HttpResponse<String> added = changeMembers(3, "{\"add\": \"" + memberFlag(five.get(4)) + "\"}");
+        assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
+        assertThat(JSON.readTree(added.body()).get("members")).hasSize(5);
+        assertThat(view(nodes[4]).get("members")).hasSize(5);
+        assertThat(get(as(0, 4), "item")).isEqualTo("through n3");
+
+        // n0 is removed, through n4: the group moves from n0..n2 to n1..n3. n0 adds it to n3, changes its members,
+        // steps down and takes it off itself; the answer comes once the group is where it belongs.
+        HttpResponse<String> removed = changeMembers(4, "{\"remove\": \"n0\"}");
+        assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        assertThat(JSON.readTree(removed.body()).get("members")).hasSize(4);
+        // n3's view has the group once its mover has taken it up, half a second at most.
+        await("n3 to hold the group on n1..n3", () -> {
+            JsonNode moved = view(nodes[3]).get("groups").get(0);
+            return moved != null && moved.get("members").findValuesAsText("id").equals(List.of("n1", "n2", "n3"));
+        });
+        await(
+                "n0 to hold no group",
+                () -> view(nodes[0]).get("groups").isEmpty()
+                        && !Files.exists(dir.resolve("n0/raft/" + ClusterNode.groupId("placed")))
+                        && !Files.exists(dir.resolve("n0/CURRENT")));
+        for (int i = 1; i < 5; i++) {
+            assertThat(get(as(0, i), "item")).as("through n%d", i).isEqualTo("through n3");
+        }
+        put(as(0, 4), "item", "after the move");
+        await("n3's replica to answer the write", () -> "after the move".equals(get(as(0, 3), "item")));
+        // Down to three members, the group's number: then no fewer.
+        HttpResponse<String> three = changeMembers(1, "{\"remove\": \"n4\"}");
+        assertThat(three.statusCode()).as(three.body()).isEqualTo(200);
+        HttpResponse<String> refused = changeMembers(1, "{\"remove\": \"n3\"}");
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        assertThat(refused.body()).contains("at least 3 members");
+        assertThat(view(nodes[1]).get("members")).hasSize(3);
+    }
+
+    /** {@code POST /cluster/members} with {@code body} through node {@code via}. */
+    private HttpResponse<String> changeMembers(int via, String body) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + nodes[via].port() + "/cluster/members"))
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String memberFlag(ClusterConfig.Member m) {
+        return m.id() + "=" + m.host() + ":" + m.raftPort() + ":" + m.apiPort();
     }
 
     /** The text of the element {@code selector} finds, read in one script (the page redraws its rows every second). */

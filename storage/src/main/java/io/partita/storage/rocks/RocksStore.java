@@ -742,14 +742,15 @@ public final class RocksStore implements AutoCloseable {
             "\\d+\\.(sst|log|blob|dbtmp)|CURRENT|IDENTITY|LOCK|LOG(\\.old\\.\\d+)?|MANIFEST-\\d+|OPTIONS-\\d+(\\.dbtmp)?");
 
     /**
-     * Makes the closed store of {@code config} a copy of {@code checkpoint} (a directory {@link #checkpointTo} wrote,
-     * perhaps on another node): deletes RocksDB's files and Partita's log segments, whose batches belong to the state
-     * being replaced, and links (SST files, which RocksDB never changes) or copies the checkpoint's. Files of other
-     * names in the checkpoint (a transfer's checksums) are left out. Not atomic: a caller that may crash midway keeps a
-     * record to repeat it from the start, which gives the same result.
+     * Deletes the closed store of {@code config}: RocksDB's files and Partita's log segments. Other files and folders
+     * in its directory (a cluster node's Raft storage, other accounts' stores) are left alone. Nothing to delete is no
+     * error.
      */
-    public static void replaceWithCheckpoint(StorageConfig config, Path checkpoint) throws IOException {
+    public static void delete(StorageConfig config) throws IOException {
         Path data = config.dataDir();
+        if (!Files.isDirectory(data)) {
+            return;
+        }
         try (var files = Files.list(data)) {
             for (Path f : files.toList()) {
                 if (Files.isRegularFile(f)
@@ -766,6 +767,18 @@ public final class RocksStore implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Makes the closed store of {@code config} a copy of {@code checkpoint} (a directory {@link #checkpointTo} wrote,
+     * perhaps on another node): deletes RocksDB's files and Partita's log segments, whose batches belong to the state
+     * being replaced, and links (SST files, which RocksDB never changes) or copies the checkpoint's. Files of other
+     * names in the checkpoint (a transfer's checksums) are left out. Not atomic: a caller that may crash midway keeps a
+     * record to repeat it from the start, which gives the same result.
+     */
+    public static void replaceWithCheckpoint(StorageConfig config, Path checkpoint) throws IOException {
+        Path data = config.dataDir();
+        delete(config);
         List<Path> sources;
         try (var files = Files.list(checkpoint)) {
             sources = files.filter(f -> Files.isRegularFile(f)
