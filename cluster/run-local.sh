@@ -2,7 +2,7 @@
 # A 3-node Partita cluster on this machine (docs/CLUSTER.md): nodes n1, n2, n3 answer clients on ports 8001, 8002 and
 # 8003 and talk Raft on 9001, 9002 and 9003; each keeps its replica in $DIR/n1 … (default ./partita-cluster).
 # NODES=5 (3 to 9, kept in $DIR/nodes for the later commands) starts that many members instead, e.g. with
-# --cluster-replicas 3 to place each group on three (add and remove are then refused).
+# --cluster-replicas 3 to place each group on three (add and remove then move the groups to their new members).
 #
 #   cluster/run-local.sh start     starts the nodes in the background (logs in $DIR/n*.log; S3 for exports and imports
 #                                  in $DIR/s3, shared by the nodes, unless the arguments give --s3-dir)

@@ -294,9 +294,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * A Raft group a node's server takes part in: its id, this node's replica of the store it replicates and, when it
      * is placed on some members only ({@link Placement}), their ids, its preferred leader first.
      *
-     * @param members the ids of the members the group is made with, its preferred leader first; null for every peer,
-     *     the group preferring the member at its place among the groups given (modulo the peers, in the order of their
-     *     ids), or none when it is the only group
+     * @param members the ids of the members the group is made with, its preferred leader first; empty for the members
+     *     its Raft log has, or none until its leader adds this node (a group another member added to it); null for
+     *     every peer, the group preferring the member at its place among the groups given (modulo the peers, in the
+     *     order of their ids), or none when it is the only group
      */
     public record Group(UUID id, ReplicaStore replica, List<String> members) {
         public Group {
@@ -323,9 +324,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
         ReplicaStore adopt(UUID id);
 
         /**
-         * Group {@code id} was taken off this node by another member, and its Raft storage deleted: its replica no
-         * longer proposes through it, and is the caller's to close and delete. Called on the watchdog's thread, within
-         * a second or so.
+         * Group {@code id} was taken off this node by another member (its division closed, its Raft storage about to
+         * be deleted), or did not start after its adoption: its replica no longer proposes through it, and is the
+         * caller's to close and delete. Called on Ratis's thread that adds and removes groups (no add of the group
+         * again runs meanwhile), or, for a group that did not start, the watchdog's.
          */
         void removed(UUID id, ReplicaStore replica);
     }
@@ -358,7 +360,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
         private final Duration locateTimeout;
         /** What this node does with groups other members add or take off; null when it takes none. */
         private final Adoption adoption;
-        /** When each group another member added was adopted ({@link System#nanoTime}): it may not be listed yet. */
+        /** The groups {@link #removeGroup} is taking off this node, which it forgets itself. */
+        private final java.util.Set<RaftGroupId> removing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /** When each group another member added was adopted ({@link System#nanoTime}), until the server has it. */
         private final java.util.Map<RaftGroupId, Long> adoptedAt = new java.util.concurrent.ConcurrentHashMap<>();
         /** The Ratis client that adds groups to other members and takes them off; made at first use. */
         private org.apache.ratis.client.RaftClient managing;
@@ -414,15 +418,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
          * @throws IllegalArgumentException when the group is on this node already, or, without {@code join}, when
          *     {@code members} do not name this node
          */
-        public synchronized ClusterNode addGroup(UUID id, ReplicaStore replica, List<Peer> members, boolean join)
+        public ClusterNode addGroup(UUID id, ReplicaStore replica, List<Peer> members, boolean join)
                 throws IOException {
-            if (closed) {
-                throw new IllegalStateException("the host is closed");
-            }
             RaftGroupId groupId = RaftGroupId.valueOf(id);
-            if (replicas.containsKey(groupId)) {
-                throw new IllegalArgumentException("group " + id + " is on node " + self + " already");
-            }
             if (!join && members.stream().noneMatch(p -> p.id().equals(self.toString()))) {
                 throw new IllegalArgumentException("group " + id + " is not placed on node " + self);
             }
@@ -432,15 +430,28 @@ public final class ClusterNode implements Replication, AutoCloseable {
             }
             RaftGroup group = join ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, raftPeers);
             ReadLease lease = new ReadLease(timings.readLease());
-            leases.put(groupId, lease);
-            replicas.put(groupId, replica);
             ClusterNode node = new ClusterNode(server, group, self, timings, parameters, lease);
+            synchronized (this) {
+                if (closed) {
+                    node.sender.shutdown();
+                    throw new IllegalStateException("the host is closed");
+                }
+                if (replicas.putIfAbsent(groupId, replica) != null) {
+                    node.sender.shutdown();
+                    throw new IllegalArgumentException("group " + id + " is on node " + self + " already");
+                }
+                leases.put(groupId, lease);
+            }
             replica.replicateThrough(node);
             try {
+                // Not under the host's lock: Ratis manages groups one at a time, and an add another member sent may
+                // be ahead of this one, its adoption waiting for the lock.
                 node.format();
             } catch (IOException | RuntimeException e) {
-                replicas.remove(groupId);
-                leases.remove(groupId);
+                synchronized (this) {
+                    replicas.remove(groupId);
+                    leases.remove(groupId);
+                }
                 replica.replicateThrough(null);
                 node.sender.shutdown();
                 throw e;
@@ -475,33 +486,63 @@ public final class ClusterNode implements Replication, AutoCloseable {
             return replica;
         }
 
-        /** How long after its adoption a group missing from the server's list is not taken for removed. */
+        /**
+         * Told by the group's state machine that Ratis took group {@code groupId} off this node: forgets it at once
+         * (before Ratis could add it again), and, when another member took it off, tells the {@link Adoption}.
+         */
+        private void removed(RaftGroupId groupId) {
+            ReplicaStore replica;
+            synchronized (this) {
+                ClusterNode node = groups.stream()
+                        .filter(g -> g.group.getGroupId().equals(groupId))
+                        .findFirst()
+                        .orElse(null);
+                if (node == null || removing.contains(groupId)) {
+                    return; // removeGroup's own: it forgets the group itself
+                }
+                replica = forget(node);
+            }
+            log.info("node {} no longer takes part in group {}: another member took it off", self, groupId.getUuid());
+            if (adoption != null) {
+                adoption.removed(groupId.getUuid(), replica);
+            }
+        }
+
+        /** How long after its adoption a group the server does not have is taken for one whose start failed. */
         private static final long ADOPTING_NANOS = 10_000_000_000L;
 
         /**
-         * Forgets each group the server no longer has (another member took it off, or its adoption failed after the
-         * state machine was made), and tells the {@link Adoption}.
+         * Forgets each adopted group whose start failed after its state machine was made (Ratis then drops the
+         * division without removing it), and tells the {@link Adoption}; one the server has is no longer watched.
          */
-        private void forgetRemoved() {
-            java.util.Set<RaftGroupId> has = new java.util.HashSet<>();
-            server.getGroupIds().forEach(has::add);
-            for (ClusterNode node : groups) {
-                RaftGroupId groupId = node.group.getGroupId();
-                Long adopted = adoptedAt.get(groupId);
-                if (has.contains(groupId) || (adopted != null && System.nanoTime() - adopted < ADOPTING_NANOS)) {
+        private void forgetFailedAdoptions() {
+            for (var e : List.copyOf(adoptedAt.entrySet())) {
+                if (System.nanoTime() - e.getValue() < ADOPTING_NANOS) {
                     continue;
                 }
+                RaftGroupId groupId = e.getKey();
                 ReplicaStore replica;
                 synchronized (this) {
-                    if (closed || !groups.contains(node)) {
-                        return;
+                    if (closed || adoptedAt.get(groupId) != e.getValue()) {
+                        continue;
                     }
-                    replica = forget(node);
+                    try {
+                        server.getDivision(groupId);
+                        adoptedAt.remove(groupId);
+                        continue;
+                    } catch (IOException missing) {
+                        ClusterNode node = groups.stream()
+                                .filter(g -> g.group.getGroupId().equals(groupId))
+                                .findFirst()
+                                .orElse(null);
+                        if (node == null) {
+                            adoptedAt.remove(groupId);
+                            continue;
+                        }
+                        replica = forget(node);
+                    }
                 }
-                log.info(
-                        "node {} no longer takes part in group {}: another member took it off",
-                        self,
-                        groupId.getUuid());
+                log.warn("node {}: group {}, which another member added, did not start", self, groupId.getUuid());
                 if (adoption != null) {
                     adoption.removed(groupId.getUuid(), replica);
                 }
@@ -562,6 +603,42 @@ public final class ClusterNode implements Replication, AutoCloseable {
             }
         }
 
+        /**
+         * The members of group {@code id} as its leader has them (during a change, the old and new together), asking
+         * {@code ask} one after another on their Raft ports for the member that leads it; null when none of them does
+         * (or can be asked).
+         */
+        public List<String> leaderMembers(UUID id, java.util.Collection<Peer> ask) {
+            RaftGroupId groupId = RaftGroupId.valueOf(id);
+            org.apache.ratis.client.RaftClient client = client();
+            for (Peer p : ask) {
+                if (p.id().equals(self.toString())) {
+                    continue;
+                }
+                try {
+                    client.getClientRpc()
+                            .addRaftPeers(List.of(RaftPeer.newBuilder()
+                                    .setId(p.id())
+                                    .setAddress(p.host() + ":" + p.port())
+                                    .build()));
+                    org.apache.ratis.protocol.GroupInfoReply reply = client.getGroupManagementApi(
+                                    RaftPeerId.valueOf(p.id()))
+                            .info(groupId);
+                    if (reply.isSuccess()
+                            && reply.getRoleInfoProto().getRole()
+                                    == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER) {
+                        return reply.getGroup().getPeers().stream()
+                                .map(r -> r.getId().toString())
+                                .sorted()
+                                .toList();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // Down, or not holding the group: the next is asked.
+                }
+            }
+            return null;
+        }
+
         /** Whether the member {@code api} speaks to has group {@code groupId}. */
         private static boolean holds(org.apache.ratis.client.api.GroupManagementApi api, RaftGroupId groupId)
                 throws IOException {
@@ -604,15 +681,25 @@ public final class ClusterNode implements Replication, AutoCloseable {
          *
          * @throws IllegalArgumentException when the group is not on this node
          */
-        public synchronized void removeGroup(UUID id) throws IOException {
+        public void removeGroup(UUID id) throws IOException {
             RaftGroupId groupId = RaftGroupId.valueOf(id);
             ClusterNode node = groups.stream()
                     .filter(g -> g.group.getGroupId().equals(groupId))
                     .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("group " + id + " is not on node " + self));
-            node.manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
-                    node.clientId, self, node.callIds.incrementAndGet(), groupId, true, false));
-            forget(node);
+            // Not under the host's lock, as addGroup's format; the watchdog leaves it to this call meanwhile.
+            removing.add(groupId);
+            try {
+                node.manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
+                        node.clientId, self, node.callIds.incrementAndGet(), groupId, true, false));
+                synchronized (this) {
+                    if (groups.contains(node)) {
+                        forget(node);
+                    }
+                }
+            } finally {
+                removing.remove(groupId);
+            }
         }
 
         /** How often the watchdog looks at the followers of the groups this node leads. */
@@ -637,11 +724,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
             watchdog.scheduleWithFixedDelay(
                     () -> {
                         try {
-                            forgetRemoved();
+                            forgetFailedAdoptions();
                         } catch (RuntimeException | Error e) {
-                            log.warn("looking for groups taken off node {}", self, e);
+                            log.warn("looking for groups that did not start on node {}", self, e);
                         }
                         for (ClusterNode g : groups) {
+                            if (removing.contains(g.group.getGroupId()) || !g.present()) {
+                                continue; // leaving this node, or gone from it a moment before the host forgets it
+                            }
                             try {
                                 g.checkFollowers(silence.toMillis(), silence.toMillis() / 3, this::holdsGroup);
                             } catch (RuntimeException | Error e) {
@@ -857,6 +947,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
             // member whenever it is up to date, so the groups' leaders, and the writes they take, spread over the
             // nodes. A group placed on some members prefers the first it names; otherwise group k prefers member k
             // (in the order of their ids, modulo the members' number). A single group on every member prefers none.
+            if (g.members() != null && g.members().isEmpty()) {
+                // The members its log has (a group another member added to this node), or none yet: as a joiner.
+                raftGroups.add(RaftGroup.valueOf(groupId));
+                continue;
+            }
             List<String> placed = g.members() != null ? g.members() : byId;
             String preferred = g.members() != null
                     ? placed.get(0)
@@ -910,12 +1005,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .setStateMachineRegistry(groupId -> {
                     ReplicaStore replica = replicas.get(groupId);
                     return new StoreStateMachine(
-                            replica != null ? replica : hosting[0].adopted(groupId), (members, term) -> {
+                            replica != null ? replica : hosting[0].adopted(groupId),
+                            (members, term) -> {
                                 ReadLease lease = leases.get(groupId); // none once the group is off the node
                                 if (lease != null && prefersAnother(members, self)) {
                                     lease.revoke(term);
                                 }
-                            });
+                            },
+                            () -> hosting[0].removed(groupId));
                 })
                 // A node formats a group's storage once, and recovers it from then on.
                 .setOption(
@@ -940,7 +1037,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 if (!formatted.get(i)) {
                     nodes.get(i).format();
                 } else {
-                    nodes.get(i).restoreMembers();
+                    // Removed and added again, with its replica: not one for the host to forget meanwhile.
+                    RaftGroupId restoring = raftGroups.get(i).getGroupId();
+                    host.removing.add(restoring);
+                    try {
+                        nodes.get(i).restoreMembers();
+                    } finally {
+                        host.removing.remove(restoring);
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -1502,6 +1606,19 @@ public final class ClusterNode implements Replication, AutoCloseable {
             return server.getDivision(group.getGroupId());
         } catch (IOException e) {
             throw new IllegalStateException("no division for the group on " + self, e);
+        }
+    }
+
+    /**
+     * Whether the group is on this node's server: false once Ratis has taken it off (another member removed it), a
+     * moment before the host forgets it.
+     */
+    public boolean present() {
+        try {
+            server.getDivision(group.getGroupId());
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -186,9 +186,9 @@ public final class GroupLocator {
             RoleInfoProto role = reply.getRoleInfoProto();
             if (role.getRole() == RaftPeerRole.LEADER) {
                 // Its members as its configuration has them: while a change is under way, the old and the new
-                // together. A majority of those is also one of the new members unless the change replaces half of
-                // them or more, which a move of one group at a time never does; the next round follows the change's
-                // end. (Ratis 3.2.2 leaves the reply's configuration itself out.)
+                // together; the next round follows the change's end. (Ratis 3.2.2 leaves the reply's configuration
+                // itself out.) A locator that the change left with no majority of members naming a leader finds
+                // none, and is made again with the members the group is placed on now (ClusterMember).
                 leads.accept(member, List.copyOf(reply.getGroup().getPeers()));
                 return member;
             }
@@ -200,8 +200,12 @@ public final class GroupLocator {
             }
             return null;
         } catch (IOException | RuntimeException e) {
-            // Down, unreachable, or not holding the group: no word from it, and none asked of it for a while.
-            downUntil.put(member, System.nanoTime() + DOWN_NANOS);
+            // Down or unreachable: no word from it, and none asked of it for a while. One that answers it has not the
+            // group (it moved off it) is up, and asked for the other groups as before.
+            String message = String.valueOf(e.getMessage());
+            if (!(message.contains(id.toString()) && message.contains("not found"))) {
+                downUntil.put(member, System.nanoTime() + DOWN_NANOS);
+            }
             return null;
         }
     }

@@ -39,6 +39,15 @@ public final class ReplicaStore implements AutoCloseable {
         this.store = store;
     }
 
+    /**
+     * Deletes the closed replica in {@code config}'s data directory: its store ({@link RocksStore#delete}) and the
+     * record of an install under way, whose checkpoint went with the group's Raft storage.
+     */
+    public static void delete(StorageConfig config) throws IOException {
+        Files.deleteIfExists(config.dataDir().resolve(INSTALLING));
+        RocksStore.delete(config);
+    }
+
     /** Opens the replica in {@code config}'s data directory, first finishing an install a crash interrupted. */
     public static ReplicaStore open(StorageConfig config) throws IOException {
         if (config.inMemory()) {

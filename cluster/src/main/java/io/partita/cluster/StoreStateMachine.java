@@ -68,11 +68,26 @@ final class StoreStateMachine extends BaseStateMachine {
     /** Where the store's state stood when this replica started, if it had no checkpoint yet; else null. */
     private volatile SnapshotInfo recovered;
 
+    /** Told when the group is taken off this node, before Ratis deletes its storage. */
+    private final Runnable removed;
+
     StoreStateMachine(
             ReplicaStore replica,
-            java.util.function.ObjLongConsumer<List<org.apache.ratis.protocol.RaftPeer>> configurations) {
+            java.util.function.ObjLongConsumer<List<org.apache.ratis.protocol.RaftPeer>> configurations,
+            Runnable removed) {
         this.replica = replica;
         this.configurations = configurations;
+        this.removed = removed;
+    }
+
+    /**
+     * Ratis calls this when the group is removed from this node's server (by this node or another member), once the
+     * group's division has closed and before its storage is deleted; on Ratis's one thread that adds and removes
+     * groups, so an add of the group again comes after.
+     */
+    @Override
+    public void notifyGroupRemove() {
+        removed.run();
     }
 
     /**

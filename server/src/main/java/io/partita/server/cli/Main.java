@@ -271,7 +271,7 @@ public final class Main implements Callable<Integer> {
             names = {"--cluster-replicas"},
             description = "Place each Raft group on this many members (from 3 to their number) instead of on every"
                     + " member: a group's replicas and its leader's load spread over the nodes. The same on every"
-                    + " node, fixed when the cluster is made; such a cluster's members cannot change yet"
+                    + " node, fixed when the cluster is made; the groups move when the members change"
                     + " (docs/CLUSTER.md).")
     Integer clusterReplicas;
 

@@ -66,6 +66,8 @@ public final class ClusterMember implements AutoCloseable {
 
     private final ClusterRouter router;
     private final Thread watch;
+    /** Whether this node has started: it takes no group from another member before. */
+    private volatile boolean ready;
     /** With {@code --cluster-replicas}: moves the groups this node leads to the members they are placed on now. */
     private final Thread mover;
 
@@ -98,6 +100,12 @@ public final class ClusterMember implements AutoCloseable {
         volatile io.partita.cluster.GroupLocator locator;
         /** The members the group's last move by this node left, by id, which have not taken it off yet. */
         final java.util.Map<String, ClusterNode.Peer> leftOn = new java.util.concurrent.ConcurrentHashMap<>();
+        /** When the members in {@link #leftOn} were last asked ({@link System#nanoTime}); 0 for at once. */
+        volatile long leftAskedAt;
+        /** When another member added the group to this node ({@link System#nanoTime}). */
+        volatile long joinedAt;
+        /** When this node last asked the group's leader whether it is still one of the group's members. */
+        volatile long checkedAt;
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
         volatile PartitaServer serving;
         /**
@@ -109,8 +117,8 @@ public final class ClusterMember implements AutoCloseable {
         /** Whether the router may send eventually consistent reads to {@link #reader} now: it is recent enough. */
         volatile boolean readable;
         /**
-         * The term and members with which this node, leading the group, last checked whose leadership it prefers; null
-         * before.
+         * The term, members and placement with which this node, leading the group, last checked whose leadership it
+         * prefers; null before.
          */
         String preferredFor;
         /** When a preference that could not be made is tried again ({@link System#nanoTime}). */
@@ -208,7 +216,14 @@ public final class ClusterMember implements AutoCloseable {
                     continue;
                 }
                 holdReplica(g, ReplicaStore.open(storage));
-                given.add(new ClusterNode.Group(groupId(account), g.replica, placed));
+                // The members the flags place it on, to make it with; a group moved here, or on a node that joined or
+                // whose members changed, has its members in its log (none yet: it waits, as a joining node).
+                boolean byFlags = placed == null
+                        || (placed.contains(cluster.nodeId())
+                                && !cluster.join()
+                                && !placement.membersChanged()
+                                && !placement.adopted(account));
+                given.add(new ClusterNode.Group(groupId(account), g.replica, byFlags ? placed : List.of()));
             }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
@@ -227,13 +242,14 @@ public final class ClusterMember implements AutoCloseable {
                             : new ClusterNode.PeerTls(
                                     server.tls().certificate(), server.tls().privateKey()),
                     cluster.placed() ? new Adopting() : null);
-            int i = 0;
-            this.membersGroup = cluster.placed() ? started.groups().get(i++) : null;
+            java.util.Map<UUID, ClusterNode> byId = new java.util.HashMap<>();
+            started.groups().forEach(n -> byId.put(n.groupId(), n));
+            this.membersGroup = cluster.placed() ? byId.get(membersGroupId()) : null;
             this.membersReplica = membersStore;
             for (Group g : byAccount.values()) {
                 if (g.replica != null) {
-                    g.node = started.groups().get(i++);
-                    checkMembers(g);
+                    g.node = byId.get(groupId(g.account));
+                    checkMembers(g, placement);
                 } else {
                     g.locator = started.locate(groupId(g.account), g.placed);
                 }
@@ -292,6 +308,7 @@ public final class ClusterMember implements AutoCloseable {
         watch.setDaemon(true);
         watch.start();
         this.mover = cluster.placed() ? new Thread(this::moveGroups, "partita-cluster-" + nodeId() + "-moves") : null;
+        ready = true;
         if (mover != null) {
             mover.setDaemon(true);
             mover.start();
@@ -362,9 +379,9 @@ public final class ClusterMember implements AutoCloseable {
      * Refuses a group placed on this node whose members, as its Raft log has them, are not those it is placed on: the
      * group was made by nodes given other members, R or accounts than this one.
      */
-    private void checkMembers(Group g) {
-        if (g.placed == null) {
-            return; // on every member, whose changes the group's configuration follows
+    private void checkMembers(Group g, PlacementRecord record) {
+        if (g.placed == null || record.membersEverChanged()) {
+            return; // on every member, whose changes the group's configuration follows; or moved with the members
         }
         List<String> flags = cluster.members().stream()
                 .map(ClusterConfig.Member::id)
@@ -427,7 +444,19 @@ public final class ClusterMember implements AutoCloseable {
         if (own != null) {
             return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
         }
-        String leader = g.here() ? g.node.leaderId() : g.locator.leader();
+        // Each read once: a group moving onto or off this node changes them. A node added to the group, and not yet
+        // among its members, still routes by its locator.
+        ClusterNode node = g.node;
+        io.partita.cluster.GroupLocator locator = g.locator;
+        String leader = null;
+        try {
+            leader = node != null ? node.leaderId() : null;
+        } catch (IllegalStateException gone) {
+            // Taken off this node a moment ago.
+        }
+        if (leader == null && locator != null) {
+            leader = locator.leader();
+        }
         String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
         return api == null ? null : new ClusterRouter.Target(api, false);
     }
@@ -750,6 +779,10 @@ public final class ClusterMember implements AutoCloseable {
                 if (node == null) {
                     continue; // its locator learns where it is led
                 }
+                if (!node.present()) {
+                    stopReading(g, "it was taken off this node");
+                    continue; // a moment before the host forgets it
+                }
                 try {
                     if (g.serving == null && node.canServe()) {
                         stopReading(g, "it leads");
@@ -786,7 +819,7 @@ public final class ClusterMember implements AutoCloseable {
      */
     private void prefer(Group g, ClusterNode node) {
         java.util.Map<String, Integer> now = node.priorities();
-        String checking = node.term() + " " + now.keySet();
+        String checking = node.term() + " " + now.keySet() + " " + g.placed;
         if (checking.equals(g.preferredFor)
                 || System.nanoTime() < g.preferAgainAt
                 || !now.containsKey(cluster.nodeId())
@@ -807,8 +840,8 @@ public final class ClusterMember implements AutoCloseable {
         String want = placed != null ? placed.get(0) : order.get(place % order.size());
         boolean already = now.entrySet().stream()
                 .allMatch(e -> e.getValue() == (e.getKey().equals(want) ? 1 : 0));
-        if (already || !now.containsKey(want)) {
-            return; // preferred already; or the member it is placed on first is not among its members yet
+        if (already || (placed != null && !sorted(placed).equals(List.copyOf(now.keySet())))) {
+            return; // preferred already; or the group is moving, and is preferred once on its members (moveGroup)
         }
         try {
             node.prefer(want, java.time.Duration.ofSeconds(5));
@@ -896,6 +929,8 @@ public final class ClusterMember implements AutoCloseable {
         }
         g.readable = g.reader != null
                 && node.leaderId() != null
+                // Not while added to the group and catching up, before it is among its members.
+                && node.members().stream().anyMatch(p -> p.id().equals(nodeId()))
                 && node.commitIndex() - node.lastAppliedIndex() <= READER_MAX_LAG;
     }
 
@@ -982,6 +1017,10 @@ public final class ClusterMember implements AutoCloseable {
 
     /** How often the mover looks at the groups. */
     private static final long MOVE_MILLIS = 500;
+    /** How often the members a move left are asked again to take the group off, and a stray replica checked. */
+    private static final long RECHECK_NANOS = 5_000_000_000L;
+    /** How long a group added to this node may wait to be among its members before it is taken for a stray. */
+    private static final long JOINING_NANOS = MEMBERS_CHANGE.multipliedBy(2).toNanos();
 
     /**
      * With {@code --cluster-replicas}, on every node: keeps each group on the members the cluster's members (the
@@ -989,21 +1028,30 @@ public final class ClusterMember implements AutoCloseable {
      */
     private void moveGroups() {
         while (!closed) {
+            List<String> memberIds = List.of();
+            boolean settled = false;
             try {
-                List<String> memberIds = ids(membersGroup.members());
-                // A node waiting to be added knows no members; a change of them under way is waited out.
-                boolean settled = membersGroup.membersSettled() && memberIds.size() >= cluster.replicas();
+                memberIds = ids(membersGroup.members());
+                // A node a change removes may never learn that the change was committed, nor even see its end (the
+                // leader stops sending to it): the new members, without it, are then taken as they are. At worst a
+                // change that did not commit moves its groups off it and back, each move safe.
+                settled = (membersGroup.membersSettled() || !memberIds.contains(nodeId()))
+                        && memberIds.size() >= cluster.replicas();
                 if (settled) {
                     placementRecord.members(memberIds);
                 }
-                for (Group g : groups.values()) {
-                    if (closed) {
-                        return;
-                    }
-                    moveGroup(g, memberIds, settled);
-                }
             } catch (IOException | RuntimeException e) {
-                log.warn("node {} could not move the groups to their members", nodeId(), e);
+                log.warn("node {} could not read the cluster's members", nodeId(), e);
+            }
+            for (Group g : groups.values()) {
+                if (closed) {
+                    return;
+                }
+                try {
+                    moveGroup(g, memberIds, settled);
+                } catch (RuntimeException e) {
+                    log.warn("node {} could not move {} to its members", nodeId(), g.name(), e);
+                }
             }
             try {
                 Thread.sleep(MOVE_MILLIS);
@@ -1018,67 +1066,117 @@ public final class ClusterMember implements AutoCloseable {
      * group's members differ from those: adds the group to each member it now belongs on (through that node's Raft
      * port: it joins, and catches up from the leader, from the log or a checkpoint), changes the group's members
      * (Raft's joint consensus; a leader that leaves steps down once that is committed), then takes the group off each
-     * member it left, itself included (their Raft storage and replica deleted); a member that could not be told is
-     * told again later. As a member the group's members no longer include (it was down when the group moved), takes
-     * the group off itself. A group another member added to this node gets this node's part in it, and a group not
-     * on this node a locator.
+     * member it left, itself last (their Raft storage and replica deleted); a member that could not be reached is
+     * asked again every few seconds while this node leads. As a member that knows no leader, or whose members no
+     * longer include it: asks the members for the group's leader, and takes the group off itself once that leader's
+     * members do not include it (a member a move left while it was down, or whose leader could not tell it). A group
+     * another member added to this node gets this node's part in it; a group not on this node a locator.
      */
     private void moveGroup(Group g, List<String> memberIds, boolean settled) {
         UUID id = groupId(g.account);
-        ClusterNode node = g.node;
-        if (node == null && g.replica != null) {
-            // Added by another member: the host made this node's part in it.
-            ClusterNode made = host.groups().stream()
-                    .filter(n -> n.groupId().equals(id))
-                    .findFirst()
-                    .orElse(null);
-            if (made != null) {
-                synchronized (g) {
-                    g.node = made;
-                }
-                io.partita.cluster.GroupLocator locator = g.locator;
-                if (locator != null) {
-                    host.stopLocating(locator);
-                    g.locator = null;
-                }
-                log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
-            }
-            return;
-        }
         if (settled) {
             g.placed = placement(g, memberIds);
         }
+        ClusterNode node;
+        synchronized (g) {
+            node = g.node;
+            if (node == null && g.replica != null) {
+                // Added by another member: the host made this node's part in it.
+                node = host.groups().stream()
+                        .filter(n -> n.groupId().equals(id))
+                        .findFirst()
+                        .orElse(null);
+                if (node == null) {
+                    return;
+                }
+                g.node = node;
+                g.joinedAt = System.nanoTime();
+                log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
+            }
+        }
         if (node == null) {
-            if (g.locator == null) {
+            io.partita.cluster.GroupLocator locator = g.locator;
+            if (locator == null) {
+                g.locator = host.locate(id, g.placed);
+            } else if (locator.leader() == null && !sorted(locator.members()).equals(sorted(g.placed))) {
+                // It finds no leader among the members it asks (most of them left the group since): the members the
+                // group is placed on now, once it has moved there, know it.
+                host.stopLocating(locator);
                 g.locator = host.locate(id, g.placed);
             }
             return;
         }
-        List<String> has = ids(node.members());
-        if (!settled || has.isEmpty() || !node.membersSettled()) {
-            return; // joining, or changing its members
+        if (!node.present()) {
+            return; // taken off this node by another member a moment ago: the host forgets it
         }
-        if (!has.contains(nodeId())) {
-            takeOff(g, "its members " + has + " no longer include this node");
-            return;
+        List<String> has = ids(node.members());
+        io.partita.cluster.GroupLocator locator = g.locator;
+        if (locator != null && has.contains(nodeId())) {
+            // Among the group's members now: its own part knows the leader, and routes by it.
+            host.stopLocating(locator);
+            g.locator = null;
         }
         if (!node.isLeaderReady()) {
+            dropIfStray(g, node, has);
             return;
+        }
+        if (!settled || !node.membersSettled()) {
+            return; // the cluster's members, or the group's, are changing
         }
         List<String> target = g.placed;
         if (!has.equals(sorted(target))) {
-            move(g, node, target);
+            move(g, node, has, target);
         }
-        tellLeft(g, id);
+        tellLeft(g, node);
     }
 
-    /** Moves group {@code g}, which this node leads, onto the members {@code target}; see {@link #moveGroup}. */
-    private void move(Group g, ClusterNode node, List<String> target) {
+    /**
+     * Takes group {@code g} off this node, which does not lead it, once the group's leader, asked on the members'
+     * Raft ports, has members without this node: this node knows no leader, or its members no longer include it, or
+     * it was added to the group long ago and is still not among its members. While this node is among the leader's
+     * members, or no leader answers, it keeps the group.
+     */
+    private void dropIfStray(Group g, ClusterNode node, List<String> has) {
+        boolean joining = has.isEmpty();
+        boolean suspect = joining
+                ? System.nanoTime() - g.joinedAt > JOINING_NANOS
+                : node.leaderId() == null || !has.contains(nodeId());
+        if (!suspect || System.nanoTime() - g.checkedAt < RECHECK_NANOS) {
+            return;
+        }
+        g.checkedAt = System.nanoTime();
+        java.util.Map<String, ClusterNode.Peer> ask = new java.util.LinkedHashMap<>();
+        node.members().forEach(p -> ask.put(p.id(), p));
+        java.util.Map<String, ClusterNode.Peer> cluster = peersById();
+        for (String m : g.placed) {
+            if (cluster.containsKey(m)) {
+                ask.putIfAbsent(m, cluster.get(m));
+            }
+        }
+        List<String> leaderHas = host.leaderMembers(groupId(g.account), ask.values());
+        if (leaderHas != null && !leaderHas.contains(nodeId())) {
+            takeOff(g, "the group's leader has it on " + leaderHas);
+        }
+    }
+
+    /** The cluster's members, by id, with their addresses: the members' group's. */
+    private java.util.Map<String, ClusterNode.Peer> peersById() {
+        java.util.Map<String, ClusterNode.Peer> out = new java.util.HashMap<>();
+        membersGroup.members().forEach(p -> out.put(p.id(), p));
+        return out;
+    }
+
+    /** Moves group {@code g}, which this node leads, from {@code has} onto {@code target}; see {@link #moveGroup}. */
+    private void move(Group g, ClusterNode node, List<String> has, List<String> target) {
         UUID id = groupId(g.account);
         java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
         node.members().forEach(p -> byId.put(p.id(), p));
-        List<String> has = ids(node.members());
-        membersGroup.members().forEach(p -> byId.put(p.id(), p));
+        byId.putAll(peersById());
+        if (!byId.keySet().containsAll(target)) {
+            return; // a member it is placed on that the members' group does not list yet
+        }
+        // A member it goes back to is no longer one to take it off.
+        g.leftOn.keySet().removeAll(target);
         log.info("node {} moves {} from {} to {}", nodeId(), g.name(), has, target);
         try {
             for (String m : target) {
@@ -1102,17 +1200,26 @@ public final class ClusterMember implements AutoCloseable {
                 g.leftOn.put(m, byId.get(m));
             }
         }
+        g.leftAskedAt = 0;
         log.info("node {}: {} is on {}", nodeId(), g.name(), target);
     }
 
-    /** Takes group {@code g} off the members its last move here left, this node last (it steps down first). */
-    private void tellLeft(Group g, UUID id) {
+    /**
+     * Takes group {@code g}, which this node leads, off the members its last move here left and that are still not
+     * among its members, every few seconds until each has; this node last, once the others have.
+     */
+    private void tellLeft(Group g, ClusterNode node) {
+        if (g.leftOn.isEmpty() || System.nanoTime() - g.leftAskedAt < RECHECK_NANOS) {
+            return;
+        }
+        g.leftAskedAt = System.nanoTime();
+        g.leftOn.keySet().removeAll(ids(node.members())); // back among them: not to be taken off
         for (var left : List.copyOf(g.leftOn.entrySet())) {
             if (left.getKey().equals(nodeId())) {
                 continue;
             }
             try {
-                host.removeFrom(left.getValue(), id);
+                host.removeFrom(left.getValue(), groupId(g.account));
                 g.leftOn.remove(left.getKey());
             } catch (IOException | RuntimeException e) {
                 log.debug("node {} could not take {} off {} yet", nodeId(), g.name(), left.getKey(), e);
@@ -1125,13 +1232,17 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * Takes group {@code g} off this node: its server and reader close and nothing uses its part in the Raft group any
-     * more, which then leaves the Raft server; then its replica is deleted.
+     * more, which then leaves the Raft server; then its replica is closed and deleted.
      */
     private void takeOff(Group g, String why) {
         synchronized (g) {
             stopServingLocked(g, why);
             stopReadingLocked(g, why);
+            if (g.node == null) {
+                return;
+            }
             g.node = null;
+            // Routed by a locator from now on.
         }
         try {
             host.removeGroup(groupId(g.account));
@@ -1142,27 +1253,27 @@ public final class ClusterMember implements AutoCloseable {
             log.warn("node {} could not take {} off itself (tried again soon): {}", nodeId(), g.name(), e.toString());
             return;
         }
-        ReplicaStore replica = g.replica;
-        if (replica != null) {
-            dropped(g, replica, why);
+        synchronized (g) {
+            ReplicaStore replica = g.replica;
+            if (replica != null) {
+                droppedLocked(g, replica, why);
+            }
         }
     }
 
     /**
-     * Forgets group {@code g}'s replica on this node, once the group is off it: its server and reader close, and the
-     * replica is closed and deleted. The mover then gives the group a locator.
+     * Under the group's lock, once the group is off this node: its server and reader close, and the replica is closed
+     * and deleted (an adoption of the group again waits for the lock). The mover then gives the group a locator.
      */
-    private void dropped(Group g, ReplicaStore replica, String why) {
-        synchronized (g) {
-            stopServingLocked(g, why);
-            stopReadingLocked(g, why);
-            g.node = null;
-            g.replica = null;
-            g.leftOn.clear();
-        }
+    private void droppedLocked(Group g, ReplicaStore replica, String why) {
+        stopServingLocked(g, why);
+        stopReadingLocked(g, why);
+        g.node = null;
+        g.replica = null;
+        g.leftOn.clear();
         replica.close();
         try {
-            RocksStore.delete(g.storage);
+            ReplicaStore.delete(g.storage);
         } catch (IOException e) {
             log.warn("node {} could not delete its replica of {}", nodeId(), g.name(), e);
         }
@@ -1179,22 +1290,27 @@ public final class ClusterMember implements AutoCloseable {
         return null;
     }
 
-    /** Gives the groups other members add to this node a replica, and forgets those they take off. */
+    /**
+     * Gives the groups other members add to this node a replica, and forgets those they take off. Refuses groups
+     * until this node has started (the leader asks again).
+     */
     private final class Adopting implements ClusterNode.Adoption {
         @Override
         public ReplicaStore adopt(UUID id) {
             Group g = byGroupId(id);
-            if (g == null) {
-                log.warn("node {} refuses group {}: no account's", nodeId(), id);
+            if (g == null || !ready || closed) {
+                log.info("node {} does not take group {} (yet)", nodeId(), id);
                 return null;
             }
             synchronized (g) {
-                if (g.replica != null || closed) {
+                if (g.replica != null) {
                     return null;
                 }
                 try {
+                    // Recorded first: at a restart the group has the members its log has, not its flags'.
+                    placementRecord.recordAdopted(g.account);
                     // Whatever a store left there holds, the group's leader sends the group's state from its start.
-                    RocksStore.delete(g.storage);
+                    ReplicaStore.delete(g.storage);
                     holdReplica(g, ReplicaStore.open(g.storage));
                     return g.replica;
                 } catch (IOException | RuntimeException e) {
@@ -1207,10 +1323,14 @@ public final class ClusterMember implements AutoCloseable {
         @Override
         public void removed(UUID id, ReplicaStore replica) {
             Group g = byGroupId(id);
-            if (g != null && g.replica == replica) {
-                dropped(g, replica, "another member took it off");
-            } else {
+            if (g == null) {
                 replica.close();
+                return;
+            }
+            synchronized (g) {
+                if (g.replica == replica) {
+                    droppedLocked(g, replica, "another member took it off");
+                } // else taken off by this node, which closed it
             }
         }
     }
@@ -1265,15 +1385,20 @@ public final class ClusterMember implements AutoCloseable {
                 away.add(g);
                 continue;
             }
-            com.fasterxml.jackson.databind.node.ObjectNode one = each.addObject()
+            com.fasterxml.jackson.databind.node.ObjectNode one = JSON.createObjectNode()
                     .put("account", g.account)
                     .put("group", node.groupId().toString());
-            putGroup(one, g, node);
-            // Each group's own: they differ while a change of the members is made to one group after another.
-            putMembers(one, node.members());
+            try {
+                putGroup(one, g, node);
+                // Each group's own: they differ while a change of the members is made to one group after another.
+                putMembers(one, node.members());
+            } catch (IllegalStateException gone) {
+                continue; // taken off this node a moment ago
+            }
             if (g.placed != null) {
                 g.placed.forEach(one.putArray("placed")::add);
             }
+            each.add(one);
         }
         if (cluster.placed()) {
             com.fasterxml.jackson.databind.node.ArrayNode elsewhere = out.putArray("elsewhere");
@@ -1315,18 +1440,22 @@ public final class ClusterMember implements AutoCloseable {
             }
             long[] joined = node.groupCommits();
             long[] reads = node.consistentReads();
-            each.add(new io.partita.server.metrics.ClusterMetrics.GroupView(
-                    g.account,
-                    node.role().equals("LEADER"),
-                    g.serving != null,
-                    node.term(),
-                    node.commitIndex(),
-                    node.lastAppliedIndex(),
-                    node.followerMatchIndexes(),
-                    joined[0],
-                    joined[1],
-                    reads[0],
-                    reads[1]));
+            try {
+                each.add(new io.partita.server.metrics.ClusterMetrics.GroupView(
+                        g.account,
+                        node.role().equals("LEADER"),
+                        g.serving != null,
+                        node.term(),
+                        node.commitIndex(),
+                        node.lastAppliedIndex(),
+                        node.followerMatchIndexes(),
+                        joined[0],
+                        joined[1],
+                        reads[0],
+                        reads[1]));
+            } catch (IllegalStateException gone) {
+                // Taken off this node a moment ago.
+            }
         }
         return new io.partita.server.metrics.ClusterMetrics.View(cluster.nodeId(), each, router.followerReads());
     }

@@ -60,6 +60,26 @@ final class PlacementRecord {
         }
     }
 
+    /** Whether the cluster's members ever changed since the flags named them: the groups may have moved. */
+    synchronized boolean membersEverChanged() {
+        return lines.containsKey("current");
+    }
+
+    /**
+     * Records that another member added {@code account}'s group to this node ({@code adopted.<account>=true}): at a
+     * restart it has the members its Raft log has, never those its flags would give it.
+     */
+    synchronized void recordAdopted(String account) throws IOException {
+        if (lines.put("adopted." + account, "true") == null) {
+            write();
+        }
+    }
+
+    /** Whether another member added {@code account}'s group to this node once ({@link #recordAdopted}). */
+    synchronized boolean adopted(String account) {
+        return lines.containsKey("adopted." + account);
+    }
+
     /** Whether the record had {@code account}'s group before this start: the group was made then. */
     boolean recorded(String account) {
         return recorded.contains(account);
@@ -130,8 +150,8 @@ final class PlacementRecord {
         }
         if (refusal != null) {
             throw new IllegalArgumentException("this node cannot start: " + refusal + ", as " + file + " records."
-                    + " The placement of a cluster's groups cannot change yet: give every node the --cluster-replicas,"
-                    + " members and accounts it was made with");
+                    + " R and the order of the accounts cannot change yet: give every node the --cluster-replicas,"
+                    + " members and accounts it was made with (POST /cluster/members changes the members)");
         }
         java.util.Set<String> recorded = new java.util.HashSet<>();
         before.keySet().stream()

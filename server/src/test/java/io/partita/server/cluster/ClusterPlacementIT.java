@@ -243,7 +243,8 @@ class ClusterPlacementIT {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("replicas=3 of members n0,n1,n2,n3")
                 .hasMessageContaining("replicas=4 of members n0,n1,n2,n3")
-                .hasMessageContaining("cannot change yet");
+                .hasMessageContaining("cannot change yet")
+                .hasMessageContaining("POST /cluster/members changes the members");
         // So is one given an account whose id comes before the others': every group would move along.
         Path more = Files.createDirectories(dir.resolve("more"));
         accounts = ClusterStrictIT.writeAccounts(
@@ -332,14 +333,108 @@ class ClusterPlacementIT {
             assertThat(get(as(0, i), "item")).as("through n%d", i).isEqualTo("through n3");
         }
         put(as(0, 4), "item", "after the move");
-        await("n3's replica to answer the write", () -> "after the move".equals(get(as(0, 3), "item")));
+        // n3 follows the group (n1, placed first, leads it): its own replica answers the write, read eventually.
+        HttpClient http = HttpClient.newHttpClient();
+        long n3Reads = ClusterStrictIT.followerReads(http, nodes[3]);
+        await(
+                "n3's replica to answer the write",
+                () -> "after the move".equals(eventual(as(0, 3), "item"))
+                        && ClusterStrictIT.followerReads(http, nodes[3]) > n3Reads);
+        // n3 restarts with the flags it was started with, which do not place the group on it: it holds it, as its
+        // Raft storage has it, with the members its log has.
+        nodes[3].close();
+        nodes[3] = ClusterStrictIT.startNode(
+                dir,
+                new ClusterConfig("placed", "n3", five.subList(0, 4))
+                        .withReplicas(3)
+                        .withFollowerReads(true),
+                3,
+                null);
+        await("n3 to hold the group again", () -> {
+            JsonNode g = view(nodes[3]).get("groups").get(0);
+            return g != null && g.get("members").findValuesAsText("id").equals(List.of("n1", "n2", "n3"));
+        });
+        put(as(0, 3), "item", "after n3's restart");
+        assertThat(get(as(0, 2), "item")).isIn("after the move", "after n3's restart");
         // Down to three members, the group's number: then no fewer.
         HttpResponse<String> three = changeMembers(1, "{\"remove\": \"n4\"}");
         assertThat(three.statusCode()).as(three.body()).isEqualTo(200);
-        HttpResponse<String> refused = changeMembers(1, "{\"remove\": \"n3\"}");
-        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
-        assertThat(refused.body()).contains("at least 3 members");
+        // (n4, removed, may have led the members' group: the others elect a leader first.)
+        java.util.concurrent.atomic.AtomicReference<HttpResponse<String>> refused =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        await("a removal below three refused", () -> {
+            try {
+                refused.set(changeMembers(1, "{\"remove\": \"n3\"}"));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+            return refused.get().statusCode() != 503;
+        });
+        assertThat(refused.get().statusCode()).as(refused.get().body()).isEqualTo(400);
+        assertThat(refused.get().body()).contains("at least 3 members");
         assertThat(view(nodes[1]).get("members")).hasSize(3);
+    }
+
+    @Test
+    void inStrictModeAMemberAddedOrRemovedMovesEachGroupWhosePlacementItChanges() throws Exception {
+        accounts = ClusterStrictIT.writeAccounts(dir, ACCOUNTS, ", \"clusterAdmins\": [\"" + ACCOUNTS.get(0) + "\"]");
+        startFour();
+        for (int a = 0; a < 4; a++) {
+            int k = a;
+            await("account " + k + "'s group led by n" + k, () -> nodes[k].serving(ACCOUNTS.get(k)));
+            createTable(as(k, (k + 1) % 4));
+            put(as(k, (k + 1) % 4), "item", "account " + k);
+        }
+
+        // A fifth node joins: with five members, account 2's group moves from n2,n3,n0 to n2,n3,n4 and account 3's
+        // from n3,n0,n1 to n3,n4,n0, each by its leader; the others stay.
+        List<ClusterConfig.Member> five = new ArrayList<>(members);
+        five.add(new ClusterConfig.Member("n4", "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        nodes[4] = ClusterStrictIT.startNode(
+                dir, new ClusterConfig("placed", "n4", five).withReplicas(3).joining(true), 4, accounts);
+        members.add(five.get(4));
+        HttpResponse<String> added = ClusterStrictIT.signedPost(
+                nodes[1], "{\"add\": \"" + memberFlag(five.get(4)) + "\"}", "AK0", "secret-0");
+        assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
+        awaitPlaced(List.of("n0", "n1", "n2", "n3", "n4"));
+        assertThat(accountsOf(view(nodes[4]), "groups")).containsExactlyInAnyOrder(ACCOUNTS.get(2), ACCOUNTS.get(3));
+
+        // n2 is removed (it leads account 2's group, not the members' group): every group on it moves off it, n2
+        // the one to move its own, and n2 is left with none.
+        HttpResponse<String> removed = ClusterStrictIT.signedPost(nodes[4], "{\"remove\": \"n2\"}", "AK0", "secret-0");
+        assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        awaitPlaced(List.of("n0", "n1", "n3", "n4"));
+        await("n2 to hold no group", () -> view(nodes[2]).get("groups").isEmpty());
+        for (int a = 0; a < 4; a++) {
+            for (int via : new int[] {0, 1, 3, 4}) {
+                assertThat(get(as(a, via), "item"))
+                        .as("account %d through n%d", a, via)
+                        .isEqualTo("account " + a);
+            }
+            put(as(a, 4), "item", "after the moves " + a);
+            assertThat(get(as(a, 0), "item")).isEqualTo("after the moves " + a);
+        }
+    }
+
+    /** Waits for each account's group to be on the members {@code memberIds} place it on, as those members see it. */
+    private void awaitPlaced(List<String> memberIds) throws InterruptedException {
+        for (int k = 0; k < ACCOUNTS.size(); k++) {
+            List<String> placed = io.partita.cluster.Placement.of(memberIds, k, 3);
+            String account = ACCOUNTS.get(k);
+            await(
+                    "account " + k + "'s group on " + placed,
+                    () -> placed.stream().allMatch(m -> {
+                        ClusterMember node = nodes[Integer.parseInt(m.substring(1))];
+                        for (JsonNode g : view(node).get("groups")) {
+                            if (g.get("account").asText().equals(account)) {
+                                return g.get("members")
+                                        .findValuesAsText("id")
+                                        .equals(placed.stream().sorted().toList());
+                            }
+                        }
+                        return false;
+                    }));
+        }
     }
 
     /** {@code POST /cluster/members} with {@code body} through node {@code via}. */

@@ -385,7 +385,7 @@ class ClusterStrictIT {
     }
 
     /** {@code body} to {@code /cluster/members} through {@code node}, signed with the key as the AWS SDK signs. */
-    private static HttpResponse<String> signedPost(ClusterMember node, String body, String key, String secret)
+    static HttpResponse<String> signedPost(ClusterMember node, String body, String key, String secret)
             throws Exception {
         URI uri = URI.create("http://127.0.0.1:" + node.port() + "/cluster/members");
         byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
