@@ -326,8 +326,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
         /**
          * Group {@code id} was taken off this node by another member (its division closed, its Raft storage about to
          * be deleted), or did not start after its adoption: its replica no longer proposes through it, and is the
-         * caller's to close and delete. Called on Ratis's thread that adds and removes groups (no add of the group
-         * again runs meanwhile), or, for a group that did not start, the watchdog's.
+         * caller's to close and delete. Called on the thread that removed it (the removing member's request's, or the
+         * local call's), or, for a group that did not start, the watchdog's; an add of the group again meanwhile is
+         * refused until the host has forgotten it.
          */
         void removed(UUID id, ReplicaStore replica);
     }
@@ -360,6 +361,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         private final Duration locateTimeout;
         /** What this node does with groups other members add or take off; null when it takes none. */
         private final Adoption adoption;
+        /**
+         * The groups this host itself is adding to the server (at its start, {@link #addGroup}, a group's members
+         * restored), whose replica the state machine registry takes from {@link #replicas}; any other group the
+         * server adds another member added, and gets its replica from the {@link Adoption}.
+         */
+        private final java.util.Set<RaftGroupId> ownAdds;
         /** The groups {@link #removeGroup} is taking off this node, which it forgets itself. */
         private final java.util.Set<RaftGroupId> removing = java.util.concurrent.ConcurrentHashMap.newKeySet();
         /** When each group another member added was adopted ({@link System#nanoTime}), until the server has it. */
@@ -383,6 +390,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 RaftPeerId self,
                 java.util.Map<RaftGroupId, ReplicaStore> replicas,
                 java.util.Map<RaftGroupId, ReadLease> leases,
+                java.util.Set<RaftGroupId> ownAdds,
                 List<Peer> peers,
                 Parameters parameters,
                 Timings timings,
@@ -392,6 +400,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
             this.self = self;
             this.replicas = replicas;
             this.leases = leases;
+            this.ownAdds = ownAdds;
             this.peers = List.copyOf(peers);
             this.parameters = parameters;
             this.timings = timings;
@@ -441,6 +450,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     throw new IllegalArgumentException("group " + id + " is on node " + self + " already");
                 }
                 leases.put(groupId, lease);
+                ownAdds.add(groupId);
             }
             replica.replicateThrough(node);
             try {
@@ -471,6 +481,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
             if (adoption == null || closed) {
                 throw new IllegalStateException("node " + self + " takes no group from another member");
             }
+            if (replicas.containsKey(groupId)) {
+                // Its earlier part here is still closing (Ratis takes a group off its list first): asked again later.
+                throw new IllegalStateException("node " + self + " still closes group " + groupId.getUuid());
+            }
             ReplicaStore replica = adoption.adopt(groupId.getUuid());
             if (replica == null) {
                 throw new IllegalStateException("node " + self + " refuses group " + groupId.getUuid());
@@ -487,8 +501,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
 
         /**
-         * Told by the group's state machine that Ratis took group {@code groupId} off this node: forgets it at once
-         * (before Ratis could add it again), and, when another member took it off, tells the {@link Adoption}.
+         * Told by the group's state machine that Ratis took group {@code groupId} off this node: forgets it (an add of
+         * it again is refused until then), and, when another member took it off, tells the {@link Adoption}.
          */
         private void removed(RaftGroupId groupId) {
             ReplicaStore replica;
@@ -692,12 +706,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
             try {
                 node.manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
                         node.clientId, self, node.callIds.incrementAndGet(), groupId, true, false));
+            } catch (IOException e) {
+                if (node.present()) {
+                    throw e;
+                }
+                // Another member took it off meanwhile (its removal found this call's mark): gone all the same.
+            } finally {
                 synchronized (this) {
-                    if (groups.contains(node)) {
+                    if (groups.contains(node) && !node.present()) {
                         forget(node);
                     }
                 }
-            } finally {
                 removing.remove(groupId);
             }
         }
@@ -981,6 +1000,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
         Parameters parameters = new Parameters();
         // The host, once made: the registry below asks it for the groups other members add.
         Host[] hosting = new Host[1];
+        // The groups given, which the server starts (formats or recovers) with the replicas given.
+        java.util.Set<RaftGroupId> ownAdds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        ownAdds.addAll(replicas.keySet());
         if (tls != null) {
             // The server's side and its clients' (appends to the followers, votes): both present this node's
             // certificate and check the other's.
@@ -1003,7 +1025,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 // raftDir and recovered; refuseUnknownGroups made sure each is one of ours.
                 // A group another member adds to this node gets its replica from the adoption.
                 .setStateMachineRegistry(groupId -> {
-                    ReplicaStore replica = replicas.get(groupId);
+                    ReplicaStore replica = ownAdds.remove(groupId) ? replicas.get(groupId) : null;
                     return new StoreStateMachine(
                             replica != null ? replica : hosting[0].adopted(groupId),
                             (members, term) -> {
@@ -1024,7 +1046,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host = new Host(server, self, replicas, leases, peers, parameters, timings, adoption);
+        Host host = new Host(server, self, replicas, leases, ownAdds, peers, parameters, timings, adoption);
         hosting[0] = host;
         host.groups.addAll(nodes);
         for (int i = 0; i < nodes.size(); i++) {
@@ -1040,6 +1062,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     // Removed and added again, with its replica: not one for the host to forget meanwhile.
                     RaftGroupId restoring = raftGroups.get(i).getGroupId();
                     host.removing.add(restoring);
+                    host.ownAdds.add(restoring);
                     try {
                         nodes.get(i).restoreMembers();
                     } finally {
@@ -1614,12 +1637,13 @@ public final class ClusterNode implements Replication, AutoCloseable {
      * moment before the host forgets it.
      */
     public boolean present() {
-        try {
-            server.getDivision(group.getGroupId());
-            return true;
-        } catch (IOException e) {
-            return false;
+        // The server's list, which never waits (a lookup of the division waits for one being added).
+        for (RaftGroupId id : server.getGroupIds()) {
+            if (id.equals(group.getGroupId())) {
+                return true;
+            }
         }
+        return false;
     }
 
     /** Whether this node leads the group and has committed an entry of its term (so it holds every committed one). */
@@ -1750,8 +1774,22 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /** Steps down as the group's leader: the members elect a leader again, which starts new appenders. */
     void stepDown(Duration timeout) throws IOException {
+        handOver(null, timeout);
+    }
+
+    /**
+     * Hands the group's leadership to {@code member}, one of its followers (Ratis's leadership transfer: the leader
+     * waits for it to have every entry, then has it stand at once, so no election timeout goes by with no leader).
+     * Give it the highest priority first ({@link #prefer}), or the leadership comes back to a member of a higher one.
+     */
+    public void handOver(String member, Duration timeout) throws IOException {
         var request = new org.apache.ratis.protocol.TransferLeadershipRequest(
-                clientId, self, group.getGroupId(), callIds.incrementAndGet(), null, timeout.toMillis());
+                clientId,
+                self,
+                group.getGroupId(),
+                callIds.incrementAndGet(),
+                member == null ? null : RaftPeerId.valueOf(member),
+                timeout.toMillis());
         RaftClientReply reply;
         try {
             reply = server.transferLeadershipAsync(request).get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
@@ -1768,7 +1806,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /** This node's role in the group: LEADER, FOLLOWER, CANDIDATE or LISTENER. */
     public String role() {
-        return info().getCurrentRole().name();
+        var role = info().getCurrentRole();
+        return role == null ? "STARTING" : role.name(); // none yet: a group just added, starting
     }
 
     /** Closes the server, when this node alone used it ({@link #start}); a {@link Host}'s closes with the host. */

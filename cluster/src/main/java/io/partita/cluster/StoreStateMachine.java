@@ -82,8 +82,8 @@ final class StoreStateMachine extends BaseStateMachine {
 
     /**
      * Ratis calls this when the group is removed from this node's server (by this node or another member), once the
-     * group's division has closed and before its storage is deleted; on Ratis's one thread that adds and removes
-     * groups, so an add of the group again comes after.
+     * group's division has closed and before its storage is deleted, on the thread that removes it. Ratis has taken the
+     * group off its list before: an add of it again meanwhile finds the host still holding it, and is refused.
      */
     @Override
     public void notifyGroupRemove() {

@@ -865,9 +865,24 @@ class ReplicatedStoreIT {
         throw new AssertionError("no leader of group " + id);
     }
 
+    /**
+     * Writes item {@code item} through group {@code id}'s leader; again through the next when the one found had just
+     * handed the leadership on (a preferred member back up to date), which refuses the write: nothing was applied.
+     */
     private void writeTo(ClusterNode.Host[] hosts, Map<String, ReplicaStore> stores, java.util.UUID id, int item) {
-        int leader = leaderOf(hosts, id);
-        write(new Replica(storeOf(stores, leader, id), groupOn(hosts[leader], id)), item);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            int leader = leaderOf(hosts, id);
+            try {
+                write(new Replica(storeOf(stores, leader, id), groupOn(hosts[leader], id)), item);
+                return;
+            } catch (StorageUnavailableException e) {
+                if (!(e.getCause() instanceof org.apache.ratis.protocol.exceptions.NotLeaderException)
+                        || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private void awaitOn(Map<String, ReplicaStore> stores, java.util.UUID id, List<Integer> nodes, int items) {

@@ -104,6 +104,11 @@ public final class ClusterMember implements AutoCloseable {
         volatile long leftAskedAt;
         /** When another member added the group to this node ({@link System#nanoTime}). */
         volatile long joinedAt;
+        /**
+         * Whether this node has been among the group's members since it got the group: false while one another
+         * member added catches up (its configuration, from the log it is sent, is the group's before it was added).
+         */
+        volatile boolean memberSeen = true;
         /** When this node last asked the group's leader whether it is still one of the group's members. */
         volatile long checkedAt;
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
@@ -249,6 +254,9 @@ public final class ClusterMember implements AutoCloseable {
             for (Group g : byAccount.values()) {
                 if (g.replica != null) {
                     g.node = byId.get(groupId(g.account));
+                    // One restarted while it was added and caught up is not yet among the members its log names.
+                    g.memberSeen = ids(g.node.members()).contains(cluster.nodeId());
+                    g.joinedAt = System.nanoTime();
                     checkMembers(g, placement);
                 } else {
                     g.locator = started.locate(groupId(g.account), g.placed);
@@ -393,7 +401,10 @@ public final class ClusterMember implements AutoCloseable {
         List<String> has =
                 g.node.members().stream().map(ClusterNode.Peer::id).sorted().toList();
         List<String> placedOn = g.placed.stream().sorted().toList();
-        if (!has.isEmpty() && !has.equals(placedOn)) {
+        if (record.adopted(g.account) || !has.contains(cluster.nodeId())) {
+            return; // moved here (perhaps still catching up), or a stray: its members are its log's
+        }
+        if (!has.equals(placedOn)) {
             throw new IllegalArgumentException("this node cannot start: " + g.name() + "'s group is on " + has
                     + " as its Raft log says, and would now be on " + placedOn + ": give every node the"
                     + " --cluster-replicas, members and accounts the cluster was made with");
@@ -797,6 +808,10 @@ public final class ClusterMember implements AutoCloseable {
                         followReads(g);
                     }
                 } catch (RuntimeException e) {
+                    if (!node.present()) {
+                        stopReading(g, "it was taken off this node"); // while this pass looked at it
+                        continue;
+                    }
                     log.error("node {} could not change its part in {}", cluster.nodeId(), g.name(), e);
                     stopServing(g, "it failed");
                     stopReading(g, "it failed");
@@ -1083,7 +1098,7 @@ public final class ClusterMember implements AutoCloseable {
             if (node == null && g.replica != null) {
                 // Added by another member: the host made this node's part in it.
                 node = host.groups().stream()
-                        .filter(n -> n.groupId().equals(id))
+                        .filter(n -> n.groupId().equals(id) && n.present())
                         .findFirst()
                         .orElse(null);
                 if (node == null) {
@@ -1091,6 +1106,7 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 g.node = node;
                 g.joinedAt = System.nanoTime();
+                g.memberSeen = false;
                 log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
             }
         }
@@ -1110,6 +1126,9 @@ public final class ClusterMember implements AutoCloseable {
             return; // taken off this node by another member a moment ago: the host forgets it
         }
         List<String> has = ids(node.members());
+        if (has.contains(nodeId())) {
+            g.memberSeen = true;
+        }
         io.partita.cluster.GroupLocator locator = g.locator;
         if (locator != null && has.contains(nodeId())) {
             // Among the group's members now: its own part knows the leader, and routes by it.
@@ -1137,9 +1156,12 @@ public final class ClusterMember implements AutoCloseable {
      * members, or no leader answers, it keeps the group.
      */
     private void dropIfStray(Group g, ClusterNode node, List<String> has) {
-        boolean joining = has.isEmpty();
-        boolean suspect = joining
-                ? System.nanoTime() - g.joinedAt > JOINING_NANOS
+        // One being added catches up first, from the log (whose members are the group's before) or a checkpoint,
+        // while the leader's members do not include it yet.
+        // It hears from the leader while it is caught up, whatever time that takes: only one that knows no leader is
+        // suspect then.
+        boolean suspect = !g.memberSeen
+                ? System.nanoTime() - g.joinedAt > JOINING_NANOS && node.leaderId() == null
                 : node.leaderId() == null || !has.contains(nodeId());
         if (!suspect || System.nanoTime() - g.checkedAt < RECHECK_NANOS) {
             return;
@@ -1177,31 +1199,64 @@ public final class ClusterMember implements AutoCloseable {
         }
         // A member it goes back to is no longer one to take it off.
         g.leftOn.keySet().removeAll(target);
-        log.info("node {} moves {} from {} to {}", nodeId(), g.name(), has, target);
-        try {
-            for (String m : target) {
-                if (!has.contains(m)) {
-                    host.addTo(byId.get(m), id);
+        if (!target.contains(nodeId())) {
+            // Leaving it: the group first prefers a member that stays, and this node hands it the leadership (no
+            // election timeout passes with no leader, and the leadership does not come back); that member's mover then
+            // moves the group, this node a follower.
+            // The most up to date of them: Ratis hands over only to a member that has every entry.
+            java.util.Map<String, Long> matched = node.followerMatchIndexes();
+            String stays = target.stream()
+                    .filter(has::contains)
+                    .max(java.util.Comparator.comparingLong(m -> matched.getOrDefault(m, -1L)))
+                    .orElse(null);
+            if (stays != null) {
+                try {
+                    node.prefer(stays, java.time.Duration.ofSeconds(5));
+                    node.handOver(stays, java.time.Duration.ofSeconds(5));
+                    log.info("node {} handed {} to {}, which stays on it, to move it", nodeId(), g.name(), stays);
+                } catch (IOException | RuntimeException e) {
+                    log.warn("node {} could not hand {} to {} yet: {}", nodeId(), g.name(), stays, e.toString());
                 }
+                return;
             }
-        } catch (IOException | RuntimeException e) {
-            log.warn("node {} could not add {} to a member (tried again soon): {}", nodeId(), g.name(), e.toString());
-            return;
         }
-        List<ClusterNode.Peer> next = target.stream().map(byId::get).toList();
+        // One step a pass: a member added, else the members it leaves removed. Ratis refuses a change that adds as
+        // many members as it keeps (RaftConfigurationImpl.changeMajority), which a move replacing two of three would.
+        String adding =
+                target.stream().filter(m -> !has.contains(m)).findFirst().orElse(null);
+        List<String> step = new java.util.ArrayList<>(adding == null ? target : has);
+        if (adding != null) {
+            step.add(adding);
+        }
+        List<String> stepIds = sorted(step);
+        log.info("node {} moves {} from {} towards {}: to {}", nodeId(), g.name(), has, target, stepIds);
+        if (adding != null) {
+            try {
+                host.addTo(byId.get(adding), id);
+            } catch (IOException | RuntimeException e) {
+                log.warn(
+                        "node {} could not add {} to {} (tried again soon): {}",
+                        nodeId(),
+                        g.name(),
+                        adding,
+                        e.toString());
+                return;
+            }
+        }
+        List<ClusterNode.Peer> next = stepIds.stream().map(byId::get).toList();
         try {
-            node.changeMembers(now -> ids(now).equals(sorted(target)) ? null : next, MEMBERS_CHANGE);
+            node.changeMembers(now -> ids(now).equals(stepIds) ? null : next, MEMBERS_CHANGE);
         } catch (RuntimeException e) {
             log.warn("node {} could not move {} (tried again soon): {}", nodeId(), g.name(), e.getMessage());
             return;
         }
         for (String m : has) {
-            if (!target.contains(m)) {
+            if (!stepIds.contains(m)) {
                 g.leftOn.put(m, byId.get(m));
             }
         }
         g.leftAskedAt = 0;
-        log.info("node {}: {} is on {}", nodeId(), g.name(), target);
+        log.info("node {}: {} is on {}", nodeId(), g.name(), stepIds);
     }
 
     /**
@@ -1213,6 +1268,9 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         g.leftAskedAt = System.nanoTime();
+        if (!node.isLeaderReady() || !node.membersSettled()) {
+            return; // no longer the leader, or its members changing: the members' own checks take over
+        }
         g.leftOn.keySet().removeAll(ids(node.members())); // back among them: not to be taken off
         for (var left : List.copyOf(g.leftOn.entrySet())) {
             if (left.getKey().equals(nodeId())) {
@@ -1361,10 +1419,14 @@ public final class ClusterMember implements AutoCloseable {
         out.put("node", cluster.nodeId());
         Group home = home();
         ClusterNode homeNode = home == null ? null : home.node;
-        if (homeNode != null) {
-            putGroup(out, home, homeNode);
-        } else {
-            out.put("role", "NONE");
+        try {
+            if (homeNode != null) {
+                putGroup(out, home, homeNode);
+            } else {
+                out.put("role", "NONE");
+            }
+        } catch (IllegalStateException gone) {
+            out.put("role", "NONE"); // taken off this node a moment ago
         }
         // The group's members as this node knows them (none yet on a node that waits to be added); with the groups on
         // some members, the cluster's, as the members' group has them.
