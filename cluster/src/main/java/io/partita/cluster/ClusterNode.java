@@ -619,29 +619,27 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
         /**
          * The members of group {@code id} as its leader has them (during a change, the old and new together), asking
-         * {@code ask} one after another on their Raft ports for the member that leads it; null when none of them does
-         * (or can be asked).
+         * each of {@code ask} on its Raft port whether it leads the group; null when none of them does (or can be
+         * asked). Of two that say they lead, the one of the later term: a leader cut off from the others may not know
+         * yet that it was replaced.
          */
         public List<String> leaderMembers(UUID id, java.util.Collection<Peer> ask) {
             RaftGroupId groupId = RaftGroupId.valueOf(id);
-            org.apache.ratis.client.RaftClient client = client();
+            List<String> members = null;
+            long term = -1;
             for (Peer p : ask) {
                 if (p.id().equals(self.toString())) {
                     continue;
                 }
                 try {
-                    client.getClientRpc()
-                            .addRaftPeers(List.of(RaftPeer.newBuilder()
-                                    .setId(p.id())
-                                    .setAddress(p.host() + ":" + p.port())
-                                    .build()));
-                    org.apache.ratis.protocol.GroupInfoReply reply = client.getGroupManagementApi(
-                                    RaftPeerId.valueOf(p.id()))
-                            .info(groupId);
+                    org.apache.ratis.protocol.GroupInfoReply reply =
+                            ask(p.id(), p.address()).info(groupId);
+                    var role = reply.getRoleInfoProto();
                     if (reply.isSuccess()
-                            && reply.getRoleInfoProto().getRole()
-                                    == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER) {
-                        return reply.getGroup().getPeers().stream()
+                            && role.getRole() == org.apache.ratis.proto.RaftProtos.RaftPeerRole.LEADER
+                            && role.getLeaderInfo().getTerm() > term) {
+                        term = role.getLeaderInfo().getTerm();
+                        members = reply.getGroup().getPeers().stream()
                                 .map(r -> r.getId().toString())
                                 .sorted()
                                 .toList();
@@ -650,7 +648,33 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     // Down, or not holding the group: the next is asked.
                 }
             }
-            return null;
+            return members;
+        }
+
+        /**
+         * Whether {@code member} answers on its Raft port that it has no group {@code id}: it is up, and has lost its
+         * part in the group (its Raft storage is gone) or never had it. False when it has the group, or could not be
+         * asked.
+         */
+        public boolean lacks(Peer member, UUID id) {
+            try {
+                return !holds(ask(member.id(), member.address()), RaftGroupId.valueOf(id));
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+
+        /**
+         * Ratis's group management on the Raft port of peer {@code id} at {@code address}, through the client that
+         * asks peers for their part in a group. The client learns the address first: it was made with the members
+         * this node started with, and a member added since would be unknown to it.
+         */
+        private org.apache.ratis.client.api.GroupManagementApi ask(String id, String address) {
+            org.apache.ratis.client.RaftClient client = client();
+            client.getClientRpc()
+                    .addRaftPeers(List.of(
+                            RaftPeer.newBuilder().setId(id).setAddress(address).build()));
+            return client.getGroupManagementApi(RaftPeerId.valueOf(id));
         }
 
         /** Whether the member {@code api} speaks to has group {@code groupId}. */
@@ -763,21 +787,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     TimeUnit.MILLISECONDS);
         }
 
-        /**
-         * Whether {@code member} answers a group-info request for {@code group} as one of its followers. The client
-         * learns the member's address first: it was made with the members this node started with, and a member added
-         * since would be unknown to it.
-         */
+        /** Whether {@code member} answers a group-info request for {@code group} as one of its followers. */
         private boolean holdsGroup(RaftGroupId group, RaftPeer member) {
             try {
-                org.apache.ratis.client.RaftClient client = client();
-                client.getClientRpc()
-                        .addRaftPeers(List.of(RaftPeer.newBuilder()
-                                .setId(member.getId())
-                                .setAddress(member.getAddress())
-                                .build()));
                 org.apache.ratis.protocol.GroupInfoReply reply =
-                        client.getGroupManagementApi(member.getId()).info(group);
+                        ask(member.getId().toString(), member.getAddress()).info(group);
                 if (!reply.isSuccess()) {
                     return false;
                 }
@@ -1708,6 +1722,22 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         for (int i = 0; i < match.length; i++) {
             out.put(followers.get(i).getId().getId().toStringUtf8(), match[i]);
+        }
+        return out;
+    }
+
+    /**
+     * On the leader, how long ago each follower last answered an append or a heartbeat, in milliseconds, by follower
+     * id; empty on any other node.
+     */
+    public java.util.Map<String, Long> followerSilence() {
+        DivisionInfo info = info();
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        if (!info.isLeader() || !info.getRoleInfoProto().hasLeaderInfo()) {
+            return out;
+        }
+        for (var f : info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
+            out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
         }
         return out;
     }
