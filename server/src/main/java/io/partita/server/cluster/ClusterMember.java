@@ -99,7 +99,7 @@ public final class ClusterMember implements AutoCloseable {
         /** Where the group is led, for a group not on this node; null for one that is. */
         volatile io.partita.cluster.GroupLocator locator;
         /** The members the group's last move by this node left, by id, which have not taken it off yet. */
-        final java.util.Map<String, ClusterNode.Peer> leftOn = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.Map<String, Left> leftOn = new java.util.concurrent.ConcurrentHashMap<>();
         /** When the members in {@link #leftOn} were last asked ({@link System#nanoTime}); 0 for at once. */
         volatile long leftAskedAt;
         /** When another member added the group to this node ({@link System#nanoTime}). */
@@ -109,7 +109,24 @@ public final class ClusterMember implements AutoCloseable {
          * member added catches up (its configuration, from the log it is sent, is the group's before it was added).
          */
         volatile boolean memberSeen = true;
-        /** When this node last asked the group's leader whether it is still one of the group's members. */
+        /**
+         * Leading the group: since when ({@link System#nanoTime}) each member has said it has no copy of the group,
+         * by id ({@link #dropLost}). Used by the mover only.
+         */
+        final java.util.Map<String, Long> lostSince = new java.util.HashMap<>();
+        /** When a member that could not be added to the group is asked again ({@link System#nanoTime}). */
+        volatile long addAgainAt = System.nanoTime();
+        /** When the members that stopped answering were last asked whether they lost the group. */
+        long lostCheckedAt;
+        /**
+         * Whether the group is on too few members to serve (fewer than a majority of those it is placed on): one this
+         * node made, before it has been moved onto the others ({@link #makeGroup}).
+         */
+        volatile boolean unready;
+        /**
+         * When this node last asked the group's leader whether it is still one of the group's members, or the members
+         * whether the group is on any of them.
+         */
         volatile long checkedAt;
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
         volatile PartitaServer serving;
@@ -202,17 +219,17 @@ public final class ClusterMember implements AutoCloseable {
                 StorageConfig storage = PartitaServer.storage(server, account);
                 // With --cluster-replicas, the group at place k in the accounts' order is on the members Placement
                 // names; a node it is not on keeps no replica of it, and routes its requests to its leader.
+                // An account new to the node after the cluster's members changed: its group is placed by the members
+                // now, and made at run time by the member it prefers (makeGroup), not by this start.
+                boolean late = made && !placement.recorded(account) && placement.membersChanged();
                 List<String> placed = cluster.placed()
-                        ? io.partita.cluster.Placement.of(memberIds, byAccount.size(), cluster.replicas())
+                        ? io.partita.cluster.Placement.of(
+                                late ? placement.currentMembers() : memberIds, byAccount.size(), cluster.replicas())
                         : null;
-                if (made && !placement.recorded(account) && placement.membersChanged()) {
-                    throw new IllegalArgumentException("this node cannot start: account " + account + " is new to it,"
-                            + " and the cluster's members changed since its flags named them; adding an account to"
-                            + " such a cluster is not built yet");
-                }
                 boolean here = placed == null
                         || isGroupFolder(raftDir, groupId(account))
-                        || (!cluster.join()
+                        || (!late
+                                && !cluster.join()
                                 && (!made || !placement.recorded(account))
                                 && placed.contains(cluster.nodeId()));
                 Group g = new Group(account, storage, placed);
@@ -257,6 +274,8 @@ public final class ClusterMember implements AutoCloseable {
                     // One restarted while it was added and caught up is not yet among the members its log names.
                     g.memberSeen = ids(g.node.members()).contains(cluster.nodeId());
                     g.joinedAt = System.nanoTime();
+                    // One this node made and had not yet moved onto a majority (makeGroup): the mover goes on.
+                    g.unready = cluster.placed() && g.node.members().size() <= cluster.replicas() / 2;
                     checkMembers(g, placement);
                 } else {
                     g.locator = started.locate(groupId(g.account), g.placed);
@@ -452,7 +471,7 @@ public final class ClusterMember implements AutoCloseable {
 
     private ClusterRouter.Target target(Group g) {
         PartitaServer own = g.serving;
-        if (own != null) {
+        if (own != null && !g.unready) {
             return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
         }
         // Each read once: a group moving onto or off this node changes them. A node added to the group, and not yet
@@ -1034,6 +1053,16 @@ public final class ClusterMember implements AutoCloseable {
     private static final long MOVE_MILLIS = 500;
     /** How often the members a move left are asked again to take the group off, and a stray replica checked. */
     private static final long RECHECK_NANOS = 5_000_000_000L;
+    /** How long after a member could not be added to a group it is asked again. */
+    private static final long ADD_AGAIN_NANOS = 2_000_000_000L;
+    /** How long the members a move left are asked to take the group off, when they cannot be reached. */
+    private static final long LEFT_ASKED_NANOS = 60_000_000_000L;
+    /** How long a follower of a group this node leads has not answered before it is asked whether it lost the group. */
+    private static final long SILENT_MILLIS = 2_000;
+    /** How long a member must say on end that it has no copy of a group before it is taken out of the group. */
+    private static final long LOST_NANOS = 5_000_000_000L;
+    /** How often the followers that stopped answering are asked whether they lost the group. */
+    private static final long LOST_CHECK_NANOS = 1_000_000_000L;
     /** How long a group added to this node may wait to be among its members before it is taken for a stray. */
     private static final long JOINING_NANOS = MEMBERS_CHANGE.multipliedBy(2).toNanos();
 
@@ -1110,6 +1139,9 @@ public final class ClusterMember implements AutoCloseable {
                 log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
             }
         }
+        if (node == null && settled && makeGroup(g)) {
+            return;
+        }
         if (node == null) {
             io.partita.cluster.GroupLocator locator = g.locator;
             if (locator == null) {
@@ -1129,6 +1161,7 @@ public final class ClusterMember implements AutoCloseable {
         if (has.contains(nodeId())) {
             g.memberSeen = true;
         }
+        g.unready = has.size() <= cluster.replicas() / 2;
         io.partita.cluster.GroupLocator locator = g.locator;
         if (locator != null && has.contains(nodeId())) {
             // Among the group's members now: its own part knows the leader, and routes by it.
@@ -1145,8 +1178,123 @@ public final class ClusterMember implements AutoCloseable {
         List<String> target = g.placed;
         if (!has.equals(sorted(target))) {
             move(g, node, has, target);
+        } else {
+            dropLost(g, node, has);
         }
         tellLeft(g, node);
+    }
+
+    /**
+     * As the leader of group {@code g}, on the members it is placed on: takes out of the group's members a member
+     * that has answered no append for {@link #SILENT_MILLIS} and has said on its Raft port, for {@link #LOST_NANOS} on
+     * end, that it has no such group. Its copy is gone (its Raft storage deleted, or a first start that failed before
+     * the group was made there); the group runs on the others meanwhile, and would stay one replica short. The next
+     * pass then moves the group back onto it ({@link #move}): it gets an empty replica and catches up before it votes
+     * again. Made a member again at once, with an empty log, it could elect a leader that lacks acknowledged entries.
+     */
+    private void dropLost(Group g, ClusterNode node, List<String> has) {
+        java.util.Map<String, Long> silence = node.followerSilence();
+        g.lostSince.keySet().retainAll(silence.keySet());
+        if (System.nanoTime() - g.lostCheckedAt < LOST_CHECK_NANOS) {
+            return;
+        }
+        g.lostCheckedAt = System.nanoTime();
+        java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
+        node.members().forEach(p -> byId.put(p.id(), p));
+        for (var f : silence.entrySet()) {
+            String member = f.getKey();
+            ClusterNode.Peer peer = byId.get(member);
+            if (f.getValue() < SILENT_MILLIS || peer == null || !host.lacks(peer, groupId(g.account))) {
+                g.lostSince.remove(member); // answering, or down: nothing a new copy would change
+                continue;
+            }
+            long since = g.lostSince.computeIfAbsent(member, k -> System.nanoTime());
+            if (System.nanoTime() - since < LOST_NANOS) {
+                continue;
+            }
+            List<String> without = has.stream().filter(m -> !m.equals(member)).toList();
+            log.warn(
+                    "node {}: {}'s member {} is up but has no copy of it; it leaves the group's members, and the"
+                            + " group is then moved back onto it",
+                    nodeId(),
+                    g.name(),
+                    member);
+            try {
+                node.changeMembers(
+                        now -> ids(now).equals(has)
+                                ? now.stream()
+                                        .filter(p -> !p.id().equals(member))
+                                        .toList()
+                                : null,
+                        MEMBERS_CHANGE);
+                log.info("node {}: {} is on {}", nodeId(), g.name(), without);
+            } catch (RuntimeException e) {
+                log.warn("node {} could not take {} out of {} (tried again soon): {}", nodeId(), member, g.name(), e);
+            }
+            g.lostSince.clear();
+            return;
+        }
+    }
+
+    /**
+     * Makes group {@code g}, which is on no member, when this node is the member the group prefers: the group of an
+     * account added to the credentials after the cluster's members changed, whose members the flags cannot give. Every
+     * member of the cluster must say on its Raft port that it has no such group (one that cannot be asked, or has
+     * it, leaves it be). The group is made on this node alone, with an empty replica; it elects this node at once,
+     * and {@link #move} then adds the other members it is placed on, a member at a time, each once it knows the
+     * account (Ratis lets a group of one member take a second). Until a majority of the members it is placed on are
+     * among its members, this node does not serve it ({@link Group#unready}). Returns whether it made the group.
+     */
+    private boolean makeGroup(Group g) {
+        List<String> placed = g.placed;
+        io.partita.cluster.GroupLocator locator = g.locator;
+        if (placed.isEmpty()
+                || !placed.get(0).equals(nodeId())
+                || (locator != null && locator.leader() != null)
+                || System.nanoTime() - g.checkedAt < RECHECK_NANOS) {
+            return false;
+        }
+        g.checkedAt = System.nanoTime();
+        UUID id = groupId(g.account);
+        ClusterNode.Peer self = null;
+        for (ClusterNode.Peer p : membersGroup.members()) {
+            if (p.id().equals(nodeId())) {
+                self = p;
+            } else if (!host.lacks(p, id)) {
+                return false;
+            }
+        }
+        if (self == null || host.groups().stream().anyMatch(n -> n.groupId().equals(id))) {
+            return false;
+        }
+        synchronized (g) {
+            if (g.node != null || g.replica != null) {
+                return false;
+            }
+            try {
+                // At a restart the group has the members its log has.
+                placementRecord.recordAdopted(g.account);
+                ReplicaStore.delete(g.storage);
+                holdReplica(g, ReplicaStore.open(g.storage));
+                g.unready = true;
+                g.node = host.addGroup(id, g.replica, List.of(self), false);
+            } catch (IOException | RuntimeException e) {
+                log.warn("node {} could not make {} (tried again soon): {}", nodeId(), g.name(), e.toString());
+                if (g.replica != null) {
+                    g.replica.close();
+                    g.replica = null;
+                }
+                return false;
+            }
+            g.memberSeen = true;
+            g.joinedAt = System.nanoTime();
+        }
+        if (locator != null) {
+            host.stopLocating(locator);
+            g.locator = null;
+        }
+        log.info("node {} made {}, on no member before: on itself, then on {}", nodeId(), g.name(), placed);
+        return true;
     }
 
     /**
@@ -1229,11 +1377,16 @@ public final class ClusterMember implements AutoCloseable {
             step.add(adding);
         }
         List<String> stepIds = sorted(step);
+        if (System.nanoTime() - g.addAgainAt < 0) {
+            return;
+        }
         log.info("node {} moves {} from {} towards {}: to {}", nodeId(), g.name(), has, target, stepIds);
         if (adding != null) {
             try {
                 host.addTo(byId.get(adding), id);
             } catch (IOException | RuntimeException e) {
+                // Down, or it does not know the account yet (its credentials file is older).
+                g.addAgainAt = System.nanoTime() + ADD_AGAIN_NANOS;
                 log.warn(
                         "node {} could not add {} to {} (tried again soon): {}",
                         nodeId(),
@@ -1252,7 +1405,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         for (String m : has) {
             if (!stepIds.contains(m)) {
-                g.leftOn.put(m, byId.get(m));
+                g.leftOn.put(m, new Left(byId.get(m), System.nanoTime()));
             }
         }
         g.leftAskedAt = 0;
@@ -1277,10 +1430,23 @@ public final class ClusterMember implements AutoCloseable {
                 continue;
             }
             try {
-                host.removeFrom(left.getValue(), groupId(g.account));
+                host.removeFrom(left.getValue().peer(), groupId(g.account));
                 g.leftOn.remove(left.getKey());
             } catch (IOException | RuntimeException e) {
-                log.debug("node {} could not take {} off {} yet", nodeId(), g.name(), left.getKey(), e);
+                if (System.nanoTime() - left.getValue().since() > LEFT_ASKED_NANOS) {
+                    // Down since, most likely stopped for good (a removed node): one that comes back finds the
+                    // group's leader without it, and takes the group off itself (dropIfStray).
+                    g.leftOn.remove(left.getKey());
+                    log.info(
+                            "node {} no longer asks {} to take {} off: not reached for {} s; it does so itself when"
+                                    + " back",
+                            nodeId(),
+                            left.getKey(),
+                            g.name(),
+                            LEFT_ASKED_NANOS / 1_000_000_000L);
+                } else {
+                    log.debug("node {} could not take {} off {} yet", nodeId(), g.name(), left.getKey(), e);
+                }
             }
         }
         if (g.leftOn.containsKey(nodeId()) && g.leftOn.size() == 1) {
@@ -1347,6 +1513,9 @@ public final class ClusterMember implements AutoCloseable {
         }
         return null;
     }
+
+    /** A member that a move of a group by this node left, and since when ({@link System#nanoTime}). */
+    private record Left(ClusterNode.Peer peer, long since) {}
 
     /**
      * Gives the groups other members add to this node a replica, and forgets those they take off. Refuses groups

@@ -40,6 +40,21 @@ class PlacementRecordTest {
     }
 
     @Test
+    void theMembersNowAreThoseOfTheFlagsUntilTheyChange() throws Exception {
+        PlacementRecord first = PlacementRecord.check(raft, placed(3), List.of("a"));
+        first.write();
+        assertThat(first.currentMembers()).containsExactly("n0", "n1", "n2", "n3");
+        assertThat(first.membersChanged()).isFalse();
+        first.members(List.of("n4", "n1", "n2", "n3"));
+        // Kept across a start with the same flags: an account new to the node is then placed by these.
+        PlacementRecord again = PlacementRecord.check(raft, placed(3), List.of("a", "b"));
+        assertThat(again.membersChanged()).isTrue();
+        assertThat(again.currentMembers()).containsExactly("n1", "n2", "n3", "n4");
+        assertThat(again.recorded("a")).isTrue();
+        assertThat(again.recorded("b")).isFalse();
+    }
+
+    @Test
     void aFirstStartThatMadeNoGroupLeavesNoRecord() throws Exception {
         PlacementRecord first = PlacementRecord.check(raft, placed(3), List.of("a"));
         first.failed(new IllegalStateException("the Raft port is taken"));
