@@ -118,15 +118,7 @@ public final class ClusterMember implements AutoCloseable {
         volatile long addAgainAt = System.nanoTime();
         /** When the members that stopped answering were last asked whether they lost the group. */
         long lostCheckedAt;
-        /**
-         * Whether the group is on too few members to serve (fewer than a majority of those it is placed on): one this
-         * node made, before it has been moved onto the others ({@link #makeGroup}).
-         */
-        volatile boolean unready;
-        /**
-         * When this node last asked the group's leader whether it is still one of the group's members, or the members
-         * whether the group is on any of them.
-         */
+        /** When this node last asked the group's leader whether it is still one of the group's members. */
         volatile long checkedAt;
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
         volatile PartitaServer serving;
@@ -219,17 +211,17 @@ public final class ClusterMember implements AutoCloseable {
                 StorageConfig storage = PartitaServer.storage(server, account);
                 // With --cluster-replicas, the group at place k in the accounts' order is on the members Placement
                 // names; a node it is not on keeps no replica of it, and routes its requests to its leader.
-                // An account new to the node after the cluster's members changed: its group is placed by the members
-                // now, and made at run time by the member it prefers (makeGroup), not by this start.
-                boolean late = made && !placement.recorded(account) && placement.membersChanged();
                 List<String> placed = cluster.placed()
-                        ? io.partita.cluster.Placement.of(
-                                late ? placement.currentMembers() : memberIds, byAccount.size(), cluster.replicas())
+                        ? io.partita.cluster.Placement.of(memberIds, byAccount.size(), cluster.replicas())
                         : null;
+                if (made && !placement.recorded(account) && placement.membersChanged()) {
+                    throw new IllegalArgumentException("this node cannot start: account " + account + " is new to it,"
+                            + " and the cluster's members changed since its flags named them; adding an account to"
+                            + " such a cluster is not built yet");
+                }
                 boolean here = placed == null
                         || isGroupFolder(raftDir, groupId(account))
-                        || (!late
-                                && !cluster.join()
+                        || (!cluster.join()
                                 && (!made || !placement.recorded(account))
                                 && placed.contains(cluster.nodeId()));
                 Group g = new Group(account, storage, placed);
@@ -274,8 +266,6 @@ public final class ClusterMember implements AutoCloseable {
                     // One restarted while it was added and caught up is not yet among the members its log names.
                     g.memberSeen = ids(g.node.members()).contains(cluster.nodeId());
                     g.joinedAt = System.nanoTime();
-                    // One this node made and had not yet moved onto a majority (makeGroup): the mover goes on.
-                    g.unready = cluster.placed() && g.node.members().size() <= cluster.replicas() / 2;
                     checkMembers(g, placement);
                 } else {
                     g.locator = started.locate(groupId(g.account), g.placed);
@@ -471,7 +461,7 @@ public final class ClusterMember implements AutoCloseable {
 
     private ClusterRouter.Target target(Group g) {
         PartitaServer own = g.serving;
-        if (own != null && !g.unready) {
+        if (own != null) {
             return new ClusterRouter.Target("127.0.0.1:" + own.port(), true);
         }
         // Each read once: a group moving onto or off this node changes them. A node added to the group, and not yet
@@ -1139,9 +1129,6 @@ public final class ClusterMember implements AutoCloseable {
                 log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
             }
         }
-        if (node == null && settled && makeGroup(g)) {
-            return;
-        }
         if (node == null) {
             io.partita.cluster.GroupLocator locator = g.locator;
             if (locator == null) {
@@ -1161,7 +1148,6 @@ public final class ClusterMember implements AutoCloseable {
         if (has.contains(nodeId())) {
             g.memberSeen = true;
         }
-        g.unready = has.size() <= cluster.replicas() / 2;
         io.partita.cluster.GroupLocator locator = g.locator;
         if (locator != null && has.contains(nodeId())) {
             // Among the group's members now: its own part knows the leader, and routes by it.
@@ -1195,8 +1181,13 @@ public final class ClusterMember implements AutoCloseable {
     private void dropLost(Group g, ClusterNode node, List<String> has) {
         java.util.Map<String, Long> silence = node.followerSilence();
         g.lostSince.keySet().retainAll(silence.keySet());
-        if (System.nanoTime() - g.lostCheckedAt < LOST_CHECK_NANOS) {
+        long sinceChecked = System.nanoTime() - g.lostCheckedAt;
+        if (sinceChecked < LOST_CHECK_NANOS) {
             return;
+        }
+        if (sinceChecked > 3 * LOST_CHECK_NANOS) {
+            // Not checked on end (this node did not lead, or the group moved): a member's silence counts from now.
+            g.lostSince.clear();
         }
         g.lostCheckedAt = System.nanoTime();
         java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
@@ -1234,67 +1225,6 @@ public final class ClusterMember implements AutoCloseable {
             g.lostSince.clear();
             return;
         }
-    }
-
-    /**
-     * Makes group {@code g}, which is on no member, when this node is the member the group prefers: the group of an
-     * account added to the credentials after the cluster's members changed, whose members the flags cannot give. Every
-     * member of the cluster must say on its Raft port that it has no such group (one that cannot be asked, or has
-     * it, leaves it be). The group is made on this node alone, with an empty replica; it elects this node at once,
-     * and {@link #move} then adds the other members it is placed on, a member at a time, each once it knows the
-     * account (Ratis lets a group of one member take a second). Until a majority of the members it is placed on are
-     * among its members, this node does not serve it ({@link Group#unready}). Returns whether it made the group.
-     */
-    private boolean makeGroup(Group g) {
-        List<String> placed = g.placed;
-        io.partita.cluster.GroupLocator locator = g.locator;
-        if (placed.isEmpty()
-                || !placed.get(0).equals(nodeId())
-                || (locator != null && locator.leader() != null)
-                || System.nanoTime() - g.checkedAt < RECHECK_NANOS) {
-            return false;
-        }
-        g.checkedAt = System.nanoTime();
-        UUID id = groupId(g.account);
-        ClusterNode.Peer self = null;
-        for (ClusterNode.Peer p : membersGroup.members()) {
-            if (p.id().equals(nodeId())) {
-                self = p;
-            } else if (!host.lacks(p, id)) {
-                return false;
-            }
-        }
-        if (self == null || host.groups().stream().anyMatch(n -> n.groupId().equals(id))) {
-            return false;
-        }
-        synchronized (g) {
-            if (g.node != null || g.replica != null) {
-                return false;
-            }
-            try {
-                // At a restart the group has the members its log has.
-                placementRecord.recordAdopted(g.account);
-                ReplicaStore.delete(g.storage);
-                holdReplica(g, ReplicaStore.open(g.storage));
-                g.unready = true;
-                g.node = host.addGroup(id, g.replica, List.of(self), false);
-            } catch (IOException | RuntimeException e) {
-                log.warn("node {} could not make {} (tried again soon): {}", nodeId(), g.name(), e.toString());
-                if (g.replica != null) {
-                    g.replica.close();
-                    g.replica = null;
-                }
-                return false;
-            }
-            g.memberSeen = true;
-            g.joinedAt = System.nanoTime();
-        }
-        if (locator != null) {
-            host.stopLocating(locator);
-            g.locator = null;
-        }
-        log.info("node {} made {}, on no member before: on itself, then on {}", nodeId(), g.name(), placed);
-        return true;
     }
 
     /**

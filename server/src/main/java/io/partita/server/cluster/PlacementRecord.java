@@ -50,7 +50,7 @@ final class PlacementRecord {
 
     /**
      * Records the cluster's members now ({@code current=}), changed since the flags named the first ones: a node
-     * started with an account new to it then places its group by these.
+     * started with an account new to it then cannot place its group by its flags.
      */
     synchronized void members(List<String> ids) throws IOException {
         String now = String.join(",", ids.stream().sorted().toList());
@@ -58,11 +58,6 @@ final class PlacementRecord {
             lines.put("current", now);
             write();
         }
-    }
-
-    /** The cluster's members as the node last recorded them: those its flags name, until they change. */
-    synchronized List<String> currentMembers() {
-        return List.of(lines.getOrDefault("current", lines.get("members")).split(","));
     }
 
     /** Whether the cluster's members ever changed since the flags named them: the groups may have moved. */
