@@ -583,67 +583,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
          * @throws IOException when the member could not be asked, or refused the group
          */
         public void addTo(Peer member, UUID id) throws IOException {
-            add(member, RaftGroup.valueOf(RaftGroupId.valueOf(id)));
-        }
-
-        /**
-         * Adds group {@code id}, new, to {@code member}'s running server with {@code members} as its first members (the
-         * first its preferred leader), as a node's first start makes the groups its flags place on it: that node's
-         * {@link Adoption} gives its replica, and the group elects a leader once a majority of its members have it.
-         * Returns once the group is there, at once when it already was (with whatever members it has).
-         *
-         * @throws IOException when the member could not be asked, or refused the group
-         */
-        public void makeOn(Peer member, UUID id, List<Peer> members) throws IOException {
-            List<RaftPeer> raftPeers = new java.util.ArrayList<>();
-            for (Peer p : members) {
-                raftPeers.add(p.raftPeer(raftPeers.isEmpty() ? 1 : 0));
-            }
-            add(member, RaftGroup.valueOf(RaftGroupId.valueOf(id), raftPeers));
-        }
-
-        private void add(Peer member, RaftGroup group) throws IOException {
             org.apache.ratis.client.api.GroupManagementApi api = management(member);
-            RaftGroupId groupId = group.getGroupId();
+            RaftGroupId groupId = RaftGroupId.valueOf(id);
             if (holds(api, groupId)) {
                 return;
             }
-            RaftClientReply reply = api.add(group, true);
+            RaftClientReply reply = api.add(RaftGroup.valueOf(groupId), true);
             if (!reply.isSuccess() && !holds(api, groupId)) {
                 throw new IOException(
-                        "node " + member.id() + " did not take group " + groupId.getUuid() + ": "
-                                + reply.getException(),
+                        "node " + member.id() + " did not take group " + id + ": " + reply.getException(),
                         reply.getException());
             }
-        }
-
-        /**
-         * How a member holds a group: the group's members as it has them (none on a member that joins and has not yet
-         * heard from the leader), and whether its Raft log is empty (no entry, no checkpoint: no leader has ever sent
-         * it anything, as on a member of a group made and not yet led).
-         */
-        public record Held(List<String> members, boolean fresh) {}
-
-        /**
-         * How {@code member} holds group {@code id}, asked on its Raft port; null when it says it has no such group.
-         *
-         * @throws IOException when it could not be asked
-         */
-        public Held held(Peer member, UUID id) throws IOException {
-            org.apache.ratis.protocol.GroupInfoReply reply =
-                    info(ask(member.id(), member.address()), RaftGroupId.valueOf(id));
-            if (reply == null) {
-                return null;
-            }
-            if (!reply.isSuccess()) {
-                throw new IOException("node " + member.id() + " did not answer for group " + id, reply.getException());
-            }
-            var log = reply.getLogInfoProto();
-            return new Held(
-                    reply.getGroup().getPeers().stream()
-                            .map(r -> r.getId().toString())
-                            .toList(),
-                    !log.hasLastEntry() && !log.hasLastSnapshot());
         }
 
         /**
@@ -708,7 +658,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
          */
         public boolean lacks(Peer member, UUID id) {
             try {
-                return info(ask(member.id(), member.address()), RaftGroupId.valueOf(id)) == null;
+                return !holds(ask(member.id(), member.address()), RaftGroupId.valueOf(id));
             } catch (IOException | RuntimeException e) {
                 return false;
             }
@@ -730,22 +680,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
         /** Whether the member {@code api} speaks to has group {@code groupId}. */
         private static boolean holds(org.apache.ratis.client.api.GroupManagementApi api, RaftGroupId groupId)
                 throws IOException {
-            org.apache.ratis.protocol.GroupInfoReply reply = info(api, groupId);
-            return reply != null && reply.isSuccess();
-        }
-
-        /** The member's answer on group {@code groupId}; null when it says it has no such group. */
-        private static org.apache.ratis.protocol.GroupInfoReply info(
-                org.apache.ratis.client.api.GroupManagementApi api, RaftGroupId groupId) throws IOException {
             try {
-                return api.info(groupId);
+                return api.info(groupId).isSuccess();
             } catch (org.apache.ratis.protocol.exceptions.GroupMismatchException e) {
-                return null;
+                return false;
             } catch (IOException | RuntimeException e) {
                 // Over gRPC a group the member does not have comes back as an INTERNAL status naming the group.
                 String message = String.valueOf(e.getMessage());
                 if (message.contains(groupId.toString()) && message.contains("not found")) {
-                    return null;
+                    return false;
                 }
                 throw e instanceof IOException io ? io : new IOException(e);
             }

@@ -118,8 +118,6 @@ public final class ClusterMember implements AutoCloseable {
         volatile long addAgainAt = System.nanoTime();
         /** When the members that stopped answering were last asked whether they lost the group. */
         long lostCheckedAt;
-        /** When this node last asked the members whether any holds the group, to make it ({@link #makeGroup}). */
-        volatile long madeCheckedAt;
         /** When this node last asked the group's leader whether it is still one of the group's members. */
         volatile long checkedAt;
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
@@ -213,20 +211,19 @@ public final class ClusterMember implements AutoCloseable {
                 StorageConfig storage = PartitaServer.storage(server, account);
                 // With --cluster-replicas, the group at place k in the accounts' order is on the members Placement
                 // names; a node it is not on keeps no replica of it, and routes its requests to its leader.
-                // An account new to a node that has started before: its group is made at run time (makeGroup), on
-                // the members the cluster's members now place it on, never by this start's flags (the other nodes
-                // may have started with the account already, or not yet).
-                boolean late = made && !placement.recorded(account);
-                if (late) {
-                    placement.recordLate(account);
-                }
                 List<String> placed = cluster.placed()
-                        ? io.partita.cluster.Placement.of(
-                                late ? placement.currentMembers() : memberIds, byAccount.size(), cluster.replicas())
+                        ? io.partita.cluster.Placement.of(memberIds, byAccount.size(), cluster.replicas())
                         : null;
+                if (made && !placement.recorded(account) && placement.membersChanged()) {
+                    throw new IllegalArgumentException("this node cannot start: account " + account + " is new to it,"
+                            + " and the cluster's members changed since its flags named them; adding an account to"
+                            + " such a cluster is not built yet");
+                }
                 boolean here = placed == null
                         || isGroupFolder(raftDir, groupId(account))
-                        || (!cluster.join() && !made && placed.contains(cluster.nodeId()));
+                        || (!cluster.join()
+                                && (!made || !placement.recorded(account))
+                                && placed.contains(cluster.nodeId()));
                 Group g = new Group(account, storage, placed);
                 byAccount.put(account, g);
                 if (!here) {
@@ -240,14 +237,7 @@ public final class ClusterMember implements AutoCloseable {
                                 && !cluster.join()
                                 && !placement.membersChanged()
                                 && !placement.adopted(account));
-                List<String> with = byFlags ? placed : List.of();
-                // A group made at run time whose first leader had not yet written its members into its log: those it
-                // was made with (when the flags name them all; else it waits for the leader, as a joining member).
-                List<String> madeWith = placement.madeWith(account);
-                if (!byFlags && madeWith != null && memberIds.containsAll(madeWith)) {
-                    with = madeWith;
-                }
-                given.add(new ClusterNode.Group(groupId(account), g.replica, with));
+                given.add(new ClusterNode.Group(groupId(account), g.replica, byFlags ? placed : List.of()));
             }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
@@ -1093,9 +1083,6 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 try {
                     moveGroup(g, memberIds, settled);
-                    if (settled) {
-                        makeGroup(g);
-                    }
                 } catch (RuntimeException e) {
                     log.warn("node {} could not move {} to its members", nodeId(), g.name(), e);
                 }
@@ -1141,9 +1128,6 @@ public final class ClusterMember implements AutoCloseable {
                 g.memberSeen = false;
                 log.info("node {} now holds {}, added to it by another member", nodeId(), g.name());
             }
-        }
-        if (node != null && node.present()) {
-            recordMadeWith(g, node);
         }
         if (node == null) {
             io.partita.cluster.GroupLocator locator = g.locator;
@@ -1240,97 +1224,6 @@ public final class ClusterMember implements AutoCloseable {
             }
             g.lostSince.clear();
             return;
-        }
-    }
-
-    /**
-     * For a group made on this node at run time ({@link #makeGroup}): records the members it was made with, until its
-     * first leader has written them into its log (a restart meanwhile gives them to it again), then forgets them. A
-     * group another member moved here has none until its leader sends them, and records nothing.
-     */
-    private void recordMadeWith(Group g, ClusterNode node) {
-        try {
-            if (node.leaderId() != null) {
-                placementRecord.forgetMadeWith(g.account);
-            } else if (placementRecord.late(g.account) && placementRecord.madeWith(g.account) == null) {
-                List<String> with = ids(node.members());
-                if (!with.isEmpty() && with.contains(nodeId())) {
-                    placementRecord.recordMadeWith(g.account, with);
-                }
-            }
-        } catch (IOException e) {
-            log.warn("node {} could not record the members {} was made with", nodeId(), g.name(), e);
-        }
-    }
-
-    /**
-     * Makes group {@code g}, an account's that was new to this node at a start after its first (its own record says
-     * so), when it is placed on this node and no leader of it is known: on every member it is placed on, with those
-     * members (the first its preferred leader), through their Raft ports, as a first start makes the groups its flags
-     * place (each member's {@link Adopting} gives its replica; one that does not know the account yet refuses, and is
-     * asked again). Only while no member of the cluster holds the group with anything in it: every member must
-     * answer, and those that hold it must hold it with no entry in their log, with the same members, and fewer than a
-     * majority of them (a majority elects a leader). Every member placed on it may make it: each makes the same group.
-     */
-    private void makeGroup(Group g) {
-        List<String> placed = g.placed;
-        if (placed == null
-                || !placed.contains(nodeId())
-                || !placementRecord.late(g.account)
-                || System.nanoTime() - g.madeCheckedAt < RECHECK_NANOS) {
-            return;
-        }
-        ClusterNode node = g.node;
-        io.partita.cluster.GroupLocator locator = g.locator;
-        String leader = node != null ? node.leaderId() : locator == null ? null : locator.leader();
-        if (leader != null) {
-            return;
-        }
-        g.madeCheckedAt = System.nanoTime();
-        UUID id = groupId(g.account);
-        java.util.Map<String, ClusterNode.Peer> cluster = peersById();
-        java.util.Map<String, ClusterNode.Host.Held> held = new java.util.TreeMap<>();
-        for (ClusterNode.Peer p : cluster.values()) {
-            try {
-                ClusterNode.Host.Held h = host.held(p, id);
-                if (h != null) {
-                    held.put(p.id(), h);
-                }
-            } catch (IOException | RuntimeException e) {
-                return; // one that cannot be asked may hold it
-            }
-        }
-        List<String> with = placed;
-        if (!held.isEmpty()) {
-            java.util.Set<List<String>> members = new java.util.HashSet<>();
-            held.values().forEach(h -> members.add(sorted(h.members())));
-            List<String> made = members.iterator().next();
-            if (members.size() != 1
-                    || made.isEmpty()
-                    || held.values().stream().anyMatch(h -> !h.fresh())
-                    || held.size() > made.size() / 2
-                    || !made.containsAll(held.keySet())) {
-                return; // a group that has run, or is moving, or will elect: its members see to it
-            }
-            with = sorted(placed).equals(made)
-                    ? placed
-                    : held.values().iterator().next().members();
-        }
-        if (!cluster.keySet().containsAll(with)) {
-            return;
-        }
-        List<ClusterNode.Peer> peers = with.stream().map(cluster::get).toList();
-        for (String m : with) {
-            if (held.containsKey(m)) {
-                continue;
-            }
-            try {
-                host.makeOn(cluster.get(m), id, peers);
-                log.info("node {} made {} on {}, with members {}", nodeId(), g.name(), m, with);
-            } catch (IOException | RuntimeException e) {
-                // It does not know the account yet (an older credentials file), or is down: asked again.
-                log.info("node {} could not make {} on {} yet: {}", nodeId(), g.name(), m, e.toString());
-            }
         }
     }
 
@@ -1529,11 +1422,6 @@ public final class ClusterMember implements AutoCloseable {
     private void droppedLocked(Group g, ReplicaStore replica, String why) {
         stopServingLocked(g, why);
         stopReadingLocked(g, why);
-        try {
-            placementRecord.forgetMadeWith(g.account);
-        } catch (IOException e) {
-            log.warn("node {} could not forget the members {} was made with", nodeId(), g.name(), e);
-        }
         g.node = null;
         g.replica = null;
         g.leftOn.clear();

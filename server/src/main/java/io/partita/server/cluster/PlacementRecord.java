@@ -50,54 +50,12 @@ final class PlacementRecord {
 
     /**
      * Records the cluster's members now ({@code current=}), changed since the flags named the first ones: a node
-     * started with an account new to it then places its group by these.
+     * started with an account new to it then cannot place its group by its flags.
      */
     synchronized void members(List<String> ids) throws IOException {
         String now = String.join(",", ids.stream().sorted().toList());
         if (!now.equals(lines.getOrDefault("current", lines.get("members")))) {
             lines.put("current", now);
-            write();
-        }
-    }
-
-    /** The cluster's members as the node last recorded them: those its flags name, until they change. */
-    synchronized List<String> currentMembers() {
-        return List.of(lines.getOrDefault("current", lines.get("members")).split(","));
-    }
-
-    /**
-     * Records that {@code account} was new to the node at a start after its first ({@code late.<account>=true}): its
-     * group is made at run time, not by the flags (written with the rest at the start's end).
-     */
-    synchronized void recordLate(String account) {
-        lines.put("late." + account, "true");
-    }
-
-    /** Whether {@code account}'s group is one made at run time ({@link #recordLate}). */
-    synchronized boolean late(String account) {
-        return lines.containsKey("late." + account);
-    }
-
-    /**
-     * Records the members {@code account}'s group was made with on this node at run time ({@code made.<account>=}):
-     * until its first leader writes them into its log, a restart gives them to it, as the flags give theirs.
-     */
-    synchronized void recordMadeWith(String account, List<String> members) throws IOException {
-        String with = String.join(",", members);
-        if (!with.equals(lines.put("made." + account, with))) {
-            write();
-        }
-    }
-
-    /** The members {@link #recordMadeWith} recorded for {@code account}'s group; null when none are. */
-    synchronized List<String> madeWith(String account) {
-        String with = lines.get("made." + account);
-        return with == null ? null : List.of(with.split(","));
-    }
-
-    /** Forgets {@link #recordMadeWith}'s members: the group's log has its members now, or it left the node. */
-    synchronized void forgetMadeWith(String account) throws IOException {
-        if (lines.remove("made." + account) != null) {
             write();
         }
     }

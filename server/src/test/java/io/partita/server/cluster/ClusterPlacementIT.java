@@ -446,54 +446,6 @@ class ClusterPlacementIT {
             put(as(a, 4), "item", "after the moves " + a);
             assertThat(get(as(a, 1), "item")).isEqualTo("after the moves " + a);
         }
-
-        // A fifth account, added to the credentials after the members changed: its group is placed by the members now
-        // (n1..n4 place the fifth group on n1, n2, n3), and made at run time on those of them that know the account.
-        // n1 restarts with the new file first: it holds the group alone, and no leader is elected on one copy.
-        List<String> withFifth = new ArrayList<>(ACCOUNTS);
-        withFifth.add("555555555555");
-        accounts = ClusterStrictIT.writeAccounts(dir, withFifth, ", \"clusterAdmins\": [\"" + ACCOUNTS.get(0) + "\"]");
-        restartWithFlags(1, five.subList(0, 4));
-        await(
-                "n1 to hold the fifth account's group",
-                () -> accountsOf(view(nodes[1]), "groups").contains("555555555555"));
-        Thread.sleep(2000); // past an election timeout: with one member of three, none
-        assertThat(nodes[1].serving("555555555555")).isFalse();
-        // n2 and n3 restart with it: each is added to the group, which then elects n1, the member it prefers.
-        restartWithFlags(2, five.subList(0, 4));
-        restartWithFlags(3, five.subList(0, 4));
-        await("the fifth account's group on n1..n3, led by n1", () -> {
-            if (!nodes[1].serving("555555555555")) {
-                return false;
-            }
-            for (int i = 1; i < 4; i++) {
-                boolean on = false;
-                for (JsonNode g : view(nodes[i]).get("groups")) {
-                    on |= g.get("account").asText().equals("555555555555")
-                            && g.get("members").findValuesAsText("id").equals(List.of("n1", "n2", "n3"));
-                }
-                if (!on) {
-                    return false;
-                }
-            }
-            return true;
-        });
-        createTable(as(4, 2));
-        put(as(4, 3), "item", "account 4");
-        for (int via = 1; via < 4; via++) {
-            assertThat(get(as(4, via), "item")).as("through n%d", via).isEqualTo("account 4");
-        }
-        // The other accounts' groups went on through the restarts.
-        for (int a = 0; a < 4; a++) {
-            assertThat(get(as(a, 2), "item")).isEqualTo("after the moves " + a);
-        }
-    }
-
-    /** Restarts node {@code i} with the accounts now, and with {@code flags} as its members and R = 3. */
-    private void restartWithFlags(int i, List<ClusterConfig.Member> flags) throws Exception {
-        nodes[i].close();
-        nodes[i] = ClusterStrictIT.startNode(
-                dir, new ClusterConfig("placed", "n" + i, flags).withReplicas(3).withFollowerReads(true), i, accounts);
     }
 
     /** Waits for each account's group to be on the members {@code memberIds} place it on, as those members see it. */

@@ -40,30 +40,17 @@ class PlacementRecordTest {
     }
 
     @Test
-    void theMembersNowAndTheGroupsMadeAtRunTimeAreKeptAcrossAStart() throws Exception {
+    void theMembersRecordedNowAreKeptAcrossAStart() throws Exception {
         PlacementRecord first = PlacementRecord.check(raft, placed(3), List.of("a"));
         first.write();
-        assertThat(first.currentMembers()).containsExactly("n0", "n1", "n2", "n3");
         assertThat(first.membersChanged()).isFalse();
         first.members(List.of("n4", "n1", "n2", "n3"));
-        // Kept across a start with the same flags: an account new to the node is then placed by these.
+        // Kept across a start with the same flags: an account new to the node then cannot be placed by them.
         PlacementRecord again = PlacementRecord.check(raft, placed(3), List.of("a", "b"));
         assertThat(again.membersChanged()).isTrue();
-        assertThat(again.currentMembers()).containsExactly("n1", "n2", "n3", "n4");
+        assertThat(again.membersEverChanged()).isTrue();
         assertThat(again.recorded("a")).isTrue();
         assertThat(again.recorded("b")).isFalse();
-        // b's group, made at run time: its members are kept until its log has them.
-        again.recordLate("b");
-        again.write();
-        again.recordMadeWith("b", List.of("n1", "n2", "n3"));
-        PlacementRecord third = PlacementRecord.check(raft, placed(3), List.of("a", "b"));
-        assertThat(third.recorded("b")).isTrue();
-        assertThat(third.late("b")).isTrue();
-        assertThat(third.late("a")).isFalse();
-        assertThat(third.madeWith("b")).containsExactly("n1", "n2", "n3");
-        third.forgetMadeWith("b");
-        assertThat(PlacementRecord.check(raft, placed(3), List.of("a", "b")).madeWith("b"))
-                .isNull();
     }
 
     @Test
