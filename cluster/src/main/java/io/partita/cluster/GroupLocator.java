@@ -42,6 +42,8 @@ public final class GroupLocator {
 
     private final AtomicBoolean asking = new AtomicBoolean();
     private volatile String leader;
+    /** The members as the latest leader that answered gave them (its configuration); null before one did. */
+    private volatile List<String> leaderMembers;
 
     GroupLocator(UUID id, List<String> members, RaftClient client, Map<String, Long> downUntil) {
         this.id = RaftGroupId.valueOf(id);
@@ -58,6 +60,16 @@ public final class GroupLocator {
     /** The ids of the members this node asks now. */
     public List<String> members() {
         return members;
+    }
+
+    /**
+     * The group's members as the latest leader that answered this node gave them (during a change, the old and new
+     * together), in the order of their ids; null before any did. Unlike {@link #members}, never those the locator was
+     * made with: a locator made again with the members the group is placed on now does not take them for the
+     * group's.
+     */
+    public List<String> leaderMembers() {
+        return leaderMembers;
     }
 
     /** The id of the member a majority named as the leader when last asked, or null while none is known. */
@@ -159,6 +171,7 @@ public final class GroupLocator {
             return;
         }
         List<String> ids = conf.stream().map(p -> p.getId().toString()).sorted().toList();
+        leaderMembers = ids;
         if (ids.equals(asked.stream().sorted().toList())) {
             return;
         }

@@ -675,7 +675,11 @@ public final class ClusterMember implements AutoCloseable {
                         + " placed on: GET /cluster shows where each group is");
     }
 
-    /** The group's members as this node knows them, in the order of their ids: its own, or its locator's. */
+    /**
+     * The group's members as this node knows them, in the order of their ids: its own, or as its locator last heard
+     * them from the group's leader (none before; not the members the locator was made with, which are those the group
+     * is placed on, moved there or not).
+     */
     private static List<String> membersOf(Group g) {
         ClusterNode node = g.node;
         if (node != null) {
@@ -686,7 +690,8 @@ public final class ClusterMember implements AutoCloseable {
             }
         }
         io.partita.cluster.GroupLocator locator = g.locator;
-        return locator == null ? List.of() : sorted(locator.members());
+        List<String> led = locator == null ? null : locator.leaderMembers();
+        return led == null ? List.of() : led;
     }
 
     private static List<String> ids(List<ClusterNode.Peer> peers) {

@@ -319,6 +319,16 @@ class ClusterPlacementIT {
         HttpResponse<String> removed = changeMembers(4, "{\"remove\": \"n0\"}");
         assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
         assertThat(JSON.readTree(removed.body()).get("members")).hasSize(4);
+        // Answered once the group is on n1..n3 (not when the node that answers, on no group, merely expects it there):
+        // its leader, one of them, has those members already.
+        assertThat(java.util.stream.IntStream.range(1, 4).anyMatch(i -> {
+                    JsonNode g = view(nodes[i]).get("groups").get(0);
+                    return g != null
+                            && g.get("role").asText().equals("LEADER")
+                            && g.get("members").findValuesAsText("id").equals(List.of("n1", "n2", "n3"));
+                }))
+                .as("a leader of the group on n1..n3 when the removal is answered")
+                .isTrue();
         // n3's view has the group once its mover has taken it up, half a second at most.
         await("n3 to hold the group on n1..n3", () -> {
             JsonNode moved = view(nodes[3]).get("groups").get(0);
