@@ -101,8 +101,36 @@ class LinearizabilityIT {
                     "k%d: %d reads, %d writes, %d refused, %d cut off by a kill; checked in %d ms",
                     k, reads, ok, refused, lost, (System.nanoTime() - started) / 1_000_000);
             System.out.println(summary);
+            if (!linearizable) {
+                summary += "; the history is in " + dump(k, history);
+            }
             assertThat(linearizable).as(summary).isTrue();
         }
+    }
+
+    /**
+     * Writes key {@code k}'s history, in the order the operations were sent, to {@code target/} for the failure's
+     * reader: each operation's kind, values, and when it was sent and answered (ms from the first); returns the file.
+     */
+    private static java.nio.file.Path dump(int k, List<Op> history) {
+        List<Op> sorted = new ArrayList<>(history);
+        sorted.sort(java.util.Comparator.comparingLong(Op::invoked));
+        long start = sorted.isEmpty() ? 0 : sorted.get(0).invoked();
+        StringBuilder text = new StringBuilder("kind expected value sent_ms answered_ms\n");
+        for (Op op : sorted) {
+            text.append(String.format(
+                    "%s %d %d %.3f %.3f%n",
+                    op.kind(), op.expected(), op.value(), (op.invoked() - start) / 1e6, (op.answered() - start) / 1e6));
+        }
+        java.nio.file.Path file =
+                java.nio.file.Path.of("target", "linearizability-k" + k + "-" + System.nanoTime() + ".txt");
+        try {
+            java.nio.file.Files.createDirectories(file.getParent());
+            java.nio.file.Files.writeString(file, text);
+        } catch (java.io.IOException e) {
+            return java.nio.file.Path.of("(not written: " + e + ")");
+        }
+        return file.toAbsolutePath();
     }
 
     /** Creates the table {@code lin} with keys {@code k0}.. each holding 0. */
