@@ -240,6 +240,8 @@ public final class ItemWrites {
             Applied a = plan(table, encoded, k, keyHash, w, ENCODED.get(), null);
             if (a.change != null) {
                 commit(List.of(a));
+            } else {
+                confirmUnwritten();
             }
             return a;
         } finally {
@@ -425,6 +427,19 @@ public final class ItemWrites {
      * each built by its parts, and lets every part of every change finish, however the commit ended and whatever
      * another part's {@code finished} threw; the first failure is thrown after all have finished.
      */
+    /**
+     * Before answering a write that commits nothing (a failed condition, a transaction's ConditionCheck or its
+     * cancellation, a delete of no item, an item written again unchanged), under the items' locks: the answer rests on
+     * this replica's state alone, as a read's does. In a cluster it must not come from a leader the others have
+     * replaced, which may lack writes they acknowledged since: the strongly consistent read's barrier
+     * ({@link RocksStore#readBarrier}; a 503 when this node cannot confirm that it leads). A woken leader that others
+     * had replaced once answered a refused compare-and-set so (ClusterLinearizabilityIT). On a single node, one
+     * volatile read.
+     */
+    void confirmUnwritten() {
+        store.readBarrier();
+    }
+
     void commit(List<Applied> changes) {
         boolean[] built = {false};
         CommitOutcome outcome;

@@ -191,16 +191,18 @@ public final class Transactions {
                     reasons[i] = plan(actions.get(i), targets[i], planned, i, collections);
                     cancelled |= !reasons[i].ok();
                 }
+                List<ItemWrites.Applied> changes = new ArrayList<>(n);
                 if (!cancelled) {
-                    List<ItemWrites.Applied> changes = new ArrayList<>(n);
                     for (ItemWrites.Applied a : planned) {
                         if (a.change() != null) {
                             changes.add(a);
                         }
                     }
-                    if (!changes.isEmpty()) {
-                        writes.commit(changes);
-                    }
+                }
+                if (!changes.isEmpty()) {
+                    writes.commit(changes);
+                } else {
+                    writes.confirmUnwritten(); // a cancellation, or only checks: answered from this replica's state
                 }
             } finally {
                 unlock(stripes);

@@ -99,6 +99,56 @@ class ItemWritesIT {
         }
     }
 
+    /**
+     * In a cluster a write that commits nothing answers from the leader's state alone, as a read does: it must pass
+     * the strongly consistent read's barrier, and a leader that cannot confirm it still leads answers 503, not a
+     * refusal that may rest on writes it missed. The store replicates through a stand-in that applies each entry at
+     * once and whose barrier says whether this node leads.
+     */
+    @Test
+    void aWriteThatCommitsNothingAnswersOnlyOnceTheLeaderConfirmsItLeads() {
+        try (io.partita.storage.rocks.RocksStore store =
+                        io.partita.storage.rocks.RocksStore.open(StorageConfig.memory());
+                StorageEngine e = StorageEngine.openOn(store, StorageConfig.memory())) {
+            Table t = e.tables().create(provisioned("t", 100));
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", 10))));
+            java.util.concurrent.atomic.AtomicBoolean leads = new java.util.concurrent.atomic.AtomicBoolean(true);
+            java.util.concurrent.atomic.AtomicInteger barriers = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger replicated = new java.util.concurrent.atomic.AtomicInteger();
+            store.replicateThrough(new io.partita.storage.rocks.Replication() {
+                @Override
+                public void replicate(byte[] entry) {
+                    store.applyEntry(entry, 1, replicated.incrementAndGet());
+                }
+
+                @Override
+                public void readBarrier() {
+                    barriers.incrementAndGet();
+                    if (!leads.get()) {
+                        throw new io.partita.storage.StorageUnavailableException("no longer the leader");
+                    }
+                }
+            });
+            ApiException failed =
+                    new ApiException(ErrorCode.CONDITIONAL_CHECK_FAILED, "The conditional request failed");
+            assertThatThrownBy(() -> e.write(t, key("a"), old -> new WriteDecision.Reject(failed)))
+                    .isSameAs(failed);
+            assertThat(barriers).hasValue(1);
+            // A delete of no item commits nothing either; a write that changes the item commits, and asks no barrier.
+            e.write(t, key("b"), ConditionalWrite.blind(new WriteDecision.Delete()));
+            assertThat(barriers).hasValue(2);
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", 20))));
+            assertThat(barriers).hasValue(2);
+            assertThat(replicated).hasValue(1);
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", 20));
+            // A leader the others replaced (woken from a stall, say): its refusal could rest on writes it missed.
+            leads.set(false);
+            assertThatThrownBy(() -> e.write(t, key("a"), old -> new WriteDecision.Reject(failed)))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            store.replicateThrough(null);
+        }
+    }
+
     @Test
     void writesAreAdmittedOnTheirPartitionAndChargedTheLargerImageEvenWhenTheirConditionFails() {
         try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
