@@ -237,7 +237,20 @@ public final class ItemWrites {
             lock.lock();
         }
         try {
-            Applied a = plan(table, encoded, k, keyHash, w, ENCODED.get(), null);
+            Applied a;
+            try {
+                a = plan(table, encoded, k, keyHash, w, ENCODED.get(), null);
+            } catch (ApiException refused) {
+                // Some refusals depend on the item as it is (an update of a missing number, an item grown past
+                // 400 KB, a full item collection): answered from this replica's state, as a failed condition is.
+                try {
+                    confirmUnwritten();
+                } catch (io.partita.storage.StorageUnavailableException unsure) {
+                    unsure.addSuppressed(refused);
+                    throw unsure;
+                }
+                throw refused;
+            }
             if (a.change != null) {
                 commit(List.of(a));
             } else {
@@ -423,23 +436,23 @@ public final class ItemWrites {
     }
 
     /**
-     * Commits the planned changes in one batch (one change for a single write, every changed item of a transaction),
-     * each built by its parts, and lets every part of every change finish, however the commit ended and whatever
-     * another part's {@code finished} threw; the first failure is thrown after all have finished.
-     */
-    /**
-     * Before answering a write that commits nothing (a failed condition, a transaction's ConditionCheck or its
-     * cancellation, a delete of no item, an item written again unchanged), under the items' locks: the answer rests on
-     * this replica's state alone, as a read's does. In a cluster it must not come from a leader the others have
-     * replaced, which may lack writes they acknowledged since: the strongly consistent read's barrier
-     * ({@link RocksStore#readBarrier}; a 503 when this node cannot confirm that it leads). A woken leader that others
-     * had replaced once answered a refused compare-and-set so (ClusterLinearizabilityIT). On a single node, one
-     * volatile read.
+     * Before answering a write that commits nothing (a failed condition or another refusal that depends on the item, a
+     * transaction's ConditionCheck or its cancellation, a delete of no item, an item written again unchanged), under
+     * the items' locks: the answer rests on this replica's state alone, as a read's does. In a cluster it must not
+     * come from a leader the others have replaced, which may lack writes they acknowledged since: the strongly
+     * consistent read's barrier ({@link RocksStore#readBarrier}; a 503 when this node cannot confirm that it leads). A
+     * woken leader that others had replaced once answered a refused compare-and-set so (ClusterLinearizabilityIT). On a
+     * single node, one volatile read.
      */
     void confirmUnwritten() {
         store.readBarrier();
     }
 
+    /**
+     * Commits the planned changes in one batch (one change for a single write, every changed item of a transaction),
+     * each built by its parts, and lets every part of every change finish, however the commit ended and whatever
+     * another part's {@code finished} threw; the first failure is thrown after all have finished.
+     */
     void commit(List<Applied> changes) {
         boolean[] built = {false};
         CommitOutcome outcome;

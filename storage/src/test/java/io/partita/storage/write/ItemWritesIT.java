@@ -141,9 +141,22 @@ class ItemWritesIT {
             assertThat(barriers).hasValue(2);
             assertThat(replicated).hasValue(1);
             assertThat(e.get(t, key("a"))).isEqualTo(item("a", 20));
+            // A refusal the item's state decides without a condition (an update of a missing number, say) too.
+            ApiException invalid = new ApiException(
+                    ErrorCode.VALIDATION,
+                    "The provided expression refers to an attribute that does not exist in the item");
+            assertThatThrownBy(() -> e.write(t, key("a"), old -> {
+                        throw invalid;
+                    }))
+                    .isSameAs(invalid);
+            assertThat(barriers).hasValue(3);
             // A leader the others replaced (woken from a stall, say): its refusal could rest on writes it missed.
             leads.set(false);
             assertThatThrownBy(() -> e.write(t, key("a"), old -> new WriteDecision.Reject(failed)))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            assertThatThrownBy(() -> e.write(t, key("a"), old -> {
+                        throw invalid;
+                    }))
                     .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
             store.replicateThrough(null);
         }

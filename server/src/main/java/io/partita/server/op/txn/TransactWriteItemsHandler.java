@@ -121,6 +121,13 @@ public final class TransactWriteItemsHandler
                 tokens.abandon(token);
             }
             throw e;
+        } catch (io.partita.storage.StorageUnavailableException e) {
+            // Known not written (a cancellation a cluster's leader could not confirm, a write taken back before it
+            // was proposed): free as after a refusal.
+            if (token != null && !e.mayHaveBeenWritten()) {
+                tokens.abandon(token);
+            }
+            throw e;
         }
         if (token != null) {
             tokens.complete(
