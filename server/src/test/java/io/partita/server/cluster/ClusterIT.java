@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.partita.cluster.ClusterNode;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.Transport;
+import io.partita.server.wire.FreePorts;
 import io.partita.storage.StorageConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,24 +49,6 @@ class ClusterIT {
                 m.close();
             }
         }
-    }
-
-    /**
-     * A port free now, below Linux's ephemeral range (32768 up): a port the system hands out for 0 comes from that
-     * range, and a connection another node opens meanwhile (gRPC's, a client's) may take it before the node binds it.
-     */
-    static int freePort() throws IOException {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port = random.nextInt(20_000, 32_000);
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
-                return port;
-            } catch (IOException taken) {
-                // another, then
-            }
-        }
-        throw new IOException("no free port from 20000 to 32000");
     }
 
     private ClusterNode.LogRetention retention = ClusterNode.LogRetention.defaults();
@@ -120,7 +102,10 @@ class ClusterIT {
     static int awaitServing(ClusterMember... nodes) throws InterruptedException {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (true) {
-            assertThat(System.nanoTime()).as("waiting for a leader").isLessThan(deadline);
+            if (System.nanoTime() - deadline > 0) {
+                dumpCluster(nodes);
+                throw new AssertionError("waiting for a leader: no node served within a minute");
+            }
             for (int i = 0; i < nodes.length; i++) {
                 if (nodes[i] != null && nodes[i].serving()) {
                     return i;
@@ -128,6 +113,40 @@ class ClusterIT {
             }
             Thread.sleep(20);
         }
+    }
+
+    /**
+     * Prints, for a test that gave up waiting for a leader, each node's view ({@code GET /cluster}) and the stacks of
+     * the threads that decide whether a node serves: the members' watches, Ratis's elections, followers' timers,
+     * appenders and state machine updaters, and any thread blocked on a monitor.
+     */
+    static void dumpCluster(ClusterMember... nodes) {
+        StringBuilder out = new StringBuilder("--- the cluster's nodes when no node served ---\n");
+        for (ClusterMember node : nodes) {
+            if (node != null) {
+                try {
+                    out.append(node.nodeId()).append(": ").append(node.status()).append('\n');
+                } catch (RuntimeException e) {
+                    out.append(node.nodeId()).append(": ").append(e).append('\n');
+                }
+            }
+        }
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            String name = t.getName();
+            boolean wanted = name.startsWith("partita-cluster")
+                    || name.contains("LeaderElection")
+                    || name.contains("FollowerState")
+                    || name.contains("LogAppender")
+                    || name.contains("StateMachineUpdater")
+                    || t.getState() == Thread.State.BLOCKED;
+            if (wanted) {
+                out.append('"').append(name).append("\" ").append(t.getState()).append('\n');
+                for (StackTraceElement e : stack) {
+                    out.append("    at ").append(e).append('\n');
+                }
+            }
+        });
+        System.out.println(out);
     }
 
     /** The value of the sample {@code sample} (its name and labels) in Prometheus's text format. */
@@ -176,7 +195,7 @@ class ClusterIT {
     /** Starts nodes n0, n1 and n2 of a new cluster. */
     private void startThree() throws Exception {
         for (int i = 0; i < 3; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < 3; i++) {
             start(i);
@@ -613,7 +632,7 @@ class ClusterIT {
         assertThat(memberIds(nodes[leader])).containsExactly("n0", "n1", "n2");
 
         // n3 starts knowing only itself and the others' addresses; it waits to be added, through a follower.
-        members.add(new ClusterConfig.Member("n3", "127.0.0.1", freePort(), freePort()));
+        members.add(new ClusterConfig.Member("n3", "127.0.0.1", FreePorts.next(), FreePorts.next()));
         nodes[3] = startNode(dir, "it", members, 3, retention, true, false);
         assertThat(memberIds(nodes[3])).isEmpty();
         ClusterConfig.Member n3 = members.get(3);

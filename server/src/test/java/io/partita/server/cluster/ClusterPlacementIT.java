@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.partita.cluster.ClusterNode;
 import io.partita.server.auth.Accounts;
 import io.partita.server.console.Chromium;
+import io.partita.server.wire.FreePorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -76,7 +77,7 @@ class ClusterPlacementIT {
 
     private void startFour() throws Exception {
         for (int i = 0; i < 4; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < 4; i++) {
             start(i, 3);
@@ -304,7 +305,7 @@ class ClusterPlacementIT {
         // A fifth node joins, added through n3 (which sends the change to the members' group's leader): with five
         // members the group is still placed on n0..n2, so nothing moves.
         List<ClusterConfig.Member> five = new ArrayList<>(members);
-        five.add(new ClusterConfig.Member("n4", "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        five.add(new ClusterConfig.Member("n4", "127.0.0.1", FreePorts.next(), FreePorts.next()));
         nodes[4] = ClusterStrictIT.startNode(
                 dir, new ClusterConfig("placed", "n4", five).withReplicas(3).joining(true), 4, null);
         members.add(five.get(4));
@@ -430,7 +431,7 @@ class ClusterPlacementIT {
         // A fifth node joins: with five members, account 2's group moves from n2,n3,n0 to n2,n3,n4 and account 3's
         // from n3,n0,n1 to n3,n4,n0, each by its leader; the others stay.
         List<ClusterConfig.Member> five = new ArrayList<>(members);
-        five.add(new ClusterConfig.Member("n4", "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+        five.add(new ClusterConfig.Member("n4", "127.0.0.1", FreePorts.next(), FreePorts.next()));
         nodes[4] = ClusterStrictIT.startNode(
                 dir, new ClusterConfig("placed", "n4", five).withReplicas(3).joining(true), 4, accounts);
         members.add(five.get(4));

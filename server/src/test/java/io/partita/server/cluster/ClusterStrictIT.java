@@ -9,6 +9,7 @@ import io.partita.cluster.ClusterNode;
 import io.partita.server.auth.Accounts;
 import io.partita.server.cli.ServerConfig;
 import io.partita.server.netty.Transport;
+import io.partita.server.wire.FreePorts;
 import io.partita.storage.StorageConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -166,7 +167,7 @@ class ClusterStrictIT {
     void eachAccountIsAGroupOfItsOwnLedByANodeOfItsOwnAndReachedThroughAnyNode() throws Exception {
         writeAccounts("");
         for (int i = 0; i < 3; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < 3; i++) {
             start(i);
@@ -343,7 +344,7 @@ class ClusterStrictIT {
     @SuppressWarnings("unchecked")
     void anOpenClustersTablesBecomeAccountZerosWhoseGroupThenPrefersALeaderOfItsOwn() throws Exception {
         for (int i = 0; i < 3; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         // Open mode first: one group, which prefers no member.
         for (int i = 0; i < 3; i++) {
@@ -439,7 +440,7 @@ class ClusterStrictIT {
     void aClusterAdminAddsANodeToEveryGroupThenRemovesOneAndTheLeadersSpreadAgain() throws Exception {
         writeAccounts(", \"clusterAdmins\": [\"" + ACCOUNTS.get(2) + "\"]");
         for (int i = 0; i < 4; i++) {
-            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", ClusterIT.freePort(), ClusterIT.freePort()));
+            members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         List<ClusterConfig.Member> four = List.copyOf(members);
         members.remove(3);

@@ -2,7 +2,6 @@ package io.partita.server.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,8 +35,8 @@ final class ClusterProcesses implements AutoCloseable {
         this.dir = dir;
         int[][] ports = new int[3][];
         for (int i = 0; i < 3; i++) {
-            apiPorts[i] = freePort();
-            int raft = freePort();
+            apiPorts[i] = FreePorts.next();
+            int raft = FreePorts.next();
             ports[i] = new int[] {raft, apiPorts[i]};
             members.add("n" + i + "=" + (linked ? Links.host(i) : "127.0.0.1") + ":" + raft + ":" + apiPorts[i]);
         }
@@ -64,12 +63,6 @@ final class ClusterProcesses implements AutoCloseable {
     /** The network between the nodes ({@link #linked} clusters only). */
     Links links() {
         return links;
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     /** Starts node {@code i} (again) on its data directory. */
