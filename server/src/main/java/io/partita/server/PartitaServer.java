@@ -275,6 +275,10 @@ public final class PartitaServer implements AutoCloseable {
         ExpressionCache cache = new ExpressionCache(EXPRESSION_CACHE_ENTRIES);
         ItemExpressions expressions = new ItemExpressions(cache);
         OperationRegistry registry = new OperationRegistry();
+        if (!storage.reader()) {
+            // A follower's reader answers eventually consistent reads; a "not found" there is asked of the leader.
+            registry.confirmRefusalsBy(storage::awaitConsistentRead);
+        }
         PartiqlOperations.register(registry, storage, expressions, cache, partiqlScans);
         io.partita.server.op.table.TransferOperations.register(registry, storage);
         return registry.register("CreateTable", new CreateTableHandler(storage))

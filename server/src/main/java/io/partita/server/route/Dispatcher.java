@@ -153,6 +153,16 @@ public final class Dispatcher {
         } catch (WouldBlock e) {
             throw e;
         } catch (ApiException e) {
+            if (e.code() != ErrorCode.CONDITIONAL_CHECK_FAILED && e.code() != ErrorCode.TRANSACTION_CANCELED) {
+                // Storage confirmed those two under the items' locks (ItemWrites.confirmUnwritten).
+                try {
+                    operations.confirmRefusal();
+                } catch (io.partita.storage.StorageUnavailableException unsure) {
+                    metrics.failedInside();
+                    unsure.addSuppressed(e);
+                    throw unsure;
+                }
+            }
             metrics.failed(e.code(), e.getMessage());
             throw e;
         } catch (RuntimeException | Error e) {

@@ -92,6 +92,26 @@ public final class OperationRegistry {
         return metrics;
     }
 
+    /** What confirms, before a refusal is answered, that the state it rests on is current; nothing by default. */
+    private Runnable refusalCheck = () -> {};
+
+    /**
+     * Has every refusal of this registry's operations (an {@link io.partita.protocol.error.ApiException} a handler
+     * throws) pass {@code check} before it is answered ({@link Dispatcher}): on a cluster's leader, the strongly
+     * consistent read's barrier, so that a leader the others replaced answers no "not found" or other refusal that
+     * rests on writes it missed. It throws {@link io.partita.storage.StorageUnavailableException} (a 503) when it
+     * cannot confirm.
+     */
+    public OperationRegistry confirmRefusalsBy(Runnable check) {
+        refusalCheck = check;
+        return this;
+    }
+
+    /** Passes the check {@link #confirmRefusalsBy} set. */
+    public void confirmRefusal() {
+        refusalCheck.run();
+    }
+
     public OperationRegistry register(String operation, OperationHandler<?, ?> handler) {
         if (!DYNAMODB_OPERATIONS.contains(operation)) {
             throw new IllegalArgumentException("not a DynamoDB operation: " + operation);

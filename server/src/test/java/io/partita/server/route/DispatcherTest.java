@@ -39,8 +39,11 @@ class DispatcherTest {
     }
 
     private static ApiResponse dispatch(OperationHandler<ListTablesInput, Object> handler) {
-        Dispatcher dispatcher =
-                new Dispatcher(new OperationRegistry().register("ListTables", handler), Clock.systemUTC());
+        return dispatch(new OperationRegistry().register("ListTables", handler));
+    }
+
+    private static ApiResponse dispatch(OperationRegistry registry) {
+        Dispatcher dispatcher = new Dispatcher(registry, Clock.systemUTC());
         return dispatcher.dispatch(new ApiRequest(
                 "DynamoDB_20120810.ListTables",
                 AUTHORIZATION,
@@ -99,5 +102,52 @@ class DispatcherTest {
 
         assertThat(response.deferred()).isTrue();
         assertThat(appender.list).isEmpty();
+    }
+
+    @Test
+    void aRefusalIsAnsweredOnlyOnceTheRegistrysCheckConfirmsTheStateItRestsOn() {
+        java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.function.Function<RuntimeException, ApiResponse> answer = e -> dispatch(
+                new OperationRegistry().register("ListTables", failing(e)).confirmRefusalsBy(checks::incrementAndGet));
+
+        // A "not found" (a cluster's replaced leader may lack the CreateTable) passes the check.
+        assertThat(answer.apply(io.partita.protocol.error.ApiException.resourceNotFound("Requested resource not found"))
+                        .status())
+                .isEqualTo(400);
+        assertThat(checks).hasValue(1);
+        // Storage confirmed these two under the items' locks; a failure inside is no refusal.
+        answer.apply(new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.CONDITIONAL_CHECK_FAILED, "The conditional request failed"));
+        answer.apply(new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.TRANSACTION_CANCELED, "Transaction cancelled"));
+        answer.apply(new IllegalStateException("boom"));
+        assertThat(checks).hasValue(1);
+        // An answer that succeeds passes none.
+        ApiResponse ok = dispatch(new OperationRegistry()
+                .register("ListTables", new OperationHandler<ListTablesInput, Object>() {
+                    @Override
+                    public Class<ListTablesInput> inputType() {
+                        return ListTablesInput.class;
+                    }
+
+                    @Override
+                    public Object handle(RequestContext context, ListTablesInput input) {
+                        return java.util.Map.of();
+                    }
+                })
+                .confirmRefusalsBy(checks::incrementAndGet));
+        assertThat(ok.status()).isEqualTo(200);
+        assertThat(checks).hasValue(1);
+
+        // A node that cannot confirm answers 503, which the SDKs retry, and not the refusal.
+        ApiResponse unsure = dispatch(new OperationRegistry()
+                .register("ListTables", failing(io.partita.protocol.error.ApiException.resourceNotFound("gone")))
+                .confirmRefusalsBy(() -> {
+                    throw new io.partita.storage.StorageUnavailableException("not the cluster's leader");
+                }));
+        assertThat(unsure.status()).isEqualTo(503);
+        assertThat(new String(unsure.body(), StandardCharsets.UTF_8))
+                .contains("ServiceUnavailable")
+                .doesNotContain("ResourceNotFound");
     }
 }
