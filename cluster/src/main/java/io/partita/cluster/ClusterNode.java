@@ -327,8 +327,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
          * Group {@code id} was taken off this node by another member (its division closed, its Raft storage about to
          * be deleted), or did not start after its adoption: its replica no longer proposes through it, and is the
          * caller's to close and delete. Called on the thread that removed it (the removing member's request's, or the
-         * local call's), or, for a group that did not start, the adoptions' watch's; an add of the group again
-         * meanwhile is refused until the host has forgotten it.
+         * local call's), or, for a group that did not start, the watchdog's; an add of the group again meanwhile is
+         * refused until the host has forgotten it.
          */
         void removed(UUID id, ReplicaStore replica);
     }
@@ -725,7 +725,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     .filter(g -> g.group.getGroupId().equals(groupId))
                     .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("group " + id + " is not on node " + self));
-            // Not under the host's lock, as addGroup's format; the adoptions' watch leaves it to this call meanwhile.
+            // Not under the host's lock, as addGroup's format; the watchdog leaves it to this call meanwhile.
             removing.add(groupId);
             try {
                 node.manage(org.apache.ratis.protocol.GroupManagementRequest.newRemove(
@@ -745,25 +745,62 @@ public final class ClusterNode implements Replication, AutoCloseable {
             }
         }
 
-        /** How often the host looks for adopted groups that did not start. */
+        /** How often the watchdog looks at the followers of the groups this node leads. */
         private static final long WATCH_MILLIS = 1000;
+        /** How long after stepping down for a follower a group's leader does not do so again. */
+        private static final long STEP_DOWN_AGAIN_NANOS = 30_000_000_000L;
 
-        private java.util.concurrent.ScheduledExecutorService adoptionWatch;
+        private java.util.concurrent.ScheduledExecutorService watchdog;
 
-        /** Looks every second for adopted groups whose start failed ({@link #forgetFailedAdoptions}). */
-        private synchronized void watchAdoptions() {
-            adoptionWatch = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, server.getId() + "-adoptions"));
-            adoptionWatch.scheduleWithFixedDelay(
+        /**
+         * Starts the watchdog of the log appenders: every second, for each group this node leads, a follower that has
+         * answered no append or heartbeat for {@code silence} but has answered group-info requests for a third of that
+         * on end (so it is up, holds the group, and had the time to be reached again after a restart) is one the
+         * leader no longer sends to. In Ratis 3.2.2 an appender that failed is never restarted
+         * ({@code LogAppenderBase.restart} skips one that is not running, and a failed one never is), and with
+         * pre-vote the follower cannot unseat the leader: the leader steps down, and the next leader, itself again or
+         * another, starts new appenders. At most once in 30 s per group (docs/CLUSTER.md, "A known gap in Ratis
+         * 3.2.2").
+         */
+        private synchronized void watchAppenders(Duration silence) {
+            watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, server.getId() + "-watchdog"));
+            watchdog.scheduleWithFixedDelay(
                     () -> {
                         try {
                             forgetFailedAdoptions();
                         } catch (RuntimeException | Error e) {
                             log.warn("looking for groups that did not start on node {}", self, e);
                         }
+                        for (ClusterNode g : groups) {
+                            if (removing.contains(g.group.getGroupId()) || !g.present()) {
+                                continue; // leaving this node, or gone from it a moment before the host forgets it
+                            }
+                            try {
+                                g.checkFollowers(silence.toMillis(), silence.toMillis() / 3, this::holdsGroup);
+                            } catch (RuntimeException | Error e) {
+                                log.warn("watching the appenders of group {}", g.groupId(), e);
+                            }
+                        }
                     },
                     WATCH_MILLIS,
                     WATCH_MILLIS,
                     TimeUnit.MILLISECONDS);
+        }
+
+        /** Whether {@code member} answers a group-info request for {@code group} as one of its followers. */
+        private boolean holdsGroup(RaftGroupId group, RaftPeer member) {
+            try {
+                org.apache.ratis.protocol.GroupInfoReply reply =
+                        ask(member.getId().toString(), member.getAddress()).info(group);
+                if (!reply.isSuccess()) {
+                    return false;
+                }
+                var role = reply.getRoleInfoProto().getRole();
+                return role == org.apache.ratis.proto.RaftProtos.RaftPeerRole.FOLLOWER
+                        || role == org.apache.ratis.proto.RaftProtos.RaftPeerRole.CANDIDATE;
+            } catch (IOException | RuntimeException e) {
+                return false; // down or cut off: nothing a new leader would change
+            }
         }
 
         /** The Ratis client that asks peers for their part in a group; made at first use. */
@@ -851,8 +888,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             try {
                 synchronized (this) {
                     closed = true;
-                    if (adoptionWatch != null) {
-                        adoptionWatch.shutdownNow();
+                    if (watchdog != null) {
+                        watchdog.shutdownNow();
                     }
                     if (rounds != null) {
                         rounds.shutdownNow();
@@ -1031,7 +1068,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         try {
             server.start();
-            host.watchAdoptions();
+            host.watchAppenders(timings.electionMax().multipliedBy(10));
             for (int i = 1; i < raftGroups.size(); i++) {
                 if (!formatted.get(i)) {
                     nodes.get(i).format();
@@ -1703,6 +1740,71 @@ public final class ClusterNode implements Replication, AutoCloseable {
             out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
         }
         return out;
+    }
+
+    /** When this node, leading the group, may step down for a silent follower again ({@link System#nanoTime}). */
+    private volatile long stepDownAgainAt = System.nanoTime();
+
+    /**
+     * Since when ({@link System#nanoTime}) each follower has been seen silent to this leader yet up; a follower that
+     * answers or is down again is taken out.
+     */
+    private final java.util.Map<String, Long> silentButUp = new java.util.HashMap<>();
+
+    /**
+     * On the leader: steps down when a follower has answered nothing for {@code silentMillis} yet {@code holdsGroup}
+     * has said, for {@code graceMillis} on end, that it is up and holds the group, so that the leader's appender to it
+     * has stopped (see {@link Host}'s watchdog). The grace leaves a follower that just came back the time for the
+     * appender to reach it again. Called by one thread; returns whether it stepped down.
+     */
+    boolean checkFollowers(
+            long silentMillis, long graceMillis, java.util.function.BiPredicate<RaftGroupId, RaftPeer> holdsGroup) {
+        if (!isLeaderReady()) {
+            silentButUp.clear();
+            return false;
+        }
+        if (System.nanoTime() - stepDownAgainAt < 0) {
+            return false;
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (var f : info().getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
+            String follower = f.getId().getId().toStringUtf8();
+            if (f.getLastRpcElapsedTimeMs() <= silentMillis) {
+                continue;
+            }
+            // From the configuration the leader sends by: a member added since the node started has its address there.
+            RaftPeer peer = division().getRaftConf().getPeer(RaftPeerId.valueOf(follower));
+            if (peer == null || !holdsGroup.test(group.getGroupId(), peer)) {
+                continue;
+            }
+            seen.add(follower);
+            long since = silentButUp.computeIfAbsent(follower, k -> System.nanoTime());
+            if (System.nanoTime() - since >= graceMillis * 1_000_000L) {
+                silentButUp.clear();
+                stepDownAgainAt = System.nanoTime() + Host.STEP_DOWN_AGAIN_NANOS;
+                log.warn(
+                        "{} leads group {} but has had no answer from {} for {} ms, which is up: its appends to it"
+                                + " stopped (Ratis 3.2.2 does not restart a failed log appender); it steps down so"
+                                + " that the next leader sends to it again",
+                        self,
+                        shortId(group),
+                        follower,
+                        f.getLastRpcElapsedTimeMs());
+                try {
+                    stepDown(Duration.ofMillis(proposalMillis));
+                } catch (IOException e) {
+                    log.warn("{} could not step down in group {}", self, shortId(group), e);
+                }
+                return true;
+            }
+        }
+        silentButUp.keySet().retainAll(seen);
+        return false;
+    }
+
+    /** Steps down as the group's leader: the members elect a leader again, which starts new appenders. */
+    void stepDown(Duration timeout) throws IOException {
+        handOver(null, timeout);
     }
 
     /**

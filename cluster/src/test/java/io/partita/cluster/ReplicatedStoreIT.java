@@ -95,7 +95,7 @@ class ReplicatedStoreIT {
 
     /**
      * A port free now, below Linux's ephemeral range (32768 up), where a connection opened while a stopped node is
-     * down may take the node's port (as the server module's {@code ClusterIT.freePort}).
+     * down may take the node's port (as the server module's {@code FreePorts.next}).
      */
     private static int freePort() throws IOException {
         for (int attempt = 0; attempt < 12_000; attempt++) {
@@ -194,6 +194,63 @@ class ReplicatedStoreIT {
             assertThat(items(r.store())).isEqualTo(first);
             assertThat(counter(r.store())).isEqualTo(items);
         }
+    }
+
+    /**
+     * Stops the leader's log appender to {@code follower}, as Ratis 3.2.2 leaves one that failed (docs/CLUSTER.md, "A
+     * known gap in Ratis 3.2.2"): a fault injected into the real server through reflection, since the race that
+     * fails one cannot be called up at will.
+     */
+    private static void stopAppender(ClusterNode leader, String follower) throws Exception {
+        Object division = leader.division();
+        java.lang.reflect.Method getRole = division.getClass().getDeclaredMethod("getRole");
+        getRole.setAccessible(true);
+        Object role = getRole.invoke(division);
+        java.lang.reflect.Method getLeaderState = role.getClass().getDeclaredMethod("getLeaderState");
+        getLeaderState.setAccessible(true);
+        Object state = ((java.util.Optional<?>) getLeaderState.invoke(role)).orElseThrow();
+        java.lang.reflect.Method getLogAppenders = state.getClass().getDeclaredMethod("getLogAppenders");
+        getLogAppenders.setAccessible(true);
+        org.apache.ratis.server.leader.LogAppender appender = ((java.util.stream.Stream<?>)
+                        getLogAppenders.invoke(state))
+                .map(org.apache.ratis.server.leader.LogAppender.class::cast)
+                .filter(a -> a.getFollowerId().toString().equals(follower))
+                .findFirst()
+                .orElseThrow();
+        appender.stopAsync().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aLeaderWhoseAppendsToALiveFollowerStoppedStepsDownAndTheFollowerCatchesUp() throws Exception {
+        startAll();
+        Replica leader = leader();
+        leader.store().createItemFamily(FAMILY);
+        for (int i = 0; i < 10; i++) {
+            write(leader, i);
+        }
+        awaitConverged(10);
+        // The starved follower is a member added after the nodes started: the watchdog asks it through a client made
+        // with the first members, which learns its address from the group's configuration.
+        List<ClusterNode.Peer> four = new ArrayList<>(peers);
+        four.add(new ClusterNode.Peer("n3", "127.0.0.1", freePort(), "127.0.0.1:1"));
+        peers.clear();
+        peers.addAll(four);
+        Replica starved = start(3, true);
+        leader.node().changeMembers(four, java.time.Duration.ofSeconds(30));
+        awaitConverged(10);
+        long term = leader.node().term();
+        assertThat(leader.node().isLeaderReady()).isTrue();
+        stopAppender(leader.node(), starved.node().id());
+
+        // The leader goes on with the other follower; the starved one hears nothing and, with pre-vote, cannot unseat
+        // it. Within ten times the longest election timeout the watchdog sees a follower that is up but silent, and
+        // the leader steps down: the next leader, of a later term, sends to every follower again.
+        for (int i = 10; i < 20; i++) {
+            write(leader, i);
+        }
+        assertThat(items(starved.store())).hasSizeLessThan(20);
+        awaitConverged(20);
+        assertThat(leader().node().term()).isGreaterThan(term);
     }
 
     @Test
@@ -403,11 +460,19 @@ class ReplicatedStoreIT {
         start(down);
         awaitConverged(422);
 
-        // And it can lead: made the preferred member, it stands for election and is elected, every write still there.
-        Replica restarted = replicas[down];
-        leader().node().prefer(restarted.node().id(), java.time.Duration.ofSeconds(10));
-        await("the installed replica leading", () -> restarted.node().canServe());
-        assertThat(leader().node().id()).isEqualTo(restarted.node().id());
+        // And it can lead: the leader stops and comes back until the group elects this replica, every write still
+        // there. (Each election picks one of the two others; eight tries miss it once in 256.)
+        for (int tries = 0;
+                tries < 8 && !leader().node().id().equals(installed.node().id());
+                tries++) {
+            Replica old = leader();
+            int at = java.util.Arrays.asList(replicas).indexOf(old);
+            old.stop();
+            replicas[at] = null;
+            leader();
+            start(at);
+        }
+        assertThat(leader().node().id()).isEqualTo(installed.node().id());
         Replica now = leader();
         write(now, 422);
         awaitConverged(423);
