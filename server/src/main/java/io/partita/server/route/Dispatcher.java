@@ -153,14 +153,15 @@ public final class Dispatcher {
         } catch (WouldBlock e) {
             throw e;
         } catch (ApiException e) {
-            if (e.code() != ErrorCode.CONDITIONAL_CHECK_FAILED && e.code() != ErrorCode.TRANSACTION_CANCELED) {
-                // Storage confirmed those two under the items' locks (ItemWrites.confirmUnwritten).
+            // A refusal (4xx) rests on this node's state: confirmed first (a cluster's read barrier), but a failed
+            // condition, which storage confirmed under the item's lock (ItemWrites.confirmUnwritten).
+            if (e.code().httpStatus() < 500 && e.code() != ErrorCode.CONDITIONAL_CHECK_FAILED) {
                 try {
                     operations.confirmRefusal();
-                } catch (io.partita.storage.StorageUnavailableException unsure) {
+                } catch (RuntimeException unsure) {
                     metrics.failedInside();
                     unsure.addSuppressed(e);
-                    throw unsure;
+                    throw unsure; // StorageUnavailableException: a 503
                 }
             }
             metrics.failed(e.code(), e.getMessage());

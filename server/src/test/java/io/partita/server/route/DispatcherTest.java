@@ -115,13 +115,17 @@ class DispatcherTest {
                         .status())
                 .isEqualTo(400);
         assertThat(checks).hasValue(1);
-        // Storage confirmed these two under the items' locks; a failure inside is no refusal.
+        // Storage confirmed a failed condition under the item's lock; a 5xx or a failure inside is no refusal.
         answer.apply(new io.partita.protocol.error.ApiException(
                 io.partita.protocol.error.ErrorCode.CONDITIONAL_CHECK_FAILED, "The conditional request failed"));
         answer.apply(new io.partita.protocol.error.ApiException(
-                io.partita.protocol.error.ErrorCode.TRANSACTION_CANCELED, "Transaction cancelled"));
+                io.partita.protocol.error.ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
         answer.apply(new IllegalStateException("boom"));
         assertThat(checks).hasValue(1);
+        // A transaction cancelled before storage saw it (a key of the wrong shape for the table's schema) is not.
+        answer.apply(new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.TRANSACTION_CANCELED, "Transaction cancelled"));
+        assertThat(checks).hasValue(2);
         // An answer that succeeds passes none.
         ApiResponse ok = dispatch(new OperationRegistry()
                 .register("ListTables", new OperationHandler<ListTablesInput, Object>() {
@@ -137,7 +141,7 @@ class DispatcherTest {
                 })
                 .confirmRefusalsBy(checks::incrementAndGet));
         assertThat(ok.status()).isEqualTo(200);
-        assertThat(checks).hasValue(1);
+        assertThat(checks).hasValue(2);
 
         // A node that cannot confirm answers 503, which the SDKs retry, and not the refusal.
         ApiResponse unsure = dispatch(new OperationRegistry()

@@ -32,9 +32,12 @@ public final class BatchExecuteStatementHandler
             "Select statements within BatchExecuteStatement must specify the primary key in the where clause.";
 
     private final StatementRunner runner;
+    /** Confirms the state a statement's refusal rests on (a cluster's read barrier; {@link #handle}). */
+    private final Runnable confirmRefusals;
 
-    BatchExecuteStatementHandler(StatementRunner runner) {
+    BatchExecuteStatementHandler(StatementRunner runner, Runnable confirmRefusals) {
         this.runner = runner;
+        this.confirmRefusals = confirmRefusals;
     }
 
     @Override
@@ -82,6 +85,7 @@ public final class BatchExecuteStatementHandler
             throw ApiException.validation("Read and write requests together in the same batch is not supported.");
         }
         List<BatchStatementResponse> responses = new ArrayList<>(requests.size());
+        List<Integer> refused = new ArrayList<>();
         Map<String, Double> units = new LinkedHashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             var r = requests.get(i);
@@ -118,7 +122,25 @@ public final class BatchExecuteStatementHandler
                                 : null;
                 responses.add(new BatchStatementResponse(null, table, item));
             } catch (ApiException e) {
+                if (e.code() != ErrorCode.CONDITIONAL_CHECK_FAILED) {
+                    refused.add(i); // storage confirmed a failed condition under the item's lock
+                }
                 responses.add(new BatchStatementResponse(error(e), null, null));
+            } catch (io.partita.storage.StorageUnavailableException e) {
+                // The statements before it may have committed: the batch answers, and this statement alone failed
+                // (a cluster's leader that could not confirm it leads, or a write the group did not commit).
+                responses.add(new BatchStatementResponse(error(unavailable()), null, null));
+            }
+        }
+        if (!refused.isEmpty()) {
+            // A refusal rests on this node's state; on a cluster's leader, one that others replaced may have missed
+            // writes they acknowledged since (the Dispatcher confirms an operation's own refusals the same way).
+            try {
+                confirmRefusals.run();
+            } catch (io.partita.storage.StorageUnavailableException unsure) {
+                for (int i : refused) {
+                    responses.set(i, new BatchStatementResponse(error(unavailable()), null, null));
+                }
             }
         }
         List<ConsumedCapacity> consumed = null;
@@ -142,6 +164,11 @@ public final class BatchExecuteStatementHandler
             return x.table();
         }
         return ((Partiql.Delete) s).table();
+    }
+
+    /** A statement's answer when this node could not run or confirm it: the caller may send it again. */
+    private static ApiException unavailable() {
+        return new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error");
     }
 
     /** A failed statement's {@code BatchStatementError}, in BatchStatementErrorCodeEnum's codes. */

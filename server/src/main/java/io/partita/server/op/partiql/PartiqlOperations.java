@@ -19,7 +19,7 @@ public final class PartiqlOperations {
             PartiqlScans scans) {
         StatementRunner runner = new StatementRunner(storage, expressions, cache, scans);
         registry.register("ExecuteStatement", new ExecuteStatementHandler(runner))
-                .register("BatchExecuteStatement", new BatchExecuteStatementHandler(runner))
+                .register("BatchExecuteStatement", new BatchExecuteStatementHandler(runner, registry::confirmRefusal))
                 .register(
                         "ExecuteTransaction",
                         // Its own handler, so its ClientRequestTokens are its own: ExecuteTransaction and
