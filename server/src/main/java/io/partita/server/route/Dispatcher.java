@@ -153,9 +153,8 @@ public final class Dispatcher {
         } catch (WouldBlock e) {
             throw e;
         } catch (ApiException e) {
-            // A refusal (4xx) rests on this node's state: confirmed first (a cluster's read barrier), but a failed
-            // condition, which storage confirmed under the item's lock (ItemWrites.confirmUnwritten).
-            if (e.code().httpStatus() < 500 && e.code() != ErrorCode.CONDITIONAL_CHECK_FAILED) {
+            // A refusal that rests on the store's state is confirmed first (a cluster's read barrier).
+            if (OperationRegistry.needsConfirming(e)) {
                 try {
                     operations.confirmRefusal();
                 } catch (RuntimeException unsure) {

@@ -112,6 +112,25 @@ public final class OperationRegistry {
         refusalCheck.run();
     }
 
+    /**
+     * Whether refusal {@code e} rests on the store's state, which a replaced leader may have stale, and so is
+     * confirmed ({@link #confirmRefusal}) before it is answered: a 4xx, but a failed condition (storage confirms it
+     * under the item's lock) and the refusals that rest on this node's own state in memory (throttling, a conflict
+     * with a transaction under way here), which a barrier would not make truer.
+     */
+    public static boolean needsConfirming(io.partita.protocol.error.ApiException e) {
+        return e.code().httpStatus() < 500
+                && switch (e.code()) {
+                    case CONDITIONAL_CHECK_FAILED,
+                            PROVISIONED_THROUGHPUT_EXCEEDED,
+                            THROTTLING,
+                            REQUEST_LIMIT_EXCEEDED,
+                            TRANSACTION_CONFLICT,
+                            TRANSACTION_IN_PROGRESS -> false;
+                    default -> true;
+                };
+    }
+
     public OperationRegistry register(String operation, OperationHandler<?, ?> handler) {
         if (!DYNAMODB_OPERATIONS.contains(operation)) {
             throw new IllegalArgumentException("not a DynamoDB operation: " + operation);

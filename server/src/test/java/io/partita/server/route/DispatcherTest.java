@@ -122,7 +122,13 @@ class DispatcherTest {
                 io.partita.protocol.error.ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
         answer.apply(new IllegalStateException("boom"));
         assertThat(checks).hasValue(1);
-        // A transaction cancelled before storage saw it (a key of the wrong shape for the table's schema) is not.
+        // Nor is a throttle or a conflict with a transaction under way: they rest on this node's state in memory.
+        answer.apply(new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.THROTTLING, "Throughput exceeds the current capacity"));
+        answer.apply(new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.TRANSACTION_CONFLICT, "Transaction is ongoing for the item"));
+        assertThat(checks).hasValue(1);
+        // A transaction cancelled before storage saw it (a key of the wrong shape for the table's schema) is.
         answer.apply(new io.partita.protocol.error.ApiException(
                 io.partita.protocol.error.ErrorCode.TRANSACTION_CANCELED, "Transaction cancelled"));
         assertThat(checks).hasValue(2);

@@ -27,6 +27,7 @@ import java.util.Map;
  */
 public final class BatchExecuteStatementHandler
         implements OperationHandler<BatchExecuteStatementInput, BatchExecuteStatementOutput> {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BatchExecuteStatementHandler.class);
     static final int MAX_STATEMENTS = 25;
     static final String READ_NEEDS_KEY =
             "Select statements within BatchExecuteStatement must specify the primary key in the where clause.";
@@ -87,9 +88,16 @@ public final class BatchExecuteStatementHandler
         List<BatchStatementResponse> responses = new ArrayList<>(requests.size());
         List<Integer> refused = new ArrayList<>();
         Map<String, Double> units = new LinkedHashMap<>();
+        boolean wrote = false;
+        boolean unavailable = false;
         for (int i = 0; i < requests.size(); i++) {
             var r = requests.get(i);
             Object p = parsed.get(i);
+            if (unavailable) {
+                // A statement before it found the store unavailable: the rest are not run (each could wait as long).
+                responses.add(new BatchStatementResponse(error(unavailable()), null, null));
+                continue;
+            }
             try {
                 if (p instanceof ApiException e) {
                     throw e;
@@ -121,14 +129,32 @@ public final class BatchExecuteStatementHandler
                                 ? out.items().get(0)
                                 : null;
                 responses.add(new BatchStatementResponse(null, table, item));
+                wrote |= !(s instanceof Partiql.Select);
             } catch (ApiException e) {
-                if (e.code() != ErrorCode.CONDITIONAL_CHECK_FAILED) {
-                    refused.add(i); // storage confirmed a failed condition under the item's lock
+                if (io.partita.server.route.OperationRegistry.needsConfirming(e)) {
+                    refused.add(i);
                 }
                 responses.add(new BatchStatementResponse(error(e), null, null));
             } catch (io.partita.storage.StorageUnavailableException e) {
-                // The statements before it may have committed: the batch answers, and this statement alone failed
-                // (a cluster's leader that could not confirm it leads, or a write the group did not commit).
+                if (!wrote) {
+                    throw e; // nothing committed yet: the whole batch answers 503 (500 if it may have written)
+                }
+                // The statements before it committed: the batch answers, this statement and the rest failed (a
+                // cluster's leader that could not confirm it leads, a write the group did not commit, a full disk).
+                if (e.mayHaveBeenWritten()) {
+                    log.error(
+                            "{} BatchExecuteStatement's statement {} failed: {}",
+                            context.requestId(),
+                            i + 1,
+                            e.getMessage());
+                } else {
+                    log.debug(
+                            "{} BatchExecuteStatement's statement {} refused: {}",
+                            context.requestId(),
+                            i + 1,
+                            e.getMessage());
+                }
+                unavailable = true;
                 responses.add(new BatchStatementResponse(error(unavailable()), null, null));
             }
         }
@@ -137,7 +163,7 @@ public final class BatchExecuteStatementHandler
             // writes they acknowledged since (the Dispatcher confirms an operation's own refusals the same way).
             try {
                 confirmRefusals.run();
-            } catch (io.partita.storage.StorageUnavailableException unsure) {
+            } catch (RuntimeException unsure) { // StorageUnavailableException, or a group being taken off this node
                 for (int i : refused) {
                     responses.set(i, new BatchStatementResponse(error(unavailable()), null, null));
                 }

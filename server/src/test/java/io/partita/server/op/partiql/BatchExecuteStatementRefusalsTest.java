@@ -1,6 +1,7 @@
 package io.partita.server.op.partiql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partita.protocol.expr.ExpressionCache;
 import io.partita.protocol.message.AttributeDefinition;
@@ -8,6 +9,7 @@ import io.partita.protocol.message.BatchExecuteStatementInput;
 import io.partita.protocol.message.BatchExecuteStatementInput.BatchStatementRequest;
 import io.partita.protocol.message.BatchExecuteStatementOutput;
 import io.partita.protocol.message.BatchExecuteStatementOutput.BatchStatementResponse;
+import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.ScalarType;
 import io.partita.server.op.item.ItemExpressions;
@@ -17,30 +19,31 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.StorageUnavailableException;
-import io.partita.storage.capacity.CapacityConfig;
-import io.partita.storage.capacity.ThroughputMode;
+import io.partita.storage.rocks.Replication;
+import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableMetadata;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * BatchExecuteStatement answers each statement in its own entry, so the Dispatcher never sees a refused statement: the
- * handler itself has its refusals confirmed (on a cluster's leader, the read barrier), and a node that cannot confirm
- * answers those statements InternalServerError while the statements that committed keep their answers.
+ * handler has its refusals confirmed itself (on a cluster's leader, the read barrier), and a node that cannot confirm,
+ * or cannot write, fails those statements alone once another statement has committed. The store replicates through a
+ * stand-in that applies each entry at once, refuses entries while told to, and whose barrier says whether this node
+ * leads.
  */
 class BatchExecuteStatementRefusalsTest {
     private static final String TARGET = "DynamoDB_20120810.BatchExecuteStatement";
 
     @Test
-    void refusedStatementsAreConfirmedOnceAndAnsweredAsFailedWhenTheNodeCannotConfirm() {
-        StorageConfig config = StorageConfig.memory()
-                .withCapacity(CapacityConfig.defaults().withMode(ThroughputMode.OFF))
-                .withFeedTrimMillis(0)
-                .withTtlIntervalMillis(0);
-        try (StorageEngine storage = StorageEngine.open(config)) {
+    void refusalsAreConfirmedAndAStoreThatCannotConfirmOrWriteFailsOnlyTheStatementsAfterACommit() {
+        try (RocksStore store = RocksStore.open(StorageConfig.memory());
+                StorageEngine storage = StorageEngine.openOn(store, StorageConfig.memory())) {
             storage.tables()
                     .create(TableMetadata.create(
                             "t",
@@ -54,13 +57,29 @@ class BatchExecuteStatementRefusalsTest {
                             null,
                             false,
                             Map.of()));
+            AtomicBoolean leads = new AtomicBoolean(true);
+            AtomicBoolean commits = new AtomicBoolean(true);
+            AtomicInteger entries = new AtomicInteger();
+            store.replicateThrough(new Replication() {
+                @Override
+                public void replicate(byte[] entry) {
+                    if (!commits.get()) {
+                        throw new StorageUnavailableException("the group did not commit the entry in time");
+                    }
+                    store.applyEntry(entry, 1, entries.incrementAndGet());
+                }
+
+                @Override
+                public void readBarrier() {
+                    if (!leads.get()) {
+                        throw new StorageUnavailableException("no longer the leader");
+                    }
+                }
+            });
             AtomicInteger checks = new AtomicInteger();
-            boolean[] confirms = {true};
             OperationRegistry registry = new OperationRegistry().confirmRefusalsBy(() -> {
                 checks.incrementAndGet();
-                if (!confirms[0]) {
-                    throw new StorageUnavailableException("not the cluster's leader");
-                }
+                storage.awaitConsistentRead();
             });
             ExpressionCache cache = new ExpressionCache(100);
             PartiqlOperations.register(registry, storage, new ItemExpressions(cache), cache, new PartiqlScans());
@@ -71,26 +90,39 @@ class BatchExecuteStatementRefusalsTest {
             assertThat(checks).hasValue(0);
 
             // A table this node does not have, and an item it has: confirmed once, after the batch ran.
-            List<BatchStatementResponse> refused = run(
-                    registry,
-                    "INSERT INTO \"t\" VALUE {'id': 'b'}",
-                    "INSERT INTO \"missing\" VALUE {'id': 'c'}",
-                    "INSERT INTO \"t\" VALUE {'id': 'a'}");
-            assertThat(codes(refused)).containsExactly("ok", "ResourceNotFound", "DuplicateItem");
+            assertThat(codes(run(
+                            registry,
+                            "INSERT INTO \"t\" VALUE {'id': 'b'}",
+                            "INSERT INTO \"missing\" VALUE {'id': 'c'}",
+                            "INSERT INTO \"t\" VALUE {'id': 'a'}")))
+                    .containsExactly("ok", "ResourceNotFound", "DuplicateItem");
             assertThat(checks).hasValue(1);
 
-            // A node that cannot confirm: the refusals become failures the caller may send again; the statement that
-            // committed keeps its answer.
-            confirms[0] = false;
-            List<BatchStatementResponse> unsure = run(
-                    registry,
-                    "INSERT INTO \"t\" VALUE {'id': 'd'}",
-                    "INSERT INTO \"missing\" VALUE {'id': 'e'}",
-                    "INSERT INTO \"t\" VALUE {'id': 'a'}");
-            assertThat(codes(unsure)).containsExactly("ok", "InternalServerError", "InternalServerError");
-            assertThat(checks).hasValue(2);
-            assertThat(codes(run(registry, "SELECT * FROM \"t\" WHERE id = 'd'")))
-                    .containsExactly("ok");
+            // A node the others replaced: the first statement commits, the refusal cannot be confirmed, the duplicate
+            // (whose refusal storage confirms under the item's lock) finds the store unavailable, and the statement
+            // after it is not run. Each of those answers a failure the caller may send again.
+            leads.set(false);
+            assertThat(codes(run(
+                            registry,
+                            "INSERT INTO \"t\" VALUE {'id': 'd'}",
+                            "INSERT INTO \"missing\" VALUE {'id': 'e'}",
+                            "INSERT INTO \"t\" VALUE {'id': 'a'}",
+                            "INSERT INTO \"t\" VALUE {'id': 'f'}")))
+                    .containsExactly("ok", "InternalServerError", "InternalServerError", "InternalServerError");
+            leads.set(true);
+            assertThat(items(run(registry, "SELECT * FROM \"t\" WHERE id = 'd'", "SELECT * FROM \"t\" WHERE id = 'f'")))
+                    .containsExactly("d", null);
+
+            // A store that cannot write before any statement committed: the whole batch answers 503 (the SDKs retry
+            // it), as a single write does.
+            commits.set(false);
+            assertThatThrownBy(() ->
+                            run(registry, "INSERT INTO \"t\" VALUE {'id': 'g'}", "INSERT INTO \"t\" VALUE {'id': 'h'}"))
+                    .isInstanceOf(StorageUnavailableException.class);
+            commits.set(true);
+            assertThat(items(run(registry, "SELECT * FROM \"t\" WHERE id = 'g'")))
+                    .containsExactly((String) null);
+            store.replicateThrough(null);
         }
     }
 
@@ -100,7 +132,7 @@ class BatchExecuteStatementRefusalsTest {
                 (OperationHandler<BatchExecuteStatementInput, BatchExecuteStatementOutput>) registry.find(TARGET);
         RequestContext context =
                 new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), TARGET, false);
-        List<BatchStatementRequest> requests = java.util.Arrays.stream(statements)
+        List<BatchStatementRequest> requests = Arrays.stream(statements)
                 .map(s -> new BatchStatementRequest(s, null, null, null))
                 .toList();
         return handler.handle(context, new BatchExecuteStatementInput(requests, null))
@@ -110,6 +142,13 @@ class BatchExecuteStatementRefusalsTest {
     private static List<String> codes(List<BatchStatementResponse> responses) {
         return responses.stream()
                 .map(r -> r.error() == null ? "ok" : r.error().code())
+                .toList();
+    }
+
+    /** Each read's item's id, or null when it found none. */
+    private static List<String> items(List<BatchStatementResponse> responses) {
+        return responses.stream()
+                .map(r -> r.item() == null ? null : ((AttributeValue.S) r.item().get("id")).value())
                 .toList();
     }
 }
