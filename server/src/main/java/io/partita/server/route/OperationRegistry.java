@@ -96,11 +96,12 @@ public final class OperationRegistry {
     private Runnable refusalCheck = () -> {};
 
     /**
-     * Has every refusal of this registry's operations (an {@link io.partita.protocol.error.ApiException} a handler
-     * throws) pass {@code check} before it is answered ({@link Dispatcher}): on a cluster's leader, the strongly
-     * consistent read's barrier, so that a leader the others replaced answers no "not found" or other refusal that
-     * rests on writes it missed. It throws {@link io.partita.storage.StorageUnavailableException} (a 503) when it
-     * cannot confirm.
+     * Has each refusal of this registry's operations that rests on the store (an {@link
+     * io.partita.protocol.error.ApiException} a handler throws, or a BatchExecuteStatement's statement, for which
+     * {@link #needsConfirming}) pass {@code check} before it is answered ({@link Dispatcher}): on a cluster's leader,
+     * the strongly consistent read's barrier, so that a leader the others replaced answers no "not found" or other
+     * refusal that rests on writes it missed. It throws {@link io.partita.storage.StorageUnavailableException} (a
+     * 503) when it cannot confirm.
      */
     public OperationRegistry confirmRefusalsBy(Runnable check) {
         refusalCheck = check;
