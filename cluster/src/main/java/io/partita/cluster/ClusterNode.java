@@ -298,16 +298,28 @@ public final class ClusterNode implements Replication, AutoCloseable {
      *     its Raft log has, or none until its leader adds this node (a group another member added to it); null for
      *     every peer, the group preferring the member at its place among the groups given (modulo the peers, in the
      *     order of their ids), or none when it is the only group
+     * @param peers those members with their addresses, when they are not all among the peers the node is given (a
+     *     group made on members the cluster decided since); null to find them among the peers
      */
-    public record Group(UUID id, ReplicaStore replica, List<String> members) {
+    public record Group(UUID id, ReplicaStore replica, List<String> members, List<Peer> peers) {
         public Group {
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(replica, "replica");
             members = members == null ? null : List.copyOf(members);
+            peers = peers == null ? null : List.copyOf(peers);
+        }
+
+        public Group(UUID id, ReplicaStore replica, List<String> members) {
+            this(id, replica, members, null);
         }
 
         public Group(UUID id, ReplicaStore replica) {
             this(id, replica, null);
+        }
+
+        /** A group made with exactly {@code peers}, the first preferred as its leader, whatever peers the node has. */
+        public static Group on(UUID id, ReplicaStore replica, List<Peer> peers) {
+            return new Group(id, replica, peers.stream().map(Peer::id).toList(), peers);
         }
     }
 
@@ -458,6 +470,16 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 // be ahead of this one, its adoption waiting for the lock.
                 node.format();
             } catch (IOException | RuntimeException e) {
+                boolean started = false;
+                for (RaftGroupId running : server.getGroupIds()) {
+                    started |= running.equals(groupId);
+                }
+                if (started) {
+                    // Its answer came too late, or not at all, but Ratis made the group: it runs on the replica.
+                    log.warn("node {}: group {} started, though its start answered {}", self, id, e.toString());
+                    groups.add(node);
+                    return node;
+                }
                 synchronized (this) {
                     replicas.remove(groupId);
                     leases.remove(groupId);
@@ -992,9 +1014,16 @@ public final class ClusterNode implements Replication, AutoCloseable {
             if (!placed.contains(id)) {
                 throw new IllegalArgumentException("group " + g.id() + " is not placed on node " + id);
             }
+            java.util.Map<String, Peer> known = peerById;
+            if (g.peers() != null) {
+                known = new java.util.HashMap<>();
+                for (Peer p : g.peers()) {
+                    known.put(p.id(), p);
+                }
+            }
             List<RaftPeer> members = new java.util.ArrayList<>();
             for (String m : placed) {
-                Peer p = peerById.get(m);
+                Peer p = known.get(m);
                 if (p == null) {
                     throw new IllegalArgumentException("group " + g.id() + " names " + m + ", not one of the peers");
                 }
@@ -1694,6 +1723,18 @@ public final class ClusterNode implements Replication, AutoCloseable {
     public long snapshotIndex() {
         var snapshot = division().getStateMachine().getLatestSnapshot();
         return snapshot == null || snapshot.getFiles().isEmpty() ? -1 : snapshot.getIndex();
+    }
+
+    /**
+     * Whether this node leads, has committed an entry of its term, and has applied every entry of its log: no proposal
+     * of its own is in flight, so its store holds every change it ever proposed that may yet commit in its term.
+     */
+    public boolean appliedAll() {
+        if (!isLeaderReady()) {
+            return false;
+        }
+        var last = division().getRaftLog().getLastEntryTermIndex();
+        return last == null || lastAppliedIndex() >= last.getIndex();
     }
 
     /**

@@ -76,6 +76,35 @@ public final class ReplicaStore implements AutoCloseable {
         return installing ? null : use.apply(store);
     }
 
+    /**
+     * The value recorded under {@code key} ({@link #record}) as this replica has applied it, or null: none, or a
+     * checkpoint is replacing the store now.
+     */
+    public byte[] recorded(String key) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        return unlessInstalling(s -> s.get(s.family(RocksStore.META), k));
+    }
+
+    /**
+     * Records {@code value} under {@code key} in the store's {@code meta} family, through the group when the store is
+     * replicated: returns once the group committed it and this replica applied it. For a group whose store holds no
+     * tables (the members' group's), whose entries are the cluster's own records.
+     *
+     * @throws io.partita.storage.StorageException when it could not be written (this node does not lead the group, or
+     *     the group did not commit it)
+     */
+    public void record(String key, byte[] value) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        RocksStore s = store;
+        s.write(batch -> {
+            try {
+                batch.put(s.family(RocksStore.META), k, value);
+            } catch (org.rocksdb.RocksDBException e) {
+                throw new StorageException("cannot record " + key, e);
+            }
+        });
+    }
+
     /** Whether a checkpoint is replacing the store now (read without waiting for the install). */
     public boolean installing() {
         return installing;

@@ -102,6 +102,11 @@ public final class ClusterMember implements AutoCloseable {
         final java.util.Map<String, Left> leftOn = new java.util.concurrent.ConcurrentHashMap<>();
         /** When the members in {@link #leftOn} were last asked ({@link System#nanoTime}); 0 for at once. */
         volatile long leftAskedAt;
+        /**
+         * Whether the group is to be made where the members' group decides ({@link #formLate}): its account was new to
+         * this node at a start after its first, and this node has neither made it nor learned that it is not on it.
+         */
+        volatile boolean late;
         /** When another member added the group to this node ({@link System#nanoTime}). */
         volatile long joinedAt;
         /**
@@ -214,30 +219,47 @@ public final class ClusterMember implements AutoCloseable {
                 List<String> placed = cluster.placed()
                         ? io.partita.cluster.Placement.of(memberIds, byAccount.size(), cluster.replicas())
                         : null;
-                if (made && !placement.recorded(account) && placement.membersChanged()) {
-                    throw new IllegalArgumentException("this node cannot start: account " + account + " is new to it,"
-                            + " and the cluster's members changed since its flags named them; adding an account to"
-                            + " such a cluster is not built yet");
+                boolean folder = isGroupFolder(raftDir, groupId(account));
+                if (accounts != null && placed == null && !folder && !placement.first() && placement.membersChanged()) {
+                    // Without --cluster-replicas the group would be made on the members the flags name.
+                    throw new IllegalArgumentException("this node cannot start: account " + account + "'s group is not"
+                            + " on it (the account is new to it, or the group's folder under raft/ is gone), and the"
+                            + " cluster's members changed since its flags named them, so it would make the group on"
+                            + " the members the flags name; adding an account after the members changed is built only"
+                            + " for a cluster made with --cluster-replicas, whose members' group decides where a new"
+                            + " account's group is made");
                 }
+                // An account new to this node after its first start: its group is made where the members' group
+                // decides, once it has (formLate), as the cluster's members may have changed since the flags'.
+                boolean late = placed != null && !folder && placement.late(account);
                 boolean here = placed == null
-                        || isGroupFolder(raftDir, groupId(account))
-                        || (!cluster.join()
-                                && (!made || !placement.recorded(account))
-                                && placed.contains(cluster.nodeId()));
+                        || folder
+                        || (!late && !cluster.join() && !made && placed.contains(cluster.nodeId()));
                 Group g = new Group(account, storage, placed);
+                g.late = late;
                 byAccount.put(account, g);
                 if (!here) {
                     continue;
                 }
                 holdReplica(g, ReplicaStore.open(storage));
-                // The members the flags place it on, to make it with; a group moved here, or on a node that joined or
-                // whose members changed, has its members in its log (none yet: it waits, as a joining node).
+                // The members the flags place it on, to make it with; a group moved here, made where the members'
+                // group decided, or on a node that joined or whose members changed, has its members in its log (none
+                // yet: it waits, as a joining node).
                 boolean byFlags = placed == null
                         || (placed.contains(cluster.nodeId())
                                 && !cluster.join()
                                 && !placement.membersChanged()
-                                && !placement.adopted(account));
-                given.add(new ClusterNode.Group(groupId(account), g.replica, byFlags ? placed : List.of()));
+                                && !placement.late(account)
+                                && !placement.ownMembers(account));
+                List<ClusterNode.Peer> madeOn = placed != null && placement.formed(account)
+                        ? decision(membersStore.recorded(LATE_GROUP + account))
+                        : null;
+                // One made where the members' group decided is given those members again: a restart before its first
+                // leader wrote them in its log has them back (ClusterNode.restoreMembers).
+                given.add(
+                        madeOn != null
+                                ? ClusterNode.Group.on(groupId(account), g.replica, madeOn)
+                                : new ClusterNode.Group(groupId(account), g.replica, byFlags ? placed : List.of()));
             }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
@@ -410,8 +432,8 @@ public final class ClusterMember implements AutoCloseable {
         List<String> has =
                 g.node.members().stream().map(ClusterNode.Peer::id).sorted().toList();
         List<String> placedOn = g.placed.stream().sorted().toList();
-        if (record.adopted(g.account) || !has.contains(cluster.nodeId())) {
-            return; // moved here (perhaps still catching up), or a stray: its members are its log's
+        if (record.ownMembers(g.account) || !has.contains(cluster.nodeId())) {
+            return; // moved here (perhaps still catching up), made late, or a stray: its members are its log's
         }
         if (!has.equals(placedOn)) {
             throw new IllegalArgumentException("this node cannot start: " + g.name() + "'s group is on " + has
@@ -479,6 +501,20 @@ public final class ClusterMember implements AutoCloseable {
         }
         String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
         return api == null ? null : new ClusterRouter.Target(api, false);
+    }
+
+    /** The leader of group {@code g} as this node knows it, its own part's or its locator's; null for none. */
+    private static String leaderOf(Group g) {
+        ClusterNode node = g.node;
+        io.partita.cluster.GroupLocator locator = g.locator;
+        try {
+            if (node != null) {
+                return node.leaderId();
+            }
+        } catch (IllegalStateException gone) {
+            // Taken off this node a moment ago.
+        }
+        return locator == null ? null : locator.leader();
     }
 
     /** Where a change of the members goes, with {@code --cluster-replicas}: the members' group's leader's port. */
@@ -642,6 +678,25 @@ public final class ClusterMember implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return problem(400, e.getMessage());
         }
+        if (removed != null) {
+            try {
+                for (Group g : groups.values()) {
+                    List<ClusterNode.Peer> on = decision(membersReplica.recorded(LATE_GROUP + g.account));
+                    if (on != null && ids(on).contains(removed) && leaderOf(g) == null) {
+                        // A group new to the cluster that its members have not made yet: without one of them, the
+                        // others may never be a majority of the members it is made with.
+                        return problem(
+                                400,
+                                g.name() + "'s group, made on " + ids(on) + ", has no leader yet (a group new to the"
+                                        + " cluster that its members have not made, or an election): removing "
+                                        + removed + " could leave it unable to elect one; try again once GET /cluster"
+                                        + " shows its leader");
+                    }
+                }
+            } catch (IOException e) {
+                return problem(503, "the members' group's records cannot be read: " + e.getMessage());
+            }
+        }
         long deadline = System.nanoTime() + membersChangeLimit().toNanos();
         List<ClusterNode.Peer> after;
         try {
@@ -798,7 +853,12 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     private void watchLeadership() {
+        long membersSeenAt = 0;
         while (!closed) {
+            if (membersGroup == null && System.nanoTime() - membersSeenAt > 1_000_000_000L) {
+                membersSeenAt = System.nanoTime();
+                recordMembers();
+            }
             for (Group g : groups.values()) {
                 ClusterNode node = g.node;
                 if (node == null) {
@@ -838,6 +898,33 @@ public final class ClusterMember implements AutoCloseable {
             }
         }
     }
+
+    /**
+     * Without {@code --cluster-replicas}: records the cluster's members (the first group's, every group being on every
+     * member) once they have changed since the flags named them, so that a later start refuses an account new to the
+     * node, whose group it would make on the members the flags name.
+     */
+    private void recordMembers() {
+        ClusterNode node = primary.node;
+        try {
+            if (node != null && node.membersSettled()) {
+                List<String> now = ids(node.members());
+                // A node that joined and is not among the members yet has none (or those before it): nothing changed.
+                if (now.contains(nodeId())) {
+                    placementRecord.members(now);
+                }
+            }
+            membersUnrecorded = false;
+        } catch (IOException | RuntimeException e) {
+            if (!membersUnrecorded) {
+                log.warn("node {} could not record the cluster's members (tried every second): {}", nodeId(), e);
+            }
+            membersUnrecorded = true;
+        }
+    }
+
+    /** Whether {@link #recordMembers} failed last time (its failures are logged once in a row). */
+    private boolean membersUnrecorded;
 
     /**
      * As the leader of one of several groups, once a term and after each change of its members: makes the member at the
@@ -1082,6 +1169,11 @@ public final class ClusterMember implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 log.warn("node {} could not read the cluster's members", nodeId(), e);
             }
+            try {
+                decideLate(memberIds, settled);
+            } catch (IOException | RuntimeException e) {
+                log.warn("node {} could not record where new groups are made (tried again soon): {}", nodeId(), e);
+            }
             for (Group g : groups.values()) {
                 if (closed) {
                     return;
@@ -1115,6 +1207,13 @@ public final class ClusterMember implements AutoCloseable {
         UUID id = groupId(g.account);
         if (settled) {
             g.placed = placement(g, memberIds);
+        }
+        if (g.late) {
+            try {
+                formLate(g);
+            } catch (IOException | RuntimeException e) {
+                log.warn("node {} could not make {} yet (tried again soon): {}", nodeId(), g.name(), e.toString());
+            }
         }
         ClusterNode node;
         synchronized (g) {
@@ -1173,6 +1272,141 @@ public final class ClusterMember implements AutoCloseable {
             dropLost(g, node, has);
         }
         tellLeft(g, node);
+    }
+
+    /** Where the members' group records the members a late group ({@link Group#late}) is made on, by account. */
+    private static final String LATE_GROUP = "cluster/late-group/";
+
+    /** The accounts whose decision this node has seen recorded ({@link #decideLate}); used by the mover only. */
+    private final java.util.Set<String> decided = new java.util.HashSet<>();
+
+    /** Decisions this node proposed whose outcome it does not know, by account ({@link #decideLate}). */
+    private final java.util.Map<String, byte[]> unsure = new java.util.HashMap<>();
+
+    /**
+     * As the members' group's leader, with the cluster's members settled ({@code memberIds}): records, for each account
+     * of its file that has none yet, the members a group made for it now is made on: those its place among the groups
+     * gives it among the members now, its preferred leader first, with their addresses, as JSON. Any node to which the
+     * account is new makes its group on them ({@link #formLate}), whatever members the flags gave it, so every node
+     * makes it with the same members. Recorded once, through the group: only while this node has applied every entry
+     * of its log (no record of its own in flight, and, as the leader, every entry committed before its term), and
+     * still none is recorded. An account whose group was made at the cluster's first start gets one too, which no node
+     * uses.
+     */
+    private void decideLate(List<String> memberIds, boolean settled) throws IOException {
+        for (Group g : groups.values()) {
+            if (decided.contains(g.account)) {
+                continue;
+            }
+            // First: every entry of its log applied, so the read below sees any record of its own that committed.
+            boolean leads = settled && memberIds.contains(nodeId()) && membersGroup.appliedAll();
+            String key = LATE_GROUP + g.account;
+            if (membersReplica.recorded(key) != null) {
+                decided.add(g.account);
+                unsure.remove(g.account);
+                continue;
+            }
+            if (!leads) {
+                return; // not the leader, or a record or a change of the members in flight
+            }
+            // A record whose outcome was not known may still be proposed late: the same bytes are recorded again.
+            byte[] value = unsure.get(g.account);
+            if (value == null) {
+                java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
+                membersGroup.members().forEach(p -> byId.put(p.id(), p));
+                com.fasterxml.jackson.databind.node.ArrayNode on = JSON.createArrayNode();
+                for (String m : placement(g, memberIds)) {
+                    ClusterNode.Peer p = byId.get(m);
+                    if (p == null) {
+                        return; // the members changed since memberIds were read: the next pass
+                    }
+                    on.addObject()
+                            .put("id", p.id())
+                            .put("host", p.host())
+                            .put("port", p.port())
+                            .put("api", p.api() != null ? p.api() : apiOf(p.id()));
+                }
+                value = JSON.writeValueAsBytes(on);
+            }
+            unsure.put(g.account, value);
+            membersReplica.record(key, value);
+            unsure.remove(g.account);
+            decided.add(g.account);
+            log.info(
+                    "node {}: a group made for {} from now on is made on {}",
+                    nodeId(),
+                    g.name(),
+                    placement(g, memberIds));
+        }
+    }
+
+    /** The members, with their addresses, that a record of {@link #decideLate} names; null for no record. */
+    private static List<ClusterNode.Peer> decision(byte[] recorded) throws IOException {
+        if (recorded == null) {
+            return null;
+        }
+        List<ClusterNode.Peer> on = new java.util.ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode p : JSON.readTree(recorded)) {
+            on.add(new ClusterNode.Peer(
+                    p.get("id").asText(),
+                    p.get("host").asText(),
+                    p.get("port").asInt(),
+                    p.get("api").isNull() ? null : p.get("api").asText()));
+        }
+        return on;
+    }
+
+    /**
+     * Makes late group {@code g} ({@link Group#late}) on the members the members' group decided ({@link #decideLate}),
+     * once this node's replica of the members' group has the decision. A node among them records that it makes it
+     * ({@link PlacementRecord#recordFormed}), then makes it: its storage formatted, empty, with those members; the
+     * group elects its first leader once a majority of them has. One not among them routes to it. The mover then keeps
+     * it on the members the cluster's members place it on, as any other.
+     */
+    private void formLate(Group g) throws IOException {
+        List<ClusterNode.Peer> on = decision(membersReplica.recorded(LATE_GROUP + g.account));
+        if (on == null) {
+            return;
+        }
+        if (!ids(on).contains(nodeId())) {
+            g.late = false; // routed to by its locator
+            return;
+        }
+        UUID id = groupId(g.account);
+        ReplicaStore replica;
+        synchronized (g) {
+            if (g.replica != null || placementRecord.adopted(g.account)) {
+                g.late = false; // another member added it to this node meanwhile (and perhaps took it off again)
+                return;
+            }
+            placementRecord.recordFormed(g.account);
+            ReplicaStore.delete(g.storage);
+            replica = ReplicaStore.open(g.storage);
+            holdReplica(g, replica);
+        }
+        ClusterNode node;
+        try {
+            node = host.addGroup(id, replica, on, false);
+        } catch (IOException | RuntimeException e) {
+            synchronized (g) {
+                if (g.replica == replica) {
+                    g.replica = null;
+                    replica.close();
+                }
+            }
+            throw e; // made again at the next pass: formed is recorded, but the group's folder is not there
+        }
+        synchronized (g) {
+            if (g.replica != replica) {
+                g.late = false;
+                return; // taken off this node again meanwhile
+            }
+            g.node = node;
+            g.joinedAt = System.nanoTime();
+            g.memberSeen = true;
+        }
+        g.late = false;
+        log.info("node {} made {} on {}, as the members' group decided", nodeId(), g.name(), ids(on));
     }
 
     /**

@@ -19,7 +19,9 @@ import java.util.UUID;
  * How a node's groups are placed, as its {@code raft/placement} file records it: {@code replicas=all} when every group
  * is on every member; with {@code --cluster-replicas}, R, the members' ids and each account's group's members (kept
  * for an account removed since). A node placing a group on other members than the others do would make a group of its
- * own under the group's id, so a start that would place a recorded group otherwise is refused ({@link #check}).
+ * own under the group's id, so a start that would place a recorded group otherwise is refused ({@link #check}). An
+ * account new to a node that started before is marked {@code new.<account>}: its group is made where the members'
+ * group decides ({@link #late}), and {@code formed.<account>} once this node made it.
  */
 final class PlacementRecord {
     /** The file, in a node's {@code raft} folder. */
@@ -31,12 +33,21 @@ final class PlacementRecord {
     private final boolean first;
     /** The accounts whose group the record had before this start. */
     private final java.util.Set<String> recorded;
+    /** The members' ids the flags name, sorted and joined by commas. */
+    private final String flags;
 
-    private PlacementRecord(Path raftDir, Map<String, String> lines, boolean first, java.util.Set<String> recorded) {
+    private PlacementRecord(
+            Path raftDir, Map<String, String> lines, boolean first, java.util.Set<String> recorded, String flags) {
         this.raftDir = raftDir;
         this.lines = lines;
         this.first = first;
         this.recorded = recorded;
+        this.flags = flags;
+    }
+
+    /** Whether this is the node's first start: it had no record before. */
+    boolean first() {
+        return first;
     }
 
     /**
@@ -45,7 +56,7 @@ final class PlacementRecord {
      */
     synchronized boolean membersChanged() {
         String current = lines.get("current");
-        return current != null && !current.equals(lines.get("members"));
+        return current != null && !current.equals(flags);
     }
 
     /**
@@ -54,7 +65,7 @@ final class PlacementRecord {
      */
     synchronized void members(List<String> ids) throws IOException {
         String now = String.join(",", ids.stream().sorted().toList());
-        if (!now.equals(lines.getOrDefault("current", lines.get("members")))) {
+        if (!now.equals(lines.getOrDefault("current", flags))) {
             lines.put("current", now);
             write();
         }
@@ -70,14 +81,54 @@ final class PlacementRecord {
      * restart it has the members its Raft log has, never those its flags would give it.
      */
     synchronized void recordAdopted(String account) throws IOException {
-        if (lines.put("adopted." + account, "true") == null) {
+        boolean changed = lines.put("adopted." + account, "true") == null;
+        // Its copy is the one added now, whose members come from the group's leader, not one this node made.
+        changed |= lines.remove("formed." + account) != null;
+        if (changed) {
             write();
         }
+    }
+
+    /**
+     * Whether {@code account}'s group has the members its Raft log has on this node, never those its flags would give
+     * it: another member added it to this node ({@link #recordAdopted}), or this node made it where the members' group
+     * decided ({@link #recordFormed}).
+     */
+    synchronized boolean ownMembers(String account) {
+        return lines.containsKey("adopted." + account) || lines.containsKey("formed." + account);
     }
 
     /** Whether another member added {@code account}'s group to this node once ({@link #recordAdopted}). */
     synchronized boolean adopted(String account) {
         return lines.containsKey("adopted." + account);
+    }
+
+    /**
+     * Whether {@code account}'s group is to be made where the members' group decides, and this node has not made it
+     * yet, nor was it added to this node by another member: the account was new to this node at a start after its
+     * first ({@code new.<account>=true}), when the members may have changed since the flags named them.
+     */
+    synchronized boolean late(String account) {
+        return lines.containsKey("new." + account) && !ownMembers(account);
+    }
+
+    /**
+     * Whether this node's copy of {@code account}'s group is one it made where the members' group decided ({@link
+     * #recordFormed}), not one another member added since.
+     */
+    synchronized boolean formed(String account) {
+        return lines.containsKey("formed." + account);
+    }
+
+    /**
+     * Records that this node makes {@code account}'s group, a late one ({@link #late}), on the members the members'
+     * group decided ({@code formed.<account>=true}), before it does: from then on the group is this node's own copy,
+     * and one that is gone at a restart was lost (its leader moves it back), never made again.
+     */
+    synchronized void recordFormed(String account) throws IOException {
+        if (lines.put("formed." + account, "true") == null) {
+            write();
+        }
     }
 
     /** Whether the record had {@code account}'s group before this start: the group was made then. */
@@ -129,7 +180,7 @@ final class PlacementRecord {
         } else if (hasGroups(raftDir)) {
             before.put("replicas", "all");
         } else {
-            PlacementRecord first = new PlacementRecord(raftDir, now, true, java.util.Set.of());
+            PlacementRecord first = new PlacementRecord(raftDir, now, true, java.util.Set.of(), flags(cluster));
             first.write();
             return first;
         }
@@ -157,8 +208,26 @@ final class PlacementRecord {
         before.keySet().stream()
                 .filter(k -> k.startsWith("group."))
                 .forEach(k -> recorded.add(k.substring("group.".length())));
+        if (cluster.placed()) {
+            // An account new to a node that has started before: the members may have changed since the flags named
+            // them, so its group is made where the members' group decides, not where the flags would place it.
+            for (String owner : owners) {
+                if (!recorded.contains(owner)) {
+                    now.put("new." + owner, "true");
+                }
+            }
+        }
         before.forEach(now::putIfAbsent);
-        return new PlacementRecord(raftDir, now, false, recorded);
+        return new PlacementRecord(raftDir, now, false, recorded, flags(cluster));
+    }
+
+    private static String flags(ClusterConfig cluster) {
+        return String.join(
+                ",",
+                cluster.members().stream()
+                        .map(ClusterConfig.Member::id)
+                        .sorted()
+                        .toList());
     }
 
     private static String describe(Map<String, String> placement) {

@@ -75,6 +75,13 @@ class ClusterPlacementIT {
         return nodes[i];
     }
 
+    /** Starts node {@code i} with {@code flags} as its members, R = 3 and follower reads, on its data directory. */
+    private ClusterMember startWith(int i, List<ClusterConfig.Member> flags, Accounts keys) throws Exception {
+        nodes[i] = ClusterStrictIT.startNode(
+                dir, new ClusterConfig("placed", "n" + i, flags).withReplicas(3).withFollowerReads(true), i, keys);
+        return nodes[i];
+    }
+
     private void startFour() throws Exception {
         for (int i = 0; i < 4; i++) {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
@@ -354,13 +361,7 @@ class ClusterPlacementIT {
         // n3 restarts with the flags it was started with, which do not place the group on it: it holds it, as its
         // Raft storage has it, with the members its log has.
         nodes[3].close();
-        nodes[3] = ClusterStrictIT.startNode(
-                dir,
-                new ClusterConfig("placed", "n3", five.subList(0, 4))
-                        .withReplicas(3)
-                        .withFollowerReads(true),
-                3,
-                null);
+        startWith(3, five.subList(0, 4), null);
         await("n3 to hold the group again", () -> {
             JsonNode g = view(nodes[3]).get("groups").get(0);
             return g != null && g.get("members").findValuesAsText("id").equals(List.of("n1", "n2", "n3"));
@@ -457,6 +458,77 @@ class ClusterPlacementIT {
             put(as(a, 4), "item", "after the moves " + a);
             assertThat(get(as(a, 1), "item")).isEqualTo("after the moves " + a);
         }
+
+        // A fifth account, given to n1 to n4 as each restarts: its group is made where the members' group decides, on
+        // the members its place (the fifth) gives it among n1 to n4, n1, n2 and n3, whatever the nodes' flags name
+        // (n0 to n3 would give n0, n1 and n2; n4's, n0 to n4, n4, n0 and n1).
+        List<String> fiveAccounts = new ArrayList<>(ACCOUNTS);
+        fiveAccounts.add("555555555555");
+        accounts = ClusterStrictIT.writeAccounts(
+                Files.createDirectories(dir.resolve("five")),
+                fiveAccounts,
+                ", \"clusterAdmins\": [\"" + ACCOUNTS.get(0) + "\"]");
+        for (int i = 1; i < 5; i++) {
+            nodes[i].close();
+            nodes[i] = null;
+            if (i < 4) {
+                startWith(i, members.subList(0, 4), accounts); // the flags it was made with: the first four
+            } else {
+                nodes[4] = ClusterStrictIT.startNode(
+                        dir,
+                        new ClusterConfig("placed", "n4", five).withReplicas(3).joining(true),
+                        4,
+                        accounts);
+            }
+            int k = i;
+            // Those it had (a group made for the new account needs two restarted members to elect a leader).
+            await("n" + k + "'s groups to have leaders again", () -> {
+                JsonNode groups = view(nodes[k]).get("groups");
+                boolean led = groups.size() > 0;
+                for (JsonNode g : groups) {
+                    led &= g.get("account").asText().equals("555555555555")
+                            || !g.get("leader").isNull();
+                }
+                return led;
+            });
+        }
+        List<String> made = List.of("n1", "n2", "n3");
+        await(
+                "account 4's group made on " + made,
+                () -> made.stream().allMatch(m -> {
+                    for (JsonNode g :
+                            view(nodes[Integer.parseInt(m.substring(1))]).get("groups")) {
+                        if (g.get("account").asText().equals("555555555555")) {
+                            return g.get("members").findValuesAsText("id").equals(made)
+                                    && !g.get("leader").isNull();
+                        }
+                    }
+                    return false;
+                }));
+        assertThat(accountsOf(view(nodes[4]), "elsewhere")).contains("555555555555");
+        createTable(as(4, 4));
+        put(as(4, 4), "item", "account 4");
+        for (int via : new int[] {1, 2, 3, 4}) {
+            assertThat(get(as(4, via), "item")).as("account 4 through n%d", via).isEqualTo("account 4");
+        }
+        assertThat(Files.readString(dir.resolve("n1/raft/" + PlacementRecord.FILE)))
+                .contains("new.555555555555=true", "formed.555555555555=true");
+        // n1 restarts with the group it made, and is among its members again.
+        nodes[1].close();
+        startWith(1, members.subList(0, 4), accounts);
+        await("n1 to follow account 4's group again", () -> {
+            for (JsonNode g : view(nodes[1]).get("groups")) {
+                if (g.get("account").asText().equals("555555555555")) {
+                    return !g.get("leader").isNull();
+                }
+            }
+            return false;
+        });
+        put(as(4, 1), "item", "account 4 again");
+        assertThat(get(as(4, 2), "item")).isEqualTo("account 4 again");
+        assertThat(Files.readString(dir.resolve("n4/raft/" + PlacementRecord.FILE)))
+                .contains("new.555555555555=true")
+                .doesNotContain("formed.555555555555");
     }
 
     /** Waits for each account's group to be on the members {@code memberIds} place it on, as those members see it. */

@@ -535,5 +535,32 @@ class ClusterStrictIT {
         HttpResponse<String> gone = signedPost(nodes[2], "{\"remove\": \"n0\"}", "AK2", "secret-2");
         assertThat(gone.statusCode()).isEqualTo(400);
         assertThat(gone.body()).contains("node n0 is not a member");
+
+        // Every group on every member: an account new to n1 would get its group on the members its flags name (n0 to
+        // n2), so n1, whose members changed, refuses to start with one, and starts again as it was.
+        await("n1 to record the members now", () -> {
+            try {
+                return Files.readString(dir.resolve("n1/raft/" + PlacementRecord.FILE))
+                        .contains("current=n1,n2,n3");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        nodes[1].close();
+        nodes[1] = null;
+        List<String> more = new java.util.ArrayList<>(ACCOUNTS);
+        more.add("444444444444");
+        Accounts before = accounts;
+        accounts = writeAccounts(Files.createDirectories(dir.resolve("more")), more, "");
+        assertThatThrownBy(() -> start(1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("account 444444444444's group is not on it")
+                .hasMessageContaining("made with --cluster-replicas");
+        nodes[1] = null;
+        accounts = before;
+        start(1);
+        try (DynamoDbClient ddb = as(1, 1)) {
+            assertThat(get(ddb, "after")).isEqualTo("n0-removed");
+        }
     }
 }

@@ -34,9 +34,47 @@ class PlacementRecordTest {
         List<ClusterConfig.Member> shuffled = List.of(FOUR.get(2), FOUR.get(0), FOUR.get(3), FOUR.get(1));
         PlacementRecord.check(raft, new ClusterConfig("c", "n1", shuffled).withReplicas(3), List.of("a", "b"))
                 .write();
-        // An account added after the others places no group anew.
-        PlacementRecord.check(raft, placed(3), List.of("a", "b", "c")).write();
-        assertThat(record()).endsWith("group.c=n2,n3,n0\n");
+        // An account added after the others places no group anew. New to the node, its group is made where the
+        // members' group decides, until the node made it.
+        PlacementRecord withC = PlacementRecord.check(raft, placed(3), List.of("a", "b", "c"));
+        withC.write();
+        assertThat(record()).endsWith("group.c=n2,n3,n0\nnew.c=true\n");
+        assertThat(withC.late("c")).isTrue();
+        assertThat(withC.late("a")).isFalse();
+        assertThat(withC.ownMembers("c")).isFalse();
+        PlacementRecord again = PlacementRecord.check(raft, placed(3), List.of("a", "b", "c"));
+        assertThat(again.late("c")).isTrue();
+        again.recordFormed("c");
+        assertThat(record()).endsWith("new.c=true\nformed.c=true\n");
+        PlacementRecord formed = PlacementRecord.check(raft, placed(3), List.of("a", "b", "c"));
+        assertThat(formed.late("c")).isFalse();
+        assertThat(formed.formed("c")).isTrue();
+        assertThat(formed.ownMembers("c")).isTrue();
+        // One another member added to the node is its copy too: never made anew, even once it is gone.
+        PlacementRecord.check(raft, placed(3), List.of("a", "b", "c", "d")).write();
+        PlacementRecord added = PlacementRecord.check(raft, placed(3), List.of("a", "b", "c", "d"));
+        assertThat(added.late("d")).isTrue();
+        added.recordAdopted("d");
+        assertThat(added.late("d")).isFalse();
+        assertThat(added.formed("d")).isFalse();
+        assertThat(PlacementRecord.check(raft, placed(3), List.of("a", "b", "c", "d"))
+                        .late("d"))
+                .isFalse();
+    }
+
+    @Test
+    void withEveryGroupOnEveryMemberTheMembersNowAreRecordedOnceTheyDifferFromTheFlags() throws Exception {
+        ClusterConfig every = new ClusterConfig("c", "n1", FOUR);
+        PlacementRecord first = PlacementRecord.check(raft, every, List.of("a"));
+        assertThat(first.first()).isTrue();
+        first.members(List.of("n3", "n2", "n1", "n0"));
+        assertThat(first.membersChanged()).isFalse();
+        assertThat(record()).isEqualTo("replicas=all\n");
+        first.members(List.of("n1", "n2", "n3", "n4"));
+        PlacementRecord again = PlacementRecord.check(raft, every, List.of("a", "b"));
+        assertThat(again.first()).isFalse();
+        assertThat(again.membersChanged()).isTrue();
+        assertThat(again.late("b")).isFalse(); // no members' group to decide: such a start is refused
     }
 
     @Test
