@@ -15,6 +15,7 @@ import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.index.IndexEntries;
 import io.partita.storage.item.ConditionalWrite;
@@ -102,7 +103,9 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         Map<String, Map<String, Double>> globals = new HashMap<>();
         Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
         Throttle firstThrottle = null;
-        for (Write w : writes) {
+        boolean processedAny = false;
+        for (int at = 0; at < writes.size(); at++) {
+            Write w = writes.get(at);
             Written written;
             try {
                 written = storage.writes()
@@ -114,6 +117,20 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                                                 ? new WriteDecision.Delete()
                                                 : new WriteDecision.Put(w.item())),
                                 0));
+            } catch (StorageUnavailableException e) {
+                if (!processedAny) {
+                    throw e; // nothing done yet: the whole batch answers 503 (or 500), which the SDKs send again
+                }
+                // Once some writes happened, a store that cannot take this one (a full disk, or a cluster's leader
+                // that lost its group) leaves it and the rest to be sent again, as DynamoDB returns the writes "an
+                // internal processing failure" stopped in UnprocessedItems (API_BatchWriteItem.html); puts and deletes
+                // are idempotent, so one whose outcome is unknown may be sent again too.
+                for (Write rest : writes.subList(at, writes.size())) {
+                    unprocessed
+                            .computeIfAbsent(rest.requestName(), n -> new ArrayList<>())
+                            .add(rest.request());
+                }
+                break;
             } catch (ApiException e) {
                 if (e.code() != ErrorCode.TRANSACTION_CONFLICT) {
                     throw e;
@@ -133,6 +150,7 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                         .add(w.request());
                 continue;
             }
+            processedAny = true;
             units.merge(w.table().metadata().name(), written.units(), Double::sum);
             var metrics = ItemRequests.collectionMetrics(in.returnItemCollectionMetrics(), w.table(), w.key(), written);
             if (metrics != null) {
