@@ -4,21 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partita.protocol.expr.ExpressionCache;
-import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.message.BatchWriteItemInput;
 import io.partita.protocol.message.BatchWriteItemOutput;
 import io.partita.protocol.message.GetItemInput;
 import io.partita.protocol.message.WriteRequest;
 import io.partita.protocol.model.AttributeValue;
-import io.partita.protocol.model.KeySchema;
-import io.partita.protocol.model.ScalarType;
+import io.partita.server.op.KeyedTables;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.rocks.Replication;
 import io.partita.storage.rocks.RocksStore;
-import io.partita.storage.table.TableMetadata;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,19 +44,7 @@ class BatchWriteItemUnavailableTest {
     void theWritesAfterAStoreStopsAreUnprocessedOnceAnyWasMade() {
         try (RocksStore store = RocksStore.open(StorageConfig.memory());
                 StorageEngine storage = StorageEngine.openOn(store, StorageConfig.memory())) {
-            storage.tables()
-                    .create(TableMetadata.create(
-                            "t",
-                            "6d3f0c5e-0000-4000-8000-000000000003",
-                            new KeySchema(new KeySchema.KeyAttribute("id", ScalarType.S), null),
-                            List.of(new AttributeDefinition("id", "S")),
-                            TableMetadata.PAY_PER_REQUEST,
-                            0,
-                            0,
-                            Clock.systemUTC().millis(),
-                            null,
-                            false,
-                            Map.of()));
+            storage.tables().create(KeyedTables.byId("t"));
             AtomicInteger allowed = new AtomicInteger(Integer.MAX_VALUE);
             AtomicBoolean mayHaveBeenWritten = new AtomicBoolean();
             AtomicInteger entries = new AtomicInteger();

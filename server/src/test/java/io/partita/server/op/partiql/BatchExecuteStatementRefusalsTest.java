@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partita.protocol.expr.ExpressionCache;
-import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.message.BatchExecuteStatementInput;
 import io.partita.protocol.message.BatchExecuteStatementInput.BatchStatementRequest;
 import io.partita.protocol.message.BatchExecuteStatementOutput;
 import io.partita.protocol.message.BatchExecuteStatementOutput.BatchStatementResponse;
 import io.partita.protocol.model.AttributeValue;
-import io.partita.protocol.model.KeySchema;
-import io.partita.protocol.model.ScalarType;
+import io.partita.server.op.KeyedTables;
 import io.partita.server.op.item.ItemExpressions;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.OperationRegistry;
@@ -21,11 +19,9 @@ import io.partita.storage.StorageEngine;
 import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.rocks.Replication;
 import io.partita.storage.rocks.RocksStore;
-import io.partita.storage.table.TableMetadata;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -44,19 +40,7 @@ class BatchExecuteStatementRefusalsTest {
     void refusalsAreConfirmedAndAStoreThatCannotConfirmOrWriteFailsOnlyTheStatementsAfterACommit() {
         try (RocksStore store = RocksStore.open(StorageConfig.memory());
                 StorageEngine storage = StorageEngine.openOn(store, StorageConfig.memory())) {
-            storage.tables()
-                    .create(TableMetadata.create(
-                            "t",
-                            "6d3f0c5e-0000-4000-8000-000000000002",
-                            new KeySchema(new KeySchema.KeyAttribute("id", ScalarType.S), null),
-                            List.of(new AttributeDefinition("id", "S")),
-                            TableMetadata.PAY_PER_REQUEST,
-                            0,
-                            0,
-                            Clock.systemUTC().millis(),
-                            null,
-                            false,
-                            Map.of()));
+            storage.tables().create(KeyedTables.byId("t"));
             AtomicBoolean leads = new AtomicBoolean(true);
             AtomicBoolean commits = new AtomicBoolean(true);
             AtomicInteger entries = new AtomicInteger();
