@@ -2,6 +2,7 @@ package io.partita.cluster;
 
 import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageException;
+import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.rocks.Replication;
 import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
@@ -90,8 +91,8 @@ public final class ReplicaStore implements AutoCloseable {
      * replicated: returns once the group committed it and this replica applied it. For a group whose store holds no
      * tables (the members' group's), whose entries are the cluster's own records.
      *
-     * @throws io.partita.storage.StorageException when it could not be written (this node does not lead the group, or
-     *     the group did not commit it)
+     * @throws io.partita.storage.StorageUnavailableException when this node does not lead the group, or the group did
+     *     not commit it (its outcome then unknown: see {@link StorageUnavailableException#mayHaveBeenWritten})
      */
     public void record(String key, byte[] value) {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);

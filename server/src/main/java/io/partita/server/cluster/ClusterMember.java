@@ -1333,10 +1333,7 @@ public final class ClusterMember implements AutoCloseable {
             unsure.remove(g.account);
             decided.add(g.account);
             log.info(
-                    "node {}: a group made for {} from now on is made on {}",
-                    nodeId(),
-                    g.name(),
-                    placement(g, memberIds));
+                    "node {}: a group made for {} from now on is made on {}", nodeId(), g.name(), ids(decision(value)));
         }
     }
 
