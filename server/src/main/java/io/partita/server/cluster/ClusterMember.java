@@ -128,6 +128,11 @@ public final class ClusterMember implements AutoCloseable {
         /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
         volatile PartitaServer serving;
         /**
+         * Done once the server this node had for the group when it stopped leading has closed ({@link #retire}); null
+         * when none closes. The group is served again, or its store closed, only after that.
+         */
+        volatile java.util.concurrent.CompletableFuture<Void> retiring;
+        /**
          * With follower reads, while this node follows: the server that answers eventually consistent reads from its
          * replica, through a reader engine ({@link StorageEngine#openReader}); null otherwise. Changed only by the
          * watch, install and close.
@@ -873,7 +878,7 @@ public final class ClusterMember implements AutoCloseable {
                         stopReading(g, "it leads");
                         serve(g);
                     } else if (g.serving != null && !node.isLeaderReady()) {
-                        stopServing(g, "it no longer leads");
+                        retire(g, "it no longer leads");
                     }
                     if (g.serving != null && (groups.size() > 1 || g.placed != null)) {
                         prefer(g, node);
@@ -998,6 +1003,13 @@ public final class ClusterMember implements AutoCloseable {
         if (closed || g.node == null) {
             return; // closed, or the group was taken off this node
         }
+        java.util.concurrent.CompletableFuture<Void> retired = g.retiring;
+        if (retired != null) {
+            if (!retired.isDone()) {
+                return; // the server it had when it last led still closes: a later pass serves
+            }
+            g.retiring = null;
+        }
         long started = System.nanoTime();
         StorageEngine engine = g.replica.unlessInstalling(store -> StorageEngine.openOn(store, g.storage));
         if (engine == null) {
@@ -1029,6 +1041,11 @@ public final class ClusterMember implements AutoCloseable {
         }
         if (g.serving != null || !"FOLLOWER".equals(node.role())) {
             stopReading(g, "it does not follow");
+            return;
+        }
+        java.util.concurrent.CompletableFuture<Void> retired = g.retiring;
+        if (retired != null && !retired.isDone()) {
+            g.readable = false; // its engine of when it led still closes: a later pass opens a reader
             return;
         }
         if (replica.installing()) {
@@ -1118,14 +1135,54 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes this node's server for {@code g}, and waits for one {@link #retire} closes: the caller then closes or
+     * replaces the store under it, or stops.
+     */
     private void stopServingLocked(Group g, String why) {
         PartitaServer own = g.serving;
-        if (own == null) {
-            return;
+        if (own != null) {
+            g.serving = null;
+            log.info("node {} stops serving {}: {}", cluster.nodeId(), g.name(), why);
+            own.close();
         }
-        g.serving = null;
-        log.info("node {} stops serving {}: {}", cluster.nodeId(), g.name(), why);
-        own.close();
+        java.util.concurrent.CompletableFuture<Void> retired = g.retiring;
+        if (retired != null) {
+            retired.join(); // its thread takes no lock
+            g.retiring = null;
+        }
+    }
+
+    /**
+     * Stops this node's server for {@code g}, which no longer leads, without waiting for it to close: it lets its
+     * requests in flight finish (up to 8 s, such as writes waiting on an entry the group may not commit), on a thread
+     * of its own. So the watch goes on meanwhile with the node's other groups, one of which it may just have been
+     * elected to lead. The router sends the group's requests to its new leader at once.
+     */
+    private void retire(Group g, String why) {
+        synchronized (g) {
+            PartitaServer own = g.serving;
+            if (own == null) {
+                return;
+            }
+            g.serving = null;
+            log.info("node {} stops serving {}: {}", cluster.nodeId(), g.name(), why);
+            java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
+            g.retiring = closed;
+            Thread closing = new Thread(
+                    () -> {
+                        try {
+                            own.close();
+                        } catch (RuntimeException e) {
+                            log.warn("node {}: closing its server for {}", nodeId(), g.name(), e);
+                        } finally {
+                            closed.complete(null);
+                        }
+                    },
+                    "partita-cluster-" + nodeId() + "-server-close");
+            closing.setDaemon(true);
+            closing.start();
+        }
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON =

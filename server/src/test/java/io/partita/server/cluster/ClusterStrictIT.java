@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.partita.cluster.ClusterNode;
 import io.partita.server.auth.Accounts;
 import io.partita.server.cli.ServerConfig;
+import io.partita.server.fault.FaultPlan;
+import io.partita.server.fault.FaultRule;
 import io.partita.server.netty.Transport;
 import io.partita.server.wire.FreePorts;
 import io.partita.storage.StorageConfig;
@@ -92,8 +94,19 @@ class ClusterStrictIT {
         return Accounts.load(file);
     }
 
+    /** A request on this table (which is never made) answers {@value #SLOW_MILLIS} ms late on the nodes of start. */
+    private static final String SLOW = "slow";
+
+    private static final long SLOW_MILLIS = 9_000;
+
     private ClusterMember start(int i) throws Exception {
-        nodes[i] = startNode(dir, new ClusterConfig("strict", "n" + i, members).withFollowerReads(true), i, accounts);
+        nodes[i] = startNode(
+                dir,
+                new ClusterConfig("strict", "n" + i, members).withFollowerReads(true),
+                i,
+                accounts,
+                new FaultPlan(
+                        1, List.of(FaultRule.Spec.parse("fault=latency,table=" + SLOW + ",latency=" + SLOW_MILLIS))));
         return nodes[i];
     }
 
@@ -102,13 +115,19 @@ class ClusterStrictIT {
      * strict with {@code accounts} (open mode when null).
      */
     static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, Accounts accounts) throws Exception {
+        return startNode(dir, cluster, i, accounts, FaultPlan.none());
+    }
+
+    private static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, Accounts accounts, FaultPlan faults)
+            throws Exception {
         ServerConfig server = new ServerConfig(
-                "127.0.0.1",
-                cluster.members().get(i).apiPort(),
-                StorageConfig.disk(dir.resolve("n" + i)),
-                "us-east-1",
-                4,
-                Transport.NIO);
+                        "127.0.0.1",
+                        cluster.members().get(i).apiPort(),
+                        StorageConfig.disk(dir.resolve("n" + i)),
+                        "us-east-1",
+                        4,
+                        Transport.NIO)
+                .withFaults(faults);
         if (accounts != null) {
             server = server.strict(accounts);
         }
@@ -388,14 +407,20 @@ class ClusterStrictIT {
     /** {@code body} to {@code /cluster/members} through {@code node}, signed with the key as the AWS SDK signs. */
     static HttpResponse<String> signedPost(ClusterMember node, String body, String key, String secret)
             throws Exception {
-        URI uri = URI.create("http://127.0.0.1:" + node.port() + "/cluster/members");
+        return signed(node, "POST", "/cluster/members", body, key, secret);
+    }
+
+    /** {@code method} of {@code path} with {@code body} through {@code node}, signed with {@code key}. */
+    static HttpResponse<String> signed(
+            ClusterMember node, String method, String path, String body, String key, String secret) throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + node.port() + path);
         byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         software.amazon.awssdk.http.SdkHttpRequest signed =
                 software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner.create()
                         .sign(r -> r.identity(
                                         software.amazon.awssdk.identity.spi.AwsCredentialsIdentity.create(key, secret))
                                 .request(software.amazon.awssdk.http.SdkHttpRequest.builder()
-                                        .method(software.amazon.awssdk.http.SdkHttpMethod.POST)
+                                        .method(software.amazon.awssdk.http.SdkHttpMethod.fromValue(method))
                                         .uri(uri)
                                         .build())
                                 .payload(() -> new java.io.ByteArrayInputStream(bytes))
@@ -407,7 +432,8 @@ class ClusterStrictIT {
                                         software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner.REGION_NAME,
                                         "us-east-1"))
                         .request();
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
         signed.headers().forEach((name, values) -> {
             if (!name.equalsIgnoreCase("host") && !name.equalsIgnoreCase("content-length")) {
                 values.forEach(v -> b.header(name, v));
@@ -510,6 +536,35 @@ class ClusterStrictIT {
 
         // n0 removed, through n3: every group keeps n1, n2 and n3, account 0's group (n0's) elects another leader,
         // and the preferences follow the members that are left, in their order: account 2's group is now n3's.
+        // Account 1's group goes from n1 to n2 while n1's server for it has a request in flight, which it lets finish
+        // as it closes: n1 meanwhile leads account 0's group, and serves it. The request is not retried: it ends as
+        // n1's server for account 1 answers it or closes its connection.
+        DynamoDbClient slowClient = DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + nodes[1].port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AK1", "secret-1"))
+                .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(1)))
+                .build();
+        java.util.concurrent.CompletableFuture<Void> slow = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                slowClient.getItem(r -> r.tableName(SLOW).key(Map.of("pk", AttributeValue.fromS("k"))));
+            } catch (software.amazon.awssdk.core.exception.SdkException expected) {
+                // No such table, answered once the latency has passed; or the server's connection closed.
+            }
+        });
+        await("the slow request to reach n1's server for account 1", () -> {
+            try {
+                HttpResponse<String> faults = signed(nodes[1], "GET", "/admin/faults", "", "AK1", "secret-1");
+                return JSON.readTree(faults.body())
+                                .get("faults")
+                                .get(0)
+                                .get("injected")
+                                .asInt()
+                        == 1;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
         HttpResponse<String> removed = signedPost(fourth, "{\"remove\": \"n0\"}", "AK2", "secret-2");
         assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
         Set<String> withoutN0 = Set.of("n1", "n2", "n3");
@@ -522,6 +577,10 @@ class ClusterStrictIT {
         nodes[0] = null;
         await("account 0's group led by n1", () -> nodes[1].serving(ACCOUNTS.get(0)));
         await("account 1's group led by n2", () -> nodes[2].serving(ACCOUNTS.get(1)));
+        assertThat(slow)
+                .as("the request in flight on n1's server for account 1")
+                .isNotDone();
+        slowClient.close(); // not waited for: n1's server lets it finish as it closes
         await("account 2's group led by n3", () -> fourth.serving(ACCOUNTS.get(2)));
         for (int a = 0; a < 3; a++) {
             try (DynamoDbClient ddb = client(fourth, "AK" + a, "secret-" + a)) {
