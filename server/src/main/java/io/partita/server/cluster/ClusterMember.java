@@ -40,6 +40,12 @@ public final class ClusterMember implements AutoCloseable {
     private static final long WATCH_MILLIS = 20;
 
     private final ClusterConfig cluster;
+    /**
+     * How long a removal waits for a group that a decision of the members' group names the removed node for to have a
+     * known leader ({@link #changePlaced}): a few elections, and at least 3 s, for a locator to hear of a new one.
+     */
+    private final long leaderWaitNanos;
+
     private final ServerConfig server;
     private final Consumer<PartitaServer> onServe;
     /** Strict mode's keys (each key's account names its group), or null in open mode. */
@@ -186,6 +192,8 @@ public final class ClusterMember implements AutoCloseable {
         SslContext serverTls = PartitaServer.tlsContext(server);
         SslContext forwardTls = server.tls() == null ? null : forwardingContext(server.tls());
         this.cluster = cluster;
+        this.leaderWaitNanos =
+                Math.max(3_000_000_000L, timings.electionMax().multipliedBy(3).toNanos());
         this.server = server;
         this.onServe = onServe;
         this.accounts = server.accounts();
@@ -656,6 +664,40 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
+     * A group the members' group decided where to make ({@link #decideLate}): how it is named, the members it is made
+     * on, and the leader this node knows of it now (null for none).
+     */
+    record Decided(String name, List<String> on, java.util.function.Supplier<String> leader) {}
+
+    /**
+     * Why removing member {@code removed} is refused, or null when it may be made: a group of {@code decided} made on
+     * it has no known leader, having waited up to {@code waitNanos} for one. Without that member, those that made a
+     * group new to the cluster (whose other members have not made it yet) might never be a majority of its members. A
+     * group between two leaders (an election, or a move: the locator made as the group left this node learns its
+     * leader within a second) has one again within the wait. The time is {@code nanoTime}'s; it looks every 50 ms.
+     */
+    static String refusedRemoval(
+            String removed, List<Decided> decided, long waitNanos, java.util.function.LongSupplier nanoTime)
+            throws InterruptedException {
+        long waitUntil = nanoTime.getAsLong() + waitNanos;
+        for (Decided d : decided) {
+            if (!d.on().contains(removed)) {
+                continue;
+            }
+            String leader;
+            while ((leader = d.leader().get()) == null && nanoTime.getAsLong() - waitUntil < 0) {
+                Thread.sleep(50);
+            }
+            if (leader == null) {
+                return d.name() + "'s group, made on " + d.on() + ", has no leader (a group new to the cluster that"
+                        + " its members have not made, or a long election): removing " + removed + " could leave it"
+                        + " unable to elect one; try again once GET /cluster shows its leader";
+            }
+        }
+        return null;
+    }
+
+    /**
      * With {@code --cluster-replicas}: makes the change to the members' group, whose members are the cluster's, then
      * waits for each group to be on the members the new members place it on, as its leader moves it ({@link
      * #moveGroups}). Answers the members once every group is where it belongs; 503 when the members' group did not
@@ -684,22 +726,24 @@ public final class ClusterMember implements AutoCloseable {
             return problem(400, e.getMessage());
         }
         if (removed != null) {
+            String refused;
             try {
+                List<Decided> decided = new java.util.ArrayList<>();
                 for (Group g : groups.values()) {
                     List<ClusterNode.Peer> on = decision(membersReplica.recorded(LATE_GROUP + g.account));
-                    if (on != null && ids(on).contains(removed) && leaderOf(g) == null) {
-                        // A group new to the cluster that its members have not made yet: without one of them, the
-                        // others may never be a majority of the members it is made with.
-                        return problem(
-                                400,
-                                g.name() + "'s group, made on " + ids(on) + ", has no leader yet (a group new to the"
-                                        + " cluster that its members have not made, or an election): removing "
-                                        + removed + " could leave it unable to elect one; try again once GET /cluster"
-                                        + " shows its leader");
+                    if (on != null) {
+                        decided.add(new Decided(g.name(), ids(on), () -> leaderOf(g)));
                     }
                 }
+                refused = refusedRemoval(removed, decided, leaderWaitNanos, System::nanoTime);
             } catch (IOException e) {
                 return problem(503, "the members' group's records cannot be read: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return problem(503, "this node is stopping");
+            }
+            if (refused != null) {
+                return problem(400, refused);
             }
         }
         long deadline = System.nanoTime() + membersChangeLimit().toNanos();
