@@ -396,6 +396,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
         private java.util.concurrent.ScheduledExecutorService rounds;
         private ExecutorService asking;
+        /** The Raft address of each member id, as a configuration of any group first gave it to this node's server. */
+        private final java.util.Map<String, String> firstAddresses;
 
         private Host(
                 RaftServer server,
@@ -406,8 +408,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 List<Peer> peers,
                 Parameters parameters,
                 Timings timings,
-                Adoption adoption) {
+                Adoption adoption,
+                java.util.Map<String, String> firstAddresses) {
             this.server = server;
+            this.firstAddresses = firstAddresses;
             this.adoption = adoption;
             this.self = self;
             this.replicas = replicas;
@@ -417,6 +421,17 @@ public final class ClusterNode implements Replication, AutoCloseable {
             this.parameters = parameters;
             this.timings = timings;
             this.locateTimeout = timings.electionMin();
+        }
+
+        /**
+         * The Raft address ({@code host:port}) at which this node's Raft server first knew member {@code id}, from a
+         * configuration of any of its groups applied since the process started; null for an id it has not known. The
+         * server reaches an id there for as long as the process runs, whatever address a later configuration gives it:
+         * Apache Ratis keeps one connection per peer id, and makes it again to the same address (its {@code
+         * PeerProxyMap}).
+         */
+        public String firstAddress(String id) {
+            return firstAddresses.get(id);
         }
 
         /**
@@ -1037,6 +1052,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         // another member ends the lease for the rest of its term, even when it came and went unseen by a read or a
         // proposal (Ratis starts handing the leadership over as soon as it is appended).
         java.util.Map<RaftGroupId, ReadLease> leases = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.Map<String, String> firstAddresses = new java.util.concurrent.ConcurrentHashMap<>();
         for (RaftGroupId groupId : replicas.keySet()) {
             leases.put(groupId, new ReadLease(timings.readLease()));
         }
@@ -1072,6 +1088,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     return new StoreStateMachine(
                             replica != null ? replica : hosting[0].adopted(groupId),
                             (members, term) -> {
+                                members.forEach(p ->
+                                        firstAddresses.putIfAbsent(p.getId().toString(), p.getAddress()));
                                 ReadLease lease = leases.get(groupId); // none once the group is off the node
                                 if (lease != null && prefersAnother(members, self)) {
                                     lease.revoke(term);
@@ -1089,7 +1107,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host = new Host(server, self, replicas, leases, ownAdds, peers, parameters, timings, adoption);
+        Host host =
+                new Host(server, self, replicas, leases, ownAdds, peers, parameters, timings, adoption, firstAddresses);
         hosting[0] = host;
         host.groups.addAll(nodes);
         for (int i = 0; i < nodes.size(); i++) {

@@ -635,6 +635,10 @@ public final class ClusterMember implements AutoCloseable {
                     ? problem(400, "node " + added.id() + " is already a member")
                     : problem(400, "node " + removed + " is not a member");
         }
+        String elsewhere = knownElsewhere(added);
+        if (elsewhere != null) {
+            return problem(400, elsewhere);
+        }
         // Then to each group in turn, from its members as they are then (a compare-and-set: ClusterNode.changeMembers).
         long deadline = System.nanoTime() + membersChangeLimit().toNanos();
         boolean made = false;
@@ -661,6 +665,25 @@ public final class ClusterMember implements AutoCloseable {
         com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
         putMembers(out, primary.node.members());
         return new ClusterRouter.Made(200, out.toString());
+    }
+
+    /**
+     * Why adding {@code added} is refused, or null (also for a removal, {@code added} null): its id was a member at
+     * another Raft address, and this node's Raft server, which makes the change, would go on sending to that address
+     * ({@link ClusterNode.Host#firstAddress}), so the new member would never catch up and the change never complete.
+     */
+    private String knownElsewhere(ClusterConfig.Member added) {
+        if (added == null) {
+            return null;
+        }
+        String known = host.firstAddress(added.id());
+        String asked = added.host() + ":" + added.raftPort();
+        if (known == null || known.equals(asked)) {
+            return null;
+        }
+        return "node " + added.id() + " was a member at " + known + ", where this node's Raft server reaches that id"
+                + " until it restarts (Apache Ratis keeps the first address it knew a member by): add the node at "
+                + asked + " with a new id";
     }
 
     /**
@@ -724,6 +747,10 @@ public final class ClusterMember implements AutoCloseable {
             }
         } catch (IllegalArgumentException e) {
             return problem(400, e.getMessage());
+        }
+        String elsewhere = knownElsewhere(added);
+        if (elsewhere != null) {
+            return problem(400, elsewhere);
         }
         if (removed != null) {
             String refused;

@@ -667,5 +667,20 @@ class ClusterIT {
                 assertThat(memberIds(m)).hasSize(3).doesNotContain("n" + leader);
             }
         }
+        // The removed node's id at another address is refused: the nodes' Raft servers would go on sending to the
+        // address they first knew it by, and the new member would never catch up.
+        ClusterConfig.Member gone = members.get(leader);
+        int otherPort = FreePorts.next();
+        HttpResponse<String> elsewhere = changeMembers(
+                nodes[3], "{\"add\": \"" + gone.id() + "=127.0.0.1:" + otherPort + ":" + FreePorts.next() + "\"}");
+        assertThat(elsewhere.statusCode()).as(elsewhere.body()).isEqualTo(400);
+        assertThat(elsewhere.body())
+                .contains("node " + gone.id() + " was a member at 127.0.0.1:" + gone.raftPort())
+                .contains("add the node at 127.0.0.1:" + otherPort + " with a new id");
+        for (ClusterMember m : nodes) {
+            if (m != null) {
+                assertThat(memberIds(m)).hasSize(3).doesNotContain(gone.id());
+            }
+        }
     }
 }
