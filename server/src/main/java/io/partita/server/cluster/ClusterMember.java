@@ -1874,7 +1874,8 @@ public final class ClusterMember implements AutoCloseable {
      * are those of the first group placed on it (open mode's only one; {@code NONE} for the role of a node no group
      * is placed on), and its members the group's (every member's, with {@code --cluster-replicas}); {@code groups} has
      * each such group's figures and members, and {@code elsewhere} each group placed on other members, with those
-     * members and its leader as this node last learned it.
+     * members and its leader as this node last learned it. With {@code --cluster-replicas}, {@code membersGroup} has
+     * the members' group's figures.
      */
     String status() {
         com.fasterxml.jackson.databind.node.ObjectNode out = JSON.createObjectNode();
@@ -1902,6 +1903,16 @@ public final class ClusterMember implements AutoCloseable {
                                 : cluster.members().stream()
                                         .map(ClusterMember::peer)
                                         .toList());
+        if (membersGroup != null) {
+            // Its leader makes the changes of the members, and decides where a group new to the cluster is made.
+            out.putObject("membersGroup")
+                    .put("group", membersGroup.groupId().toString())
+                    .put("role", membersGroup.role())
+                    .put("leader", membersGroup.leaderId())
+                    .put("term", membersGroup.term())
+                    .put("commitIndex", membersGroup.commitIndex())
+                    .put("appliedIndex", membersGroup.lastAppliedIndex());
+        }
         com.fasterxml.jackson.databind.node.ArrayNode each = out.putArray("groups");
         java.util.List<Group> away = new java.util.ArrayList<>();
         for (Group g : groups.values()) {

@@ -440,6 +440,22 @@ class ClusterPlacementIT {
                 nodes[1], "{\"add\": \"" + memberFlag(five.get(4)) + "\"}", "AK0", "secret-0");
         assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
         awaitPlaced(List.of("n0", "n1", "n2", "n3", "n4"));
+        // Every member names the same leader of the members' group, which says it leads it.
+        await("every member to name the members' group's leader", () -> {
+            String named = view(nodes[0]).get("membersGroup").get("leader").asText(null);
+            for (ClusterMember m : nodes) {
+                if (named == null
+                        || !named.equals(
+                                view(m).get("membersGroup").get("leader").asText(null))) {
+                    return false;
+                }
+            }
+            return "LEADER"
+                    .equals(view(nodes[Integer.parseInt(named.substring(1))])
+                            .get("membersGroup")
+                            .get("role")
+                            .asText());
+        });
         assertThat(accountsOf(view(nodes[4]), "groups")).containsExactlyInAnyOrder(ACCOUNTS.get(2), ACCOUNTS.get(3));
 
         // n0 is removed (it leads account 0's group, and the members' group prefers it): every group on it moves off
