@@ -131,13 +131,20 @@ public final class ClusterMember implements AutoCloseable {
         long lostCheckedAt;
         /** When this node last asked the group's leader whether it is still one of the group's members. */
         volatile long checkedAt;
-        /** This node's own server for the group while it leads; null otherwise. Changed only by the watch and close. */
+        /**
+         * This node's own server for the group while it leads; null otherwise. Set by the watch; cleared by the watch,
+         * an install, the group's removal from this node and close, under the group's lock.
+         */
         volatile PartitaServer serving;
         /**
          * Done once the server this node had for the group when it stopped leading has closed ({@link #retire}); null
          * when none closes. The group is served again, or its store closed, only after that.
          */
         volatile java.util.concurrent.CompletableFuture<Void> retiring;
+        /** When {@link #retiring} began ({@link System#nanoTime}), and whether a close that long was warned of. */
+        long retiringSince;
+
+        boolean retiringWarned;
         /**
          * With follower reads, while this node follows: the server that answers eventually consistent reads from its
          * replica, through a reader engine ({@link StorageEngine#openReader}); null otherwise. Changed only by the
@@ -963,7 +970,7 @@ public final class ClusterMember implements AutoCloseable {
                         continue;
                     }
                     log.error("node {} could not change its part in {}", cluster.nodeId(), g.name(), e);
-                    stopServing(g, "it failed");
+                    retire(g, "it failed");
                     stopReading(g, "it failed");
                 }
             }
@@ -1077,7 +1084,19 @@ public final class ClusterMember implements AutoCloseable {
         java.util.concurrent.CompletableFuture<Void> retired = g.retiring;
         if (retired != null) {
             if (!retired.isDone()) {
-                return; // the server it had when it last led still closes: a later pass serves
+                // The server it had when it last led still closes: a later pass serves. A close can take the 10 s a
+                // write waits for its entry and the 8 s its server waits for such requests; one that never ends
+                // (a request stuck on a worker) keeps the node from serving the group it leads.
+                if (!g.retiringWarned && System.nanoTime() - g.retiringSince > RETIRE_WARN_NANOS) {
+                    g.retiringWarned = true;
+                    log.warn(
+                            "node {} leads {} but cannot serve it: its server of when it last led has not closed in"
+                                    + " {} s",
+                            nodeId(),
+                            g.name(),
+                            RETIRE_WARN_NANOS / 1_000_000_000L);
+                }
+                return;
             }
             g.retiring = null;
         }
@@ -1224,11 +1243,15 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /** How long a server that stopped leading may take to close before the node warns that it cannot serve. */
+    private static final long RETIRE_WARN_NANOS = 30_000_000_000L;
+
     /**
-     * Stops this node's server for {@code g}, which no longer leads, without waiting for it to close: it lets its
-     * requests in flight finish (up to 8 s, such as writes waiting on an entry the group may not commit), on a thread
-     * of its own. So the watch goes on meanwhile with the node's other groups, one of which it may just have been
-     * elected to lead. The router sends the group's requests to its new leader at once.
+     * Stops this node's server for {@code g}, which no longer leads (or failed), without waiting for it to close: it
+     * lets its requests in flight finish, on a thread of its own (it waits 8 s for them, then for its workers to end
+     * the requests they run, such as writes waiting up to 10 s on an entry the group may not commit). So the watch
+     * goes on meanwhile with the node's other groups, one of which it may just have been elected to lead. The router
+     * sends the group's requests to its new leader at once.
      */
     private void retire(Group g, String why) {
         synchronized (g) {
@@ -1240,6 +1263,8 @@ public final class ClusterMember implements AutoCloseable {
             log.info("node {} stops serving {}: {}", cluster.nodeId(), g.name(), why);
             java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
             g.retiring = closed;
+            g.retiringSince = System.nanoTime();
+            g.retiringWarned = false;
             Thread closing = new Thread(
                     () -> {
                         try {
