@@ -345,6 +345,26 @@ public final class ClusterNode implements Replication, AutoCloseable {
         void removed(UUID id, ReplicaStore replica);
     }
 
+    /** Every Raft address a node has been given for each peer id, by id ({@link Host#knownAddresses}). */
+    static final class Addresses {
+        private final java.util.Map<String, java.util.Set<String>> byId =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
+        void note(String id, String address) {
+            byId.computeIfAbsent(id, k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                    .add(address);
+        }
+
+        void note(java.util.Collection<RaftPeer> peers) {
+            peers.forEach(p -> note(p.getId().toString(), p.getAddress()));
+        }
+
+        java.util.Set<String> of(String id) {
+            java.util.Set<String> known = byId.get(id);
+            return known == null ? java.util.Set.of() : java.util.Set.copyOf(known);
+        }
+    }
+
     /**
      * A node's one Raft server and its part in each group it is placed on ({@link ClusterNode}): each group elects a
      * leader of its own, so the groups' leaders spread over the nodes. It also finds the leaders of groups it is not
@@ -396,8 +416,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
         private java.util.concurrent.ScheduledExecutorService rounds;
         private ExecutorService asking;
-        /** The Raft address of each member id, as a configuration of any group first gave it to this node's server. */
-        private final java.util.Map<String, String> firstAddresses;
+        /** The Raft addresses this node's Raft server and clients were given for each peer id since it started. */
+        private final Addresses addresses;
 
         private Host(
                 RaftServer server,
@@ -409,9 +429,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 Parameters parameters,
                 Timings timings,
                 Adoption adoption,
-                java.util.Map<String, String> firstAddresses) {
+                Addresses addresses) {
             this.server = server;
-            this.firstAddresses = firstAddresses;
+            this.addresses = addresses;
             this.adoption = adoption;
             this.self = self;
             this.replicas = replicas;
@@ -424,14 +444,21 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
 
         /**
-         * The Raft address ({@code host:port}) at which this node's Raft server first knew member {@code id}, from a
-         * configuration of any of its groups applied since the process started; null for an id it has not known. The
-         * server reaches an id there for as long as the process runs, whatever address a later configuration gives it:
-         * Apache Ratis keeps one connection per peer id, and makes it again to the same address (its {@code
-         * PeerProxyMap}).
+         * The Raft addresses ({@code host:port}) this node's Raft server and clients have been given for peer {@code
+         * id} since the process started: by the flags, the groups it started or added, the configurations its groups
+         * applied, the changes of members it made ({@link #noteAddress}) and the members it asked. Empty for an id
+         * never named. Apache Ratis keeps one connection per peer id, and makes it again to the same address (its
+         * {@code PeerProxyMap} adds a peer only when its id is absent), so the first address it was given is where it
+         * reaches that id for as long as the process runs, whatever a later configuration says. A best effort: Ratis
+         * also reads the configurations in the log segments it keeps at a start, which are not all applied again.
          */
-        public String firstAddress(String id) {
-            return firstAddresses.get(id);
+        public java.util.Set<String> knownAddresses(String id) {
+            return addresses.of(id);
+        }
+
+        /** Notes that this node is about to give its Raft server or clients peer {@code id} at {@code address}. */
+        public void noteAddress(String id, String address) {
+            addresses.note(id, address);
         }
 
         /**
@@ -465,6 +492,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 raftPeers.add(p.raftPeer(raftPeers.isEmpty() ? 1 : 0));
             }
             RaftGroup group = join ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, raftPeers);
+            addresses.note(raftPeers);
             ReadLease lease = new ReadLease(timings.readLease());
             ClusterNode node = new ClusterNode(server, group, self, timings, parameters, lease);
             synchronized (this) {
@@ -708,6 +736,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
          */
         private org.apache.ratis.client.api.GroupManagementApi ask(String id, String address) {
             org.apache.ratis.client.RaftClient client = client();
+            addresses.note(id, address);
             client.getClientRpc()
                     .addRaftPeers(List.of(
                             RaftPeer.newBuilder().setId(id).setAddress(address).build()));
@@ -739,6 +768,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
             if (managing == null) {
                 managing = client(timings.proposal());
             }
+            addresses.note(member.id(), member.host() + ":" + member.port());
             managing.getClientRpc()
                     .addRaftPeers(List.of(RaftPeer.newBuilder()
                             .setId(member.id())
@@ -1052,7 +1082,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
         // another member ends the lease for the rest of its term, even when it came and went unseen by a read or a
         // proposal (Ratis starts handing the leadership over as soon as it is appended).
         java.util.Map<RaftGroupId, ReadLease> leases = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.Map<String, String> firstAddresses = new java.util.concurrent.ConcurrentHashMap<>();
+        Addresses addresses = new Addresses();
+        peers.forEach(p -> addresses.note(p.id(), p.host() + ":" + p.port()));
+        raftGroups.forEach(g -> addresses.note(g.getPeers()));
         for (RaftGroupId groupId : replicas.keySet()) {
             leases.put(groupId, new ReadLease(timings.readLease()));
         }
@@ -1088,8 +1120,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                     return new StoreStateMachine(
                             replica != null ? replica : hosting[0].adopted(groupId),
                             (members, term) -> {
-                                members.forEach(p ->
-                                        firstAddresses.putIfAbsent(p.getId().toString(), p.getAddress()));
+                                addresses.note(members);
                                 ReadLease lease = leases.get(groupId); // none once the group is off the node
                                 if (lease != null && prefersAnother(members, self)) {
                                     lease.revoke(term);
@@ -1107,8 +1138,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         for (RaftGroup g : raftGroups) {
             nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
         }
-        Host host =
-                new Host(server, self, replicas, leases, ownAdds, peers, parameters, timings, adoption, firstAddresses);
+        Host host = new Host(server, self, replicas, leases, ownAdds, peers, parameters, timings, adoption, addresses);
         hosting[0] = host;
         host.groups.addAll(nodes);
         for (int i = 0; i < nodes.size(); i++) {

@@ -675,22 +675,28 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * Why adding {@code added} is refused, or null (also for a removal, {@code added} null): its id was a member at
-     * another Raft address, and this node's Raft server, which makes the change, would go on sending to that address
-     * ({@link ClusterNode.Host#firstAddress}), so the new member would never catch up and the change never complete.
+     * Why adding {@code added} is refused, or null (also for a removal, {@code added} null): this node's Raft server
+     * or clients were given its id at another Raft address ({@link ClusterNode.Host#knownAddresses}: a former member,
+     * or a change tried before), and would go on sending to that address, so the new member would never catch up and
+     * the change never complete. An addition that goes on is noted, so that one retried at another address is refused
+     * as well.
      */
     private String knownElsewhere(ClusterConfig.Member added) {
         if (added == null) {
             return null;
         }
-        String known = host.firstAddress(added.id());
         String asked = added.host() + ":" + added.raftPort();
-        if (known == null || known.equals(asked)) {
+        List<String> other = host.knownAddresses(added.id()).stream()
+                .filter(a -> !a.equals(asked))
+                .sorted()
+                .toList();
+        if (other.isEmpty()) {
+            host.noteAddress(added.id(), asked);
             return null;
         }
-        return "node " + added.id() + " was a member at " + known + ", where this node's Raft server reaches that id"
-                + " until it restarts (Apache Ratis keeps the first address it knew a member by): add the node at "
-                + asked + " with a new id";
+        return "node " + added.id() + " is known to this node's Raft server at " + String.join(" and ", other)
+                + " (a former member, or a change tried before), where it sends to that id for as long as it runs: add"
+                + " the node at " + asked + " with a new id";
     }
 
     /**

@@ -675,7 +675,7 @@ class ClusterIT {
                 nodes[3], "{\"add\": \"" + gone.id() + "=127.0.0.1:" + otherPort + ":" + FreePorts.next() + "\"}");
         assertThat(elsewhere.statusCode()).as(elsewhere.body()).isEqualTo(400);
         assertThat(elsewhere.body())
-                .contains("node " + gone.id() + " was a member at 127.0.0.1:" + gone.raftPort())
+                .contains("node " + gone.id() + " is known to this node's Raft server at 127.0.0.1:" + gone.raftPort())
                 .contains("add the node at 127.0.0.1:" + otherPort + " with a new id");
         for (ClusterMember m : nodes) {
             if (m != null) {
