@@ -47,13 +47,9 @@ public final class Endpoint {
         Boolean known = partita;
         if (known == null) {
             try {
-                java.net.http.HttpResponse<Void> r = java.net.http.HttpClient.newHttpClient()
-                        .send(
-                                java.net.http.HttpRequest.newBuilder(uri().resolve("/admin/indexes"))
-                                        .timeout(java.time.Duration.ofSeconds(10))
-                                        .build(),
-                                java.net.http.HttpResponse.BodyHandlers.discarding());
-                known = r.statusCode() == 200;
+                known = adminRequest("GET", "/admin/indexes", java.time.Duration.ofSeconds(10))
+                                .statusCode()
+                        == 200;
             } catch (java.io.IOException e) {
                 known = false;
             } catch (InterruptedException e) {
@@ -63,6 +59,45 @@ public final class Endpoint {
             partita = known;
         }
         return known;
+    }
+
+    private static final java.net.http.HttpClient ADMIN_HTTP = java.net.http.HttpClient.newBuilder()
+            .connectTimeout(java.time.Duration.ofSeconds(2))
+            .build();
+
+    /**
+     * {@code method} of a Partita admin path, with no body, signed as the SDK signs a request with the suite's
+     * credentials: a Partita in strict mode (a cluster's too) verifies an admin request's signature, and sends it to
+     * the signing key's account; open mode ignores it.
+     */
+    public static java.net.http.HttpResponse<String> adminRequest(
+            String method, String pathAndQuery, java.time.Duration timeout)
+            throws java.io.IOException, InterruptedException {
+        URI target = uri().resolve(pathAndQuery);
+        software.amazon.awssdk.http.SdkHttpRequest signed =
+                software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner.create()
+                        .sign(r -> r.identity(credentials().resolveCredentials())
+                                .request(software.amazon.awssdk.http.SdkHttpRequest.builder()
+                                        .method(software.amazon.awssdk.http.SdkHttpMethod.fromValue(method))
+                                        .uri(target)
+                                        .build())
+                                .putProperty(
+                                        software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner
+                                                .SERVICE_SIGNING_NAME,
+                                        "dynamodb")
+                                .putProperty(
+                                        software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner.REGION_NAME,
+                                        region().id()))
+                        .request();
+        java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(target)
+                .timeout(timeout)
+                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody());
+        signed.headers().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase("host") && !name.equalsIgnoreCase("content-length")) {
+                values.forEach(v -> b.header(name, v));
+            }
+        });
+        return ADMIN_HTTP.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     public static synchronized URI uri() {

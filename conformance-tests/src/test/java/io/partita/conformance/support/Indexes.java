@@ -2,8 +2,6 @@ package io.partita.conformance.support;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,9 +16,6 @@ import software.amazon.awssdk.services.dynamodb.model.TableDescription;
  * fraction of a second, under normal conditions", Using Global Secondary Indexes), polling, as users must.
  */
 public final class Indexes {
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
     private Indexes() {}
 
     /** Returns once every GSI of {@code table} has every change made before the call, and is ACTIVE. */
@@ -58,13 +53,13 @@ public final class Indexes {
         return admin(endpoint, "GET", pathAndQuery, Duration.ofSeconds(30), false);
     }
 
+    /** Signed ({@link Endpoint#adminRequest}), to {@code endpoint}: the suite's own. */
     private static String admin(URI endpoint, String method, String pathAndQuery, Duration timeout, boolean ok) {
-        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(pathAndQuery))
-                .timeout(timeout)
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .build();
+        if (!endpoint.equals(Endpoint.uri())) {
+            throw new IllegalArgumentException("not the suite's endpoint: " + endpoint);
+        }
         try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = Endpoint.adminRequest(method, pathAndQuery, timeout);
             if (ok && r.statusCode() != 200) {
                 throw new AssertionError(method + " " + pathAndQuery + " answered " + r.statusCode() + ": " + r.body());
             }
