@@ -97,7 +97,7 @@ class ClusterStrictIT {
     /** A request on this table (which is never made) answers {@value #SLOW_MILLIS} ms late on the nodes of start. */
     private static final String SLOW = "slow";
 
-    private static final long SLOW_MILLIS = 12_000;
+    private static final long SLOW_MILLIS = 6_000;
 
     private ClusterMember start(int i) throws Exception {
         nodes[i] = startNode(

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * which each read sees the latest write.
  */
 class LinearizabilityIT {
-    private static final int DEFAULT_SECONDS = 35;
+    private static final int DEFAULT_SECONDS = 24;
     private static final int KEYS = 4;
     private static final int CLIENTS_PER_KEY = 3;
     private static final ObjectMapper JSON = new ObjectMapper();
