@@ -150,6 +150,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ClusterNode.class);
 
+    /** The Raft addresses its host's server and clients have been given, by peer id ({@link Host#knownAddresses}). */
+    private final Addresses addresses;
+
     private final RaftServer server;
     private final RaftGroup group;
     private final RaftPeerId self;
@@ -185,8 +188,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
             RaftPeerId self,
             Timings timings,
             Parameters parameters,
-            ReadLease lease) {
+            ReadLease lease,
+            Addresses addresses) {
         this.server = server;
+        this.addresses = addresses;
         this.parameters = parameters;
         this.group = group;
         this.self = self;
@@ -446,19 +451,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
         /**
          * The Raft addresses ({@code host:port}) this node's Raft server and clients have been given for peer {@code
          * id} since the process started: by the flags, the groups it started or added, the configurations its groups
-         * applied, the changes of members it made ({@link #noteAddress}) and the members it asked. Empty for an id
-         * never named. Apache Ratis keeps one connection per peer id, and makes it again to the same address (its
-         * {@code PeerProxyMap} adds a peer only when its id is absent), so the first address it was given is where it
-         * reaches that id for as long as the process runs, whatever a later configuration says. A best effort: Ratis
-         * also reads the configurations in the log segments it keeps at a start, which are not all applied again.
+         * applied, the changes of members it made ({@link ClusterNode#changeMembers}) and the members it asked. Empty
+         * for an id never named. Apache Ratis keeps one connection per peer id, and makes it again to the same address
+         * (its {@code PeerProxyMap} adds a peer only when its id is absent), so the first address it was given is where
+         * it reaches that id for as long as the process runs, whatever a later configuration says. A best effort: Ratis
+         * also reads the configurations in the log segments it keeps at a start, which are not all applied again, and
+         * a group another member adds to this node is noted once its configuration applies.
          */
         public java.util.Set<String> knownAddresses(String id) {
             return addresses.of(id);
-        }
-
-        /** Notes that this node is about to give its Raft server or clients peer {@code id} at {@code address}. */
-        public void noteAddress(String id, String address) {
-            addresses.note(id, address);
         }
 
         /**
@@ -494,7 +495,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
             RaftGroup group = join ? RaftGroup.valueOf(groupId) : RaftGroup.valueOf(groupId, raftPeers);
             addresses.note(raftPeers);
             ReadLease lease = new ReadLease(timings.readLease());
-            ClusterNode node = new ClusterNode(server, group, self, timings, parameters, lease);
+            ClusterNode node = new ClusterNode(server, group, self, timings, parameters, lease, addresses);
             synchronized (this) {
                 if (closed) {
                     node.sender.shutdown();
@@ -558,7 +559,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             leases.put(groupId, lease);
             replicas.put(groupId, replica);
             adoptedAt.put(groupId, System.nanoTime());
-            ClusterNode node = new ClusterNode(server, RaftGroup.valueOf(groupId), self, timings, parameters, lease);
+            ClusterNode node =
+                    new ClusterNode(server, RaftGroup.valueOf(groupId), self, timings, parameters, lease, addresses);
             replica.replicateThrough(node);
             groups.add(node);
             log.info("node {} takes part in group {}, which another member added to it", self, groupId.getUuid());
@@ -1136,7 +1138,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 .build();
         List<ClusterNode> nodes = new java.util.ArrayList<>();
         for (RaftGroup g : raftGroups) {
-            nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId())));
+            nodes.add(new ClusterNode(server, g, self, timings, parameters, leases.get(g.getGroupId()), addresses));
         }
         Host host = new Host(server, self, replicas, leases, ownAdds, peers, parameters, timings, adoption, addresses);
         hosting[0] = host;
@@ -1555,6 +1557,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 throw new StorageUnavailableException(
                         "the group did not change its members within " + timeout.toSeconds() + " s", null, true);
             }
+            // This node's server (leading) or its Ratis client (through the leader) takes the new members' addresses.
+            addresses.note(peers);
             if (setConfigurationThroughLeader(current, peers, Duration.ofNanos(left))) {
                 return next;
             }

@@ -50,8 +50,8 @@ public final class Endpoint {
                 known = adminRequest("GET", "/admin/indexes", java.time.Duration.ofSeconds(10))
                                 .statusCode()
                         == 200;
-            } catch (java.io.IOException e) {
-                known = false;
+            } catch (java.io.IOException | RuntimeException e) {
+                known = false; // no answer, or no credentials to sign with (the SDK's client would fail too)
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 known = false;

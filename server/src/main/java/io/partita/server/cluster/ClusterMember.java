@@ -142,9 +142,9 @@ public final class ClusterMember implements AutoCloseable {
          */
         volatile java.util.concurrent.CompletableFuture<Void> retiring;
         /** When {@link #retiring} began ({@link System#nanoTime}), and whether a close that long was warned of. */
-        long retiringSince;
+        volatile long retiringSince;
 
-        boolean retiringWarned;
+        volatile boolean retiringWarned;
         /**
          * With follower reads, while this node follows: the server that answers eventually consistent reads from its
          * replica, through a reader engine ({@link StorageEngine#openReader}); null otherwise. Changed only by the
@@ -678,8 +678,8 @@ public final class ClusterMember implements AutoCloseable {
      * Why adding {@code added} is refused, or null (also for a removal, {@code added} null): this node's Raft server
      * or clients were given its id at another Raft address ({@link ClusterNode.Host#knownAddresses}: a former member,
      * or a change tried before), and would go on sending to that address, so the new member would never catch up and
-     * the change never complete. An addition that goes on is noted, so that one retried at another address is refused
-     * as well.
+     * the change never complete. An addition that goes on is noted as it is made, so that one retried at another
+     * address is refused as well.
      */
     private String knownElsewhere(ClusterConfig.Member added) {
         if (added == null) {
@@ -691,8 +691,7 @@ public final class ClusterMember implements AutoCloseable {
                 .sorted()
                 .toList();
         if (other.isEmpty()) {
-            host.noteAddress(added.id(), asked);
-            return null;
+            return null; // ClusterNode.changeMembers notes the address as it gives it to Ratis
         }
         return "node " + added.id() + " is known to this node's Raft server at " + String.join(" and ", other)
                 + " (a former member, or a change tried before), where it sends to that id for as long as it runs: add"
@@ -1090,18 +1089,8 @@ public final class ClusterMember implements AutoCloseable {
         java.util.concurrent.CompletableFuture<Void> retired = g.retiring;
         if (retired != null) {
             if (!retired.isDone()) {
-                // The server it had when it last led still closes: a later pass serves. A close can take the 10 s a
-                // write waits for its entry and the 8 s its server waits for such requests; one that never ends
-                // (a request stuck on a worker) keeps the node from serving the group it leads.
-                if (!g.retiringWarned && System.nanoTime() - g.retiringSince > RETIRE_WARN_NANOS) {
-                    g.retiringWarned = true;
-                    log.warn(
-                            "node {} leads {} but cannot serve it: its server of when it last led has not closed in"
-                                    + " {} s",
-                            nodeId(),
-                            g.name(),
-                            RETIRE_WARN_NANOS / 1_000_000_000L);
-                }
+                // The server it had when it last led still closes: a later pass serves.
+                warnIfRetiring(g, "leads " + g.name() + " but cannot serve it");
                 return;
             }
             g.retiring = null;
@@ -1142,6 +1131,7 @@ public final class ClusterMember implements AutoCloseable {
         java.util.concurrent.CompletableFuture<Void> retired = g.retiring;
         if (retired != null && !retired.isDone()) {
             g.readable = false; // its engine of when it led still closes: a later pass opens a reader
+            warnIfRetiring(g, "follows " + g.name() + " but cannot read its replica");
             return;
         }
         if (replica.installing()) {
@@ -1253,6 +1243,22 @@ public final class ClusterMember implements AutoCloseable {
     private static final long RETIRE_WARN_NANOS = 30_000_000_000L;
 
     /**
+     * Warns, once for each {@link #retire}, of a server that has not closed in {@link #RETIRE_WARN_NANOS}. A close can
+     * take the 10 s a write waits for its entry and the 8 s its server waits for such requests; one that never ends (a
+     * request stuck on a worker) keeps the node from serving the group, or reading it.
+     */
+    private void warnIfRetiring(Group g, String what) {
+        if (!g.retiringWarned && System.nanoTime() - g.retiringSince > RETIRE_WARN_NANOS) {
+            g.retiringWarned = true;
+            log.warn(
+                    "node {} {}: its server of when it last led has not closed in {} s",
+                    nodeId(),
+                    what,
+                    RETIRE_WARN_NANOS / 1_000_000_000L);
+        }
+    }
+
+    /**
      * Stops this node's server for {@code g}, which no longer leads (or failed), without waiting for it to close: it
      * lets its requests in flight finish, on a thread of its own (it waits 8 s for them, then for its workers to end
      * the requests they run, such as writes waiting up to 10 s on an entry the group may not commit). So the watch
@@ -1294,6 +1300,8 @@ public final class ClusterMember implements AutoCloseable {
     private static final long MOVE_MILLIS = 500;
     /** How often the members a move left are asked again to take the group off, and a stray replica checked. */
     private static final long RECHECK_NANOS = 5_000_000_000L;
+    /** How long a move onto a member whose id this node knows at another address waits before it looks again. */
+    private static final long KNOWN_ELSEWHERE_NANOS = 60_000_000_000L;
     /** How long after a member could not be added to a group it is asked again. */
     private static final long ADD_AGAIN_NANOS = 2_000_000_000L;
     /** How long the members a move left are asked to take the group off, when they cannot be reached. */
@@ -1704,6 +1712,28 @@ public final class ClusterMember implements AutoCloseable {
         List<String> stepIds = sorted(step);
         if (System.nanoTime() - g.addAgainAt < 0) {
             return;
+        }
+        if (adding != null) {
+            ClusterNode.Peer peer = byId.get(adding);
+            String at = peer.host() + ":" + peer.port();
+            List<String> other = host.knownAddresses(adding).stream()
+                    .filter(a -> !a.equals(at))
+                    .sorted()
+                    .toList();
+            if (!other.isEmpty()) {
+                // Its Raft server would send to the address it first knew (knownElsewhere): the member would never
+                // catch up. An operator restarts this node, or removes the member and adds it with a new id.
+                g.addAgainAt = System.nanoTime() + KNOWN_ELSEWHERE_NANOS;
+                log.error(
+                        "node {} cannot move {} onto {} at {}: its Raft server knows that id at {} (a former member),"
+                                + " and would send there; restart this node, or give the member a new id",
+                        nodeId(),
+                        g.name(),
+                        adding,
+                        at,
+                        String.join(" and ", other));
+                return;
+            }
         }
         log.info("node {} moves {} from {} towards {}: to {}", nodeId(), g.name(), has, target, stepIds);
         if (adding != null) {

@@ -567,7 +567,9 @@ class ClusterStrictIT {
         });
         HttpResponse<String> removed = signedPost(fourth, "{\"remove\": \"n0\"}", "AK2", "secret-2");
         assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
-        await("account 0's group led by n1", () -> nodes[1].serving(ACCOUNTS.get(0)));
+        await(
+                "account 0's group led by n1, and account 1's no longer",
+                () -> nodes[1].serving(ACCOUNTS.get(0)) && !nodes[1].serving(ACCOUNTS.get(1)));
         assertThat(slow)
                 .as("the request in flight on n1's server for account 1")
                 .isNotDone();
