@@ -104,8 +104,11 @@ export async function clusterPage(el) {
     body.innerHTML = '<div class="card"><p>Cluster <b>' + esc(own.cluster) + "</b>, " + own.members.length +
       (placed
         ? " members, " + (groups.length > 1
-          ? "a Raft group per account (" + groups.length + "), each placed on some of them.</p>"
-          : "one Raft group, placed on some of them.</p>")
+          ? "a Raft group per account (" + groups.length + "), each placed on some of them."
+          : "one Raft group, placed on some of them.") +
+          // The members' group's leader makes the changes of the members and places the groups new to the cluster.
+          " The members' group is led by <b id=\"cluster-members-leader\">" +
+          esc((own.membersGroup && own.membersGroup.leader) || "none (an election is under way)") + "</b>.</p>"
         : (groups.length > 1
           ? " members, a Raft group per account (" + groups.length + "); the members table shows the first account's."
           : " members, one Raft group for the whole store.") + " Leader: <b id=\"cluster-leader\">" +

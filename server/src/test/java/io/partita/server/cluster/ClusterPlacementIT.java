@@ -297,9 +297,14 @@ class ClusterPlacementIT {
         try {
             browser.get("http://127.0.0.1:" + nodes[3].port() + "/console/#/cluster");
             // Read in one go, each time the page may have redrawn: the group's row (its leader, then its members),
-            // the leader's row with what it leads, and n3's with no group.
+            // the leader's row with what it leads, n3's with no group, and the members' group's leader as n3 knows it.
             new WebDriverWait(browser, Duration.ofSeconds(60))
-                    .until(d -> text(browser, "#cluster-groups tr[data-group='000000000000']")
+                    .until(d -> text(browser, "#cluster-members-leader")
+                                    .equals(view(nodes[3])
+                                            .get("membersGroup")
+                                            .get("leader")
+                                            .asText("none"))
+                            && text(browser, "#cluster-groups tr[data-group='000000000000']")
                                     .matches("(?s)000000000000\\s+\\S+\\s+n0\\b.*n0, n1, n2.*")
                             && text(browser, "#cluster-members tr[data-node=n0]")
                                     .matches("(?s)n0.*\\s1\\s+000000000000.*")
