@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * hands it the entries after that point once each: a batch's counters (merges) are never applied twice.
  *
  * <p>Snapshots are RocksDB checkpoints ({@link RocksStore#checkpointTo}), each a directory {@code
- * checkpoint-<term>-<index>} of the group's state-machine folder, taken every so many entries on every replica; the
- * log before one is then purged. A replica that needs purged entries gets the leader's latest checkpoint instead
- * (Ratis sends its files) and {@link #reinitialize} installs it in place of its store.
+ * checkpoint-<term>-<index>} of the group's state-machine folder, taken every so many entries on every replica (the
+ * log before one is then purged), and at a start whose store is past the newest. A replica that needs purged entries
+ * gets the leader's latest checkpoint instead (Ratis sends its files) and {@link #reinitialize} installs it in place
+ * of its store.
  */
 final class StoreStateMachine extends BaseStateMachine {
     private static final Logger log = LoggerFactory.getLogger(StoreStateMachine.class);
@@ -65,8 +66,6 @@ final class StoreStateMachine extends BaseStateMachine {
     private volatile Path checkpoints;
     /** The latest checkpoint and its files, or null before the first. */
     private volatile SnapshotInfo latest;
-    /** Where the store's state stood when this replica started, if it had no checkpoint yet; else null. */
-    private volatile SnapshotInfo recovered;
 
     /** Told when the group is taken off this node, before Ratis deletes its storage. */
     private final Runnable removed;
@@ -116,13 +115,41 @@ final class StoreStateMachine extends BaseStateMachine {
         }
         if (applied != null) {
             setLastAppliedTermIndex(TermIndex.valueOf(applied[0], applied[1]));
+            if (newest == null || newest.index() < applied[1]) {
+                // The store went on past its newest checkpoint (the process was killed: a clean stop takes one at the
+                // last entry), or has none yet. Ratis starts applying after the latest snapshot's entry, and a new
+                // member is first sent that snapshot whole; so the snapshot must be the store as it is.
+                newest = checkpointAt(applied[0], applied[1]);
+            }
         }
         if (newest != null) {
             latest = newest.info();
-        } else if (applied != null) {
-            recovered = new FileListSnapshotInfo(List.of(), applied[0], applied[1]);
         }
         getLifeCycle().startAndTransition(() -> {});
+    }
+
+    /**
+     * Takes a checkpoint of the store, which holds entries up to {@code index} of {@code term}, deletes the ones before
+     * it but the previous, and returns it. On the thread that applies entries, between two of them, or at start.
+     */
+    private Checkpoint checkpointAt(long term, long index) throws IOException {
+        long started = System.nanoTime();
+        Checkpoint taken = new Checkpoint(checkpoints.resolve("checkpoint-" + term + "-" + index), term, index);
+        if (Files.exists(taken.dir())) {
+            deleteTree(taken.dir()); // unfinished: a checkpoint of this name is whole only with its CURRENT file
+        }
+        try {
+            replica.store().checkpointTo(taken.dir());
+        } catch (RuntimeException e) {
+            throw new IOException("cannot take a checkpoint at entry " + index + ": " + e.getMessage(), e);
+        }
+        deleteCheckpointsBefore(taken, 1);
+        log.info(
+                "replica {} took checkpoint {} in {} ms",
+                getId(),
+                taken.dir().getFileName(),
+                (System.nanoTime() - started) / 1_000_000);
+        return taken;
     }
 
     /** The newest complete checkpoint in the state-machine folder, or null. */
@@ -151,14 +178,14 @@ final class StoreStateMachine extends BaseStateMachine {
     }
 
     /**
-     * The latest checkpoint: what the leader sends a replica that needs purged entries. Before the first, where the
-     * store stood at startup: the store itself is durable up to the entry it last applied, which Ratis starts applying
-     * after (no log is purged before a checkpoint exists, so nothing is ever sent from it).
+     * The latest checkpoint: what the leader sends a replica that needs purged entries, and a member being added before
+     * it sends the log after it (Ratis's {@code LogAppenderBase.shouldInstallSnapshot}). Ratis also starts applying
+     * after its entry, so from the start it is the store as it was then ({@link #initialize}); null only for a store
+     * that never applied an entry.
      */
     @Override
     public SnapshotInfo getLatestSnapshot() {
-        SnapshotInfo newest = latest;
-        return newest != null ? newest : recovered;
+        return latest;
     }
 
     /**
@@ -185,24 +212,7 @@ final class StoreStateMachine extends BaseStateMachine {
             // The entries since the store's last were Raft's own; the checkpoint holds them too.
             replica.store().recordApplied(last.getTerm(), last.getIndex());
         }
-        long started = System.nanoTime();
-        Checkpoint taken = new Checkpoint(
-                checkpoints.resolve("checkpoint-" + last.getTerm() + "-" + last.getIndex()),
-                last.getTerm(),
-                last.getIndex());
-        try {
-            replica.store().checkpointTo(taken.dir());
-        } catch (RuntimeException e) {
-            throw new IOException("cannot take a checkpoint at entry " + last.getIndex() + ": " + e.getMessage(), e);
-        }
-        latest = taken.info();
-        recovered = null;
-        deleteCheckpointsBefore(taken, 1);
-        log.info(
-                "replica {} took checkpoint {} in {} ms",
-                getId(),
-                taken.dir().getFileName(),
-                (System.nanoTime() - started) / 1_000_000);
+        latest = checkpointAt(last.getTerm(), last.getIndex()).info();
         return last.getIndex();
     }
 
@@ -262,7 +272,6 @@ final class StoreStateMachine extends BaseStateMachine {
         }
         setLastAppliedTermIndex(TermIndex.valueOf(installed.term(), installed.index()));
         latest = installed.info();
-        recovered = null;
         log.info(
                 "replica {} installed checkpoint {} in {} ms",
                 getId(),

@@ -585,6 +585,89 @@ class ReplicatedStoreIT {
         awaitConverged(301);
     }
 
+    /**
+     * The checkpoints in node {@code i}'s Raft storage, of every group: the directories {@code
+     * checkpoint-<term>-<index>} of the groups' state-machine folders.
+     */
+    private List<Path> checkpoints(int i) throws IOException {
+        try (var walk = java.nio.file.Files.walk(dir.resolve("n" + i + "/raft"))) {
+            return walk.filter(p -> java.nio.file.Files.isDirectory(p)
+                            && p.getFileName().toString().startsWith("checkpoint-"))
+                    .toList();
+        }
+    }
+
+    /**
+     * Stops every replica and starts it again on its storage as a SIGKILL would leave it. A clean stop takes a
+     * checkpoint of the store at its last entry (Ratis's {@code StateMachineUpdater}); a killed process takes none. So
+     * the store has applied entries past its newest checkpoint, or has none at all.
+     */
+    private void restartAsKilled() throws IOException {
+        for (int i = 0; i < replicas.length; i++) {
+            if (replicas[i] == null) {
+                continue;
+            }
+            List<Path> before = checkpoints(i);
+            replicas[i].stop();
+            replicas[i] = null;
+            for (Path taken : checkpoints(i)) {
+                if (!before.contains(taken)) {
+                    try (var walk = java.nio.file.Files.walk(taken)) {
+                        for (Path p :
+                                walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            java.nio.file.Files.delete(p);
+                        }
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < replicas.length; i++) {
+            if (i < peers.size()) {
+                start(i, i >= 3);
+            }
+        }
+    }
+
+    @Test
+    void replicasKilledPastTheirNewestCheckpointRestartApplyingNoEntryTwiceAndANewMemberIsSentTheirState()
+            throws IOException {
+        // No checkpoint yet (one every 100,000 entries): killed and restarted, the leader's latest snapshot is its
+        // store. A member added then is sent a checkpoint of it first, as Ratis sends any new member (before, Ratis
+        // was handed a snapshot with no files, failed to send it, and tried again without end: the change never came).
+        startAll();
+        leader().store().createItemFamily(FAMILY);
+        for (int i = 0; i < 20; i++) {
+            write(leader(), i);
+        }
+        awaitConverged(20);
+        restartAsKilled();
+        write(leader(), 20);
+        awaitConverged(21);
+        List<ClusterNode.Peer> four = new ArrayList<>(peers);
+        four.add(new ClusterNode.Peer("n3", "127.0.0.1", freePort()));
+        peers.clear();
+        peers.addAll(four);
+        start(3, true);
+        leader().node().changeMembers(four, java.time.Duration.ofSeconds(20));
+        awaitConverged(21);
+
+        // A checkpoint every 50 entries: killed past its newest, a replica starts applying after its store's last
+        // entry, not after the checkpoint's (before, Ratis applied the entries between again, a counter's merges
+        // twice, and stopped the group on the replica at the first entry it had applied already).
+        retention = new ClusterNode.LogRetention(50, 4096);
+        restartAsKilled();
+        for (int i = 21; i < 130; i++) {
+            write(leader(), i);
+        }
+        awaitConverged(130);
+        for (int i = 0; i < 4; i++) {
+            assertThat(checkpoints(i)).as("n" + i + "'s checkpoints").isNotEmpty();
+        }
+        restartAsKilled();
+        write(leader(), 130);
+        awaitConverged(131);
+    }
+
     /** One node of several groups: its server, and its replica of each group's store. */
     private record Node(ClusterNode.Host host, List<ReplicaStore> stores) {
         void stop() throws IOException {
