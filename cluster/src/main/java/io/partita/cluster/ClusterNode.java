@@ -1246,7 +1246,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /** The Ratis server's settings for node {@code me} (package-private for its test). */
     static RaftProperties properties(Peer me, Path raftDir, Timings timings, boolean fsync, LogRetention retention) {
         RaftProperties properties = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        // Ratis's gRPC, its leaders sending a follower a checkpoint in one more case (PartitaRpc.Appender).
+        RaftConfigKeys.Rpc.setType(properties, new PartitaRpc());
         GrpcConfigKeys.Server.setHost(properties, me.host());
         GrpcConfigKeys.Server.setPort(properties, me.port());
         RaftServerConfigKeys.setStorageDir(properties, List.of(raftDir.toFile()));

@@ -220,15 +220,21 @@ class ReplicatedStoreIT {
         appender.stopAsync().get(10, java.util.concurrent.TimeUnit.SECONDS);
     }
 
-    @Test
-    void aLeaderWhoseAppendsToALiveFollowerStoppedStepsDownAndTheFollowerCatchesUp() throws Exception {
+    /** Starts the three replicas, and writes items 0 to {@code items} - 1 through the leader; returns the leader. */
+    private Replica startWith(int items) throws IOException {
         startAll();
         Replica leader = leader();
         leader.store().createItemFamily(FAMILY);
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < items; i++) {
             write(leader, i);
         }
-        awaitConverged(10);
+        awaitConverged(items);
+        return leader;
+    }
+
+    @Test
+    void aLeaderWhoseAppendsToALiveFollowerStoppedStepsDownAndTheFollowerCatchesUp() throws Exception {
+        Replica leader = startWith(10);
         // The starved follower is a member added after the nodes started: the watchdog asks it through a client made
         // with the first members, which learns its address from the group's configuration.
         List<ClusterNode.Peer> four = new ArrayList<>(peers);
@@ -634,12 +640,7 @@ class ReplicatedStoreIT {
         // No checkpoint yet (one every 100,000 entries): killed and restarted, the leader's latest snapshot is its
         // store. A member added then is sent a checkpoint of it first, as Ratis sends any new member (before, Ratis
         // was handed a snapshot with no files, failed to send it, and tried again without end: the change never came).
-        startAll();
-        leader().store().createItemFamily(FAMILY);
-        for (int i = 0; i < 20; i++) {
-            write(leader(), i);
-        }
-        awaitConverged(20);
+        startWith(20);
         restartAsKilled();
         write(leader(), 20);
         awaitConverged(21);
@@ -666,6 +667,31 @@ class ReplicatedStoreIT {
         restartAsKilled();
         write(leader(), 130);
         awaitConverged(131);
+    }
+
+    @Test
+    void aLeaderAwayWhileTheNextPurgedTheLogBeforeItsTermCatchesUpFromTheCheckpoint() throws IOException {
+        // A checkpoint every 50 entries, in segments of 1 MB: only a new term (or a restart) begins a segment here.
+        retention = new ClusterNode.LogRetention(50, 1 << 20);
+        Replica first = startWith(20);
+        int away = java.util.Arrays.asList(replicas).indexOf(first);
+        long last = first.node().lastAppliedIndex();
+        first.stop();
+        replicas[away] = null;
+
+        // The next leader's term begins a segment just after the stopped leader's last entry; its checkpoints purge
+        // every segment before it, so its log begins with the entry the stopped leader needs next. Ratis 3.2.2 sends
+        // such a follower neither that entry's predecessor nor the checkpoint (PartitaRpc.Appender).
+        Replica next = leader();
+        for (int i = 20; i < 200; i++) {
+            write(next, i);
+        }
+        awaitConverged(200);
+        await("the leader purging the log before its term", () -> next.node().logStartIndex() > last);
+        start(away);
+        awaitConverged(200);
+        write(leader(), 200);
+        awaitConverged(201);
     }
 
     /** One node of several groups: its server, and its replica of each group's store. */

@@ -32,8 +32,12 @@ final class ClusterProcesses implements AutoCloseable {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private ClusterProcesses(Path dir, boolean linked) throws Exception {
+    /** Arguments every node is started with besides the cluster's own. */
+    private final List<String> extra;
+
+    private ClusterProcesses(Path dir, boolean linked, List<String> extra) throws Exception {
         this.dir = dir;
+        this.extra = List.copyOf(extra);
         int[][] ports = new int[3][];
         for (int i = 0; i < 3; i++) {
             apiPorts[i] = FreePorts.next();
@@ -54,12 +58,17 @@ final class ClusterProcesses implements AutoCloseable {
     }
 
     static ClusterProcesses start(Path dir) throws Exception {
-        return new ClusterProcesses(dir, false);
+        return new ClusterProcesses(dir, false, List.of());
+    }
+
+    /** A cluster whose every node is also given {@code arguments}. */
+    static ClusterProcesses start(Path dir, String... arguments) throws Exception {
+        return new ClusterProcesses(dir, false, List.of(arguments));
     }
 
     /** A cluster whose nodes reach each other through {@link #links}, which can cut one off. */
     static ClusterProcesses linked(Path dir) throws Exception {
-        return new ClusterProcesses(dir, true);
+        return new ClusterProcesses(dir, true, List.of());
     }
 
     /** The network between the nodes ({@link #linked} clusters only). */
@@ -69,15 +78,13 @@ final class ClusterProcesses implements AutoCloseable {
 
     /** Starts node {@code i} (again) on its data directory. */
     void start(int i) throws Exception {
+        List<String> arguments = new ArrayList<>(
+                List.of("--cluster-members", String.join(",", members), "--node-id", "n" + i, "--throughput", "off"));
+        arguments.addAll(extra);
         nodes[i] = ServerProcess.start(
                 dir.resolve("n" + i),
                 links == null ? List.of() : List.of("-Djdk.net.hosts.file=" + links.hostsFile(dir, i)),
-                "--cluster-members",
-                String.join(",", members),
-                "--node-id",
-                "n" + i,
-                "--throughput",
-                "off");
+                arguments.toArray(String[]::new));
         assertThat(nodes[i].port()).isEqualTo(apiPorts[i]);
     }
 
