@@ -1246,7 +1246,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /** The Ratis server's settings for node {@code me} (package-private for its test). */
     static RaftProperties properties(Peer me, Path raftDir, Timings timings, boolean fsync, LogRetention retention) {
         RaftProperties properties = new RaftProperties();
-        // Ratis's gRPC, its leaders sending a follower a checkpoint in one more case (PartitaRpc.Appender).
+        // Ratis's gRPC, its leaders sending a follower a checkpoint in one more case (PartitaRpc.PartitaLogAppender).
         RaftConfigKeys.Rpc.setType(properties, new PartitaRpc());
         GrpcConfigKeys.Server.setHost(properties, me.host());
         GrpcConfigKeys.Server.setPort(properties, me.port());
@@ -1773,7 +1773,10 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return division().getRaftLog().getStartIndex();
     }
 
-    /** The entry this node's latest checkpoint ends with, or -1 before its first. */
+    /**
+     * The entry this node's latest checkpoint ends with, or -1 before its first (a store that never applied an entry,
+     * or one whose checkpoint at a start failed: StoreStateMachine).
+     */
     public long snapshotIndex() {
         var snapshot = division().getStateMachine().getLatestSnapshot();
         return snapshot == null || snapshot.getFiles().isEmpty() ? -1 : snapshot.getIndex();

@@ -14,8 +14,8 @@ import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
  * Ratis's gRPC transport, but for one decision of a leader's log appender: when to send a follower the latest
- * checkpoint ({@link Appender#shouldInstallSnapshot}). A node's Ratis server names it by class in its settings
- * ({@code raft.rpc.type}), as Ratis takes an {@link RpcType} of one's own; its clients use Ratis's own gRPC.
+ * checkpoint ({@link PartitaLogAppender#shouldInstallSnapshot}). A node's Ratis server names it by class in its
+ * settings ({@code raft.rpc.type}), as Ratis takes an {@link RpcType} of one's own; its clients use Ratis's own gRPC.
  */
 public final class PartitaRpc implements RpcType {
     /** Made by Ratis, by reflection, from the class's name. */
@@ -31,7 +31,7 @@ public final class PartitaRpc implements RpcType {
         return new Factory(parameters);
     }
 
-    /** Ratis's gRPC factory, whose leaders' log appenders are {@link Appender}s. */
+    /** Ratis's gRPC factory, whose leaders' log appenders are {@link PartitaLogAppender}s. */
     static final class Factory extends GrpcFactory {
         Factory(Parameters parameters) {
             super(parameters);
@@ -39,7 +39,7 @@ public final class PartitaRpc implements RpcType {
 
         @Override
         public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
-            return new Appender(server, state, follower);
+            return new PartitaLogAppender(server, state, follower);
         }
     }
 
@@ -56,21 +56,33 @@ public final class PartitaRpc implements RpcType {
      * (after 2 × {@code --cluster-snapshot-entries} entries). Seen on a {@code cluster/run-local.sh} cluster with a
      * checkpoint every 300 entries: the killed leader, back after 5,600 writes, stayed at its entry 119 for good.
      */
-    static final class Appender extends GrpcLogAppender {
-        Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+    static final class PartitaLogAppender extends GrpcLogAppender {
+        PartitaLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
             super(server, state, follower);
         }
 
         @Override
         public SnapshotInfo shouldInstallSnapshot() {
             SnapshotInfo ratis = super.shouldInstallSnapshot();
+            if (ratis != null && ratis.getFiles().isEmpty()) {
+                // The store's position with no checkpoint (one could not be taken at a start: StoreStateMachine),
+                // which Ratis would offer a new member and fail to send, without end. The member takes the log
+                // instead; a follower that needs entries already purged waits for the next checkpoint.
+                getFollower().setAttemptedToInstallSnapshot();
+                return null;
+            }
             if (ratis != null) {
                 return ratis;
+            }
+            long next = getFollower().getNextIndex();
+            if (getFollower().getSnapshotIndex() + 1 == next) {
+                return null; // just installed a checkpoint: Ratis appends after it with no entry before
             }
             SnapshotInfo latest = getServer().getStateMachine().getLatestSnapshot();
             RaftLog log = getRaftLog();
             boolean needed = latest != null
-                    && needsSnapshot(getFollower().getNextIndex(), i -> log.getTermIndex(i) != null, latest.getIndex());
+                    && !latest.getFiles().isEmpty()
+                    && needsSnapshot(next, i -> log.getTermIndex(i) != null, latest.getIndex());
             return needed ? latest : null;
         }
     }

@@ -119,7 +119,20 @@ final class StoreStateMachine extends BaseStateMachine {
                 // The store went on past its newest checkpoint (the process was killed: a clean stop takes one at the
                 // last entry), or has none yet. Ratis starts applying after the latest snapshot's entry, and a new
                 // member is first sent that snapshot whole; so the snapshot must be the store as it is.
-                newest = checkpointAt(applied[0], applied[1]);
+                try {
+                    newest = checkpointAt(applied[0], applied[1]);
+                } catch (IOException e) {
+                    // Not a reason to stop the node's every group: Ratis still starts after the store's entry, and a
+                    // new member is sent the log instead (PartitaRpc.PartitaLogAppender); the next checkpoint is due
+                    // after the usual number of entries.
+                    log.error(
+                            "replica {} cannot take a checkpoint of its store at entry {}; it goes on without",
+                            getId(),
+                            applied[1],
+                            e);
+                    latest = new FileListSnapshotInfo(List.of(), applied[0], applied[1]);
+                    newest = null;
+                }
             }
         }
         if (newest != null) {
@@ -181,7 +194,7 @@ final class StoreStateMachine extends BaseStateMachine {
      * The latest checkpoint: what the leader sends a replica that needs purged entries, and a member being added before
      * it sends the log after it (Ratis's {@code LogAppenderBase.shouldInstallSnapshot}). Ratis also starts applying
      * after its entry, so from the start it is the store as it was then ({@link #initialize}); null only for a store
-     * that never applied an entry.
+     * that never applied an entry, and with no files if that checkpoint could not be taken.
      */
     @Override
     public SnapshotInfo getLatestSnapshot() {
@@ -200,7 +213,9 @@ final class StoreStateMachine extends BaseStateMachine {
             return RaftLog.INVALID_LOG_INDEX;
         }
         SnapshotInfo newest = latest;
-        if (newest != null && newest.getIndex() >= last.getIndex()) {
+        if (newest != null
+                && newest.getIndex() >= last.getIndex()
+                && !newest.getFiles().isEmpty()) {
             return newest.getIndex();
         }
         long[] applied = replica.store().appliedEntry();

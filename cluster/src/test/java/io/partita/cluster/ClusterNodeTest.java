@@ -22,7 +22,8 @@ class ClusterNodeTest {
         // and runs the appends on one thread, one at a time, in order.
         assertThat(RaftServerConfigKeys.ThreadPool.serverCached(properties)).isFalse();
         assertThat(RaftServerConfigKeys.ThreadPool.serverSize(properties)).isEqualTo(1);
-        // Its leaders' appenders are Partita's, which send a checkpoint in one more case (PartitaRpc.Appender).
+        // Its leaders' appenders are Partita's, which send a checkpoint in one more case
+        // (PartitaRpc.PartitaLogAppender).
         assertThat(org.apache.ratis.RaftConfigKeys.Rpc.type(properties, message -> {}))
                 .isInstanceOf(PartitaRpc.class);
         assertThat(new PartitaRpc().newFactory(new org.apache.ratis.conf.Parameters()))

@@ -604,15 +604,18 @@ class ReplicatedStoreIT {
     }
 
     /**
-     * Stops every replica and starts it again on its storage as a SIGKILL would leave it. A clean stop takes a
-     * checkpoint of the store at its last entry (Ratis's {@code StateMachineUpdater}); a killed process takes none. So
-     * the store has applied entries past its newest checkpoint, or has none at all.
+     * Stops every replica and starts it again on its storage with the checkpoints a SIGKILL would have left. A clean
+     * stop takes a checkpoint of the store at its last entry (Ratis's {@code StateMachineUpdater}); a killed process
+     * takes none, so its store has applied entries past its newest checkpoint, or has none at all. (The rest of a clean
+     * stop stays: the store closed, the log's segment closed. {@code ClusterKillIT} kills real processes.)
      */
     private void restartAsKilled() throws IOException {
+        List<Integer> running = new ArrayList<>();
         for (int i = 0; i < replicas.length; i++) {
             if (replicas[i] == null) {
                 continue;
             }
+            running.add(i);
             List<Path> before = checkpoints(i);
             replicas[i].stop();
             replicas[i] = null;
@@ -627,10 +630,8 @@ class ReplicatedStoreIT {
                 }
             }
         }
-        for (int i = 0; i < replicas.length; i++) {
-            if (i < peers.size()) {
-                start(i, i >= 3);
-            }
+        for (int i : running) {
+            start(i, i >= 3);
         }
     }
 
@@ -657,16 +658,27 @@ class ReplicatedStoreIT {
         // twice, and stopped the group on the replica at the first entry it had applied already).
         retention = new ClusterNode.LogRetention(50, 4096);
         restartAsKilled();
-        for (int i = 21; i < 130; i++) {
-            write(leader(), i);
+        long restartedAt = leader().node().lastAppliedIndex();
+        int items = 21;
+        for (; items < 130; items++) {
+            write(leader(), items);
         }
-        awaitConverged(130);
-        for (int i = 0; i < 4; i++) {
-            assertThat(checkpoints(i)).as("n" + i + "'s checkpoints").isNotEmpty();
+        awaitConverged(items);
+        // Each replica took a checkpoint since its start, and applied entries after its newest: killed there.
+        while (live().stream()
+                .anyMatch(r -> r.node().snapshotIndex() == r.node().lastAppliedIndex())) {
+            write(leader(), items++);
+            awaitConverged(items);
+        }
+        for (Replica r : live()) {
+            assertThat(r.node().snapshotIndex())
+                    .as(r.node().id() + "'s newest checkpoint")
+                    .isGreaterThan(restartedAt)
+                    .isLessThan(r.node().lastAppliedIndex());
         }
         restartAsKilled();
-        write(leader(), 130);
-        awaitConverged(131);
+        write(leader(), items);
+        awaitConverged(items + 1);
     }
 
     @Test
@@ -681,13 +693,16 @@ class ReplicatedStoreIT {
 
         // The next leader's term begins a segment just after the stopped leader's last entry; its checkpoints purge
         // every segment before it, so its log begins with the entry the stopped leader needs next. Ratis 3.2.2 sends
-        // such a follower neither that entry's predecessor nor the checkpoint (PartitaRpc.Appender).
-        Replica next = leader();
+        // such a follower neither that entry's predecessor nor the checkpoint (PartitaRpc.PartitaLogAppender).
         for (int i = 20; i < 200; i++) {
-            write(next, i);
+            write(leader(), i);
         }
         awaitConverged(200);
+        Replica next = leader();
         await("the leader purging the log before its term", () -> next.node().logStartIndex() > last);
+        assertThat(next.node().logStartIndex())
+                .as("the first entry of the leader's log: the stopped leader's next")
+                .isEqualTo(last + 1);
         start(away);
         awaitConverged(200);
         write(leader(), 200);
