@@ -192,7 +192,7 @@ final class StoreStateMachine extends BaseStateMachine {
 
     /**
      * The latest checkpoint: what the leader sends a replica that needs purged entries, and a member being added before
-     * it sends the log after it (Ratis's {@code LogAppenderBase.shouldInstallSnapshot}). Ratis also starts applying
+     * it sends the log after it (Ratis's {@code LogAppender.shouldInstallSnapshot}). Ratis also starts applying
      * after its entry, so from the start it is the store as it was then ({@link #initialize}); null only for a store
      * that never applied an entry, and with no files if that checkpoint could not be taken.
      */
