@@ -639,6 +639,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
             ReplicaStore replica = replicas.remove(groupId);
             replica.replicateThrough(null);
             node.sender.shutdown();
+            node.closeRecording();
             return replica;
         }
 
@@ -979,6 +980,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 // The server's close failed what was proposed; the writers waiting behind it learn it through each
                 // group's sender.
                 groups.forEach(g -> g.sender.shutdown());
+                groups.forEach(ClusterNode::closeRecording);
             }
         }
     }
@@ -1570,6 +1572,97 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new StorageUnavailableException("interrupted while the group changes its members", e, true);
             }
+        }
+    }
+
+    /**
+     * A compare-and-set of {@code key} in the store's {@code meta} family, from any member ({@link
+     * ReplicatedEntry#recordIf}): sets it to {@code value} (deletes it for null) if it is {@code expected} then (absent
+     * for null). A Ratis client sends the entry to the leader (the members' Raft ports, over the peers' TLS, following
+     * their word to the leader, retried until {@code timeout}); each replica decides it as it applies it. Returns the
+     * key's value on this replica once it has applied the entry: {@code value} when the set was made, or the value that
+     * was there instead.
+     *
+     * @throws StorageUnavailableException when the group did not commit it in time (it may still), or this replica did
+     *     not apply it in time
+     */
+    public byte[] recordIf(ReplicaStore replica, String key, byte[] expected, byte[] value, Duration timeout) {
+        byte[] entry = ReplicatedEntry.recordIf(key.getBytes(StandardCharsets.UTF_8), expected, value);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        RaftClientReply reply;
+        try {
+            reply = recordingClient().io().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)));
+        } catch (IOException e) {
+            throw new StorageUnavailableException("the group did not record " + key + ": " + e.getMessage(), e, true);
+        }
+        if (!reply.isSuccess()) {
+            Exception why = reply.getException();
+            throw new StorageUnavailableException(
+                    "the group did not record " + key + ": " + (why == null ? "unknown" : why.getMessage()), why, true);
+        }
+        // Committed at reply.getLogIndex(): read once this replica has applied that far.
+        while (lastAppliedIndex() < reply.getLogIndex()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new StorageUnavailableException(
+                        "node " + self + " has not applied the record of " + key + " in time", null, true);
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StorageUnavailableException("interrupted while " + key + " was recorded", e, true);
+            }
+        }
+        return replica.recorded(key);
+    }
+
+    /** The Ratis client {@link #recordIf} sends through, and the members it was made for; made at first use. */
+    private org.apache.ratis.client.RaftClient recording;
+
+    private List<RaftPeer> recordingFor;
+
+    /**
+     * The client {@link #recordIf} sends through: to the group's members as this node knows them now (their Raft ports,
+     * over the peers' TLS; without the API address their configurations carry as their client address, where a Ratis
+     * client would send), following their word to the leader, each request retried every 100 ms for 10 s. Made again
+     * when the members change.
+     */
+    private synchronized org.apache.ratis.client.RaftClient recordingClient() {
+        List<RaftPeer> known = currentPeers().stream()
+                .map(p -> RaftPeer.newBuilder()
+                        .setId(p.getId())
+                        .setAddress(p.getAddress())
+                        .build())
+                .toList();
+        if (recording != null && known.equals(recordingFor)) {
+            return recording;
+        }
+        closeRecording();
+        RaftProperties properties = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(
+                properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+        recording = org.apache.ratis.client.RaftClient.newBuilder()
+                .setRaftGroup(RaftGroup.valueOf(group.getGroupId(), known))
+                .setProperties(properties)
+                .setParameters(parameters)
+                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build();
+        recordingFor = known;
+        return recording;
+    }
+
+    /** Closes the client of {@link #recordIf}, if any: the group left this node, or the node stops. */
+    private synchronized void closeRecording() {
+        if (recording != null) {
+            try {
+                recording.close();
+            } catch (IOException | RuntimeException e) {
+                log.warn("closing the client that records through group {}", shortId(group), e);
+            }
+            recording = null;
+            recordingFor = null;
         }
     }
 

@@ -87,6 +87,25 @@ public final class ReplicaStore implements AutoCloseable {
     }
 
     /**
+     * Every value recorded under a key that begins with {@code prefix}, by key in order, as this replica has applied
+     * them; empty while a checkpoint replaces the store.
+     */
+    public java.util.SortedMap<String, byte[]> recordedUnder(String prefix) {
+        byte[] lower = prefix.getBytes(StandardCharsets.UTF_8);
+        byte[] upper = java.util.Arrays.copyOf(lower, lower.length + 1);
+        upper[lower.length] = (byte) 0xFF; // past every key of the prefix (UTF-8 has no 0xFF byte)
+        java.util.SortedMap<String, byte[]> out = new java.util.TreeMap<>();
+        unlessInstalling(s -> {
+            s.range(s.family(RocksStore.META), lower, upper, true, (k, v) -> {
+                out.put(new String(k, StandardCharsets.UTF_8), v);
+                return true;
+            });
+            return null;
+        });
+        return out;
+    }
+
+    /**
      * Records {@code value} under {@code key} in the store's {@code meta} family, through the group when the store is
      * replicated: returns once the group committed it and this replica applied it. For a group whose store holds no
      * tables (the members' group's), whose entries are the cluster's own records.

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -257,6 +258,60 @@ class ReplicatedStoreIT {
         assertThat(items(starved.store())).hasSizeLessThan(20);
         awaitConverged(20);
         assertThat(leader().node().term()).isGreaterThan(term);
+    }
+
+    @Test
+    void aCompareAndSetFromAnyMemberIsDecidedAlikeOnEveryReplicaAndOnlyTheFirstOfTwoWins() throws Exception {
+        startAll();
+        Replica leader = leader();
+        List<Replica> followers = live().stream().filter(r -> r != leader).toList();
+        byte[] first = "first".getBytes(StandardCharsets.UTF_8);
+        byte[] second = "second".getBytes(StandardCharsets.UTF_8);
+        Duration time = Duration.ofSeconds(10);
+
+        // From a follower: its Ratis client sends it to the leader, and the answer is its own replica's, once applied.
+        assertThat(followers.get(0).node().recordIf(followers.get(0).replica(), "k", null, first, time))
+                .isEqualTo(first);
+        // Expecting absence again, from the other follower: the key is set, so nothing changes, and it says what is.
+        assertThat(followers.get(1).node().recordIf(followers.get(1).replica(), "k", null, second, time))
+                .isEqualTo(first);
+        // Expecting the value there, from the leader: set; then deleted the same way.
+        assertThat(leader.node().recordIf(leader.replica(), "k", first, second, time))
+                .isEqualTo(second);
+        assertThat(followers.get(0).node().recordIf(followers.get(0).replica(), "k", second, null, time))
+                .isNull();
+
+        // Two members racing to set the same absent key: one wins, and every replica holds its value.
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        byte[] won;
+        try {
+            var a = pool.submit(
+                    () -> followers.get(0).node().recordIf(followers.get(0).replica(), "race", null, first, time));
+            var b = pool.submit(
+                    () -> followers.get(1).node().recordIf(followers.get(1).replica(), "race", null, second, time));
+            won = a.get();
+            assertThat(b.get()).isEqualTo(won);
+            assertThat(won).isIn(first, second);
+            await(
+                    "every replica's record",
+                    () -> live().stream()
+                            .allMatch(r -> java.util.Arrays.equals(r.replica().recorded("race"), won)));
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(leader.replica().recordedUnder("ra")).containsOnlyKeys("race");
+        assertThat(leader.replica().recordedUnder("k")).isEmpty();
+
+        // A replica restarted holds what it decided.
+        Replica restarted = followers.get(1);
+        int at = java.util.Arrays.asList(replicas).indexOf(restarted);
+        restarted.stop();
+        replicas[at] = null;
+        Replica back = start(at);
+        await(
+                "the restarted replica's record",
+                () -> java.util.Arrays.equals(back.replica().recorded("race"), won));
+        assertThat(back.replica().recorded("k")).isNull();
     }
 
     @Test

@@ -21,7 +21,60 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
          * proposed alone, never joined with others. A follower's reader opens again on the new catalog when it
          * applies one ({@link RocksStore#catalogChanges}).
          */
-        CATALOG
+        CATALOG,
+        /**
+         * A compare-and-set of one key of the {@code meta} family ({@link #recordIf}): decided as each replica applies
+         * it, from the state the log's order gives it, so any member may propose one and every replica decides alike.
+         */
+        RECORD_IF
+    }
+
+    /**
+     * A compare-and-set of {@code key} in the {@code meta} family: applied, it sets the key to {@code value} (deletes
+     * it for null) when its value is {@code expected} then (absent for null), and changes nothing otherwise. Made the
+     * same twice (a retried proposal), the second finds the value set and changes nothing.
+     */
+    public static byte[] recordIf(byte[] key, byte[] expected, byte[] value) {
+        ByteBuffer out = ByteBuffer.allocate(1 + 12 + key.length + length(expected) + length(value));
+        out.put((byte) Kind.RECORD_IF.ordinal()).putInt(key.length).put(key);
+        putOptional(out, expected);
+        putOptional(out, value);
+        return out.array();
+    }
+
+    private static int length(byte[] optional) {
+        return optional == null ? 0 : optional.length;
+    }
+
+    private static void putOptional(ByteBuffer out, byte[] optional) {
+        out.putInt(optional == null ? -1 : optional.length);
+        if (optional != null) {
+            out.put(optional);
+        }
+    }
+
+    /** A {@link Kind#RECORD_IF} entry's parts: its key, the value it expects and the value it sets (null: none). */
+    public record RecordIf(byte[] key, byte[] expected, byte[] value) {}
+
+    /** This {@link Kind#RECORD_IF} entry's parts. */
+    public RecordIf recordIfParts() {
+        if (kind != Kind.RECORD_IF) {
+            throw new IllegalStateException("not a compare-and-set entry");
+        }
+        ByteBuffer in = ByteBuffer.wrap(payload);
+        byte[] key = new byte[in.getInt()];
+        in.get(key);
+        return new RecordIf(key, optional(in), optional(in));
+    }
+
+    private static byte[] optional(ByteBuffer in) {
+        int length = in.getInt();
+        if (length < 0) {
+            return null;
+        }
+        byte[] out = new byte[length];
+        in.get(out);
+        return out;
     }
 
     public static byte[] batch(byte[] batch) {
@@ -116,7 +169,7 @@ public record ReplicatedEntry(Kind kind, byte[] payload) {
      */
     public boolean changesCatalog() {
         return switch (kind) {
-            case BATCH -> false;
+            case BATCH, RECORD_IF -> false;
             case CATALOG -> true;
             case CREATE_FAMILY, DROP_FAMILY -> !familyName().startsWith(RocksStore.BACKUP_PREFIX);
         };

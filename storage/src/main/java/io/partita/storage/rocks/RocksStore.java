@@ -11,6 +11,7 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -687,12 +688,26 @@ public final class RocksStore implements AutoCloseable {
                     return;
                 }
             }
+            case RECORD_IF -> {}
         }
         byte[] applied = ByteBuffer.allocate(16).putLong(term).putLong(index).array();
         withOpenDb("apply entry", db -> {
             boolean isBatch =
                     decoded.kind() == ReplicatedEntry.Kind.BATCH || decoded.kind() == ReplicatedEntry.Kind.CATALOG;
             try (WriteBatch batch = isBatch ? new WriteBatch(decoded.payload()) : new WriteBatch()) {
+                if (decoded.kind() == ReplicatedEntry.Kind.RECORD_IF) {
+                    // Decided here, on this replica's state: every replica applies the log's entries in one order,
+                    // so each decides alike. Applied again after a crash, it was recorded in the same batch.
+                    ReplicatedEntry.RecordIf change = decoded.recordIfParts();
+                    ColumnFamilyHandle meta = family(META);
+                    if (Arrays.equals(db.get(meta, change.key()), change.expected())) {
+                        if (change.value() == null) {
+                            batch.delete(meta, change.key());
+                        } else {
+                            batch.put(meta, change.key(), change.value());
+                        }
+                    }
+                }
                 batch.put(defaultFamily(), APPLIED_ENTRY_KEY, applied);
                 commitHere(db, batch);
             }

@@ -60,6 +60,56 @@ class ReplicatedEntryProperties {
         assertThat(write(List.of(joined))).isEqualTo(inTurn);
     }
 
+    /**
+     * Compare-and-sets of a few keys, each expecting absence or one of a few values and setting one or deleting,
+     * applied in turn by a real store: each key ends as a map applying the same compare-and-sets says, the entries
+     * survive their encoding, and every entry, changing the key or not, is recorded as applied.
+     */
+    @Property(tries = 30)
+    void compareAndSetsAppliedInTurnMakeWhatAMapOfTheSameMakes(
+            @ForAll @Size(min = 1, max = 30) List<@IntRange(min = 0, max = 999) Integer> codes) throws Exception {
+        Path dir = Files.createTempDirectory("record-if");
+        Map<String, String> model = new TreeMap<>();
+        try (RocksStore store = RocksStore.open(io.partita.storage.StorageConfig.disk(dir))) {
+            long index = 0;
+            for (int code : codes) {
+                String key = "k" + code % 3;
+                String expected = code % 4 == 0 ? null : "v" + (code / 4) % 3;
+                String value = code % 5 == 0 ? null : "v" + (code / 20) % 3;
+                byte[] entry = ReplicatedEntry.recordIf(bytes(key), bytes(expected), bytes(value));
+                ReplicatedEntry.RecordIf parts = ReplicatedEntry.decode(entry).recordIfParts();
+                assertThat(parts.key()).isEqualTo(bytes(key));
+                assertThat(parts.expected()).isEqualTo(bytes(expected));
+                assertThat(parts.value()).isEqualTo(bytes(value));
+                store.applyEntry(entry, 1, ++index);
+                if (java.util.Objects.equals(model.get(key), expected)) {
+                    if (value == null) {
+                        model.remove(key);
+                    } else {
+                        model.put(key, value);
+                    }
+                }
+                assertThat(store.appliedEntry()).containsExactly(1, index);
+            }
+            for (int k = 0; k < 3; k++) {
+                byte[] stored = store.get(store.family(RocksStore.META), bytes("k" + k));
+                assertThat(stored == null ? null : new String(stored, StandardCharsets.UTF_8))
+                        .as("k" + k)
+                        .isEqualTo(model.get("k" + k));
+            }
+        } finally {
+            try (var paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+    }
+
     @Property(tries = 20)
     void anEmptyBatchChangesNothingAloneOrJoinedWithOthers(
             @ForAll @Size(min = 1, max = 6) List<@IntRange(min = 0, max = 200) Integer> codes,
