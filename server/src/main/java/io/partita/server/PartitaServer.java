@@ -102,10 +102,10 @@ public final class PartitaServer implements AutoCloseable {
         HotKeySimulator simulator;
         AdminRoutes admin;
 
-        Space(String account, StorageEngine storage) {
+        Space(String account, StorageEngine storage, io.partita.server.op.table.TablePlacement placement) {
             this.account = account;
             this.storage = storage;
-            this.registry = registry(storage, partiqlScans);
+            this.registry = registry(storage, partiqlScans, placement);
         }
 
         @Override
@@ -123,7 +123,7 @@ public final class PartitaServer implements AutoCloseable {
     private PartitaServer(ServerConfig config, Map<String, StorageEngine> storages, boolean inline)
             throws InterruptedException {
         Map<String, Space> byAccount = new LinkedHashMap<>();
-        storages.forEach((account, storage) -> byAccount.put(account, new Space(account, storage)));
+        storages.forEach((account, storage) -> byAccount.put(account, new Space(account, storage, config.tables())));
         this.spaces = Collections.unmodifiableMap(byAccount);
         this.primary = spaces.values().iterator().next();
         transport = config.transport().resolve();
@@ -271,7 +271,8 @@ public final class PartitaServer implements AutoCloseable {
         return s.withDataDir(s.dataDir().resolve("accounts").resolve(account));
     }
 
-    static OperationRegistry registry(StorageEngine storage, PartiqlScans partiqlScans) {
+    static OperationRegistry registry(
+            StorageEngine storage, PartiqlScans partiqlScans, io.partita.server.op.table.TablePlacement placement) {
         ExpressionCache cache = new ExpressionCache(EXPRESSION_CACHE_ENTRIES);
         ItemExpressions expressions = new ItemExpressions(cache);
         OperationRegistry registry = new OperationRegistry();
@@ -280,12 +281,12 @@ public final class PartitaServer implements AutoCloseable {
             registry.confirmRefusalsBy(storage::awaitConsistentRead);
         }
         PartiqlOperations.register(registry, storage, expressions, cache, partiqlScans);
-        io.partita.server.op.table.TransferOperations.register(registry, storage);
-        return registry.register("CreateTable", new CreateTableHandler(storage))
+        io.partita.server.op.table.TransferOperations.register(registry, storage, placement);
+        return registry.register("CreateTable", new CreateTableHandler(storage, placement))
                 .register("DescribeTable", new DescribeTableHandler(storage))
-                .register("ListTables", new ListTablesHandler(storage))
+                .register("ListTables", new ListTablesHandler(storage, placement))
                 .register("UpdateTable", new UpdateTableHandler(storage))
-                .register("DeleteTable", new DeleteTableHandler(storage))
+                .register("DeleteTable", new DeleteTableHandler(storage, placement))
                 .register("DescribeLimits", new DescribeLimitsHandler())
                 .register("DescribeEndpoints", new DescribeEndpointsHandler())
                 .register("CreateBackup", new io.partita.server.op.table.CreateBackupHandler(storage))

@@ -52,7 +52,13 @@ public enum ErrorCode {
      * DynamoDB's "Service Unavailable (HTTP 503) ... a temporary state" ("Error handling with DynamoDB"); its type is
      * not in the API's model, so the name is the one other AWS services give it. Partita's disk is full or failing.
      */
-    SERVICE_UNAVAILABLE("com.amazonaws.dynamodb.v20120810#ServiceUnavailableException", 503);
+    SERVICE_UNAVAILABLE("com.amazonaws.dynamodb.v20120810#ServiceUnavailableException", 503),
+    /**
+     * Partita's own, never a client's: in a cluster with a group per table, the account's own group has placed a new
+     * table in a group of its own, and the node the client sent the request to sends it there (docs/CLUSTER.md). 421
+     * is HTTP's "Misdirected Request", which no DynamoDB error uses.
+     */
+    TABLE_PLACED("io.partita.cluster#TablePlacedElsewhere", 421);
 
     private final String type;
     private final int httpStatus;

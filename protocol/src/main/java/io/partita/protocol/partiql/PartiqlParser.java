@@ -98,6 +98,30 @@ public final class PartiqlParser {
         this.parameters = parameters == null ? List.of() : parameters;
     }
 
+    /**
+     * The table a statement names (after the first {@code FROM}, {@code INTO} or {@code UPDATE}), without parsing the
+     * rest; null when it names none or does not lex. A cluster with a group per table routes PartiQL by it; the
+     * table's server parses the statement whole, and answers its errors.
+     */
+    public static String tableOf(String statement) {
+        List<Token> tokens;
+        try {
+            tokens = lex(statement);
+        } catch (ApiException e) {
+            return null;
+        }
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.is("FROM") || t.is("INTO") || t.is("UPDATE")) {
+                Token name = tokens.get(i + 1);
+                boolean named = name.kind == Kind.QUOTED
+                        || (name.kind == Kind.IDENT && !KEYWORDS.contains(name.text.toUpperCase(Locale.ROOT)));
+                return named ? name.text : null;
+            }
+        }
+        return null;
+    }
+
     /** Parses {@code statement}, binding {@code parameters} (may be null) to its {@code ?}s in order. */
     public static Statement parse(String statement, List<AttributeValue> parameters) {
         PartiqlParser p = new PartiqlParser(lex(statement), parameters);

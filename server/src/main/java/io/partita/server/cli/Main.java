@@ -276,6 +276,13 @@ public final class Main implements Callable<Integer> {
     Integer clusterReplicas;
 
     @Option(
+            names = {"--cluster-table-groups"},
+            description = "Make each new table a Raft group of its own, placed on --cluster-replicas members, so that"
+                    + " one account's tables spread their leaders and load over the nodes (docs/CLUSTER.md). The same"
+                    + " on every node; once a cluster has it, it keeps it.")
+    boolean clusterTableGroups;
+
+    @Option(
             names = {"--cluster-follower-reads"},
             description = "While this node follows, it answers eventually consistent reads (GetItem, BatchGetItem,"
                     + " Query and Scan without ConsistentRead) from its own replica, which may lag the leader's"
@@ -442,6 +449,9 @@ public final class Main implements Callable<Integer> {
             }
             if (clusterReplicas != null) {
                 cluster = cluster.withReplicas(clusterReplicas);
+            }
+            if (clusterTableGroups) {
+                cluster = cluster.withTableGroups(true);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());

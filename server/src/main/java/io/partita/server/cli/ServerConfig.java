@@ -17,6 +17,7 @@ import java.nio.file.Path;
  * @param tls HTTPS's files, or null for plain HTTP
  * @param limits load shedding and the slow-sender timeout (null: {@link Admission.Limits#defaults})
  * @param faults faults to inject from the start (null: none)
+ * @param tables where the account's tables are in a cluster with a group per table (null: all in its one store)
  */
 public record ServerConfig(
         String host,
@@ -28,7 +29,8 @@ public record ServerConfig(
         io.partita.server.auth.Accounts accounts,
         Tls tls,
         Admission.Limits limits,
-        io.partita.server.fault.FaultPlan faults) {
+        io.partita.server.fault.FaultPlan faults,
+        io.partita.server.op.table.TablePlacement tables) {
     public ServerConfig {
         if (limits == null) {
             limits = Admission.Limits.defaults();
@@ -44,27 +46,37 @@ public record ServerConfig(
     /** Open mode, plain HTTP: any well-formed signature is accepted. */
     public ServerConfig(
             String host, int port, StorageConfig storage, String region, int workerThreads, Transport transport) {
-        this(host, port, storage, region, workerThreads, transport, null, null, null, null);
+        this(host, port, storage, region, workerThreads, transport, null, null, null, null, null);
     }
 
     /** Strict mode: every request's SigV4 signature is verified against {@code keys}. */
     public ServerConfig strict(io.partita.server.auth.Accounts keys) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, keys, tls, limits, faults);
+        return new ServerConfig(
+                host, port, storage, region, workerThreads, transport, keys, tls, limits, faults, tables);
     }
 
     /** HTTPS instead of HTTP, on the same port. */
     public ServerConfig withTls(Tls files) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, files, limits, faults);
+        return new ServerConfig(
+                host, port, storage, region, workerThreads, transport, accounts, files, limits, faults, tables);
     }
 
     /** Other bounds on requests in flight, their bodies' memory and the time a request may take to arrive. */
     public ServerConfig withLimits(Admission.Limits bounds) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, tls, bounds, faults);
+        return new ServerConfig(
+                host, port, storage, region, workerThreads, transport, accounts, tls, bounds, faults, tables);
     }
 
     /** Faults to inject from the start. */
     public ServerConfig withFaults(io.partita.server.fault.FaultPlan plan) {
-        return new ServerConfig(host, port, storage, region, workerThreads, transport, accounts, tls, limits, plan);
+        return new ServerConfig(
+                host, port, storage, region, workerThreads, transport, accounts, tls, limits, plan, tables);
+    }
+
+    /** A cluster's server of one of an account's groups, where a group per table places the account's tables. */
+    public ServerConfig withTables(io.partita.server.op.table.TablePlacement placement) {
+        return new ServerConfig(
+                host, port, storage, region, workerThreads, transport, accounts, tls, limits, faults, placement);
     }
 
     public static final int DEFAULT_PORT = 8000;

@@ -25,6 +25,8 @@ import java.util.Set;
  *     a barrier through the log (the default; {@code --no-cluster-read-lease} turns it off, docs/CLUSTER.md)
  * @param replicas on how many members each group is placed ({@code --cluster-replicas}, from 3 to the number of
  *     members), or 0 for every member (the default)
+ * @param tableGroups whether each table an account makes is a Raft group of its own, placed on {@code replicas}
+ *     members ({@code --cluster-table-groups}, docs/CLUSTER.md); only with {@code replicas}
  */
 public record ClusterConfig(
         String name,
@@ -33,7 +35,8 @@ public record ClusterConfig(
         boolean join,
         boolean followerReads,
         boolean readLease,
-        int replicas) {
+        int replicas,
+        boolean tableGroups) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -64,30 +67,39 @@ public record ClusterConfig(
             throw new IllegalArgumentException(
                     "a group is placed on 3 to " + members.size() + " members (the cluster's), not " + replicas);
         }
+        if (tableGroups && replicas == 0) {
+            throw new IllegalArgumentException("a group per table (--cluster-table-groups) is placed on some of the"
+                    + " members: give --cluster-replicas too");
+        }
     }
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false, false, true, 0);
+        this(name, nodeId, members, false, false, true, 0, false);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
     public ClusterConfig joining(boolean join) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
     }
 
     /** The same node, answering eventually consistent reads itself while it follows ({@code followerReads}). */
     public ClusterConfig withFollowerReads(boolean followerReads) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
     }
 
     /** The same node, with its read lease on or off ({@code readLease}). */
     public ClusterConfig withReadLease(boolean readLease) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
     }
 
     /** The same node, its cluster's groups each placed on {@code replicas} members (0: on every member). */
     public ClusterConfig withReplicas(int replicas) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas);
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
+    }
+
+    /** The same node, each new table of its cluster a group of its own ({@code tableGroups}), or not. */
+    public ClusterConfig withTableGroups(boolean tableGroups) {
+        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
     }
 
     /** Whether each group is placed on some of the members only, as {@link #replicas} says, rather than on all. */
@@ -141,8 +153,9 @@ public record ClusterConfig(
     /**
      * Reads a properties file with {@code cluster.name}, {@code node.id}, {@code members} (in {@link
      * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default),
-     * {@code read.lease} ({@code true}, the default, or {@code false}) and {@code replicas} (on how many members each
-     * group is placed; every member by default); {@code nodeId}, when not null, overrides the file's.
+     * {@code read.lease} ({@code true}, the default, or {@code false}), {@code replicas} (on how many members each
+     * group is placed; every member by default) and {@code table.groups} (a group per table, {@code false} by
+     * default); {@code nodeId}, when not null, overrides the file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
         Properties p = new Properties();
@@ -159,7 +172,8 @@ public record ClusterConfig(
                         parseMembers(members))
                 .withFollowerReads(flag(p, file, "follower.reads", false))
                 .withReadLease(flag(p, file, "read.lease", true))
-                .withReplicas(replicas(p, file));
+                .withReplicas(replicas(p, file))
+                .withTableGroups(flag(p, file, "table.groups", false));
     }
 
     private static int replicas(Properties p, Path file) {

@@ -6,6 +6,7 @@ import io.partita.cluster.ClusterNode;
 import io.partita.cluster.ReplicaStore;
 import io.partita.server.PartitaServer;
 import io.partita.server.cli.ServerConfig;
+import io.partita.server.op.table.TablePlacement;
 import io.partita.storage.StorageConfig;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.rocks.RocksStore;
@@ -57,6 +58,11 @@ public final class ClusterMember implements AutoCloseable {
      * and, with {@code --cluster-replicas}, those it routes to only.
      */
     private final java.util.Map<String, Group> groups;
+    /**
+     * With {@code --cluster-table-groups}: each table's group, by its Raft id, as the members' group records them
+     * ({@link #syncTables}): those on this node and those it routes to only.
+     */
+    private final java.util.Map<UUID, Group> tableGroups = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Group primary;
     private final ClusterNode.Host host;
@@ -74,6 +80,11 @@ public final class ClusterMember implements AutoCloseable {
     private final Thread watch;
     /** Whether this node has started: it takes no group from another member before. */
     private volatile boolean ready;
+    /**
+     * With {@code --cluster-table-groups}: makes this node's tables' groups those the members' group records, as soon
+     * as its replica of that group applies an entry ({@link #syncTables}); null otherwise.
+     */
+    private final Thread tablesWatch;
     /** With {@code --cluster-replicas}: moves the groups this node leads to the members they are placed on now. */
     private final Thread mover;
 
@@ -89,6 +100,28 @@ public final class ClusterMember implements AutoCloseable {
     private final class Group {
         final String account;
         final StorageConfig storage;
+        /** The group's Raft id. */
+        final UUID id;
+        /**
+         * What this node's placement record calls the group ({@link PlacementRecord}): its account's id, or, for a
+         * table's group, {@code table-<id>}.
+         */
+        final String recordKey;
+        /** Its place in the groups' order: it is placed on the members {@code Placement.of(members, place, R)}. */
+        final int place;
+        /** For a table's group ({@code --cluster-table-groups}): the table it was made for; null for an account's. */
+        final String table;
+        /**
+         * For a table's group this node leads: whether it is being closed, empty ({@link #collect}); new tables are
+         * refused meanwhile.
+         */
+        volatile boolean closing;
+        /** For a table's group this node leads: since when ({@link System#nanoTime}) it has held nothing, or 0. */
+        long emptySince;
+        /** For a table's group this node leads: when it last compared its tables with the cluster's records. */
+        long collectedAt;
+        /** For a table's group this node leads: the tables its server has held, which it has seen made. */
+        final java.util.Set<String> held = new java.util.HashSet<>();
         /**
          * The members the group is placed on, its preferred leader first; null when it is on every member. With
          * {@code --cluster-replicas}, as the cluster's members are now: it changes with them, and the group's leader
@@ -161,10 +194,21 @@ public final class ClusterMember implements AutoCloseable {
         /** When a preference that could not be made is tried again ({@link System#nanoTime}). */
         long preferAgainAt;
 
-        Group(String account, StorageConfig storage, List<String> placed) {
+        Group(
+                String account,
+                StorageConfig storage,
+                List<String> placed,
+                UUID id,
+                String recordKey,
+                int place,
+                String table) {
             this.account = account;
             this.storage = storage;
             this.placed = placed;
+            this.id = id;
+            this.recordKey = recordKey;
+            this.place = place;
+            this.table = table;
         }
 
         /** Whether the group is on this node: it holds a replica and takes part in the group. */
@@ -172,8 +216,11 @@ public final class ClusterMember implements AutoCloseable {
             return node != null;
         }
 
-        /** How the group is named in logs: by its account, in strict mode. */
+        /** How the group is named in logs: by its account, in strict mode; a table's by its table. */
         String name() {
+            if (table != null) {
+                return "table " + table + "'s group" + (accounts == null ? "" : " (account " + account + ")");
+            }
             return accounts == null ? "the cluster" : "account " + account;
         }
     }
@@ -255,7 +302,7 @@ public final class ClusterMember implements AutoCloseable {
                 boolean here = placed == null
                         || folder
                         || (!late && !cluster.join() && !made && placed.contains(cluster.nodeId()));
-                Group g = new Group(account, storage, placed);
+                Group g = new Group(account, storage, placed, groupId(account), account, byAccount.size(), null);
                 g.late = late;
                 byAccount.put(account, g);
                 if (!here) {
@@ -281,6 +328,9 @@ public final class ClusterMember implements AutoCloseable {
                                 ? ClusterNode.Group.on(groupId(account), g.replica, madeOn)
                                 : new ClusterNode.Group(groupId(account), g.replica, byFlags ? placed : List.of()));
             }
+            if (cluster.tableGroups()) {
+                startTables(membersStore, raftDir, placement, given);
+            }
             List<ClusterNode.Peer> peers =
                     cluster.members().stream().map(ClusterMember::peer).toList();
             this.groups = java.util.Collections.unmodifiableMap(byAccount);
@@ -302,15 +352,17 @@ public final class ClusterMember implements AutoCloseable {
             started.groups().forEach(n -> byId.put(n.groupId(), n));
             this.membersGroup = cluster.placed() ? byId.get(membersGroupId()) : null;
             this.membersReplica = membersStore;
-            for (Group g : byAccount.values()) {
+            List<Group> starting = new java.util.ArrayList<>(byAccount.values());
+            starting.addAll(tableGroups.values());
+            for (Group g : starting) {
                 if (g.replica != null) {
-                    g.node = byId.get(groupId(g.account));
+                    g.node = byId.get(g.id);
                     // One restarted while it was added and caught up is not yet among the members its log names.
                     g.memberSeen = ids(g.node.members()).contains(cluster.nodeId());
                     g.joinedAt = System.nanoTime();
                     checkMembers(g, placement);
                 } else {
-                    g.locator = started.locate(groupId(g.account), g.placed);
+                    g.locator = started.locate(g.id, g.placed);
                 }
             }
             placement.write();
@@ -323,8 +375,8 @@ public final class ClusterMember implements AutoCloseable {
                     self.id(),
                     request -> membersGroup != null && request.uri().equals(ClusterRouter.MEMBERS_PATH)
                             ? membersTarget()
-                            : target(groupOf(request)),
-                    cluster.followerReads() ? request -> readTarget(groupOf(request)) : null,
+                            : route(request),
+                    cluster.followerReads() ? this::readRoute : null,
                     this::status,
                     new io.partita.server.metrics.ClusterMetrics(this::view),
                     new ClusterRouter.Members() {
@@ -347,12 +399,14 @@ public final class ClusterMember implements AutoCloseable {
                         }
                     },
                     serverTls,
-                    forwardTls);
+                    forwardTls,
+                    cluster.tableGroups() ? ClusterMember::makesTable : null);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (started != null) {
                 started.close();
             }
             byAccount.values().stream().filter(g -> g.replica != null).forEach(g -> g.replica.close());
+            tableGroups.values().stream().filter(g -> g.replica != null).forEach(g -> g.replica.close());
             if (membersStore != null) {
                 membersStore.close();
             }
@@ -367,10 +421,67 @@ public final class ClusterMember implements AutoCloseable {
         watch.setDaemon(true);
         watch.start();
         this.mover = cluster.placed() ? new Thread(this::moveGroups, "partita-cluster-" + nodeId() + "-moves") : null;
+        this.tablesWatch =
+                cluster.tableGroups() ? new Thread(this::watchTables, "partita-cluster-" + nodeId() + "-tables") : null;
         ready = true;
-        if (mover != null) {
-            mover.setDaemon(true);
-            mover.start();
+        for (Thread t : java.util.Arrays.asList(mover, tablesWatch)) {
+            if (t != null) {
+                t.setDaemon(true);
+                t.start();
+            }
+        }
+    }
+
+    /**
+     * At a start with {@code --cluster-table-groups}: a group for each table's group the members' group records (its
+     * replica opened, and given to Ratis, when its folder is here), and the folders of tables' groups closed while this
+     * node was down deleted (their records are gone: a record, once applied, is gone only when its group closed).
+     */
+    private void startTables(
+            ReplicaStore records, Path raftDir, PlacementRecord placement, List<ClusterNode.Group> given)
+            throws IOException {
+        for (var e : records.recordedUnder(GROUP_RECORD).entrySet()) {
+            UUID id = UUID.fromString(e.getKey().substring(GROUP_RECORD.length()));
+            Group g = tableGroup(id, e.getValue());
+            if (g == null) {
+                continue;
+            }
+            tableGroups.put(id, g);
+            if (!isGroupFolder(raftDir, id)) {
+                g.late = g.placed.contains(cluster.nodeId()) && !placement.ownMembers(g.recordKey);
+                continue;
+            }
+            holdReplica(g, ReplicaStore.open(g.storage));
+            // One this node made is given its members again (a restart before its first leader wrote them in its log);
+            // one another member added has them in its log.
+            given.add(
+                    placement.formed(g.recordKey)
+                            ? ClusterNode.Group.on(
+                                    id,
+                                    g.replica,
+                                    decision(JSON.writeValueAsBytes(
+                                            JSON.readTree(e.getValue()).get("on"))))
+                            : new ClusterNode.Group(id, g.replica, List.of()));
+        }
+        for (String key : placement.tableKeys()) {
+            UUID id = UUID.fromString(key.substring("table-".length()));
+            if (!tableGroups.containsKey(id)) {
+                deleteTree(raftDir.resolve(id.toString()));
+                deleteTree(tableStorage(id).dataDir());
+                placement.forget(key);
+                log.info("node {} deleted its copy of table group {}, closed while it was down", cluster.nodeId(), id);
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!java.nio.file.Files.exists(dir)) {
+            return;
+        }
+        try (var paths = java.nio.file.Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(p);
+            }
         }
     }
 
@@ -452,7 +563,7 @@ public final class ClusterMember implements AutoCloseable {
         List<String> has =
                 g.node.members().stream().map(ClusterNode.Peer::id).sorted().toList();
         List<String> placedOn = g.placed.stream().sorted().toList();
-        if (record.ownMembers(g.account) || !has.contains(cluster.nodeId())) {
+        if (record.ownMembers(g.recordKey) || !has.contains(cluster.nodeId())) {
             return; // moved here (perhaps still catching up), made late, or a stray: its members are its log's
         }
         if (!has.equals(placedOn)) {
@@ -499,6 +610,121 @@ public final class ClusterMember implements AutoCloseable {
         io.partita.server.auth.Accounts.Key known = key == null ? null : accounts.find(key);
         Group g = known == null ? null : groups.get(known.accountId());
         return g == null ? primary : g;
+    }
+
+    /**
+     * Where a request goes: to the serving node of its group ({@link #target}), or nowhere yet (null: it waits), or
+     * refused ({@link ClusterRouter.Target#refusing}).
+     */
+    private ClusterRouter.Target route(io.netty.handler.codec.http.FullHttpRequest request) {
+        Routed r = routed(request);
+        if (r.refusal() != null) {
+            return ClusterRouter.Target.refusing(r.refusal());
+        }
+        return r.group() == null ? null : target(r.group());
+    }
+
+    /** Where an eventually consistent read goes, as {@link #readTarget} says for its group; null for the leader. */
+    private ClusterRouter.Target readRoute(io.netty.handler.codec.http.FullHttpRequest request) {
+        Routed r = routed(request);
+        return r.group() == null ? null : readTarget(r.group());
+    }
+
+    /** A request's group, or why it is refused; neither while it waits for its table's group. */
+    private record Routed(Group group, io.partita.protocol.error.ApiException refusal) {}
+
+    /** Whether {@code request} may make a table: CreateTable or ImportTable ({@link ClusterRouter#PLACED}). */
+    static boolean makesTable(io.netty.handler.codec.http.FullHttpRequest request) {
+        String target = request.headers().get("x-amz-target");
+        return target != null
+                && (target.equals("DynamoDB_20120810.CreateTable") || target.equals("DynamoDB_20120810.ImportTable"));
+    }
+
+    /**
+     * The group a request belongs to: its account's ({@link #groupOf}); with {@code --cluster-table-groups}, that of
+     * the tables it names ({@link TableRoute}) when they are in a group of their own. A request that names no such
+     * table goes to the account's group: one that names none (ListTables, DescribeLimits), a table made before the
+     * cluster had a group per table, a table that does not exist (the account's group answers so), or a new table,
+     * which the account's group places in a group of its own. Refused: tables in several groups (one request is not
+     * run over several groups yet), a list over every table of the account, a restore of a table in a group of its
+     * own.
+     */
+    private Routed routed(io.netty.handler.codec.http.FullHttpRequest request) {
+        Group home = groupOf(request);
+        if (!cluster.tableGroups()) {
+            return new Routed(home, null);
+        }
+        String target = request.headers().get("x-amz-target");
+        if (target == null) {
+            // An admin view of one table (?table=T) is its group's; any other view is the account's group's.
+            List<String> named;
+            try {
+                named = new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
+                        .parameters()
+                        .getOrDefault("table", List.of());
+            } catch (IllegalArgumentException malformed) {
+                named = List.of(); // the account's group's server answers its error
+            }
+            UUID id = named.size() == 1 ? tableGroupOf(home.account, named.get(0)) : null;
+            Group g = id == null ? home : tableGroups.get(id);
+            if (g == null) {
+                nudge();
+            }
+            return new Routed(g, null);
+        }
+        TableRoute tables;
+        try {
+            tables = TableRoute.of(
+                    target,
+                    new io.netty.buffer.ByteBufInputStream(request.content().duplicate()));
+        } catch (IOException e) {
+            return new Routed(home, null);
+        }
+        switch (tables.kind()) {
+            case NONE -> {
+                return new Routed(home, null);
+            }
+            case ACCOUNT_WIDE -> {
+                return new Routed(
+                        null,
+                        io.partita.protocol.error.ApiException.validation("Partita's cluster with a group per table"
+                                + " (--cluster-table-groups) does not list over every table of an account yet: give"
+                                + " the request a TableName (or TableArn)"));
+            }
+            default -> {}
+        }
+        java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
+        for (String t : tables.tables()) {
+            UUID id = tableGroupOf(home.account, t);
+            if (id != null) {
+                in.add(id);
+            }
+        }
+        if (in.isEmpty()) {
+            // Placed a moment ago by the account's group, whose record this node has not applied yet: it waits.
+            boolean placed = tables.kind() == TableRoute.Kind.CREATES
+                    && request.headers().contains(ClusterRouter.PLACED);
+            return new Routed(placed ? null : home, null);
+        }
+        if (in.size() > 1) {
+            return new Routed(
+                    null,
+                    io.partita.protocol.error.ApiException.validation("The tables " + tables.tables() + " are in"
+                            + " different Raft groups (--cluster-table-groups): Partita does not run one request over"
+                            + " several groups yet; send one request per table"));
+        }
+        if (tables.kind() == TableRoute.Kind.RESTORES) {
+            return new Routed(
+                    null,
+                    io.partita.protocol.error.ApiException.validation("Partita does not restore a table that is in a"
+                            + " Raft group of its own (--cluster-table-groups) yet"));
+        }
+        Group g = tableGroups.get(in.iterator().next());
+        if (g == null) {
+            nudge(); // recorded, and not known to this node yet: the mover makes or finds it
+            return new Routed(null, null);
+        }
+        return new Routed(g, null);
     }
 
     private ClusterRouter.Target target(Group g) {
@@ -768,8 +994,8 @@ public final class ClusterMember implements AutoCloseable {
             String refused;
             try {
                 List<Decided> decided = new java.util.ArrayList<>();
-                for (Group g : groups.values()) {
-                    List<ClusterNode.Peer> on = decision(membersReplica.recorded(LATE_GROUP + g.account));
+                for (Group g : all()) {
+                    List<ClusterNode.Peer> on = decidedOn(g);
                     if (on != null) {
                         decided.add(new Decided(g.name(), ids(on), () -> leaderOf(g)));
                     }
@@ -796,7 +1022,7 @@ public final class ClusterMember implements AutoCloseable {
         log.info("node {}: the cluster's members are {}", cluster.nodeId(), ids(after));
         List<String> moving = List.of();
         while (System.nanoTime() < deadline) {
-            moving = groups.values().stream()
+            moving = all().stream()
                     .filter(g -> !membersOf(g).equals(sorted(placement(g, ids(after)))))
                     .map(g -> g.account)
                     .toList();
@@ -847,8 +1073,7 @@ public final class ClusterMember implements AutoCloseable {
 
     /** The members {@code memberIds} place group {@code g} on, its preferred leader first. */
     private List<String> placement(Group g, List<String> memberIds) {
-        int place = new java.util.ArrayList<>(groups.values()).indexOf(g);
-        return io.partita.cluster.Placement.of(memberIds, place, cluster.replicas());
+        return io.partita.cluster.Placement.of(memberIds, g.place, cluster.replicas());
     }
 
     /**
@@ -856,7 +1081,7 @@ public final class ClusterMember implements AutoCloseable {
      * for the answer to one it forwards.
      */
     java.time.Duration membersChangeLimit() {
-        return MEMBERS_CHANGE.multipliedBy(groups.size());
+        return MEMBERS_CHANGE.multipliedBy(all().size());
     }
 
     /**
@@ -947,7 +1172,7 @@ public final class ClusterMember implements AutoCloseable {
                 membersSeenAt = System.nanoTime();
                 recordMembers();
             }
-            for (Group g : groups.values()) {
+            for (Group g : all()) {
                 ClusterNode node = g.node;
                 if (node == null) {
                     continue; // its locator learns where it is led
@@ -1039,9 +1264,8 @@ public final class ClusterMember implements AutoCloseable {
         if (order.isEmpty()) {
             return;
         }
-        int place = new java.util.ArrayList<>(groups.values()).indexOf(g);
         List<String> placed = g.placed;
-        String want = placed != null ? placed.get(0) : order.get(place % order.size());
+        String want = placed != null ? placed.get(0) : order.get(g.place % order.size());
         boolean already = now.entrySet().stream()
                 .allMatch(e -> e.getValue() == (e.getKey().equals(want) ? 1 : 0));
         if (already || (placed != null && !sorted(placed).equals(List.copyOf(now.keySet())))) {
@@ -1073,6 +1297,9 @@ public final class ClusterMember implements AutoCloseable {
         ServerConfig own = new ServerConfig("127.0.0.1", 0, g.storage, server.region(), workers, server.transport())
                 .withLimits(server.limits())
                 .withFaults(server.faults());
+        if (cluster.tableGroups()) {
+            own = own.withTables(new Placing(g));
+        }
         return accounts == null ? own : own.strict(accounts.only(g.account));
     }
 
@@ -1096,6 +1323,12 @@ public final class ClusterMember implements AutoCloseable {
             g.retiring = null;
         }
         long started = System.nanoTime();
+        if (g.table != null) {
+            // A leader before this one closed it, empty: it refuses new tables, and the mover finishes the close.
+            g.closing = g.replica.recorded(CLOSED) != null;
+            g.emptySince = 0;
+            g.held.clear();
+        }
         StorageEngine engine = g.replica.unlessInstalling(store -> StorageEngine.openOn(store, g.storage));
         if (engine == null) {
             return;
@@ -1341,21 +1574,45 @@ public final class ClusterMember implements AutoCloseable {
             } catch (IOException | RuntimeException e) {
                 log.warn("node {} could not record where new groups are made (tried again soon): {}", nodeId(), e);
             }
-            for (Group g : groups.values()) {
+            if (cluster.tableGroups()) {
+                try {
+                    syncTables();
+                } catch (IOException | RuntimeException e) {
+                    log.warn(
+                            "node {} could not read the tables' groups (tried again soon): {}", nodeId(), e.toString());
+                }
+            }
+            for (Group g : all()) {
                 if (closed) {
                     return;
                 }
                 try {
                     moveGroup(g, memberIds, settled);
-                } catch (RuntimeException e) {
+                    if (g.table != null && g.serving != null) {
+                        collect(g);
+                    }
+                } catch (IOException | RuntimeException e) {
                     log.warn("node {} could not move {} to its members", nodeId(), g.name(), e);
                 }
             }
             try {
-                Thread.sleep(MOVE_MILLIS);
+                // Sooner when a request waits for a table's group this node does not know yet (nudge).
+                if (wake.tryAcquire(MOVE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    wake.drainPermits();
+                }
             } catch (InterruptedException e) {
                 return;
             }
+        }
+    }
+
+    /** Wakes the mover before its next pass is due ({@link #nudge}). */
+    private final java.util.concurrent.Semaphore wake = new java.util.concurrent.Semaphore(0);
+
+    /** Has the mover look at the tables' groups now: a request waits for one this node does not know yet. */
+    private void nudge() {
+        if (wake.availablePermits() == 0) {
+            wake.release();
         }
     }
 
@@ -1371,7 +1628,7 @@ public final class ClusterMember implements AutoCloseable {
      * another member added to this node gets this node's part in it; a group not on this node a locator.
      */
     private void moveGroup(Group g, List<String> memberIds, boolean settled) {
-        UUID id = groupId(g.account);
+        UUID id = g.id;
         if (settled) {
             g.placed = placement(g, memberIds);
         }
@@ -1479,19 +1736,9 @@ public final class ClusterMember implements AutoCloseable {
             // A record whose outcome was not known may still be proposed late: the same bytes are recorded again.
             byte[] value = unsure.get(g.account);
             if (value == null) {
-                java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
-                membersGroup.members().forEach(p -> byId.put(p.id(), p));
-                com.fasterxml.jackson.databind.node.ArrayNode on = JSON.createArrayNode();
-                for (String m : placement(g, memberIds)) {
-                    ClusterNode.Peer p = byId.get(m);
-                    if (p == null) {
-                        return; // the members changed since memberIds were read: the next pass
-                    }
-                    on.addObject()
-                            .put("id", p.id())
-                            .put("host", p.host())
-                            .put("port", p.port())
-                            .put("api", p.api() != null ? p.api() : apiOf(p.id()));
+                com.fasterxml.jackson.databind.node.ArrayNode on = peersOf(placement(g, memberIds));
+                if (on == null) {
+                    return; // the members changed since memberIds were read: the next pass
                 }
                 value = JSON.writeValueAsBytes(on);
             }
@@ -1502,6 +1749,42 @@ public final class ClusterMember implements AutoCloseable {
             log.info(
                     "node {}: a group made for {} from now on is made on {}", nodeId(), g.name(), ids(decision(value)));
         }
+    }
+
+    /**
+     * Members {@code ids}, in that order, with their addresses as the members' group has them, as JSON; null when one
+     * is not among its members (they changed since the ids were read).
+     */
+    private com.fasterxml.jackson.databind.node.ArrayNode peersOf(List<String> ids) {
+        java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
+        membersGroup.members().forEach(p -> byId.put(p.id(), p));
+        com.fasterxml.jackson.databind.node.ArrayNode on = JSON.createArrayNode();
+        for (String m : ids) {
+            ClusterNode.Peer p = byId.get(m);
+            if (p == null) {
+                return null;
+            }
+            on.addObject()
+                    .put("id", p.id())
+                    .put("host", p.host())
+                    .put("port", p.port())
+                    .put("api", p.api() != null ? p.api() : apiOf(p.id()));
+        }
+        return on;
+    }
+
+    /**
+     * The members, with their addresses, the members' group decided group {@code g} is made on: a late account's
+     * ({@link #decideLate}), or a table's ({@link #placeTable}); null for none.
+     */
+    private List<ClusterNode.Peer> decidedOn(Group g) throws IOException {
+        if (g.table == null) {
+            return decision(membersReplica.recorded(LATE_GROUP + g.account));
+        }
+        byte[] recorded = membersReplica.recorded(GROUP_RECORD + g.id);
+        return recorded == null
+                ? null
+                : decision(JSON.writeValueAsBytes(JSON.readTree(recorded).get("on")));
     }
 
     /** The members, with their addresses, that a record of {@link #decideLate} names; null for no record. */
@@ -1528,7 +1811,7 @@ public final class ClusterMember implements AutoCloseable {
      * it on the members the cluster's members place it on, as any other.
      */
     private void formLate(Group g) throws IOException {
-        List<ClusterNode.Peer> on = decision(membersReplica.recorded(LATE_GROUP + g.account));
+        List<ClusterNode.Peer> on = decidedOn(g);
         if (on == null) {
             return;
         }
@@ -1536,14 +1819,14 @@ public final class ClusterMember implements AutoCloseable {
             g.late = false; // routed to by its locator
             return;
         }
-        UUID id = groupId(g.account);
+        UUID id = g.id;
         ReplicaStore replica;
         synchronized (g) {
-            if (g.replica != null || placementRecord.adopted(g.account)) {
+            if (g.replica != null || placementRecord.adopted(g.recordKey)) {
                 g.late = false; // another member added it to this node meanwhile (and perhaps took it off again)
                 return;
             }
-            placementRecord.recordFormed(g.account);
+            placementRecord.recordFormed(g.recordKey);
             ReplicaStore.delete(g.storage);
             replica = ReplicaStore.open(g.storage);
             holdReplica(g, replica);
@@ -1573,6 +1856,413 @@ public final class ClusterMember implements AutoCloseable {
         log.info("node {} made {} on {}, as the members' group decided", nodeId(), g.name(), ids(on));
     }
 
+    /** Where the members' group records each table's group: its account, first table, place and members, by id. */
+    private static final String GROUP_RECORD = "cluster/table-group/";
+
+    /** Where the members' group records which group each table is in, by account and table: {@code <account>/<t>}. */
+    private static final String TABLE_RECORD = "cluster/table/";
+
+    /** A key the members' group never records: a compare-and-set that expects a value there changes nothing. */
+    private static final String BARRIER = "cluster/barrier";
+
+    /** Recorded in a table's group's own store once its leader closes it, empty ({@link #closeEmpty}). */
+    private static final String CLOSED = "cluster/closed";
+
+    /** DynamoDB's default quota of tables per account and region ("Service, account, and table quotas"). */
+    static final int MAX_TABLES = 2500;
+
+    /** How long a table's group may hold nothing before its leader closes it. */
+    private static final long EMPTY_NANOS = 10_000_000_000L;
+
+    /** How often a table's group's leader compares its tables with the cluster's records. */
+    private static final long COLLECT_NANOS = 1_000_000_000L;
+
+    /**
+     * How long after a table was placed its group may lack it before its record says it is gone: a CreateTable waits
+     * for the group's first leader (an election) before the group makes the table.
+     */
+    private static final long PLACED_GRACE_MILLIS = 30_000;
+
+    /** How long a close waits, new tables refused, for a CreateTable that passed the check a moment before. */
+    private static final long CLOSE_SETTLE_MILLIS = 500;
+
+    /** How long a compare-and-set through the members' group may take. */
+    private static final java.time.Duration RECORD_TIME = java.time.Duration.ofSeconds(10);
+
+    /** Every group: the accounts', in their order, then the tables' ({@code --cluster-table-groups}). */
+    private List<Group> all() {
+        List<Group> out = new java.util.ArrayList<>(groups.values());
+        out.addAll(tableGroups.values());
+        return out;
+    }
+
+    /** Where a table's group keeps its replica on this node: {@code table-groups/<id>} in the data directory. */
+    private StorageConfig tableStorage(UUID id) {
+        return server.storage()
+                .withDataDir(server.storage().dataDir().resolve("table-groups").resolve(id.toString()));
+    }
+
+    /**
+     * A table's group as record {@code recorded} of the members' group names it ({@link #placeTable}); null for one of
+     * an account strict mode no longer has (its requests find no account), which this node neither holds nor routes.
+     */
+    private Group tableGroup(UUID id, byte[] recorded) throws IOException {
+        com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(recorded);
+        String account = r.get("account").asText();
+        if (accounts != null && !accounts.accountIds().contains(account)) {
+            return null;
+        }
+        List<String> on = new java.util.ArrayList<>();
+        r.get("on").forEach(p -> on.add(p.get("id").asText()));
+        return new Group(
+                account,
+                tableStorage(id),
+                List.copyOf(on),
+                id,
+                "table-" + id,
+                r.get("place").asInt(),
+                r.get("table").asText());
+    }
+
+    /**
+     * With {@code --cluster-table-groups}, on every node, each pass of the mover: makes this node's tables' groups
+     * those the members' group records. A group new to it is made here once this node is among the members it was
+     * placed on ({@link #formLate}), and found by a locator otherwise; one whose record is gone (its leader closed it,
+     * {@link #closeEmpty}) is taken off this node and forgotten.
+     */
+    private synchronized void syncTables() throws IOException {
+        java.util.Set<UUID> recorded = new java.util.HashSet<>();
+        for (var e : membersReplica.recordedUnder(GROUP_RECORD).entrySet()) {
+            UUID id = UUID.fromString(e.getKey().substring(GROUP_RECORD.length()));
+            recorded.add(id);
+            if (tableGroups.containsKey(id)) {
+                continue;
+            }
+            Group g = tableGroup(id, e.getValue());
+            if (g != null) {
+                g.late = g.placed.contains(nodeId()) && !placementRecord.ownMembers(g.recordKey);
+                tableGroups.put(id, g);
+                if (g.late && ready) {
+                    // Made at once on its members: the group elects its first leader once a majority has made it.
+                    try {
+                        formLate(g);
+                    } catch (IOException | RuntimeException failed) {
+                        log.warn(
+                                "node {} could not make {} yet (tried again soon): {}",
+                                nodeId(),
+                                g.name(),
+                                failed.toString());
+                    }
+                }
+            }
+        }
+        for (Group g : List.copyOf(tableGroups.values())) {
+            if (!recorded.contains(g.id)) {
+                dropTableGroup(g);
+            }
+        }
+    }
+
+    /**
+     * Runs {@link #syncTables} each time this node's replica of the members' group has applied entries since the last
+     * time, looking every {@value #WATCH_MILLIS} ms: a table placed a moment ago is made on its members, and found by
+     * the other nodes, without waiting for the mover's next pass.
+     */
+    private void watchTables() {
+        long seen = -1;
+        while (!closed) {
+            try {
+                long applied = membersGroup.lastAppliedIndex();
+                if (applied != seen) {
+                    seen = applied;
+                    syncTables();
+                }
+            } catch (IOException | RuntimeException e) {
+                log.warn("node {} could not read the tables' groups (tried again soon): {}", nodeId(), e.toString());
+            }
+            try {
+                Thread.sleep(WATCH_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Takes a table's group whose record is gone off this node, and forgets it; on a failure, the next pass again. */
+    private void dropTableGroup(Group g) throws IOException {
+        g.late = false;
+        takeOff(g, "its leader closed it, empty");
+        synchronized (g) {
+            if (g.node != null) {
+                return; // not taken off: the next pass tries again
+            }
+            ReplicaStore replica = g.replica;
+            if (replica != null) {
+                droppedLocked(g, replica, "its leader closed it, empty"); // added to this node, not yet joined
+            }
+        }
+        io.partita.cluster.GroupLocator locator = g.locator;
+        if (locator != null) {
+            host.stopLocating(locator);
+        }
+        deleteTree(g.storage.dataDir()); // its folder, which its store's deletion leaves
+        tableGroups.remove(g.id);
+        placementRecord.forget(g.recordKey);
+    }
+
+    /**
+     * As the server of {@code account}'s own group, for a CreateTable (or ImportTable) that passed every check: places
+     * table {@code name} in a Raft group of its own. The group's record first (its account, table, place and members,
+     * the members its place among the groups gives it now), then the table's (its group; {@code live}, as ListTables
+     * lists it from now on), each a compare-and-set through the members' group: a table another request placed first
+     * keeps its group, and this one's record is taken back. Every node then makes the group, or finds it
+     * ({@link #syncTables}); the request goes there.
+     */
+    private void placeTable(String account, String name) {
+        String key = TABLE_RECORD + account + "/" + name;
+        try {
+            if (membersReplica.recorded(key) != null) {
+                return; // placed already: a retry, or a table of a group kept for its backups
+            }
+            if (membersReplica.recordedUnder(TABLE_RECORD + account + "/").size() >= MAX_TABLES) {
+                throw new io.partita.protocol.error.ApiException(
+                        io.partita.protocol.error.ErrorCode.LIMIT_EXCEEDED,
+                        "Subscriber limit exceeded: You have exceeded the maximum number of tables allowed for this"
+                                + " account (" + MAX_TABLES + ")");
+            }
+            UUID id = UUID.randomUUID();
+            int place =
+                    groups.size() + membersReplica.recordedUnder(GROUP_RECORD).size();
+            com.fasterxml.jackson.databind.node.ArrayNode on =
+                    peersOf(io.partita.cluster.Placement.of(ids(membersGroup.members()), place, cluster.replicas()));
+            if (on == null) {
+                throw new io.partita.storage.StorageUnavailableException("the members are changing", null, false);
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode group = JSON.createObjectNode()
+                    .put("account", account)
+                    .put("table", name)
+                    .put("place", place);
+            group.set("on", on);
+            byte[] groupValue = JSON.writeValueAsBytes(group);
+            membersGroup.recordIf(membersReplica, GROUP_RECORD + id, null, groupValue, RECORD_TIME);
+            byte[] table = tableRecord(id, true, System.currentTimeMillis());
+            byte[] now = membersGroup.recordIf(membersReplica, key, null, table, RECORD_TIME);
+            if (!java.util.Arrays.equals(now, table)) {
+                // Placed by another request meanwhile: this group holds nothing, and goes.
+                membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
+                return;
+            }
+            log.info("node {} placed table {} of account {} on {}", nodeId(), name, account, group.get("on"));
+        } catch (IOException | io.partita.storage.StorageUnavailableException e) {
+            throw new io.partita.protocol.error.ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "the cluster could not record where table " + name + " goes (try again): " + e.getMessage());
+        }
+    }
+
+    /** A table's record: its group, whether it is there now ({@code live}), and since when it is placed. */
+    private static byte[] tableRecord(UUID group, boolean live, long placedAt) throws IOException {
+        return JSON.writeValueAsBytes(JSON.createObjectNode()
+                .put("group", group.toString())
+                .put("live", live)
+                .put("at", placedAt));
+    }
+
+    /** The group table {@code name} of {@code account} is in, as this node's replica of the records has it; or null. */
+    private UUID tableGroupOf(String account, String name) {
+        byte[] r = membersReplica.recorded(TABLE_RECORD + account + "/" + name);
+        if (r == null) {
+            return null;
+        }
+        try {
+            return UUID.fromString(JSON.readTree(r).get("group").asText());
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The tables of {@code account} in groups of their own that are there now ({@code live}), in order: for
+     * ListTables. First a compare-and-set that changes nothing through the members' group, so this node's replica has
+     * every record committed before (a table placed through another node a moment ago included).
+     */
+    private java.util.SortedSet<String> tableNames(String account) {
+        byte[] never = {0};
+        try {
+            membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+            java.util.SortedSet<String> out = new java.util.TreeSet<>();
+            String prefix = TABLE_RECORD + account + "/";
+            for (var e : membersReplica.recordedUnder(prefix).entrySet()) {
+                if (JSON.readTree(e.getValue()).get("live").asBoolean()) {
+                    out.add(e.getKey().substring(prefix.length()));
+                }
+            }
+            return out;
+        } catch (IOException | io.partita.storage.StorageUnavailableException e) {
+            throw new io.partita.protocol.error.ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "the cluster's record of the tables cannot be read now (try again): " + e.getMessage());
+        }
+    }
+
+    /** What a server of group {@code g} asks before it makes a table ({@link TablePlacement}). */
+    private final class Placing implements TablePlacement {
+        private final Group g;
+
+        Placing(Group g) {
+            this.g = g;
+        }
+
+        @Override
+        public boolean placeElsewhere(String account, String name) {
+            if (g.table == null) {
+                placeTable(account, name);
+                return true;
+            }
+            ReplicaStore replica = g.replica;
+            if (g.closing || replica == null || replica.recorded(CLOSED) != null) {
+                throw new io.partita.protocol.error.ApiException(
+                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                        "table " + name + "'s group is closing, empty: try again in a moment");
+            }
+            return false;
+        }
+
+        @Override
+        public void deleted(String account, String name) {
+            if (g.table != null) {
+                markGone(g, account, name);
+            }
+        }
+
+        @Override
+        public java.util.SortedSet<String> names(String account) {
+            return g.table == null ? tableNames(account) : new java.util.TreeSet<>();
+        }
+    }
+
+    /**
+     * Records that table {@code name} of {@code account}, in table group {@code g}, is no longer there: its record,
+     * when it names {@code g}, no longer {@code live}. A failure is logged: {@link #collect} makes it within a second.
+     */
+    private void markGone(Group g, String account, String name) {
+        String key = TABLE_RECORD + account + "/" + name;
+        try {
+            byte[] was = membersReplica.recorded(key);
+            if (was == null) {
+                return;
+            }
+            com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(was);
+            if (r.get("group").asText().equals(g.id.toString()) && r.get("live").asBoolean()) {
+                membersGroup.recordIf(
+                        membersReplica,
+                        key,
+                        was,
+                        tableRecord(g.id, false, r.get("at").asLong()),
+                        RECORD_TIME);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn(
+                    "node {} could not record that table {} is deleted (its group's leader does soon): {}",
+                    nodeId(),
+                    name,
+                    e.toString());
+        }
+    }
+
+    /**
+     * As the leader of table group {@code g}, every second, from the mover: makes the records of its tables say
+     * whether each is there ({@code live}, as ListTables lists them): one deleted is no longer; one made again in a
+     * group kept for its backups is again. A table placed a moment ago that the group has not made yet stays live
+     * ({@link #PLACED_GRACE_MILLIS}). A group that has held no table and no backup for {@link #EMPTY_NANOS} (its table
+     * deleted, or a placement whose CreateTable never came) is closed ({@link #closeEmpty}).
+     */
+    private void collect(Group g) throws IOException {
+        PartitaServer own = g.serving;
+        long now = System.nanoTime();
+        if (own == null || now - g.collectedAt < COLLECT_NANOS) {
+            return;
+        }
+        g.collectedAt = now;
+        StorageEngine engine = own.storage();
+        List<String> names = engine.tables().names();
+        g.held.addAll(names);
+        boolean kept = !names.isEmpty() || !engine.backups().all().isEmpty();
+        String prefix = TABLE_RECORD + g.account + "/";
+        for (var e : membersReplica.recordedUnder(prefix).entrySet()) {
+            com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(e.getValue());
+            if (!r.get("group").asText().equals(g.id.toString())) {
+                continue;
+            }
+            String table = e.getKey().substring(prefix.length());
+            boolean live = r.get("live").asBoolean();
+            boolean there = names.contains(table);
+            long at = r.get("at").asLong();
+            boolean gone = !there && (g.held.contains(table) || System.currentTimeMillis() - at > PLACED_GRACE_MILLIS);
+            if (live && !gone) {
+                kept = true;
+            } else if (live || there) {
+                membersGroup.recordIf(
+                        membersReplica, e.getKey(), e.getValue(), tableRecord(g.id, there, at), RECORD_TIME);
+                kept |= there;
+            }
+        }
+        if (kept) {
+            g.emptySince = 0;
+        } else if (g.emptySince == 0 && !g.closing) {
+            g.emptySince = now;
+        } else if (g.closing || now - g.emptySince > EMPTY_NANOS) {
+            closeEmpty(g, engine);
+        }
+    }
+
+    /**
+     * Closes table group {@code g}, which this node leads and which holds nothing: refuses new tables from now on (its
+     * server's {@link Placing}), records that in the group's own log (a next leader refuses them too, and closes it),
+     * waits {@link #CLOSE_SETTLE_MILLIS} for a CreateTable that passed the check a moment before, and, the group still
+     * empty, removes its records from the members' group: the table's, then the group's. Every node then takes it off
+     * ({@link #syncTables}). A group that holds something again is opened again.
+     */
+    private void closeEmpty(Group g, StorageEngine engine) throws IOException {
+        g.closing = true;
+        ReplicaStore replica = g.replica;
+        ClusterNode node = g.node;
+        if (replica == null || node == null) {
+            return;
+        }
+        byte[] marker = Long.toString(System.currentTimeMillis()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (replica.recorded(CLOSED) == null) {
+            node.recordIf(replica, CLOSED, null, marker, RECORD_TIME);
+        }
+        try {
+            Thread.sleep(CLOSE_SETTLE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (!engine.tables().names().isEmpty() || !engine.backups().all().isEmpty()) {
+            byte[] closedAt = replica.recorded(CLOSED);
+            if (closedAt != null) {
+                node.recordIf(replica, CLOSED, closedAt, null, RECORD_TIME);
+            }
+            g.closing = false;
+            g.emptySince = 0;
+            log.info("node {}: {} holds a table again, and stays", nodeId(), g.name());
+            return;
+        }
+        String prefix = TABLE_RECORD + g.account + "/";
+        for (var e : membersReplica.recordedUnder(prefix).entrySet()) {
+            if (JSON.readTree(e.getValue()).get("group").asText().equals(g.id.toString())) {
+                membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME);
+            }
+        }
+        byte[] group = membersReplica.recorded(GROUP_RECORD + g.id);
+        if (group != null) {
+            membersGroup.recordIf(membersReplica, GROUP_RECORD + g.id, group, null, RECORD_TIME);
+        }
+        log.info("node {} closed {}: it held nothing for {} s", nodeId(), g.name(), EMPTY_NANOS / 1_000_000_000L);
+    }
+
     /**
      * As the leader of group {@code g}, on the members it is placed on: takes out of the group's members a member
      * that has answered no append for {@link #SILENT_MILLIS} and has said on its Raft port, for {@link #LOST_NANOS} on
@@ -1598,7 +2288,7 @@ public final class ClusterMember implements AutoCloseable {
         for (var f : silence.entrySet()) {
             String member = f.getKey();
             ClusterNode.Peer peer = byId.get(member);
-            if (f.getValue() < SILENT_MILLIS || peer == null || !host.lacks(peer, groupId(g.account))) {
+            if (f.getValue() < SILENT_MILLIS || peer == null || !host.lacks(peer, g.id)) {
                 g.lostSince.remove(member); // answering, or down: nothing a new copy would change
                 continue;
             }
@@ -1656,7 +2346,7 @@ public final class ClusterMember implements AutoCloseable {
                 ask.putIfAbsent(m, cluster.get(m));
             }
         }
-        List<String> leaderHas = host.leaderMembers(groupId(g.account), ask.values());
+        List<String> leaderHas = host.leaderMembers(g.id, ask.values());
         if (leaderHas != null && !leaderHas.contains(nodeId())) {
             takeOff(g, "the group's leader has it on " + leaderHas);
         }
@@ -1671,7 +2361,7 @@ public final class ClusterMember implements AutoCloseable {
 
     /** Moves group {@code g}, which this node leads, from {@code has} onto {@code target}; see {@link #moveGroup}. */
     private void move(Group g, ClusterNode node, List<String> has, List<String> target) {
-        UUID id = groupId(g.account);
+        UUID id = g.id;
         java.util.Map<String, ClusterNode.Peer> byId = new java.util.HashMap<>();
         node.members().forEach(p -> byId.put(p.id(), p));
         byId.putAll(peersById());
@@ -1785,7 +2475,7 @@ public final class ClusterMember implements AutoCloseable {
                 continue;
             }
             try {
-                host.removeFrom(left.getValue().peer(), groupId(g.account));
+                host.removeFrom(left.getValue().peer(), g.id);
                 g.leftOn.remove(left.getKey());
             } catch (IOException | RuntimeException e) {
                 if (System.nanoTime() - left.getValue().since() > LEFT_ASKED_NANOS) {
@@ -1824,7 +2514,7 @@ public final class ClusterMember implements AutoCloseable {
             // Routed by a locator from now on.
         }
         try {
-            host.removeGroup(groupId(g.account));
+            host.removeGroup(g.id);
         } catch (IllegalArgumentException gone) {
             // Taken off already.
         } catch (IOException | RuntimeException e) {
@@ -1861,8 +2551,8 @@ public final class ClusterMember implements AutoCloseable {
 
     /** The group of the account whose group's id is {@code id}, or null. */
     private Group byGroupId(UUID id) {
-        for (Group g : groups.values()) {
-            if (groupId(g.account).equals(id)) {
+        for (Group g : all()) {
+            if (g.id.equals(id)) {
                 return g;
             }
         }
@@ -1890,7 +2580,7 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 try {
                     // Recorded first: at a restart the group has the members its log has, not its flags'.
-                    placementRecord.recordAdopted(g.account);
+                    placementRecord.recordAdopted(g.recordKey);
                     // Whatever a store left there holds, the group's leader sends the group's state from its start.
                     ReplicaStore.delete(g.storage);
                     holdReplica(g, ReplicaStore.open(g.storage));
@@ -1976,7 +2666,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         com.fasterxml.jackson.databind.node.ArrayNode each = out.putArray("groups");
         java.util.List<Group> away = new java.util.ArrayList<>();
-        for (Group g : groups.values()) {
+        for (Group g : all()) {
             ClusterNode node = g.node;
             if (node == null) {
                 away.add(g);
@@ -1985,6 +2675,9 @@ public final class ClusterMember implements AutoCloseable {
             com.fasterxml.jackson.databind.node.ObjectNode one = JSON.createObjectNode()
                     .put("account", g.account)
                     .put("group", node.groupId().toString());
+            if (g.table != null) {
+                one.put("table", g.table);
+            }
             try {
                 putGroup(one, g, node);
                 // Each group's own: they differ while a change of the members is made to one group after another.
@@ -2004,8 +2697,11 @@ public final class ClusterMember implements AutoCloseable {
                 com.fasterxml.jackson.databind.node.ObjectNode one = elsewhere
                         .addObject()
                         .put("account", g.account)
-                        .put("group", groupId(g.account).toString())
+                        .put("group", g.id.toString())
                         .put("leader", locator == null ? null : locator.leader());
+                if (g.table != null) {
+                    one.put("table", g.table);
+                }
                 g.placed.forEach(one.putArray("placed")::add);
             }
         }
@@ -2030,7 +2726,7 @@ public final class ClusterMember implements AutoCloseable {
 
     private io.partita.server.metrics.ClusterMetrics.View view() {
         List<io.partita.server.metrics.ClusterMetrics.GroupView> each = new java.util.ArrayList<>();
-        for (Group g : groups.values()) {
+        for (Group g : all()) {
             ClusterNode node = g.node;
             if (node == null) {
                 continue; // placed on other members: they report it
@@ -2039,7 +2735,7 @@ public final class ClusterMember implements AutoCloseable {
             long[] reads = node.consistentReads();
             try {
                 each.add(new io.partita.server.metrics.ClusterMetrics.GroupView(
-                        g.account,
+                        g.table == null ? g.account : g.account + "/" + g.table,
                         node.role().equals("LEADER"),
                         g.serving != null,
                         node.term(),
@@ -2086,7 +2782,10 @@ public final class ClusterMember implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (Thread t : mover == null ? List.of(watch) : List.of(watch, mover)) {
+        for (Thread t : java.util.Arrays.asList(watch, mover, tablesWatch)) {
+            if (t == null) {
+                continue;
+            }
             t.interrupt();
             try {
                 t.join(10_000);
@@ -2096,7 +2795,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         // Its own servers first, which answer the requests they have; the router then answers 503 (retried
         // elsewhere) until it closes.
-        for (Group g : groups.values()) {
+        for (Group g : all()) {
             stopServing(g, "it is stopping");
             stopReading(g, "it is stopping");
         }
@@ -2106,7 +2805,7 @@ public final class ClusterMember implements AutoCloseable {
         } catch (IOException e) {
             log.warn("node {}: closing its Raft server", cluster.nodeId(), e);
         }
-        for (Group g : groups.values()) {
+        for (Group g : all()) {
             ReplicaStore replica = g.replica;
             if (replica != null) {
                 replica.close();

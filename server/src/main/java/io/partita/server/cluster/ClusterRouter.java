@@ -93,8 +93,29 @@ final class ClusterRouter implements AutoCloseable {
             "proxy-connection",
             "http2-settings");
 
-    /** Where a request goes now: an address (host:port) and whether that is this node's own server. */
-    record Target(String address, boolean local) {}
+    /**
+     * Where a request goes now: an address (host:port) and whether that is this node's own server; or, with {@code
+     * refusal} (and no address), nowhere: the router answers that error itself.
+     */
+    record Target(String address, boolean local, ApiException refusal) {
+        Target(String address, boolean local) {
+            this(address, local, null);
+        }
+
+        /** A request no node can serve as it is: the router answers {@code why}. */
+        static Target refusing(ApiException why) {
+            return new Target(null, false, why);
+        }
+    }
+
+    /**
+     * Set by the router on a request the account's own group placed in a group of its own ({@link #places}): it waits
+     * for that group, and goes nowhere else.
+     */
+    static final String PLACED = "x-partita-placed";
+
+    /** How long a request whose table was just placed in a group of its own waits for that group's first leader. */
+    static final long PLACED_WAIT_MILLIS = 15_000;
 
     /** An answer the router makes itself: its status and JSON body. */
     record Made(int status, String json) {}
@@ -150,6 +171,12 @@ final class ClusterRouter implements AutoCloseable {
      * or null: to {@code target}. Null when follower reads are off.
      */
     private final Function<FullHttpRequest, Target> reads;
+    /**
+     * The requests that may make a table in a group of its own (CreateTable, ImportTable with {@code
+     * --cluster-table-groups}), or null: kept while on their way, to be sent again once the account's group answers
+     * that it placed their table ({@link ErrorCode#TABLE_PLACED}).
+     */
+    private final java.util.function.Predicate<FullHttpRequest> places;
     /** Reads answered by {@code reads}' target. */
     private final java.util.concurrent.atomic.LongAdder readsServed = new java.util.concurrent.atomic.LongAdder();
 
@@ -178,8 +205,10 @@ final class ClusterRouter implements AutoCloseable {
             io.partita.server.metrics.ClusterMetrics metrics,
             Members members,
             SslContext serverTls,
-            SslContext forwardTls)
+            SslContext forwardTls,
+            java.util.function.Predicate<FullHttpRequest> places)
             throws InterruptedException {
+        this.places = places;
         if ((serverTls == null) != (forwardTls == null)) {
             throw new IllegalArgumentException("HTTPS needs both the server's and the forwarding side's TLS");
         }
@@ -287,6 +316,8 @@ final class ClusterRouter implements AutoCloseable {
         private ChannelHandlerContext waiting;
         /** The request on its way to this follower's reader (retained), else null: see {@link #askLeader}. */
         private FullHttpRequest again;
+        /** The request on its way that may be placed in a table's own group (retained), else null: {@link #places}. */
+        private FullHttpRequest placing;
 
         private boolean waitingKeepAlive;
         /** The request waiting here for a node that serves it (retained), else null: see {@link #awaitServing}. */
@@ -346,6 +377,9 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             String forwardedBy = request.headers().get(FORWARDED);
+            if (forwardedBy == null) {
+                request.headers().remove(PLACED); // the router's own mark, never a client's
+            }
             Target to = null;
             boolean toReader = false;
             if (reads != null && forwardedBy == null) {
@@ -358,13 +392,19 @@ final class ClusterRouter implements AutoCloseable {
             if (to == null) {
                 to = target.apply(request);
             }
-            if (to == null && forwardedBy == null) {
-                // No node serves it that this one knows of: it waits for one, a while, rather than being refused.
+            if (to == null) {
+                // No node serves it that this one knows of: it waits for one, a while, rather than being refused. A
+                // request another node forwarded here waits only for this node's own server (this node leads its group,
+                // and opens its engine), never to be forwarded again.
                 ctx.channel().config().setAutoRead(false);
                 waiting = ctx;
                 waitingKeepAlive = keepAlive;
                 held = request.retain();
                 awaitServing(ctx, held, System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000);
+                return;
+            }
+            if (to != null && to.refusal() != null) {
+                error(ctx, keepAlive, to.refusal().code(), to.refusal().getMessage());
                 return;
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
@@ -378,6 +418,9 @@ final class ClusterRouter implements AutoCloseable {
             if (toReader) {
                 // To this follower's reader: kept, to be asked of the leader if the reader does not know its table.
                 again = request.retain();
+            } else if (places != null && forwardedBy == null && places.test(request)) {
+                // Kept, to be sent again to its table's own group once the account's group has placed it there.
+                placing = request.retain();
             }
             dispatch(ctx, request, to);
         }
@@ -401,6 +444,13 @@ final class ClusterRouter implements AutoCloseable {
                 to = null; // this node closing, say: no node serves it from here
                 until = System.nanoTime();
             }
+            if (to != null
+                    && to.address() != null
+                    && !to.local()
+                    && request.headers().contains(FORWARDED)) {
+                to = null; // led elsewhere now: the node that forwarded it learns that, and the client retries
+                until = System.nanoTime();
+            }
             if (to == null && System.nanoTime() - until < 0) {
                 awaitServing(ctx, request, until);
                 return;
@@ -414,6 +464,9 @@ final class ClusterRouter implements AutoCloseable {
             try {
                 if (to == null) {
                     noneServes();
+                } else if (to.refusal() != null) {
+                    ApiException why = to.refusal();
+                    finish(e -> error(e, waitingKeepAlive, why.code(), why.getMessage()));
                 } else {
                     dispatch(ctx, request, to);
                 }
@@ -544,6 +597,10 @@ final class ClusterRouter implements AutoCloseable {
                 again.release();
                 again = null;
             }
+            if (placing != null) {
+                placing.release();
+                placing = null;
+            }
             if (held != null) {
                 held.release();
                 held = null;
@@ -564,6 +621,10 @@ final class ClusterRouter implements AutoCloseable {
             if (again != null) {
                 again.release();
                 again = null;
+            }
+            if (placing != null) {
+                placing.release();
+                placing = null;
             }
             if (held != null) {
                 held.release();
@@ -608,6 +669,24 @@ final class ClusterRouter implements AutoCloseable {
             sendOrRefuse(waiting, request, target.apply(request));
         }
 
+        /**
+         * Sends the request on its way ({@link #placing}) to its table's own group, once there is one that serves: the
+         * account's group placed the table there. It waits for that group's record and first leader, up to {@link
+         * #PLACED_WAIT_MILLIS}, and is never sent back to the account's group ({@link #PLACED}).
+         */
+        private void toPlaced() {
+            FullHttpRequest request = placing;
+            placing = null;
+            if (deadline != null) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+            upstream = null;
+            request.headers().set(PLACED, "true");
+            held = request;
+            awaitServing(waiting, request, System.nanoTime() + PLACED_WAIT_MILLIS * 1_000_000);
+        }
+
         /** The serving node's answers on the connection onwards. */
         private final class Answer extends SimpleChannelInboundHandler<FullHttpResponse> {
             @Override
@@ -624,6 +703,10 @@ final class ClusterRouter implements AutoCloseable {
                         return;
                     }
                     readsServed.increment();
+                }
+                if (placing != null && response.status().code() == ErrorCode.TABLE_PLACED.httpStatus()) {
+                    toPlaced();
+                    return;
                 }
                 finish(ctx -> answer(ctx, waitingKeepAlive, response.status().code(), null, body, response.headers()));
             }

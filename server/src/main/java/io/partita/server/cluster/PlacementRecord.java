@@ -24,6 +24,9 @@ import java.util.UUID;
  * group decides ({@link #late}), and {@code formed.<account>} once this node made it.
  */
 final class PlacementRecord {
+    /** The line that says the cluster makes each table a group of its own ({@code --cluster-table-groups}). */
+    private static final String TABLE_GROUPS = "table.groups";
+
     /** The file, in a node's {@code raft} folder. */
     static final String FILE = "placement";
 
@@ -131,6 +134,32 @@ final class PlacementRecord {
         }
     }
 
+    /**
+     * The tables' groups this node holds or held a copy of ({@code --cluster-table-groups}), by their record keys
+     * ({@code table-<id>}): those it made or another member added to it.
+     */
+    synchronized java.util.Set<String> tableKeys() {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (String line : lines.keySet()) {
+            for (String kind : List.of("adopted.", "formed.")) {
+                if (line.startsWith(kind + "table-")) {
+                    out.add(line.substring(kind.length()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Forgets group {@code key} (a table's group that closed): this node holds no copy of it any more. */
+    synchronized void forget(String key) throws IOException {
+        boolean changed = lines.remove("adopted." + key) != null;
+        changed |= lines.remove("formed." + key) != null;
+        changed |= lines.remove("new." + key) != null;
+        if (changed) {
+            write();
+        }
+    }
+
     /** Whether the record had {@code account}'s group before this start: the group was made then. */
     boolean recorded(String account) {
         return recorded.contains(account);
@@ -149,6 +178,9 @@ final class PlacementRecord {
         now.put("members", String.join(",", ids.stream().sorted().toList()));
         for (int k = 0; k < owners.size(); k++) {
             now.put("group." + owners.get(k), String.join(",", Placement.of(ids, k, cluster.replicas())));
+        }
+        if (cluster.tableGroups()) {
+            now.put(TABLE_GROUPS, "on");
         }
         return now;
     }
@@ -203,6 +235,12 @@ final class PlacementRecord {
             throw new IllegalArgumentException("this node cannot start: " + refusal + ", as " + file + " records."
                     + " R and the order of the accounts cannot change yet: give every node the --cluster-replicas,"
                     + " members and accounts it was made with (POST /cluster/members changes the members)");
+        }
+        if (before.containsKey(TABLE_GROUPS) && !now.containsKey(TABLE_GROUPS)) {
+            // The tables made in groups of their own would be found by no request.
+            throw new IllegalArgumentException(
+                    "this node cannot start: its cluster makes each table a group of its own," + " as " + file
+                            + " records: give it --cluster-table-groups (table.groups=true) again");
         }
         java.util.Set<String> recorded = new java.util.HashSet<>();
         before.keySet().stream()

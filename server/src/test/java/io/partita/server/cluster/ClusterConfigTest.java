@@ -79,6 +79,21 @@ class ClusterConfigTest {
     }
 
     @Test
+    void aGroupPerTableIsOffUnlessTheFileTurnsItOnAndNeedsReplicas() throws Exception {
+        String five = MEMBERS.strip() + ",n4=10.0.0.4:9000:8000,n5=10.0.0.5:9000:8000\n";
+        assertThat(load("node.id=n2\n" + five + "replicas=3\n", null).tableGroups())
+                .isFalse();
+        ClusterConfig tables = load("node.id=n2\n" + five + "replicas=3\ntable.groups=true\n", null);
+        assertThat(tables.tableGroups()).isTrue();
+        assertThat(tables.joining(true).withFollowerReads(true).tableGroups()).isTrue();
+        assertThatThrownBy(() -> load("node.id=n2\n" + five + "table.groups=true\n", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("give --cluster-replicas too");
+        assertThatThrownBy(() -> load("node.id=n2\n" + five + "replicas=3\ntable.groups=on\n", null))
+                .hasMessageContaining("table.groups is true or false, not on");
+    }
+
+    @Test
     void aFollowerReadsSettingThatIsNotABooleanIsRefused() {
         assertThatThrownBy(() -> load("node.id=n1\n" + MEMBERS + "follower.reads=yes\n", null))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -33,13 +33,19 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 
 /**
  * Four nodes whose groups are each placed on three of them ({@code --cluster-replicas 3}). In strict mode with four
  * accounts, account k's group is on nodes k, k+1 and k+2 (modulo four) and led by node k; the fourth node keeps no
  * replica of it, and sends its requests to the leader it learns from the group's members, also after that leader
- * stops. In open mode, the one group is on n0 to n2, and n3 only routes.
+ * stops. In open mode, the one group is on n0 to n2, and n3 only routes. With a Raft group per table ({@code
+ * --cluster-table-groups}), each table an account makes is a group of its own, placed and led apart from the account's;
+ * requests reach it through any node; its leader's death moves that table only; an empty one is closed.
  */
 class ClusterPlacementIT {
     private static final List<String> ACCOUNTS =
@@ -53,6 +59,8 @@ class ClusterPlacementIT {
     private final ClusterMember[] nodes = new ClusterMember[5];
     private Accounts accounts;
     private final Map<String, DynamoDbClient> clients = new java.util.HashMap<>();
+    /** Whether the nodes {@link #start} make a Raft group of each table ({@code --cluster-table-groups}). */
+    private boolean tableGroups;
 
     @AfterEach
     void stopAll() {
@@ -69,6 +77,7 @@ class ClusterPlacementIT {
                 dir,
                 new ClusterConfig("placed", "n" + i, members)
                         .withReplicas(replicas)
+                        .withTableGroups(tableGroups)
                         .withFollowerReads(true),
                 i,
                 accounts);
@@ -93,14 +102,16 @@ class ClusterPlacementIT {
 
     /** Account {@code a}'s client (key {@code AK<a>}; any key in open mode) through node {@code via}, made once. */
     private DynamoDbClient as(int a, int via) {
-        return clients.computeIfAbsent(
-                a + "@" + via,
-                k -> DynamoDbClient.builder()
-                        .endpointOverride(URI.create(
-                                "http://127.0.0.1:" + members.get(via).apiPort()))
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(() -> AwsBasicCredentials.create("AK" + a, "secret-" + a))
-                        .build());
+        return clients.computeIfAbsent(a + "@" + via, k -> client(a, members.get(via)));
+    }
+
+    /** Account {@code a}'s client (its key as {@link ClusterStrictIT#writeAccounts} writes it) through {@code via}. */
+    static DynamoDbClient client(int a, ClusterConfig.Member via) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + via.apiPort()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AK" + a, "secret-" + a))
+                .build();
     }
 
     private static JsonNode view(ClusterMember m) {
@@ -553,6 +564,216 @@ class ClusterPlacementIT {
     }
 
     /** Waits for each account's group to be on the members {@code memberIds} place it on, as those members see it. */
+    @SuppressWarnings("unchecked")
+    private static void create(DynamoDbClient ddb, String table) {
+        TableStatus status = ddb.createTable(r -> r.tableName(table)
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .billingMode(BillingMode.PAY_PER_REQUEST))
+                .tableDescription()
+                .tableStatus();
+        assertThat(status).isEqualTo(TableStatus.CREATING);
+    }
+
+    private static void putIn(DynamoDbClient ddb, String table, String id, String value) {
+        ddb.putItem(
+                r -> r.tableName(table).item(Map.of("pk", AttributeValue.fromS(id), "v", AttributeValue.fromS(value))));
+    }
+
+    private static String getFrom(DynamoDbClient ddb, String table, String id) {
+        Map<String, AttributeValue> item = ddb.getItem(r -> r.tableName(table)
+                        .key(Map.of("pk", AttributeValue.fromS(id)))
+                        .consistentRead(true))
+                .item();
+        return item.isEmpty() ? null : item.get("v").s();
+    }
+
+    /**
+     * Node {@code m}'s view of table {@code table}'s group of account {@code account}: from its {@code groups} (on it)
+     * or {@code elsewhere}; null when it knows none.
+     */
+    private static JsonNode tableGroup(ClusterMember m, String account, String table) {
+        JsonNode v = view(m);
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : v.get(list)) {
+                if (g.path("table").asText().equals(table)
+                        && g.get("account").asText().equals(account)) {
+                    return g;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** How many tables' groups node {@code m} knows, on it or not. */
+    private static int tableGroups(ClusterMember m) {
+        JsonNode v = view(m);
+        int n = 0;
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : v.get(list)) {
+                n += g.has("table") ? 1 : 0;
+            }
+        }
+        return n;
+    }
+
+    private boolean onDisk(int node, String group) {
+        Path data = dir.resolve("n" + node);
+        return Files.exists(data.resolve("raft").resolve(group))
+                || Files.exists(data.resolve("table-groups").resolve(group));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void eachTableIsAGroupOfItsOwnReachedThroughAnyNodeAndAnEmptyOneIsClosed() throws Exception {
+        accounts = ClusterStrictIT.writeAccounts(dir, ACCOUNTS.subList(0, 2), "");
+        tableGroups = true;
+        startFour();
+        String a0 = ACCOUNTS.get(0);
+        String a1 = ACCOUNTS.get(1);
+
+        // Each table made through a node that is not the account's group's leader, each a group of its own; account 1
+        // has a table of the same name, in a group of its own.
+        create(as(0, 1), "orders");
+        create(as(0, 2), "users");
+        create(as(0, 3), "items");
+        create(as(1, 0), "orders");
+        for (int via = 0; via < 4; via++) {
+            assertThat(as(0, via).listTables().tableNames()).containsExactly("items", "orders", "users");
+            assertThat(as(1, via).listTables().tableNames()).containsExactly("orders");
+            assertThat(as(0, via)
+                            .describeTable(r -> r.tableName("users"))
+                            .table()
+                            .tableStatus())
+                    .isEqualTo(TableStatus.ACTIVE);
+        }
+        ClusterMember n0 = nodes[0];
+        await(
+                "every node knowing the four tables' groups",
+                () -> java.util.Arrays.stream(nodes, 0, 4).allMatch(m -> tableGroups(m) == 4));
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (String[] t : new String[][] {{a0, "orders"}, {a0, "users"}, {a0, "items"}, {a1, "orders"}}) {
+            JsonNode g = tableGroup(n0, t[0], t[1]);
+            ids.add(g.get("group").asText());
+            assertThat(g.get("placed")).as(t[1] + "'s members").hasSize(3);
+        }
+        assertThat(ids).as("a group per table").hasSize(4);
+
+        // Items through every node; each account reads its own table of the same name.
+        putIn(as(0, 3), "orders", "a", "zero");
+        putIn(as(1, 2), "orders", "a", "one");
+        putIn(as(0, 0), "users", "u", "user");
+        for (int via = 0; via < 4; via++) {
+            assertThat(getFrom(as(0, via), "orders", "a")).isEqualTo("zero");
+            assertThat(getFrom(as(1, via), "orders", "a")).isEqualTo("one");
+            assertThat(getFrom(as(0, via), "users", "u")).isEqualTo("user");
+        }
+        assertThat(as(0, 1).executeStatement(r -> r.statement("SELECT * FROM orders WHERE pk = 'a'"))
+                        .items()
+                        .get(0)
+                        .get("v")
+                        .s())
+                .isEqualTo("zero");
+        assertThat(as(0, 2).batchGetItem(r -> r.requestItems(Map.of(
+                                "orders",
+                                software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
+                                        .keys(Map.of("pk", AttributeValue.fromS("a")))
+                                        .build())))
+                        .responses()
+                        .get("orders"))
+                .hasSize(1);
+
+        // A table that is not made places no group; a request over two groups, and a list over every table of the
+        // account, are refused with what to do instead.
+        assertThatThrownBy(() -> as(0, 1).createTable(r -> r.tableName("bad")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.RANGE))
+                        .billingMode(BillingMode.PAY_PER_REQUEST)))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("The first KeySchemaElement is not a HASH key type");
+        assertThat(as(0, 2).listTables().tableNames()).doesNotContain("bad");
+        assertThatThrownBy(() -> as(0, 3).batchGetItem(r -> r.requestItems(Map.of(
+                        "orders",
+                        software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
+                                .keys(Map.of("pk", AttributeValue.fromS("a")))
+                                .build(),
+                        "users",
+                        software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
+                                .keys(Map.of("pk", AttributeValue.fromS("u")))
+                                .build()))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("are in different Raft groups");
+        assertThatThrownBy(() -> as(0, 0).listBackups(r -> {}))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("give the request a TableName");
+        assertThat(as(0, 0).listBackups(r -> r.tableName("orders")).backupSummaries())
+                .isEmpty();
+        assertThatThrownBy(() -> as(0, 0).describeTable(r -> r.tableName("nothing")))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
+
+        // The node that leads account 0's orders stops: that group elects another leader among its two other members,
+        // and a write through any node goes on; the tables led elsewhere do not notice.
+        int led = Integer.parseInt(
+                tableGroup(n0, a0, "orders").get("leader").asText().substring(1));
+        int other = (led + 1) % 4;
+        nodes[led].close();
+        nodes[led] = null;
+        putIn(as(0, other), "orders", "b", "after");
+        assertThat(getFrom(as(0, (led + 2) % 4), "orders", "b")).isEqualTo("after");
+        assertThat(getFrom(as(1, other), "orders", "a")).isEqualTo("one");
+        start(led, 3);
+        await("the restarted node holding its tables' groups again", () -> tableGroups(nodes[led]) == 4);
+        assertThat(getFrom(as(0, led), "orders", "b")).isEqualTo("after");
+
+        // A deleted table leaves ListTables at once; its group, empty, is closed, and every node takes it off.
+        String users = tableGroup(n0, a0, "users").get("group").asText();
+        as(0, 2).deleteTable(r -> r.tableName("users"));
+        assertThat(as(0, 1).listTables().tableNames()).containsExactly("items", "orders");
+        await(
+                "the users group closed on every node",
+                () -> java.util.Arrays.stream(nodes, 0, 4).allMatch(m -> tableGroup(m, a0, "users") == null));
+        for (int i = 0; i < 4; i++) {
+            int node = i;
+            await("n" + i + " deleting its copy of the users group", () -> !onDisk(node, users));
+        }
+        assertThatThrownBy(() -> as(0, 3).describeTable(r -> r.tableName("users")))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
+
+        // A node down while a table's group it holds is closed deletes its copy once it is back.
+        JsonNode items = tableGroup(n0, a0, "items");
+        String itemsGroup = items.get("group").asText();
+        List<String> holders = new ArrayList<>();
+        items.get("placed").forEach(m -> holders.add(m.asText()));
+        int away = Integer.parseInt(holders.stream()
+                .filter(m -> !m.equals(items.get("leader").asText()))
+                .findFirst()
+                .orElseThrow()
+                .substring(1));
+        assertThat(onDisk(away, itemsGroup)).isTrue();
+        nodes[away].close();
+        nodes[away] = null;
+        int through = (away + 1) % 4;
+        as(0, through).deleteTable(r -> r.tableName("items"));
+        await(
+                "the items group closed on the nodes up",
+                () -> java.util.stream.IntStream.range(0, 4)
+                        .filter(i -> nodes[i] != null)
+                        .allMatch(i -> tableGroup(nodes[i], a0, "items") == null));
+        start(away, 3);
+        // Its replica of the members' group, behind at the start, still has the group: once it catches up, the node
+        // takes the group off itself and deletes its copy.
+        await("n" + away + " deleting its copy of the closed group", () -> !onDisk(away, itemsGroup));
+        assertThat(tableGroup(nodes[away], a0, "items")).isNull();
+
+        // The name again: a new group.
+        create(as(0, away), "users");
+        putIn(as(0, away), "users", "u2", "again");
+        assertThat(getFrom(as(0, 1), "users", "u2")).isEqualTo("again");
+        assertThat(getFrom(as(0, 1), "users", "u")).isNull();
+        assertThat(tableGroup(nodes[1], a0, "users").get("group").asText()).isNotEqualTo(users);
+        assertThat(as(0, 3).listTables().tableNames()).containsExactly("orders", "users");
+    }
+
     private void awaitPlaced(List<String> memberIds) throws InterruptedException {
         for (int k = 0; k < ACCOUNTS.size(); k++) {
             List<String> placed = io.partita.cluster.Placement.of(memberIds, k, 3);

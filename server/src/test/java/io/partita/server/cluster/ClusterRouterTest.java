@@ -53,6 +53,7 @@ class ClusterRouterTest {
                         0)),
                 null,
                 null,
+                null,
                 null);
     }
 
@@ -85,6 +86,14 @@ class ClusterRouterTest {
     private void routeBy(
             java.util.function.Function<io.netty.handler.codec.http.FullHttpRequest, ClusterRouter.Target> by)
             throws InterruptedException {
+        routeBy(by, null);
+    }
+
+    /** As above, keeping the requests {@code places} says may be placed in a table's own group. */
+    private void routeBy(
+            java.util.function.Function<io.netty.handler.codec.http.FullHttpRequest, ClusterRouter.Target> by,
+            java.util.function.Predicate<io.netty.handler.codec.http.FullHttpRequest> places)
+            throws InterruptedException {
         router.close();
         router = new ClusterRouter(
                 "127.0.0.1",
@@ -96,20 +105,13 @@ class ClusterRouterTest {
                 new ClusterMetrics(() -> new ClusterMetrics.View("n1", List.of(), 0)),
                 null,
                 null,
-                null);
+                null,
+                places);
     }
 
     @Test
     void aRequestWaitsAWhileForANodeThatServesIt() throws Exception {
-        HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        upstream.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            byte[] answer = "{}".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, answer.length);
-            exchange.getResponseBody().write(answer);
-            exchange.close();
-        });
-        upstream.start();
+        HttpServer upstream = answering(200, "{}", new java.util.ArrayList<>());
         // No node serves when the request comes (an election); one does by the router's fourth look.
         AtomicInteger looks = new AtomicInteger();
         ClusterRouter.Target serving =
@@ -122,6 +124,96 @@ class ClusterRouterTest {
             assertThat(looks.get()).isEqualTo(4);
         } finally {
             upstream.stop(0);
+        }
+    }
+
+    @Test
+    void aForwardedRequestWaitsForThisNodesOwnServerButIsNotForwardedOnce() throws Exception {
+        HttpServer own = answering(200, "{}", new java.util.ArrayList<>());
+        try {
+            // This node leads the request's group and opens its engine: its own server serves by the fourth look.
+            AtomicInteger looks = new AtomicInteger();
+            ClusterRouter.Target local =
+                    new ClusterRouter.Target("127.0.0.1:" + own.getAddress().getPort(), true);
+            routeBy(request -> looks.incrementAndGet() < 4 ? null : local);
+            HttpResponse<String> r = put(ClusterRouter.FORWARDED, "n2");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(looks.get()).isEqualTo(4);
+            // Led elsewhere by the time it looks again: 503 at once, not sent on.
+            looks.set(0);
+            routeBy(request -> looks.incrementAndGet() < 2 ? null : new ClusterRouter.Target("127.0.0.1:1", false));
+            r = put(ClusterRouter.FORWARDED, "n2");
+            assertThat(r.statusCode()).isEqualTo(503);
+            assertThat(looks.get()).isEqualTo(2);
+        } finally {
+            own.stop(0);
+        }
+    }
+
+    /** A stand-in server that answers every request with {@code status} and {@code body}, noting each one's headers. */
+    private static HttpServer answering(int status, String body, List<com.sun.net.httpserver.Headers> seen)
+            throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            seen.add(exchange.getRequestHeaders());
+            byte[] answer = body.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(status, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+        return server;
+    }
+
+    @Test
+    void aTablePlacedElsewhereIsSentThereOnceItsGroupServesAndARefusalIsAnsweredHere() throws Exception {
+        List<com.sun.net.httpserver.Headers> atHome = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<com.sun.net.httpserver.Headers> atTable = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer home = answering(421, "{\"__type\":\"io.partita.cluster#TablePlacedElsewhere\"}", atHome);
+        HttpServer table = answering(200, "{\"TableDescription\":{}}", atTable);
+        try {
+            // The account's group places the table (421); the request then waits for the table's group, which serves
+            // from the third look on, and is never sent back to the account's group.
+            AtomicInteger placedLooks = new AtomicInteger();
+            routeBy(
+                    request -> {
+                        if (!request.headers().contains(ClusterRouter.PLACED)) {
+                            return new ClusterRouter.Target(
+                                    "127.0.0.1:" + home.getAddress().getPort(), true);
+                        }
+                        return placedLooks.incrementAndGet() < 3
+                                ? null
+                                : new ClusterRouter.Target(
+                                        "127.0.0.1:" + table.getAddress().getPort(), false);
+                    },
+                    request -> "DynamoDB_20120810.CreateTable"
+                            .equals(request.headers().get("x-amz-target")));
+            HttpRequest create = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
+                    .header("X-Amz-Target", "DynamoDB_20120810.CreateTable")
+                    .header(ClusterRouter.PLACED, "a client's") // the router's own mark: a client's is dropped
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"TableName\":\"t\"}"))
+                    .build();
+            HttpResponse<String> r = HTTP.send(create, HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).contains("TableDescription");
+            assertThat(atHome).hasSize(1);
+            assertThat(atHome.get(0).containsKey(ClusterRouter.PLACED)).isFalse();
+            assertThat(atTable).hasSize(1);
+            assertThat(atTable.get(0).getFirst(ClusterRouter.PLACED)).isEqualTo("true");
+            assertThat(placedLooks.get()).isEqualTo(3);
+            // Another operation's 421 is passed on as it is; a refusal is answered by the router itself.
+            r = put();
+            assertThat(r.statusCode()).isEqualTo(421);
+            assertThat(atHome).hasSize(2);
+            routeBy(request -> ClusterRouter.Target.refusing(
+                    io.partita.protocol.error.ApiException.validation("over two groups")));
+            r = put();
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("ValidationException").contains("over two groups");
+        } finally {
+            home.stop(0);
+            table.stop(0);
         }
     }
 
@@ -525,6 +617,7 @@ class ClusterRouterTest {
                         return java.time.Duration.ofMinutes(2);
                     }
                 },
+                null,
                 null,
                 null);
         URI members = URI.create("http://127.0.0.1:" + router.port() + "/cluster/members");

@@ -92,6 +92,30 @@ class PlacementRecordTest {
     }
 
     @Test
+    void aClusterWithAGroupPerTableKeepsItAndKnowsTheTablesGroupsItHolds() throws Exception {
+        // Turned on in a cluster that had it off: the tables made before stay in their account's group.
+        PlacementRecord.check(raft, placed(3), List.of("a")).write();
+        PlacementRecord on = PlacementRecord.check(raft, placed(3).withTableGroups(true), List.of("a"));
+        on.write();
+        assertThat(record()).contains("table.groups=on\n");
+        on.recordFormed("table-1d87cc18-3735-4fe4-b73a-d5cb831b065b");
+        on.recordAdopted("table-769f7925-ba25-4d65-94c1-a36e51bf1f8a");
+        on.recordFormed("a");
+        assertThat(on.tableKeys())
+                .containsExactly(
+                        "table-1d87cc18-3735-4fe4-b73a-d5cb831b065b", "table-769f7925-ba25-4d65-94c1-a36e51bf1f8a");
+        on.forget("table-1d87cc18-3735-4fe4-b73a-d5cb831b065b");
+        assertThat(on.tableKeys()).containsExactly("table-769f7925-ba25-4d65-94c1-a36e51bf1f8a");
+        assertThat(record()).doesNotContain("1d87cc18");
+        String before = record();
+        // Turned off again, the tables in groups of their own would be found by no request.
+        assertThatThrownBy(() -> PlacementRecord.check(raft, placed(3), List.of("a")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("give it --cluster-table-groups");
+        assertThat(record()).isEqualTo(before);
+    }
+
+    @Test
     void aFirstStartThatMadeNoGroupLeavesNoRecord() throws Exception {
         PlacementRecord first = PlacementRecord.check(raft, placed(3), List.of("a"));
         first.failed(new IllegalStateException("the Raft port is taken"));

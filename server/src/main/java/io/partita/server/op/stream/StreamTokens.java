@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * number, then 20 of its change number), and the shard iterator (opaque to clients; it names the stream, the shard,
  * the position and when it was issued, so it can expire after 15 minutes).
  */
-final class StreamTokens {
+public final class StreamTokens {
     private static final Pattern STREAM_ARN = Pattern.compile(
             "arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):(\\d{12}):table/([a-zA-Z0-9_.-]{3,255})/stream/([0-9T:.-]{1,40})");
     private static final Pattern SHARD_ID = Pattern.compile("shardId-(\\d{20})-([0-9a-f]{8})");
@@ -93,6 +93,18 @@ final class StreamTokens {
             return new Iterator(p[1], p[2], Integer.parseInt(p[3]), Long.parseLong(p[4]), Long.parseLong(p[5]));
         } catch (IllegalArgumentException e) {
             throw invalidIterator();
+        }
+    }
+
+    /**
+     * The table a shard iterator Partita issued names, or null for one it did not issue: a cluster with a group per
+     * table routes GetRecords by it.
+     */
+    public static String tableOfIterator(String token) {
+        try {
+            return parseIterator(token).tableName();
+        } catch (ApiException e) {
+            return null;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.partita.server.op.table;
 
 import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.message.AttributeDefinition;
 import io.partita.protocol.message.CreateTableInput;
 import io.partita.protocol.message.KeySchemaElement;
@@ -27,9 +28,16 @@ import java.util.UUID;
  */
 public final class CreateTableHandler implements OperationHandler<CreateTableInput, TableDescriptionOutput> {
     private final StorageEngine storage;
+    /** Where a new table goes in a cluster with a group per table; null everywhere else. */
+    private final TablePlacement placement;
 
     public CreateTableHandler(StorageEngine storage) {
+        this(storage, null);
+    }
+
+    public CreateTableHandler(StorageEngine storage, TablePlacement placement) {
         this.storage = storage;
+        this.placement = placement;
     }
 
     @Override
@@ -84,12 +92,27 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         m = m.withWarmThroughput(warmRead, warmWrite)
                 .withSseKey(SseSpecs.keyArn(context, SseSpecs.parse(in.sseSpecification())));
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
+        placeElsewhere(placement, storage, context, in.tableName());
         Table table = storage.tables().create(m);
         if (stream) {
             storage.streams().enable(table, in.streamSpecification().streamViewType());
         }
         return new TableDescriptionOutput(
                 TableDescriptions.creating(context, storage, table, WarmThroughputs.given(in.warmThroughput())));
+    }
+
+    /**
+     * In a cluster with a group per table, once a new table {@code name} has passed every check but its name's: when
+     * it belongs in a group of its own ({@link TablePlacement#placeElsewhere}), answers Partita's own {@link
+     * ErrorCode#TABLE_PLACED}, and the node the client sent the request to sends it there. A table of that name here
+     * (made before the cluster had a group per table) is refused as usual.
+     */
+    static void placeElsewhere(TablePlacement placement, StorageEngine storage, RequestContext context, String name) {
+        if (placement != null
+                && storage.tables().find(name) == null
+                && placement.placeElsewhere(context.accountId(), name)) {
+            throw new ApiException(ErrorCode.TABLE_PLACED, "Table " + name + " is placed in a group of its own");
+        }
     }
 
     private static void validate(CreateTableInput in) {

@@ -13,9 +13,12 @@ import io.partita.storage.table.TableCatalog.Table;
 /** DeleteTable: answers the table as it was, without its schema, in status {@code DELETING}; it is gone at once. */
 public final class DeleteTableHandler implements OperationHandler<DeleteTableInput, TableDescriptionOutput> {
     private final StorageEngine storage;
+    /** Where the tables are in a cluster with a group per table; null everywhere else. */
+    private final TablePlacement placement;
 
-    public DeleteTableHandler(StorageEngine storage) {
+    public DeleteTableHandler(StorageEngine storage, TablePlacement placement) {
         this.storage = storage;
+        this.placement = placement;
     }
 
     @Override
@@ -41,6 +44,9 @@ public final class DeleteTableHandler implements OperationHandler<DeleteTableInp
         }
         var description = TableDescriptions.deleting(context, storage, table);
         storage.tables().delete(name);
+        if (placement != null) {
+            placement.deleted(context.accountId(), name);
+        }
         return new TableDescriptionOutput(description);
     }
 }

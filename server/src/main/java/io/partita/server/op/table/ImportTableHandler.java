@@ -39,10 +39,13 @@ public final class ImportTableHandler implements OperationHandler<ImportTableInp
     private final S3Transfers transfers;
     private final CreateTableHandler create;
 
-    ImportTableHandler(StorageEngine storage, S3Transfers transfers) {
+    private final TablePlacement placement;
+
+    ImportTableHandler(StorageEngine storage, S3Transfers transfers, TablePlacement placement) {
         this.storage = storage;
         this.transfers = transfers;
-        this.create = new CreateTableHandler(storage);
+        this.placement = placement;
+        this.create = new CreateTableHandler(storage, placement);
     }
 
     @Override
@@ -96,6 +99,9 @@ public final class ImportTableHandler implements OperationHandler<ImportTableInp
         String name = p.tableName();
         if (name != null && storage.tables().find(name) != null) {
             throw ApiException.resourceInUse("Table already exists: " + name);
+        }
+        if (name != null) {
+            CreateTableHandler.placeElsewhere(placement, storage, context, name);
         }
         long now = context.clock().millis();
         String id = S3Transfers.id(now);

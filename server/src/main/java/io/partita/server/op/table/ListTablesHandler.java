@@ -14,9 +14,12 @@ import java.util.List;
 public final class ListTablesHandler implements OperationHandler<ListTablesInput, ListTablesOutput> {
     private static final int MAX_LIMIT = 100;
     private final StorageEngine storage;
+    /** The tables in groups of their own, in a cluster with a group per table; null everywhere else. */
+    private final TablePlacement placement;
 
-    public ListTablesHandler(StorageEngine storage) {
+    public ListTablesHandler(StorageEngine storage, TablePlacement placement) {
         this.storage = storage;
+        this.placement = placement;
     }
 
     @Override
@@ -24,10 +27,10 @@ public final class ListTablesHandler implements OperationHandler<ListTablesInput
         return ListTablesInput.class;
     }
 
-    /** Bounded: names from memory. */
+    /** Bounded: names from memory (in a cluster with a group per table, it waits for the cluster's records). */
     @Override
     public boolean boundedWork() {
-        return true;
+        return placement == null;
     }
 
     @Override
@@ -41,7 +44,13 @@ public final class ListTablesHandler implements OperationHandler<ListTablesInput
         int limit = in.limit() == null ? MAX_LIMIT : in.limit().intValue();
         List<String> page = new ArrayList<>();
         boolean more = false;
-        for (String name : storage.tables().names()) {
+        java.util.Collection<String> names = storage.tables().names();
+        if (placement != null) {
+            java.util.SortedSet<String> all = new java.util.TreeSet<>(names);
+            all.addAll(placement.names(context.accountId()));
+            names = all;
+        }
+        for (String name : names) {
             if (in.exclusiveStartTableName() != null && name.compareTo(in.exclusiveStartTableName()) <= 0) {
                 continue;
             }

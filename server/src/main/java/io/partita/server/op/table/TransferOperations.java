@@ -7,7 +7,7 @@ import io.partita.storage.StorageEngine;
 public final class TransferOperations {
     private TransferOperations() {}
 
-    public static void register(OperationRegistry registry, StorageEngine storage) {
+    public static void register(OperationRegistry registry, StorageEngine storage, TablePlacement placement) {
         S3Transfers transfers = new S3Transfers(
                 storage.s3Root(),
                 storage,
@@ -15,7 +15,7 @@ public final class TransferOperations {
         registry.register("ExportTableToPointInTime", new ExportTableToPointInTimeHandler(storage, transfers))
                 .register("DescribeExport", new DescribeExportHandler(transfers))
                 .register("ListExports", new ListExportsHandler(transfers))
-                .register("ImportTable", new ImportTableHandler(storage, transfers))
+                .register("ImportTable", new ImportTableHandler(storage, transfers, placement))
                 .register("DescribeImport", new DescribeImportHandler(transfers))
                 .register("ListImports", new ListImportsHandler(transfers));
     }
