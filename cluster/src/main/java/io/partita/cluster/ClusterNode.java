@@ -1591,17 +1591,35 @@ public final class ClusterNode implements Replication, AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         RaftClientReply reply;
         try {
-            reply = recordingClient().io().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)));
-        } catch (IOException e) {
-            throw new StorageUnavailableException("the group did not record " + key + ": " + e.getMessage(), e, true);
+            reply = recordingClient()
+                    .async()
+                    .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            throw new StorageUnavailableException(
+                    "the group did not record " + key + " in time (it may still): " + e.getMessage(), e, true);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageUnavailableException("interrupted while " + key + " was recorded", e, true);
         }
         if (!reply.isSuccess()) {
             Exception why = reply.getException();
             throw new StorageUnavailableException(
                     "the group did not record " + key + ": " + (why == null ? "unknown" : why.getMessage()), why, true);
         }
-        // Committed at reply.getLogIndex(): read once this replica has applied that far.
-        while (lastAppliedIndex() < reply.getLogIndex()) {
+        // Committed at reply.getLogIndex(): read once this replica has applied that far, and no checkpoint replaces
+        // its store (one installed then holds the entry too, being further on).
+        while (true) {
+            if (lastAppliedIndex() >= reply.getLogIndex() && !replica.installing()) {
+                byte[][] now = new byte[1][];
+                Boolean read = replica.unlessInstalling(s -> {
+                    now[0] = replica.recorded(key);
+                    return Boolean.TRUE;
+                });
+                if (read != null) {
+                    return now[0];
+                }
+            }
             if (System.nanoTime() - deadline > 0) {
                 throw new StorageUnavailableException(
                         "node " + self + " has not applied the record of " + key + " in time", null, true);
@@ -1613,7 +1631,6 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 throw new StorageUnavailableException("interrupted while " + key + " was recorded", e, true);
             }
         }
-        return replica.recorded(key);
     }
 
     /** The Ratis client {@link #recordIf} sends through, and the members it was made for; made at first use. */
@@ -1624,8 +1641,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /**
      * The client {@link #recordIf} sends through: to the group's members as this node knows them now (their Raft ports,
      * over the peers' TLS; without the API address their configurations carry as their client address, where a Ratis
-     * client would send), following their word to the leader, each request retried every 100 ms for 10 s. Made again
-     * when the members change.
+     * client would send), following their word to the leader, retried every 100 ms (the caller waits for the answer
+     * as long as it was given). Made again when the members change.
      */
     private synchronized org.apache.ratis.client.RaftClient recordingClient() {
         List<RaftPeer> known = currentPeers().stream()

@@ -88,37 +88,69 @@ public final class ReplicaStore implements AutoCloseable {
 
     /**
      * Every value recorded under a key that begins with {@code prefix}, by key in order, as this replica has applied
-     * them; empty while a checkpoint replaces the store.
+     * them; null while a checkpoint replaces the store (the records are then unknown, not absent).
      */
     public java.util.SortedMap<String, byte[]> recordedUnder(String prefix) {
         byte[] lower = prefix.getBytes(StandardCharsets.UTF_8);
         byte[] upper = java.util.Arrays.copyOf(lower, lower.length + 1);
         upper[lower.length] = (byte) 0xFF; // past every key of the prefix (UTF-8 has no 0xFF byte)
-        java.util.SortedMap<String, byte[]> out = new java.util.TreeMap<>();
-        unlessInstalling(s -> {
+        return unlessInstalling(s -> {
+            java.util.SortedMap<String, byte[]> out = new java.util.TreeMap<>();
             s.range(s.family(RocksStore.META), lower, upper, true, (k, v) -> {
                 out.put(new String(k, StandardCharsets.UTF_8), v);
                 return true;
             });
-            return null;
+            return out;
         });
-        return out;
     }
 
     /**
      * Records {@code value} under {@code key} in the store's {@code meta} family, through the group when the store is
      * replicated: returns once the group committed it and this replica applied it. For a group whose store holds no
-     * tables (the members' group's), whose entries are the cluster's own records.
+     * tables (the members' group's), whose entries are the cluster's own records: a table's catalog reads every key of
+     * {@code meta} as a table's.
      *
      * @throws io.partita.storage.StorageUnavailableException when this node does not lead the group, or the group did
      *     not commit it (its outcome then unknown: see {@link StorageUnavailableException#mayHaveBeenWritten})
      */
     public void record(String key, byte[] value) {
+        write(RocksStore.META, key, value);
+    }
+
+    /**
+     * The family of a store's own marks ({@link #mark}): the default one, whose few keys are looked up one by one and
+     * never read as a table's.
+     */
+    private static final String MARKS = "default";
+
+    /** The value marked under {@code key} ({@link #mark}) as this replica has applied it, or null. */
+    public byte[] marked(String key) {
+        byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        return unlessInstalling(s -> s.get(s.family(MARKS), k));
+    }
+
+    /**
+     * Marks {@code key} with {@code value} (removes the mark for null) in a store that may hold tables, through the
+     * group as {@link #record} does. Only the group's leader proposes it, so a mark committed says that this node still
+     * led when the group committed it, and every later leader has it before it serves.
+     *
+     * @throws io.partita.storage.StorageUnavailableException when this node does not lead the group, or the group did
+     *     not commit it
+     */
+    public void mark(String key, byte[] value) {
+        write(MARKS, key, value);
+    }
+
+    private void write(String family, String key, byte[] value) {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
         RocksStore s = store;
         s.write(batch -> {
             try {
-                batch.put(s.family(RocksStore.META), k, value);
+                if (value == null) {
+                    batch.delete(s.family(family), k);
+                } else {
+                    batch.put(s.family(family), k, value);
+                }
             } catch (org.rocksdb.RocksDBException e) {
                 throw new StorageException("cannot record " + key, e);
             }

@@ -117,11 +117,19 @@ public final class ClusterMember implements AutoCloseable {
          */
         volatile boolean closing;
         /** For a table's group this node leads: since when ({@link System#nanoTime}) it has held nothing, or 0. */
-        long emptySince;
+        volatile long emptySince;
         /** For a table's group this node leads: when it last compared its tables with the cluster's records. */
-        long collectedAt;
+        volatile long collectedAt;
         /** For a table's group this node leads: the tables its server has held, which it has seen made. */
-        final java.util.Set<String> held = new java.util.HashSet<>();
+        final java.util.Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /**
+         * For a table's group: held by each table made in it ({@link Placing#makeHere}) while it is made, and taken
+         * whole by its close ({@link #closeEmpty}) as it starts refusing new ones, so no table is being made once the
+         * close looks.
+         */
+        final java.util.concurrent.locks.ReadWriteLock fence = new java.util.concurrent.locks.ReentrantReadWriteLock();
+        /** For a table's group: whether its record is gone and this node took it off ({@link #dropTableGroup}). */
+        volatile boolean dropped;
         /**
          * The members the group is placed on, its preferred leader first; null when it is on every member. With
          * {@code --cluster-replicas}, as the cluster's members are now: it changes with them, and the group's leader
@@ -440,11 +448,25 @@ public final class ClusterMember implements AutoCloseable {
     private void startTables(
             ReplicaStore records, Path raftDir, PlacementRecord placement, List<ClusterNode.Group> given)
             throws IOException {
-        for (var e : records.recordedUnder(GROUP_RECORD).entrySet()) {
+        java.util.SortedMap<String, byte[]> recorded = records.recordedUnder(GROUP_RECORD);
+        if (recorded == null) {
+            throw new IOException("the members' group's records cannot be read: a checkpoint replaces them");
+        }
+        java.util.Set<UUID> ids = new java.util.HashSet<>();
+        for (var e : recorded.entrySet()) {
             UUID id = UUID.fromString(e.getKey().substring(GROUP_RECORD.length()));
+            ids.add(id);
             Group g = tableGroup(id, e.getValue());
             if (g == null) {
-                continue;
+                if (isGroupFolder(raftDir, id)) {
+                    // As for an account's own group: its copy is kept, and the node does not start without its keys.
+                    throw new IllegalArgumentException("this node cannot start: " + raftDir.resolve(id.toString())
+                            + " holds a table's group of account "
+                            + JSON.readTree(e.getValue()).get("account").asText()
+                            + ", which the credentials file does not name: give the account its keys again, or move"
+                            + " the folder away (its data is that table's replica)");
+                }
+                continue; // neither held nor routed to: its requests name no account of this node's
             }
             tableGroups.put(id, g);
             if (!isGroupFolder(raftDir, id)) {
@@ -465,7 +487,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         for (String key : placement.tableKeys()) {
             UUID id = UUID.fromString(key.substring("table-".length()));
-            if (!tableGroups.containsKey(id)) {
+            if (!ids.contains(id)) {
                 deleteTree(raftDir.resolve(id.toString()));
                 deleteTree(tableStorage(id).dataDir());
                 placement.forget(key);
@@ -654,6 +676,23 @@ public final class ClusterMember implements AutoCloseable {
         if (!cluster.tableGroups()) {
             return new Routed(home, null);
         }
+        String chosen = request.headers().get(ClusterRouter.GROUP);
+        if (chosen != null && request.headers().contains(ClusterRouter.FORWARDED)) {
+            // The node that forwarded it chose the table's group: served there, once this node knows the group.
+            Group g;
+            try {
+                g = tableGroups.get(UUID.fromString(chosen));
+            } catch (IllegalArgumentException malformed) {
+                g = null;
+            }
+            if (g == null) {
+                nudge();
+            }
+            return new Routed(g, null);
+        }
+        if (membersReplica.installing()) {
+            return new Routed(null, null); // which group has which table is unknown a moment: it waits
+        }
         String target = request.headers().get("x-amz-target");
         if (target == null) {
             // An admin view of one table (?table=T) is its group's; any other view is the account's group's.
@@ -746,7 +785,9 @@ public final class ClusterMember implements AutoCloseable {
             leader = locator.leader();
         }
         String api = leader == null || leader.equals(cluster.nodeId()) ? null : apiOf(leader);
-        return api == null ? null : new ClusterRouter.Target(api, false);
+        return api == null
+                ? null
+                : new ClusterRouter.Target(api, false, null, g.table == null ? null : g.id.toString());
     }
 
     /** The leader of group {@code g} as this node knows it, its own part's or its locator's; null for none. */
@@ -1325,7 +1366,7 @@ public final class ClusterMember implements AutoCloseable {
         long started = System.nanoTime();
         if (g.table != null) {
             // A leader before this one closed it, empty: it refuses new tables, and the mover finishes the close.
-            g.closing = g.replica.recorded(CLOSED) != null;
+            g.closing = g.replica.marked(CLOSED) != null;
             g.emptySince = 0;
             g.held.clear();
         }
@@ -1632,12 +1673,15 @@ public final class ClusterMember implements AutoCloseable {
         if (settled) {
             g.placed = placement(g, memberIds);
         }
-        if (g.late) {
+        if (g.late && g.table == null) {
             try {
-                formLate(g);
+                formLate(g); // a table's group is made by syncTables
             } catch (IOException | RuntimeException e) {
                 log.warn("node {} could not make {} yet (tried again soon): {}", nodeId(), g.name(), e.toString());
             }
+        }
+        if (g.dropped) {
+            return; // a table's group closed, which syncTables took off this node
         }
         ClusterNode node;
         synchronized (g) {
@@ -1658,14 +1702,20 @@ public final class ClusterMember implements AutoCloseable {
             }
         }
         if (node == null) {
-            io.partita.cluster.GroupLocator locator = g.locator;
-            if (locator == null) {
-                g.locator = host.locate(id, g.placed);
-            } else if (locator.leader() == null && !sorted(locator.members()).equals(sorted(g.placed))) {
-                // It finds no leader among the members it asks (most of them left the group since): the members the
-                // group is placed on now, once it has moved there, know it.
-                host.stopLocating(locator);
-                g.locator = host.locate(id, g.placed);
+            synchronized (g) {
+                if (g.dropped) {
+                    return;
+                }
+                io.partita.cluster.GroupLocator locator = g.locator;
+                if (locator == null) {
+                    g.locator = host.locate(id, g.placed);
+                } else if (locator.leader() == null
+                        && !sorted(locator.members()).equals(sorted(g.placed))) {
+                    // It finds no leader among the members it asks (most of them left the group since): the members
+                    // the group is placed on now, once it has moved there, know it.
+                    host.stopLocating(locator);
+                    g.locator = host.locate(id, g.placed);
+                }
             }
             return;
         }
@@ -1865,7 +1915,7 @@ public final class ClusterMember implements AutoCloseable {
     /** A key the members' group never records: a compare-and-set that expects a value there changes nothing. */
     private static final String BARRIER = "cluster/barrier";
 
-    /** Recorded in a table's group's own store once its leader closes it, empty ({@link #closeEmpty}). */
+    /** Marked in a table's group's own store once its leader closes it, empty ({@link #closeEmpty}). */
     private static final String CLOSED = "cluster/closed";
 
     /** DynamoDB's default quota of tables per account and region ("Service, account, and table quotas"). */
@@ -1882,9 +1932,6 @@ public final class ClusterMember implements AutoCloseable {
      * for the group's first leader (an election) before the group makes the table.
      */
     private static final long PLACED_GRACE_MILLIS = 30_000;
-
-    /** How long a close waits, new tables refused, for a CreateTable that passed the check a moment before. */
-    private static final long CLOSE_SETTLE_MILLIS = 500;
 
     /** How long a compare-and-set through the members' group may take. */
     private static final java.time.Duration RECORD_TIME = java.time.Duration.ofSeconds(10);
@@ -1931,8 +1978,12 @@ public final class ClusterMember implements AutoCloseable {
      * {@link #closeEmpty}) is taken off this node and forgotten.
      */
     private synchronized void syncTables() throws IOException {
+        java.util.SortedMap<String, byte[]> records = membersReplica.recordedUnder(GROUP_RECORD);
+        if (records == null) {
+            return; // a checkpoint replaces this node's replica of the records: unknown now, not gone
+        }
         java.util.Set<UUID> recorded = new java.util.HashSet<>();
-        for (var e : membersReplica.recordedUnder(GROUP_RECORD).entrySet()) {
+        for (var e : records.entrySet()) {
             UUID id = UUID.fromString(e.getKey().substring(GROUP_RECORD.length()));
             recorded.add(id);
             if (tableGroups.containsKey(id)) {
@@ -1942,23 +1993,23 @@ public final class ClusterMember implements AutoCloseable {
             if (g != null) {
                 g.late = g.placed.contains(nodeId()) && !placementRecord.ownMembers(g.recordKey);
                 tableGroups.put(id, g);
-                if (g.late && ready) {
-                    // Made at once on its members: the group elects its first leader once a majority has made it.
-                    try {
-                        formLate(g);
-                    } catch (IOException | RuntimeException failed) {
-                        log.warn(
-                                "node {} could not make {} yet (tried again soon): {}",
-                                nodeId(),
-                                g.name(),
-                                failed.toString());
-                    }
-                }
             }
         }
         for (Group g : List.copyOf(tableGroups.values())) {
             if (!recorded.contains(g.id)) {
                 dropTableGroup(g);
+            } else if (g.late && ready) {
+                // Made at once on its members (only here, under this lock, never while it is dropped): the group
+                // elects its first leader once a majority has made it.
+                try {
+                    formLate(g);
+                } catch (IOException | RuntimeException failed) {
+                    log.warn(
+                            "node {} could not make {} yet (tried again soon): {}",
+                            nodeId(),
+                            g.name(),
+                            failed.toString());
+                }
             }
         }
     }
@@ -1988,22 +2039,40 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    /** Takes a table's group whose record is gone off this node, and forgets it; on a failure, the next pass again. */
+    /**
+     * Takes a table's group whose record is gone off this node, and forgets it. When the Raft server still has the
+     * group (its removal failed), the next pass tries again: the group is kept until then.
+     */
     private void dropTableGroup(Group g) throws IOException {
-        g.late = false;
-        takeOff(g, "its leader closed it, empty");
         synchronized (g) {
-            if (g.node != null) {
-                return; // not taken off: the next pass tries again
+            g.dropped = true; // no locator is made for it from now on (moveGroup)
+            g.late = false;
+        }
+        takeOff(g, "its leader closed it, empty");
+        if (host.groups().stream().anyMatch(n -> n.groupId().equals(g.id))) {
+            try {
+                host.removeGroup(g.id); // takeOff's removal failed, or it was not among the node's own parts yet
+            } catch (IllegalArgumentException gone) {
+                // Removed meanwhile.
+            } catch (IOException | RuntimeException e) {
+                log.warn(
+                        "node {} could not take {} off itself (tried again soon): {}",
+                        nodeId(),
+                        g.name(),
+                        e.toString());
+                return;
             }
+        }
+        synchronized (g) {
             ReplicaStore replica = g.replica;
             if (replica != null) {
                 droppedLocked(g, replica, "its leader closed it, empty"); // added to this node, not yet joined
             }
-        }
-        io.partita.cluster.GroupLocator locator = g.locator;
-        if (locator != null) {
-            host.stopLocating(locator);
+            io.partita.cluster.GroupLocator locator = g.locator;
+            if (locator != null) {
+                host.stopLocating(locator);
+                g.locator = null;
+            }
         }
         deleteTree(g.storage.dataDir()); // its folder, which its store's deletion leaves
         tableGroups.remove(g.id);
@@ -2021,18 +2090,24 @@ public final class ClusterMember implements AutoCloseable {
     private void placeTable(String account, String name) {
         String key = TABLE_RECORD + account + "/" + name;
         try {
-            if (membersReplica.recorded(key) != null) {
+            java.util.SortedMap<String, byte[]> tables = membersReplica.recordedUnder(TABLE_RECORD + account + "/");
+            java.util.SortedMap<String, byte[]> groupRecords = membersReplica.recordedUnder(GROUP_RECORD);
+            if (tables == null || groupRecords == null) {
+                throw new io.partita.storage.StorageUnavailableException(
+                        "a checkpoint replaces this node's replica of the records", null, false);
+            }
+            byte[] was = tables.get(key);
+            if (was != null && tableGroupOf(account, name) != null) {
                 return; // placed already: a retry, or a table of a group kept for its backups
             }
-            if (membersReplica.recordedUnder(TABLE_RECORD + account + "/").size() >= MAX_TABLES) {
+            if (was == null && tables.size() >= MAX_TABLES) {
                 throw new io.partita.protocol.error.ApiException(
                         io.partita.protocol.error.ErrorCode.LIMIT_EXCEEDED,
                         "Subscriber limit exceeded: You have exceeded the maximum number of tables allowed for this"
                                 + " account (" + MAX_TABLES + ")");
             }
             UUID id = UUID.randomUUID();
-            int place =
-                    groups.size() + membersReplica.recordedUnder(GROUP_RECORD).size();
+            int place = groups.size() + groupRecords.size();
             com.fasterxml.jackson.databind.node.ArrayNode on =
                     peersOf(io.partita.cluster.Placement.of(ids(membersGroup.members()), place, cluster.replicas()));
             if (on == null) {
@@ -2046,9 +2121,11 @@ public final class ClusterMember implements AutoCloseable {
             byte[] groupValue = JSON.writeValueAsBytes(group);
             membersGroup.recordIf(membersReplica, GROUP_RECORD + id, null, groupValue, RECORD_TIME);
             byte[] table = tableRecord(id, true, System.currentTimeMillis());
-            byte[] now = membersGroup.recordIf(membersReplica, key, null, table, RECORD_TIME);
+            // Expecting the record there was: none, or one whose group is gone (a close that stopped midway).
+            byte[] now = membersGroup.recordIf(membersReplica, key, was, table, RECORD_TIME);
             if (!java.util.Arrays.equals(now, table)) {
-                // Placed by another request meanwhile: this group holds nothing, and goes.
+                // Placed by another request meanwhile: this group holds nothing, and goes (a group record the delete
+                // misses is closed by its leader, empty).
                 membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
                 return;
             }
@@ -2075,7 +2152,9 @@ public final class ClusterMember implements AutoCloseable {
             return null;
         }
         try {
-            return UUID.fromString(JSON.readTree(r).get("group").asText());
+            UUID id = UUID.fromString(JSON.readTree(r).get("group").asText());
+            // A table's record whose group is gone (a close that stopped between the two): placed anew when made.
+            return membersReplica.recorded(GROUP_RECORD + id) == null ? null : id;
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -2092,7 +2171,12 @@ public final class ClusterMember implements AutoCloseable {
             membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
             java.util.SortedSet<String> out = new java.util.TreeSet<>();
             String prefix = TABLE_RECORD + account + "/";
-            for (var e : membersReplica.recordedUnder(prefix).entrySet()) {
+            java.util.SortedMap<String, byte[]> tables = membersReplica.recordedUnder(prefix);
+            if (tables == null) {
+                throw new io.partita.storage.StorageUnavailableException(
+                        "a checkpoint replaces this node's replica of the records", null, false);
+            }
+            for (var e : tables.entrySet()) {
                 if (JSON.readTree(e.getValue()).get("live").asBoolean()) {
                     out.add(e.getKey().substring(prefix.length()));
                 }
@@ -2119,13 +2203,27 @@ public final class ClusterMember implements AutoCloseable {
                 placeTable(account, name);
                 return true;
             }
-            ReplicaStore replica = g.replica;
-            if (g.closing || replica == null || replica.recorded(CLOSED) != null) {
-                throw new io.partita.protocol.error.ApiException(
-                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
-                        "table " + name + "'s group is closing, empty: try again in a moment");
-            }
             return false;
+        }
+
+        @Override
+        public <T> T makeHere(String name, java.util.function.Supplier<T> make) {
+            if (g.table == null) {
+                return make.get(); // a table of the account's group, made before it had table groups: refused there
+            }
+            java.util.concurrent.locks.Lock making = g.fence.readLock();
+            making.lock();
+            try {
+                ReplicaStore replica = g.replica;
+                if (g.closing || replica == null || replica.marked(CLOSED) != null) {
+                    throw new io.partita.protocol.error.ApiException(
+                            io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                            "table " + name + "'s group is closing, empty: try again in a moment");
+                }
+                return make.get();
+            } finally {
+                making.unlock();
+            }
         }
 
         @Override
@@ -2184,12 +2282,16 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         g.collectedAt = now;
+        String prefix = TABLE_RECORD + g.account + "/";
+        java.util.SortedMap<String, byte[]> records = membersReplica.recordedUnder(prefix);
+        if (records == null) {
+            return; // a checkpoint replaces this node's replica of the records
+        }
         StorageEngine engine = own.storage();
         List<String> names = engine.tables().names();
         g.held.addAll(names);
         boolean kept = !names.isEmpty() || !engine.backups().all().isEmpty();
-        String prefix = TABLE_RECORD + g.account + "/";
-        for (var e : membersReplica.recordedUnder(prefix).entrySet()) {
+        for (var e : records.entrySet()) {
             com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(e.getValue());
             if (!r.get("group").asText().equals(g.id.toString())) {
                 continue;
@@ -2209,51 +2311,64 @@ public final class ClusterMember implements AutoCloseable {
         }
         if (kept) {
             g.emptySince = 0;
+            if (g.closing) {
+                reopen(g); // a close that found a table (under a leader before this one): it stays
+            }
         } else if (g.emptySince == 0 && !g.closing) {
             g.emptySince = now;
         } else if (g.closing || now - g.emptySince > EMPTY_NANOS) {
-            closeEmpty(g, engine);
+            closeEmpty(g, own);
         }
     }
 
     /**
-     * Closes table group {@code g}, which this node leads and which holds nothing: refuses new tables from now on (its
-     * server's {@link Placing}), records that in the group's own log (a next leader refuses them too, and closes it),
-     * waits {@link #CLOSE_SETTLE_MILLIS} for a CreateTable that passed the check a moment before, and, the group still
-     * empty, removes its records from the members' group: the table's, then the group's. Every node then takes it off
-     * ({@link #syncTables}). A group that holds something again is opened again.
+     * Closes table group {@code g}, which this node leads and which holds nothing, through its server {@code own}:
+     * <ol>
+     *   <li>refuses new tables from now on, once every table being made in it is made ({@link Group#fence});
+     *   <li>records that it closes in the group's own log, through this node as its leader: a record committed then
+     *       means this node still led when it was, so no other leader served the group before it (and a next leader
+     *       refuses new tables too, and finishes the close);
+     *   <li>looks again, on its server's engine, that it holds nothing, and still leads with that server;
+     *   <li>removes its records from the members' group, each a compare-and-set: the tables' (a table placed here
+     *       again meanwhile stops the close), then the group's.
+     * </ol>
+     * Every node then takes it off ({@link #syncTables}). A group that holds something again is opened again.
      */
-    private void closeEmpty(Group g, StorageEngine engine) throws IOException {
-        g.closing = true;
+    private void closeEmpty(Group g, PartitaServer own) throws IOException {
         ReplicaStore replica = g.replica;
         ClusterNode node = g.node;
         if (replica == null || node == null) {
             return;
         }
-        byte[] marker = Long.toString(System.currentTimeMillis()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        if (replica.recorded(CLOSED) == null) {
-            node.recordIf(replica, CLOSED, null, marker, RECORD_TIME);
-        }
+        java.util.concurrent.locks.Lock closing = g.fence.writeLock();
+        closing.lock();
         try {
-            Thread.sleep(CLOSE_SETTLE_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
+            g.closing = true;
+        } finally {
+            closing.unlock();
+        }
+        if (replica.marked(CLOSED) == null) {
+            replica.mark(
+                    CLOSED,
+                    Long.toString(System.currentTimeMillis()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        StorageEngine engine = own.storage();
+        if (g.serving != own || !node.isLeaderReady()) {
+            return; // no longer leads: the next leader finishes the close
         }
         if (!engine.tables().names().isEmpty() || !engine.backups().all().isEmpty()) {
-            byte[] closedAt = replica.recorded(CLOSED);
-            if (closedAt != null) {
-                node.recordIf(replica, CLOSED, closedAt, null, RECORD_TIME);
-            }
-            g.closing = false;
-            g.emptySince = 0;
-            log.info("node {}: {} holds a table again, and stays", nodeId(), g.name());
+            reopen(g);
             return;
         }
         String prefix = TABLE_RECORD + g.account + "/";
-        for (var e : membersReplica.recordedUnder(prefix).entrySet()) {
-            if (JSON.readTree(e.getValue()).get("group").asText().equals(g.id.toString())) {
-                membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME);
+        java.util.SortedMap<String, byte[]> records = membersReplica.recordedUnder(prefix);
+        if (records == null) {
+            return;
+        }
+        for (var e : records.entrySet()) {
+            if (JSON.readTree(e.getValue()).get("group").asText().equals(g.id.toString())
+                    && membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME) != null) {
+                return; // changed meanwhile (placed here again): looked at again at the next pass
             }
         }
         byte[] group = membersReplica.recorded(GROUP_RECORD + g.id);
@@ -2261,6 +2376,17 @@ public final class ClusterMember implements AutoCloseable {
             membersGroup.recordIf(membersReplica, GROUP_RECORD + g.id, group, null, RECORD_TIME);
         }
         log.info("node {} closed {}: it held nothing for {} s", nodeId(), g.name(), EMPTY_NANOS / 1_000_000_000L);
+    }
+
+    /** Opens a group being closed again, which this node leads: it holds a table after all. */
+    private void reopen(Group g) {
+        ReplicaStore replica = g.replica;
+        if (replica != null && replica.marked(CLOSED) != null) {
+            replica.mark(CLOSED, null);
+        }
+        g.closing = false;
+        g.emptySince = 0;
+        log.info("node {}: {} holds a table again, and stays", nodeId(), g.name());
     }
 
     /**

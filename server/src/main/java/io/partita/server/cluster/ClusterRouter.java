@@ -95,18 +95,25 @@ final class ClusterRouter implements AutoCloseable {
 
     /**
      * Where a request goes now: an address (host:port) and whether that is this node's own server; or, with {@code
-     * refusal} (and no address), nowhere: the router answers that error itself.
+     * refusal} (and no address), nowhere: the router answers that error itself. {@code group}, when not null, names the
+     * group it goes to for the node it is forwarded to ({@link #GROUP}).
      */
-    record Target(String address, boolean local, ApiException refusal) {
+    record Target(String address, boolean local, ApiException refusal, String group) {
         Target(String address, boolean local) {
-            this(address, local, null);
+            this(address, local, null, null);
         }
 
         /** A request no node can serve as it is: the router answers {@code why}. */
         static Target refusing(ApiException why) {
-            return new Target(null, false, why);
+            return new Target(null, false, why, null);
         }
     }
+
+    /**
+     * Set by the router on a request it forwards to a table's own group ({@code --cluster-table-groups}): the group's
+     * id, so that the node it goes to serves it in that group, even before it has the table's record itself.
+     */
+    static final String GROUP = "x-partita-group";
 
     /**
      * Set by the router on a request the account's own group placed in a group of its own ({@link #places}): it waits
@@ -377,8 +384,9 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             String forwardedBy = request.headers().get(FORWARDED);
-            if (forwardedBy == null) {
-                request.headers().remove(PLACED); // the router's own mark, never a client's
+            if (places != null && forwardedBy == null) {
+                request.headers().remove(PLACED); // the router's own marks, never a client's
+                request.headers().remove(GROUP);
             }
             Target to = null;
             boolean toReader = false;
@@ -418,9 +426,6 @@ final class ClusterRouter implements AutoCloseable {
             if (toReader) {
                 // To this follower's reader: kept, to be asked of the leader if the reader does not know its table.
                 again = request.retain();
-            } else if (places != null && forwardedBy == null && places.test(request)) {
-                // Kept, to be sent again to its table's own group once the account's group has placed it there.
-                placing = request.retain();
             }
             dispatch(ctx, request, to);
         }
@@ -482,6 +487,15 @@ final class ClusterRouter implements AutoCloseable {
 
         /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
         private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Target to) {
+            if (placing == null
+                    && places != null
+                    && !request.headers().contains(FORWARDED)
+                    && !request.headers().contains(PLACED)
+                    && places.test(request)) {
+                // A client's, kept: sent again to its table's own group once the account's group has placed it there
+                // (whether it went at once or waited for a node that serves first).
+                placing = request.retain();
+            }
             FullHttpRequest out = new DefaultFullHttpRequest(
                     HttpVersion.HTTP_1_1,
                     request.method(),
@@ -498,6 +512,9 @@ final class ClusterRouter implements AutoCloseable {
             out.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, out.content().readableBytes());
             if (!to.local()) {
                 out.headers().set(FORWARDED, nodeId);
+                if (to.group() != null) {
+                    out.headers().set(GROUP, to.group());
+                }
             }
             Channel open = upstreams.get(to.address());
             if (open != null && open.isActive()) {

@@ -34,7 +34,16 @@ record TableRoute(Kind kind, List<String> tables) {
 
     static final TableRoute NONE = new TableRoute(Kind.NONE, List.of());
 
-    private static final JsonFactory JSON = new JsonFactory();
+    /**
+     * As the server's own parser ({@code DynamoJson}): attribute names up to DynamoDB's 65,535 bytes pass, which
+     * Jackson's default limit on names (50,000 characters) would refuse, and a request would go to the wrong group.
+     */
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                    .maxNameLength(16 * 1024 * 1024)
+                    .build())
+            .build();
+
     private static final String DYNAMODB = "DynamoDB_20120810.";
     private static final String STREAMS = "DynamoDBStreams_20120810.";
 
@@ -189,7 +198,7 @@ record TableRoute(Kind kind, List<String> tables) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
             if (names.contains(field) && value == JsonToken.VALUE_STRING) {
-                out.putIfAbsent(field, p.getText());
+                out.put(field, p.getText()); // a field given twice: the last, as the server's parser takes it
             } else {
                 p.skipChildren();
             }

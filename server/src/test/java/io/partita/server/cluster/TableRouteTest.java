@@ -29,6 +29,12 @@ class TableRouteTest {
                                 + "\"TableName\":\"orders\"}"))
                 .isEqualTo(new TableRoute(Kind.TABLES, List.of("orders")));
         assertThat(route("Query", "{\"TableName\":\"" + arn + "\"}").tables()).containsExactly("orders");
+        // An attribute name of DynamoDB's longest, 65,535 bytes, before the table's name.
+        assertThat(route(
+                                "PutItem",
+                                "{\"Item\":{\"" + "n".repeat(65_535) + "\":{\"S\":\"v\"}},\"TableName\":\"orders\"}")
+                        .tables())
+                .containsExactly("orders");
         assertThat(route("DescribeTable", "{\"TableName\":\"orders\"}").tables())
                 .containsExactly("orders");
         assertThat(route("TagResource", "{\"ResourceArn\":\"" + arn + "\",\"Tags\":[]}")

@@ -93,10 +93,15 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 .withSseKey(SseSpecs.keyArn(context, SseSpecs.parse(in.sseSpecification())));
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
         placeElsewhere(placement, storage, context, in.tableName());
-        Table table = storage.tables().create(m);
-        if (stream) {
-            storage.streams().enable(table, in.streamSpecification().streamViewType());
-        }
+        TableMetadata made = m;
+        java.util.function.Supplier<Table> make = () -> {
+            Table t = storage.tables().create(made);
+            if (stream) {
+                storage.streams().enable(t, in.streamSpecification().streamViewType());
+            }
+            return t;
+        };
+        Table table = placement == null ? make.get() : placement.makeHere(in.tableName(), make);
         return new TableDescriptionOutput(
                 TableDescriptions.creating(context, storage, table, WarmThroughputs.given(in.warmThroughput())));
     }

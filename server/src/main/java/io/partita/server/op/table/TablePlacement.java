@@ -20,8 +20,17 @@ public interface TablePlacement {
     boolean placeElsewhere(String account, String name);
 
     /**
+     * Makes table {@code name} in this server's store with {@code make}, which the caller runs here once {@link
+     * #placeElsewhere} said so. A table's own group runs it unless the group is closing (it held nothing for a while):
+     * then a 503, which the SDKs retry, and the retry makes the table in a new group. A close waits for every {@code
+     * make} that started, so none makes a table in a group being closed.
+     */
+    <T> T makeHere(String name, java.util.function.Supplier<T> make);
+
+    /**
      * Once table {@code name} of {@code account} is deleted from this server's store: a table's own group records that
-     * it is gone, so that ListTables no longer lists it (if it cannot now, it does so within a second).
+     * it is gone, so that ListTables no longer lists it (a failure is logged, and the group's leader records it within
+     * a second).
      */
     void deleted(String account, String name);
 
