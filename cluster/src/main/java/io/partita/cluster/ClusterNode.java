@@ -1590,17 +1590,15 @@ public final class ClusterNode implements Replication, AutoCloseable {
         byte[] entry = ReplicatedEntry.recordIf(key.getBytes(StandardCharsets.UTF_8), expected, value);
         long deadline = System.nanoTime() + timeout.toNanos();
         RaftClientReply reply;
+        // A blocking send retries on this thread, as the client's policy says: until this call's deadline.
+        RECORD_DEADLINE.set(deadline);
         try {
-            reply = recordingClient()
-                    .async()
-                    .send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)))
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            reply = recordingClient().io().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)));
+        } catch (IOException e) {
             throw new StorageUnavailableException(
                     "the group did not record " + key + " in time (it may still): " + e.getMessage(), e, true);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageUnavailableException("interrupted while " + key + " was recorded", e, true);
+        } finally {
+            RECORD_DEADLINE.remove();
         }
         if (!reply.isSuccess()) {
             Exception why = reply.getException();
@@ -1633,6 +1631,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
+    /**
+     * The deadline ({@link System#nanoTime}) of the {@link #recordIf} running on this thread, which the client's retry
+     * policy reads: a blocking send retries on the calling thread, so each call has a deadline of its own.
+     */
+    private static final ThreadLocal<Long> RECORD_DEADLINE = new ThreadLocal<>();
+
     /** The Ratis client {@link #recordIf} sends through, and the members it was made for; made at first use. */
     private org.apache.ratis.client.RaftClient recording;
 
@@ -1641,8 +1645,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /**
      * The client {@link #recordIf} sends through: to the group's members as this node knows them now (their Raft ports,
      * over the peers' TLS; without the API address their configurations carry as their client address, where a Ratis
-     * client would send), following their word to the leader, retried every 100 ms (the caller waits for the answer
-     * as long as it was given). Made again when the members change.
+     * client would send), following their word to the leader; a blocking send retries every 100 ms on the calling
+     * thread until its call's deadline ({@link #RECORD_DEADLINE}), each try waiting a second at most. Made again when
+     * the members change.
      */
     private synchronized org.apache.ratis.client.RaftClient recordingClient() {
         List<RaftPeer> known = currentPeers().stream()
@@ -1657,14 +1662,21 @@ public final class ClusterNode implements Replication, AutoCloseable {
         closeRecording();
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
+        // Each try waits a second at most for its answer: a commit takes milliseconds, an election about a second.
         org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(
-                properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
+                properties, TimeDuration.valueOf(1, TimeUnit.SECONDS));
+        TimeDuration pause = TimeDuration.valueOf(100, TimeUnit.MILLISECONDS);
+        org.apache.ratis.retry.RetryPolicy untilDeadline = event -> {
+            Long deadline = RECORD_DEADLINE.get();
+            return deadline != null && System.nanoTime() - deadline < 0
+                    ? () -> pause
+                    : org.apache.ratis.retry.RetryPolicy.NO_RETRY_ACTION;
+        };
         recording = org.apache.ratis.client.RaftClient.newBuilder()
                 .setRaftGroup(RaftGroup.valueOf(group.getGroupId(), known))
                 .setProperties(properties)
                 .setParameters(parameters)
-                .setRetryPolicy(org.apache.ratis.retry.RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                        100, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .setRetryPolicy(untilDeadline)
                 .build();
         recordingFor = known;
         return recording;

@@ -118,8 +118,8 @@ public final class ReplicaStore implements AutoCloseable {
     }
 
     /**
-     * The family of a store's own marks ({@link #mark}): the default one, whose few keys are looked up one by one and
-     * never read as a table's.
+     * The family of a store's own marks ({@link #mark}): the default one, which holds the store's own keys (the log's
+     * position, the applied entry, the engine's records), never read as a table's.
      */
     private static final String MARKS = "default";
 

@@ -13,6 +13,7 @@ import io.partita.storage.rocks.RocksStore;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -676,20 +677,6 @@ public final class ClusterMember implements AutoCloseable {
         if (!cluster.tableGroups()) {
             return new Routed(home, null);
         }
-        String chosen = request.headers().get(ClusterRouter.GROUP);
-        if (chosen != null && request.headers().contains(ClusterRouter.FORWARDED)) {
-            // The node that forwarded it chose the table's group: served there, once this node knows the group.
-            Group g;
-            try {
-                g = tableGroups.get(UUID.fromString(chosen));
-            } catch (IllegalArgumentException malformed) {
-                g = null;
-            }
-            if (g == null) {
-                nudge();
-            }
-            return new Routed(g, null);
-        }
         if (membersReplica.installing()) {
             return new Routed(null, null); // which group has which table is unknown a moment: it waits
         }
@@ -704,8 +691,12 @@ public final class ClusterMember implements AutoCloseable {
             } catch (IllegalArgumentException malformed) {
                 named = List.of(); // the account's group's server answers its error
             }
-            UUID id = named.size() == 1 ? tableGroupOf(home.account, named.get(0)) : null;
-            Group g = id == null ? home : tableGroups.get(id);
+            List<String> table = named.size() == 1 ? named : List.of();
+            java.util.Set<UUID> in = groupsOf(home.account, table);
+            if (in == null) {
+                return new Routed(null, null);
+            }
+            Group g = in.isEmpty() ? home : tableGroups.get(in.iterator().next());
             if (g == null) {
                 nudge();
             }
@@ -732,12 +723,15 @@ public final class ClusterMember implements AutoCloseable {
             }
             default -> {}
         }
-        java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
-        for (String t : tables.tables()) {
-            UUID id = tableGroupOf(home.account, t);
-            if (id != null) {
-                in.add(id);
-            }
+        java.util.Set<UUID> in = groupsOf(home.account, tables.tables());
+        if (in == null) {
+            return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
+        }
+        UUID chosen = chosenGroup(request);
+        if (chosen != null && tables.kind() == TableRoute.Kind.TABLES && (in.isEmpty() || in.equals(Set.of(chosen)))) {
+            // Forwarded to the group the forwarding node found its tables in, which this node may not have applied the
+            // table's record of yet: served there (only tables of no other group, and never a table made).
+            in = Set.of(chosen);
         }
         if (in.isEmpty()) {
             // Placed a moment ago by the account's group, whose record this node has not applied yet: it waits.
@@ -764,6 +758,36 @@ public final class ClusterMember implements AutoCloseable {
             return new Routed(null, null);
         }
         return new Routed(g, null);
+    }
+
+    /**
+     * The groups of {@code tables} of {@code account} that are in groups of their own, as this node's replica of the
+     * records has them, read with no checkpoint replacing it meanwhile; null while one does.
+     */
+    private java.util.Set<UUID> groupsOf(String account, List<String> tables) {
+        return membersReplica.unlessInstalling(store -> {
+            java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
+            for (String t : tables) {
+                UUID id = tableGroupOf(store, account, t);
+                if (id != null) {
+                    in.add(id);
+                }
+            }
+            return in;
+        });
+    }
+
+    /** The group a node that forwarded {@code request} chose for it ({@link ClusterRouter#GROUP}), or null. */
+    private static UUID chosenGroup(io.netty.handler.codec.http.FullHttpRequest request) {
+        String chosen = request.headers().get(ClusterRouter.GROUP);
+        if (chosen == null || !request.headers().contains(ClusterRouter.FORWARDED)) {
+            return null;
+        }
+        try {
+            return UUID.fromString(chosen);
+        } catch (IllegalArgumentException malformed) {
+            return null;
+        }
     }
 
     private ClusterRouter.Target target(Group g) {
@@ -2088,17 +2112,33 @@ public final class ClusterMember implements AutoCloseable {
      * ({@link #syncTables}); the request goes there.
      */
     private void placeTable(String account, String name) {
+        // A record gone meanwhile (its group's close removed it): placed again, a few times at most.
+        for (int attempt = 0; attempt < 3 && !placeTableOnce(account, name); attempt++) {
+            log.debug("node {}: table {} of account {} is placed again", nodeId(), name, account);
+        }
+    }
+
+    /** One attempt of {@link #placeTable}: false when the table's record was gone by the time it was placed. */
+    private boolean placeTableOnce(String account, String name) {
         String key = TABLE_RECORD + account + "/" + name;
         try {
-            java.util.SortedMap<String, byte[]> tables = membersReplica.recordedUnder(TABLE_RECORD + account + "/");
-            java.util.SortedMap<String, byte[]> groupRecords = membersReplica.recordedUnder(GROUP_RECORD);
-            if (tables == null || groupRecords == null) {
+            // Read together, with no checkpoint replacing the store in between: a record absent is absent.
+            Object[] read = membersReplica.unlessInstalling(store -> new Object[] {
+                membersReplica.recordedUnder(TABLE_RECORD + account + "/"),
+                membersReplica.recordedUnder(GROUP_RECORD),
+                tableGroupOf(store, account, name)
+            });
+            if (read == null || read[0] == null || read[1] == null) {
                 throw new io.partita.storage.StorageUnavailableException(
                         "a checkpoint replaces this node's replica of the records", null, false);
             }
+            @SuppressWarnings("unchecked")
+            java.util.SortedMap<String, byte[]> tables = (java.util.SortedMap<String, byte[]>) read[0];
+            @SuppressWarnings("unchecked")
+            java.util.SortedMap<String, byte[]> groupRecords = (java.util.SortedMap<String, byte[]>) read[1];
             byte[] was = tables.get(key);
-            if (was != null && tableGroupOf(account, name) != null) {
-                return; // placed already: a retry, or a table of a group kept for its backups
+            if (was != null && read[2] != null) {
+                return true; // placed already: a retry, or a table of a group kept for its backups
             }
             if (was == null && tables.size() >= MAX_TABLES) {
                 throw new io.partita.protocol.error.ApiException(
@@ -2124,12 +2164,13 @@ public final class ClusterMember implements AutoCloseable {
             // Expecting the record there was: none, or one whose group is gone (a close that stopped midway).
             byte[] now = membersGroup.recordIf(membersReplica, key, was, table, RECORD_TIME);
             if (!java.util.Arrays.equals(now, table)) {
-                // Placed by another request meanwhile: this group holds nothing, and goes (a group record the delete
-                // misses is closed by its leader, empty).
+                // Placed by another request meanwhile (or its record removed by a close): this group holds nothing,
+                // and goes (a group record the delete misses is closed by its leader, empty).
                 membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
-                return;
+                return now != null;
             }
             log.info("node {} placed table {} of account {} on {}", nodeId(), name, account, group.get("on"));
+            return true;
         } catch (IOException | io.partita.storage.StorageUnavailableException e) {
             throw new io.partita.protocol.error.ApiException(
                     io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
@@ -2145,19 +2186,30 @@ public final class ClusterMember implements AutoCloseable {
                 .put("at", placedAt));
     }
 
-    /** The group table {@code name} of {@code account} is in, as this node's replica of the records has it; or null. */
-    private UUID tableGroupOf(String account, String name) {
-        byte[] r = membersReplica.recorded(TABLE_RECORD + account + "/" + name);
+    /**
+     * The group table {@code name} of {@code account} is in, as the members' group's store {@code records} (this node's
+     * replica) has it; or null.
+     */
+    private static UUID tableGroupOf(RocksStore records, String account, String name) {
+        byte[] r = meta(records, TABLE_RECORD + account + "/" + name);
         if (r == null) {
             return null;
         }
         try {
             UUID id = UUID.fromString(JSON.readTree(r).get("group").asText());
             // A table's record whose group is gone (a close that stopped between the two): placed anew when made.
-            return membersReplica.recorded(GROUP_RECORD + id) == null ? null : id;
+            return meta(records, GROUP_RECORD + id) == null ? null : id;
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * Record {@code key} of the members' group's store {@code records}, read as given (by {@link
+     * ReplicaStore#unlessInstalling}, so no checkpoint replaces the store while the reads go on).
+     */
+    private static byte[] meta(RocksStore records, String key) {
+        return records.get(records.family(RocksStore.META), key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /**
