@@ -37,6 +37,9 @@ class MainTest {
     void aClustersGroupsAreOnEveryMemberUnlessReplicasIsGiven() {
         assertThat(parse().clusterReplicas).isNull();
         assertThat(parse("--cluster-replicas", "3").clusterReplicas).isEqualTo(3);
+        assertThat(parse().clusterTableGroups).isFalse();
+        assertThat(parse("--cluster-replicas", "3", "--cluster-table-groups").clusterTableGroups)
+                .isTrue();
     }
 
     @Test

@@ -31,10 +31,6 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
     /** Where a new table goes in a cluster with a group per table; null everywhere else. */
     private final TablePlacement placement;
 
-    public CreateTableHandler(StorageEngine storage) {
-        this(storage, null);
-    }
-
     public CreateTableHandler(StorageEngine storage, TablePlacement placement) {
         this.storage = storage;
         this.placement = placement;
