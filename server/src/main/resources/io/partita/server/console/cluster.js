@@ -1,4 +1,4 @@
-// Cluster: the Raft groups as each node sees them (open mode has one; strict mode one per account). The node this page came from answers GET /cluster itself; every other
+// Cluster: the Raft groups as each node sees them (open mode has one; strict mode one per account; with --cluster-table-groups one more per table). The node this page came from answers GET /cluster itself; every other
 // member is asked at its own API address (its /cluster answers any origin), so a node that is down shows as such. With --cluster-replicas a group is on some
 // members only: each node lists the groups placed on it, and names the leaders of the others ("elsewhere").
 import { esc, every } from "./api.js";
@@ -35,6 +35,8 @@ export async function clusterPage(el) {
       m.id === own.node ? own : view(location.protocol + "//" + m.api + "/cluster")));
     const leaderView = views.find((v) => v && v.role === "LEADER" && v.node === v.leader) || null;
     const placed = Array.isArray(own.elsewhere);
+    // An account's group by its account; a table's (--cluster-table-groups) by its account and table.
+    const label = (g) => (g.table ? g.account + "/" + g.table : g.account);
     // With the groups on some members, each node's figures are its own groups': the members table lists how many it
     // holds and which it leads, and the groups table the rest.
     const placedRows = own.members.map((m, i) => {
@@ -45,7 +47,7 @@ export async function clusterPage(el) {
           '</td><td><span class="badge down">not answering</span></td><td></td></tr>';
       }
       const on = Array.isArray(v.groups) ? v.groups : [];
-      const leads = on.filter((g) => g.role === "LEADER" && g.serving).map((g) => esc(g.account));
+      const leads = on.filter((g) => g.role === "LEADER" && g.serving).map((g) => esc(label(g)));
       return '<tr data-node="' + esc(m.id) + '"><td>' + id + "</td><td>" + esc(m.api) + "</td><td>" + esc(m.raft) +
         '</td><td class="num">' + count(on.length) + "</td><td>" + leads.join(", ") + "</td></tr>";
     });
@@ -85,13 +87,14 @@ export async function clusterPage(el) {
         ? Object.entries(lg.followerMatchIndexes).map(([id, match]) => esc(id) + " " + count(Math.max(0, lg.commitIndex - match))).join(", ")
         : "";
       const on = Array.isArray(g.placed) ? g.placed : Array.isArray(g.members) ? g.members.map((m) => m.id) : [];
-      return '<tr data-group="' + esc(g.account) + '"><td>' + esc(g.account) + '</td><td class="muted">' + esc(g.group.slice(0, 8)) +
+      return '<tr data-group="' + esc(label(g)) + '"><td>' + esc(label(g)) + '</td><td class="muted">' + esc(g.group.slice(0, 8)) +
         "</td><td>" + esc(lv ? lv.node : g.leader || "none") + '</td><td class="num">' + count(lg ? lg.term : g.term) +
         '</td><td class="num">' + count(lg ? lg.commitIndex : g.commitIndex) + "</td><td>" + behind + "</td>" +
         (placed ? "<td>" + esc(on.join(", ")) + "</td>" : "") + "</tr>";
     });
+    const tableGroups = groups.filter((g) => g.table).length;
     const groupTable = !groups.length ? "" :
-      '<h2>Raft groups</h2><table class="grid" id="cluster-groups"><thead><tr><th>Account</th><th>Group</th><th>Leader</th>' +
+      '<h2>Raft groups</h2><table class="grid" id="cluster-groups"><thead><tr><th>Account (/table)</th><th>Group</th><th>Leader</th>' +
       '<th class="num">Term</th><th class="num">Commit index</th><th>Followers behind (entries)</th>' +
       (placed ? "<th>Members</th>" : "") + "</tr></thead><tbody>" +
       groupRows.join("") + "</tbody></table>";
@@ -103,7 +106,10 @@ export async function clusterPage(el) {
         '<th class="num">Behind the leader (entries)</th></tr></thead><tbody>' + rows.join("") + "</tbody></table>";
     body.innerHTML = '<div class="card"><p>Cluster <b>' + esc(own.cluster) + "</b>, " + own.members.length +
       (placed
-        ? " members, " + (groups.length > 1
+        ? " members, " + (tableGroups > 0
+          ? "a Raft group per account (" + (groups.length - tableGroups) + ") and per table (" + tableGroups +
+            "), each placed on some of them."
+          : groups.length > 1
           ? "a Raft group per account (" + groups.length + "), each placed on some of them."
           : "one Raft group, placed on some of them.") +
           // The members' group's leader makes the changes of the members and places the groups new to the cluster.

@@ -658,6 +658,32 @@ class ClusterPlacementIT {
             assertThat(g.get("placed")).as(t[1] + "'s members").hasSize(3);
         }
         assertThat(ids).as("a group per table").hasSize(4);
+        // The console's Cluster page names each table's group by its account and table, with its leader and members.
+        Chromium.require();
+        WebDriver browser = Chromium.start();
+        try {
+            browser.get("http://127.0.0.1:" + nodes[3].port() + "/console/#/cluster");
+            // Strict mode: the console signs in first, with account 1's key.
+            org.openqa.selenium.WebElement form = Chromium.waitFor(browser, org.openqa.selenium.By.id("sign-in"));
+            form.findElement(org.openqa.selenium.By.name("accessKey")).sendKeys("AK1");
+            form.findElement(org.openqa.selenium.By.name("secret")).sendKeys("secret-1");
+            form.findElement(org.openqa.selenium.By.cssSelector("button[type=submit]"))
+                    .click();
+            // Read in one go, each time the page may have redrawn: the group's row names a leader, whose member's row
+            // lists the group among those it leads.
+            new WebDriverWait(browser, Duration.ofSeconds(60)).until(d -> {
+                String row = text(browser, "#cluster-groups tr[data-group='" + a1 + "/orders']");
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                                "(?s)" + a1 + "/orders\\s+\\S+\\s+(n\\d)\\b.*")
+                        .matcher(row);
+                return m.matches()
+                        && text(browser, "#cluster-members tr[data-node=" + m.group(1) + "]")
+                                .contains(a1 + "/orders")
+                        && text(browser, ".card p").contains("and per table (4)");
+            });
+        } finally {
+            browser.quit();
+        }
 
         // Items through every node; each account reads its own table of the same name.
         putIn(as(0, 3), "orders", "a", "zero");
