@@ -1942,9 +1942,6 @@ public final class ClusterMember implements AutoCloseable {
     /** Marked in a table's group's own store once its leader closes it, empty ({@link #closeEmpty}). */
     private static final String CLOSED = "cluster/closed";
 
-    /** DynamoDB's default quota of tables per account and region ("Service, account, and table quotas"). */
-    static final int MAX_TABLES = 2500;
-
     /** How long a table's group may hold nothing before its leader closes it. */
     private static final long EMPTY_NANOS = 10_000_000_000L;
 
@@ -2139,12 +2136,6 @@ public final class ClusterMember implements AutoCloseable {
             byte[] was = tables.get(key);
             if (was != null && read[2] != null) {
                 return true; // placed already: a retry, or a table of a group kept for its backups
-            }
-            if (was == null && tables.size() >= MAX_TABLES) {
-                throw new io.partita.protocol.error.ApiException(
-                        io.partita.protocol.error.ErrorCode.LIMIT_EXCEEDED,
-                        "Subscriber limit exceeded: You have exceeded the maximum number of tables allowed for this"
-                                + " account (" + MAX_TABLES + ")");
             }
             UUID id = UUID.randomUUID();
             int place = groups.size() + groupRecords.size();

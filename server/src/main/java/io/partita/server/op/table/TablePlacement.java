@@ -14,8 +14,8 @@ public interface TablePlacement {
      * returns true once the cluster has recorded where (or once another request placed it first): the request is then
      * sent there. A table's own group returns false: the table is made here.
      *
-     * @throws io.partita.protocol.error.ApiException {@code LimitExceededException} when the account has as many tables
-     *     as DynamoDB allows; a 503 when the cluster could not record the placement
+     * @throws io.partita.protocol.error.ApiException a 503 when the cluster could not record the placement (DynamoDB's
+     *     soft quota of 2,500 tables an account is not enforced, as on a single node)
      */
     boolean placeElsewhere(String account, String name);
 
