@@ -313,6 +313,7 @@ public final class PartitaServer implements AutoCloseable {
                 .register("DeleteItem", new DeleteItemHandler(storage, expressions))
                 .register("BatchGetItem", new BatchGetItemHandler(storage, expressions))
                 .register("BatchWriteItem", new BatchWriteItemHandler(storage))
+                .registerPartita("CheckBatchWriteItem", new BatchWriteItemHandler.Check(storage))
                 .register(
                         "TransactWriteItems",
                         new io.partita.server.op.txn.TransactWriteItemsHandler(storage, expressions, storage.clock()))

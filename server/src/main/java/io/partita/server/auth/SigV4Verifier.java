@@ -123,6 +123,34 @@ public final class SigV4Verifier {
         return new Credentials(key.accessKeyId(), s.region, key.accountId());
     }
 
+    /**
+     * The {@code Authorization} header that signs {@code r} as {@code caller} (a key of these accounts, whose
+     * signature this verifier checked) at {@code amzDate}, over {@code signedHeaders} (lower case, sorted, each one
+     * that {@code r} carries): a request a cluster's node makes of a share of a caller's request ({@code
+     * --cluster-table-groups}), which the node that serves the share verifies as it verifies any.
+     *
+     * @throws IllegalArgumentException for a key these accounts do not know
+     */
+    public String authorization(Credentials caller, Request r, String amzDate, List<String> signedHeaders) {
+        Accounts.Key key = accounts.find(caller.accessKeyId());
+        if (key == null) {
+            throw new IllegalArgumentException("no secret key for " + caller.accessKeyId());
+        }
+        String scopeDate = amzDate.substring(0, 8);
+        Signed s = new Signed(
+                key.accessKeyId(), scopeDate, caller.region(), "dynamodb", signedHeaders, "", amzDate, -1, false);
+        String scope = scopeDate + "/" + caller.region() + "/dynamodb/aws4_request";
+        String toSign = ALGORITHM + "\n" + amzDate + "\n" + scope + "\n" + hex(sha256(bytes(canonicalRequest(r, s))));
+        byte[] signingKey = deriveKey(key.secretAccessKey(), scopeDate, caller.region(), "dynamodb");
+        return ALGORITHM + " Credential=" + key.accessKeyId() + "/" + scope + ", SignedHeaders="
+                + String.join(";", signedHeaders) + ", Signature=" + hex(hmac(signingKey, bytes(toSign)));
+    }
+
+    /** {@code instant} as SigV4's {@code X-Amz-Date} writes it ({@code 20261205T214000Z}). */
+    public static String amzDate(Instant instant) {
+        return AMZ_DATE.format(instant);
+    }
+
     private record Signed(
             String accessKey,
             String scopeDate,

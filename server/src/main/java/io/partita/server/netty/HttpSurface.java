@@ -18,7 +18,7 @@ import java.util.zip.InflaterInputStream;
  * DynamoDB's HTTP behaviour around the API: compressed request bodies, compressed answers, CORS for browsers, and the
  * health line's host.
  */
-final class HttpSurface {
+public final class HttpSurface {
     /**
      * On every answer to a request with an {@code Origin}: any origin may call, and may read the headers the AWS SDK
      * for JavaScript reads in a browser (DynamoDB serves browsers directly; credentials are in the signature, not in
@@ -35,6 +35,17 @@ final class HttpSurface {
     private static final Pattern HEADER_LIST = Pattern.compile("[A-Za-z0-9!#$%&'*+.^_`|~, -]{0,1024}");
 
     private HttpSurface() {}
+
+    /**
+     * Adds the CORS headers of an answer to a request with an {@code Origin} ({@link #CORS}) to {@code out}: for an
+     * answer a cluster's node makes itself of DynamoDB's API.
+     */
+    public static void addCors(HttpHeaders out) {
+        for (String line : CORS.split("\r\n")) {
+            int colon = line.indexOf(':');
+            out.set(line.substring(0, colon), line.substring(colon + 1).strip());
+        }
+    }
 
     /** The extras of an answer to {@code h}: CORS headers when it has an {@code Origin}, gzip when it accepts it. */
     static HttpAnswer.Extras extras(HttpHeaders h) {

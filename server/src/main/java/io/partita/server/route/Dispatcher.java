@@ -199,7 +199,8 @@ public final class Dispatcher {
         return handler.handle(context, input);
     }
 
-    private static void checkContentType(String contentType) {
+    /** A {@code Content-Type} other than DynamoDB's JSON types answers, as DynamoDB does, an unknown operation. */
+    public static void checkContentType(String contentType) {
         if (contentType == null) {
             return;
         }

@@ -12,6 +12,11 @@ public final class OperationRegistry {
     public static final String DYNAMODB_PREFIX = "DynamoDB_20120810.";
     /** DynamoDB Streams' API, served on the same port, as DynamoDB Local serves it. */
     public static final String STREAMS_PREFIX = "DynamoDBStreams_20120810.";
+    /**
+     * Partita's own operations between its cluster's nodes, which no AWS SDK sends: {@code Partita.CheckBatchWriteItem}
+     * ({@link io.partita.server.op.item.BatchWriteItemHandler.Check}).
+     */
+    public static final String PARTITA_PREFIX = "Partita.";
 
     private static final Set<String> STREAMS_OPERATIONS =
             Set.of("DescribeStream", "GetRecords", "GetShardIterator", "ListStreams");
@@ -146,6 +151,12 @@ public final class OperationRegistry {
             throw new IllegalArgumentException("not a DynamoDB Streams operation: " + operation);
         }
         handlers.put(STREAMS_PREFIX + operation, handler);
+        return this;
+    }
+
+    /** Registers one of Partita's own operations ({@link #PARTITA_PREFIX}). */
+    public OperationRegistry registerPartita(String operation, OperationHandler<?, ?> handler) {
+        handlers.put(PARTITA_PREFIX + operation, handler);
         return this;
     }
 

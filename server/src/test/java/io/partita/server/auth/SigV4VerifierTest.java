@@ -80,4 +80,30 @@ class SigV4VerifierTest {
                     .satisfies(e -> assertThat(((ApiException) e).code()).isEqualTo(ErrorCode.INVALID_SIGNATURE));
         }
     }
+
+    @Test
+    void aRequestSignedAnewForTheCallerIsSignedAsTheAwsSignerSignsIt() {
+        SigV4Verifier verifier = new SigV4Verifier(KEYS, Clock.systemUTC());
+        Sent sent = signed("{\"TableName\":\"orders\"}");
+        Credentials caller = verifier.verify(sent);
+        String sdk = sent.header("authorization").get(0);
+        String signedHeaders = sdk.substring(sdk.indexOf("SignedHeaders=") + "SignedHeaders=".length());
+        signedHeaders = signedHeaders.substring(0, signedHeaders.indexOf(','));
+        String ours = verifier.authorization(
+                caller, sent, sent.header("x-amz-date").get(0), List.of(signedHeaders.split(";")));
+        assertThat(ours.replace(" ", "")).isEqualTo(sdk.replace(" ", ""));
+        // Signed anew over another body, at another time: verified as the caller's.
+        byte[] other = "{\"TableName\":\"payments\"}".getBytes(StandardCharsets.UTF_8);
+        Map<String, List<String>> headers = new TreeMap<>(sent.headers());
+        String now = SigV4Verifier.amzDate(java.time.Instant.now());
+        headers.put("x-amz-date", List.of(now));
+        Sent unsigned = new Sent("POST", "/", null, headers, other);
+        headers.put(
+                "authorization",
+                List.of(verifier.authorization(caller, unsigned, now, List.of("host", "x-amz-date", "x-amz-target"))));
+        assertThat(verifier.verify(new Sent("POST", "/", null, headers, other))).isEqualTo(caller);
+        assertThatThrownBy(() -> verifier.authorization(
+                        new Credentials("NOBODY", "us-east-1", "1"), unsigned, now, List.of("host")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -56,34 +56,7 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
 
     @Override
     public BatchGetItemOutput handle(RequestContext context, BatchGetItemInput in) {
-        ConstraintSet c = new ConstraintSet()
-                .notNull("requestItems", in.requestItems())
-                .size(
-                        "requestItems",
-                        in.requestItems() == null ? null : in.requestItems().keySet(),
-                        1,
-                        MAX_KEYS);
-        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
-        if (in.requestItems() != null) {
-            in.requestItems().forEach((name, ka) -> {
-                c.notNull("requestItems." + name + ".member.keys", ka.keys())
-                        .size("requestItems." + name + ".member.keys", ka.keys(), 1, MAX_KEYS);
-                if (ka.keys() != null && ka.keys().size() <= MAX_KEYS) {
-                    for (int i = 0; i < ka.keys().size(); i++) {
-                        c.notNull(
-                                "requestItems." + name + ".member.keys." + (i + 1) + ".member",
-                                ka.keys().get(i));
-                    }
-                }
-            });
-        }
-        c.check();
-        int total = in.requestItems().values().stream()
-                .mapToInt(ka -> ka.keys().size())
-                .sum();
-        if (total > MAX_KEYS) {
-            throw ApiException.validation("Too many items requested for the BatchGetItem call");
-        }
+        checkShape(in);
         List<TableRead> reads = new ArrayList<>();
         for (Map.Entry<String, KeysAndAttributes> e : in.requestItems().entrySet()) {
             reads.add(prepare(context, e.getKey(), e.getValue()));
@@ -146,6 +119,42 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
                     TableNames.arn(context, reads.get(0).table().metadata().name()));
         }
         return new BatchGetItemOutput(responses, unprocessed, in.returnConsumedCapacity() == null ? null : consumed);
+    }
+
+    /**
+     * Checks the request as a whole, before any table is looked at: the constraints on its shape and the limit of 100
+     * keys over all its tables. A cluster that runs a batch over several groups ({@code --cluster-table-groups})
+     * checks the whole request so before each group reads its own tables.
+     */
+    public static void checkShape(BatchGetItemInput in) {
+        ConstraintSet c = new ConstraintSet()
+                .notNull("requestItems", in.requestItems())
+                .size(
+                        "requestItems",
+                        in.requestItems() == null ? null : in.requestItems().keySet(),
+                        1,
+                        MAX_KEYS);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        if (in.requestItems() != null) {
+            in.requestItems().forEach((name, ka) -> {
+                c.notNull("requestItems." + name + ".member.keys", ka.keys())
+                        .size("requestItems." + name + ".member.keys", ka.keys(), 1, MAX_KEYS);
+                if (ka.keys() != null && ka.keys().size() <= MAX_KEYS) {
+                    for (int i = 0; i < ka.keys().size(); i++) {
+                        c.notNull(
+                                "requestItems." + name + ".member.keys." + (i + 1) + ".member",
+                                ka.keys().get(i));
+                    }
+                }
+            });
+        }
+        c.check();
+        int total = in.requestItems().values().stream()
+                .mapToInt(ka -> ka.keys().size())
+                .sum();
+        if (total > MAX_KEYS) {
+            throw ApiException.validation("Too many items requested for the BatchGetItem call");
+        }
     }
 
     private TableRead prepare(RequestContext context, String requestName, KeysAndAttributes ka) {

@@ -56,46 +56,7 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
 
     @Override
     public BatchWriteItemOutput handle(RequestContext context, BatchWriteItemInput in) {
-        ConstraintSet c = new ConstraintSet()
-                .notNull("requestItems", in.requestItems())
-                .size(
-                        "requestItems",
-                        in.requestItems() == null ? null : in.requestItems().keySet(),
-                        1,
-                        MAX_WRITES);
-        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
-        c.enumValue(
-                "returnItemCollectionMetrics",
-                in.returnItemCollectionMetrics(),
-                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
-        if (in.requestItems() != null) {
-            in.requestItems().forEach((name, writes) -> {
-                c.notNull("requestItems." + name + ".member", writes)
-                        .size("requestItems." + name + ".member", writes, 1, MAX_WRITES);
-                if (writes != null && writes.size() <= MAX_WRITES) {
-                    for (int i = 0; i < writes.size(); i++) {
-                        c.notNull("requestItems." + name + ".member." + (i + 1) + ".member", writes.get(i));
-                    }
-                }
-            });
-        }
-        c.check();
-        int total = in.requestItems().values().stream().mapToInt(List::size).sum();
-        if (total > MAX_WRITES) {
-            throw ApiException.validation("Too many items requested for the BatchWriteItem call");
-        }
-        List<Write> writes = new ArrayList<>(total);
-        for (Map.Entry<String, List<WriteRequest>> e : in.requestItems().entrySet()) {
-            Table table = ItemRequests.table(context, storage, e.getKey());
-            Set<PrimaryKey> seen = new HashSet<>();
-            for (WriteRequest w : e.getValue()) {
-                Write write = check(e.getKey(), table, w);
-                if (!seen.add(write.key())) {
-                    throw ApiException.validation("Provided list of item keys contains duplicates");
-                }
-                writes.add(write);
-            }
-        }
+        List<Write> writes = validate(context, in);
         Map<String, Double> units = new LinkedHashMap<>();
         Map<String, Double> tableUnits = new LinkedHashMap<>();
         Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> collections = new LinkedHashMap<>();
@@ -195,6 +156,61 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         return new BatchWriteItemOutput(unprocessed, consumed, collections.isEmpty() ? null : collections);
     }
 
+    /**
+     * Checks the request as a whole, before any table is looked at: the constraints on its shape and the limit of 25
+     * writes over all its tables. A cluster that runs a batch over several groups ({@code --cluster-table-groups})
+     * checks the whole request so, then each group its own tables ({@link Check}).
+     */
+    public static void checkShape(BatchWriteItemInput in) {
+        ConstraintSet c = new ConstraintSet()
+                .notNull("requestItems", in.requestItems())
+                .size(
+                        "requestItems",
+                        in.requestItems() == null ? null : in.requestItems().keySet(),
+                        1,
+                        MAX_WRITES);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        c.enumValue(
+                "returnItemCollectionMetrics",
+                in.returnItemCollectionMetrics(),
+                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
+        if (in.requestItems() != null) {
+            in.requestItems().forEach((name, writes) -> {
+                c.notNull("requestItems." + name + ".member", writes)
+                        .size("requestItems." + name + ".member", writes, 1, MAX_WRITES);
+                if (writes != null && writes.size() <= MAX_WRITES) {
+                    for (int i = 0; i < writes.size(); i++) {
+                        c.notNull("requestItems." + name + ".member." + (i + 1) + ".member", writes.get(i));
+                    }
+                }
+            });
+        }
+        c.check();
+        int total = in.requestItems().values().stream().mapToInt(List::size).sum();
+        if (total > MAX_WRITES) {
+            throw ApiException.validation("Too many items requested for the BatchWriteItem call");
+        }
+    }
+
+    /** The whole batch checked, as writes ready to be made: bad input throws before anything is written. */
+    private List<Write> validate(RequestContext context, BatchWriteItemInput in) {
+        checkShape(in);
+        int total = in.requestItems().values().stream().mapToInt(List::size).sum();
+        List<Write> writes = new ArrayList<>(total);
+        for (Map.Entry<String, List<WriteRequest>> e : in.requestItems().entrySet()) {
+            Table table = ItemRequests.table(context, storage, e.getKey());
+            Set<PrimaryKey> seen = new HashSet<>();
+            for (WriteRequest w : e.getValue()) {
+                Write write = check(e.getKey(), table, w);
+                if (!seen.add(write.key())) {
+                    throw ApiException.validation("Provided list of item keys contains duplicates");
+                }
+                writes.add(write);
+            }
+        }
+        return writes;
+    }
+
     private static Write check(String requestName, Table table, WriteRequest w) {
         if ((w.putRequest() == null) == (w.deleteRequest() == null)) {
             throw ApiException.validation("A write request must contain exactly one of PutRequest or DeleteRequest");
@@ -228,5 +244,30 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                     + " 'requestItems.member.deleteRequest.key' failed to satisfy constraint: Member must not be null");
         }
         return new Write(requestName, w, table, table.metadata().keySchema().keyOf(key), null);
+    }
+
+    /**
+     * Partita's own {@code Partita.CheckBatchWriteItem}: a BatchWriteItem checked as {@link #handle} checks it, and
+     * not written. A cluster that runs one batch over several groups ({@code --cluster-table-groups},
+     * docs/CLUSTER.md) has every group check its share before any group writes, so that bad input in one table
+     * changes nothing in another. It answers an empty {@code UnprocessedItems}.
+     */
+    public static final class Check implements OperationHandler<BatchWriteItemInput, BatchWriteItemOutput> {
+        private final BatchWriteItemHandler batch;
+
+        public Check(StorageEngine storage) {
+            this.batch = new BatchWriteItemHandler(storage);
+        }
+
+        @Override
+        public Class<BatchWriteItemInput> inputType() {
+            return BatchWriteItemInput.class;
+        }
+
+        @Override
+        public BatchWriteItemOutput handle(RequestContext context, BatchWriteItemInput in) {
+            batch.validate(context, in);
+            return new BatchWriteItemOutput(Map.of(), null, null);
+        }
     }
 }
