@@ -52,8 +52,11 @@ public final class ClusterMember implements AutoCloseable {
     private final Consumer<PartitaServer> onServe;
     /** Strict mode's keys (each key's account names its group), or null in open mode. */
     private final io.partita.server.auth.Accounts accounts;
-    /** Verifies a change of the members' signature in strict mode; null in open mode. */
-    private final io.partita.server.auth.SigV4Verifier changes;
+    /**
+     * Verifies, in strict mode, the signatures of a change of the members and of a batch over several groups (which
+     * signs the batch's shares anew, {@link #spread}); null in open mode.
+     */
+    private final io.partita.server.auth.SigV4Verifier verifier;
     /**
      * Every group of the cluster, by account, the first the one unsigned requests go to: those this node is placed on,
      * and, with {@code --cluster-replicas}, those it routes to only.
@@ -64,6 +67,11 @@ public final class ClusterMember implements AutoCloseable {
      * ({@link #syncTables}): those on this node and those it routes to only.
      */
     private final java.util.Map<UUID, Group> tableGroups = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Where a batch over several groups is checked and split ({@link #spread}), off the router's event loops: it
+     * decodes up to 16 MB, and its shares then go on without a thread.
+     */
+    private final java.util.concurrent.ExecutorService batches;
 
     private final Group primary;
     private final ClusterNode.Host host;
@@ -260,7 +268,13 @@ public final class ClusterMember implements AutoCloseable {
         this.server = server;
         this.onServe = onServe;
         this.accounts = server.accounts();
-        this.changes = accounts == null
+        // Its threads are made on first use: none while no batch runs over several groups.
+        this.batches = java.util.concurrent.Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "partita-cluster-" + cluster.nodeId() + "-batches");
+            t.setDaemon(true);
+            return t;
+        });
+        this.verifier = accounts == null
                 ? null
                 : new io.partita.server.auth.SigV4Verifier(accounts, java.time.Clock.systemUTC());
         // Open mode's one group is the cluster's own, over the data directory; in strict mode each account's store (in
@@ -398,7 +412,7 @@ public final class ClusterMember implements AutoCloseable {
                         }
 
                         @Override
-                        public ClusterRouter.Made change(ClusterRouter.Change request) {
+                        public ClusterRouter.Made change(ClusterRouter.Sent request) {
                             return changeMembers(request);
                         }
 
@@ -409,7 +423,20 @@ public final class ClusterMember implements AutoCloseable {
                     },
                     serverTls,
                     forwardTls,
-                    cluster.tableGroups() ? ClusterMember::makesTable : null);
+                    cluster.tableGroups()
+                            ? new ClusterRouter.Tables() {
+                                @Override
+                                public boolean places(io.netty.handler.codec.http.FullHttpRequest request) {
+                                    return makesTable(request);
+                                }
+
+                                @Override
+                                public java.util.concurrent.CompletableFuture<ClusterRouter.Reply> spread(
+                                        ClusterRouter.Sent request) {
+                                    return ClusterMember.this.spread(request);
+                                }
+                            }
+                            : null);
         } catch (IOException | InterruptedException | RuntimeException e) {
             if (started != null) {
                 started.close();
@@ -644,6 +671,9 @@ public final class ClusterMember implements AutoCloseable {
         if (r.refusal() != null) {
             return ClusterRouter.Target.refusing(r.refusal());
         }
+        if (r.spreads()) {
+            return ClusterRouter.Target.SPREAD;
+        }
         return r.group() == null ? null : target(r.group());
     }
 
@@ -653,8 +683,15 @@ public final class ClusterMember implements AutoCloseable {
         return r.group() == null ? null : readTarget(r.group());
     }
 
-    /** A request's group, or why it is refused; neither while it waits for its table's group. */
-    private record Routed(Group group, io.partita.protocol.error.ApiException refusal) {}
+    /**
+     * A request's group, or why it is refused, or that it is a batch over several groups ({@link #spread}); none of
+     * them while it waits for its table's group.
+     */
+    private record Routed(Group group, io.partita.protocol.error.ApiException refusal, boolean spreads) {
+        Routed(Group group, io.partita.protocol.error.ApiException refusal) {
+            this(group, refusal, false);
+        }
+    }
 
     /** Whether {@code request} may make a table: CreateTable or ImportTable ({@link ClusterRouter#PLACED}). */
     static boolean makesTable(io.netty.handler.codec.http.FullHttpRequest request) {
@@ -668,9 +705,9 @@ public final class ClusterMember implements AutoCloseable {
      * the tables it names ({@link TableRoute}) when they are in a group of their own. A request that names no such
      * table goes to the account's group: one that names none (ListTables, DescribeLimits), a table made before the
      * cluster had a group per table, a table that does not exist (the account's group answers so), or a new table,
-     * which the account's group places in a group of its own. Refused: tables in several groups (one request is not
-     * run over several groups yet), a list over every table of the account, a restore of a table in a group of its
-     * own.
+     * which the account's group places in a group of its own. A BatchGetItem or BatchWriteItem over tables in several
+     * groups is run from here ({@link #spread}). Refused: other requests over tables in several groups (transactions,
+     * PartiQL batches), a list over every table of the account, a restore of a table in a group of its own.
      */
     private Routed routed(io.netty.handler.codec.http.FullHttpRequest request) {
         Group home = groupOf(request);
@@ -692,7 +729,7 @@ public final class ClusterMember implements AutoCloseable {
                 named = List.of(); // the account's group's server answers its error
             }
             List<String> table = named.size() == 1 ? named : List.of();
-            java.util.Set<UUID> in = groupsOf(home.account, table);
+            java.util.Set<UUID> in = groupsOf(home.account, table, false);
             if (in == null) {
                 return new Routed(null, null);
             }
@@ -723,10 +760,19 @@ public final class ClusterMember implements AutoCloseable {
             }
             default -> {}
         }
-        java.util.Set<UUID> in = groupsOf(home.account, tables.tables());
+        // A client's BatchGetItem or BatchWriteItem over several groups, the account's own among them, runs from here.
+        boolean batch = BatchSpread.runs(target)
+                && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                && !io.partita.server.admin.AdminRoutes.handles(request.uri())
+                && !request.headers().contains(ClusterRouter.FORWARDED);
+        java.util.Set<UUID> in = groupsOf(home.account, tables.tables(), batch);
         if (in == null) {
             return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
         }
+        if (batch && in.size() > 1) {
+            return new Routed(null, null, true);
+        }
+        in.remove(HOME);
         UUID chosen = chosenGroup(request);
         if (chosen != null && tables.kind() == TableRoute.Kind.TABLES && (in.isEmpty() || in.equals(Set.of(chosen)))) {
             // Forwarded to the group the forwarding node found its tables in, which this node may not have applied the
@@ -760,17 +806,165 @@ public final class ClusterMember implements AutoCloseable {
         return new Routed(g, null);
     }
 
+    /** The group key of the tables of a batch that are in their account's own group ({@link #spread}). */
+    private static final UUID HOME = new UUID(0, 0);
+
+    /** Headers of a batch that its shares do not carry: each share's are its own, or the router's. */
+    private static final Set<String> NOT_SHARED = java.util.stream.Stream.concat(
+                    ClusterRouter.HOP_BY_HOP.stream().filter(h -> !h.equals("host")), // signed: the client's own
+                    java.util.stream.Stream.of(
+                            "accept-encoding",
+                            "content-encoding",
+                            "x-amz-content-sha256",
+                            "x-amz-target",
+                            ClusterRouter.FORWARDED,
+                            ClusterRouter.GROUP,
+                            ClusterRouter.PLACED))
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+    /**
+     * Runs a BatchGetItem or BatchWriteItem over tables in several groups ({@link BatchSpread}), on {@link #batches}:
+     * checked here as a single node checks it (content type, signature, the request as a whole), then one share per
+     * group, each sent to its group's leader as a request of its own. In strict mode a share is signed anew with the
+     * caller's own key, whose signature of the whole was verified here: the node that serves the share verifies it as
+     * any.
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> spread(ClusterRouter.Sent request) {
+        // Each batch under way holds its body, and its shares' and answers' copies: bounded, as a server's admission
+        // bounds the bodies it holds; past it the batch is answered 503, which the SDKs send again.
+        int kb = request.body().length / 1024 + 1;
+        if (!batchKilobytes.tryAcquire(kb)) {
+            return java.util.concurrent.CompletableFuture.completedFuture(BatchSpread.unavailable(
+                    "too many batches over several Raft groups are under way on this node; send it again"));
+        }
+        java.util.concurrent.CompletableFuture<ClusterRouter.Reply> reply;
+        try {
+            reply = java.util.concurrent.CompletableFuture.supplyAsync(() -> runSpread(request), batches)
+                    .thenCompose(r -> r);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            reply = java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("this node is stopping; send it again"));
+        }
+        return reply.whenComplete((r, e) -> batchKilobytes.release(kb));
+    }
+
+    /** The bodies the batches over several groups under way on this node may hold, in KB: 256 MB. */
+    private final java.util.concurrent.Semaphore batchKilobytes = new java.util.concurrent.Semaphore(256 * 1024);
+
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runSpread(ClusterRouter.Sent request) {
+        String target = request.headers().get("x-amz-target");
+        String operation = target.substring(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX.length());
+        io.partita.server.auth.Credentials caller;
+        List<BatchSpread.Share<UUID>> shares;
+        try {
+            io.partita.server.route.Dispatcher.checkContentType(
+                    request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE));
+            if (verifier != null) {
+                caller = verifier.verify(request);
+            } else {
+                String date = request.headers().get("x-amz-date");
+                caller = new io.partita.server.auth.OpenAuthenticator()
+                        .authenticate(
+                                request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION),
+                                date != null
+                                        ? date
+                                        : request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.DATE));
+            }
+            String account = caller.accountId();
+            TableRoute named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
+            java.util.Map<String, UUID> placed = membersReplica.unlessInstalling(store -> {
+                java.util.Map<String, UUID> out = new java.util.HashMap<>();
+                for (String t : named.tables()) {
+                    UUID id = tableGroupOf(store, account, t);
+                    out.put(t, id == null ? HOME : id);
+                }
+                return out;
+            });
+            if (placed == null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+            }
+            // A table named by its ARN was looked up by its name.
+            shares = BatchSpread.split(
+                    operation,
+                    request.body(),
+                    t -> placed.getOrDefault(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t, HOME));
+        } catch (io.partita.protocol.error.ApiException e) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    new ClusterRouter.Reply(e.code().httpStatus(), io.partita.server.http.ErrorBody.of(e)));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e); // a body in memory: not reached
+        }
+        Group home = groups.size() == 1 ? primary : groups.getOrDefault(caller.accountId(), primary);
+        io.partita.server.auth.Credentials signer = caller;
+        ClusterRouter via = router;
+        if (via == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("this node is starting; send it again"));
+        }
+        return BatchSpread.run(
+                operation,
+                shares,
+                (share, shareTarget) -> via.call(
+                        () -> {
+                            Group g = share.group().equals(HOME) ? home : tableGroups.get(share.group());
+                            if (g == null) {
+                                nudge(); // recorded, and not known to this node yet
+                                return null;
+                            }
+                            return target(g);
+                        },
+                        shareHeaders(request, signer, shareTarget, share.body()),
+                        share.body()),
+                batches);
+    }
+
+    /**
+     * A share's headers: the batch's, as its operation {@code target}; in strict mode signed anew by {@code caller}
+     * (verified) now, over its own body.
+     */
+    private io.netty.handler.codec.http.HttpHeaders shareHeaders(
+            ClusterRouter.Sent batch, io.partita.server.auth.Credentials caller, String target, byte[] body) {
+        io.netty.handler.codec.http.HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        for (java.util.Map.Entry<String, String> e : batch.headers()) {
+            if (!NOT_SHARED.contains(e.getKey().toLowerCase(java.util.Locale.ROOT))) {
+                h.add(e.getKey(), e.getValue());
+            }
+        }
+        h.set("X-Amz-Target", target);
+        if (verifier == null) {
+            return h; // open mode: the batch's own Authorization, of which only the shape is checked
+        }
+        h.remove(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION);
+        h.remove(io.netty.handler.codec.http.HttpHeaderNames.DATE);
+        String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
+        h.set("X-Amz-Date", date);
+        List<String> signed = new java.util.ArrayList<>();
+        for (String name : List.of("content-type", "host", "x-amz-date", "x-amz-target")) {
+            if (h.contains(name)) {
+                signed.add(name);
+            }
+        }
+        h.set(
+                io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION,
+                verifier.authorization(caller, new ClusterRouter.Sent("POST", "/", h, body), date, signed));
+        return h;
+    }
+
     /**
      * The groups of {@code tables} of {@code account} that are in groups of their own, as this node's replica of the
-     * records has them, read with no checkpoint replacing it meanwhile; null while one does.
+     * records has them, read with no checkpoint replacing it meanwhile; null while one does. {@code withHome} adds
+     * {@link #HOME} for a table in none (in the account's own group, or none at all).
      */
-    private java.util.Set<UUID> groupsOf(String account, List<String> tables) {
+    private java.util.Set<UUID> groupsOf(String account, List<String> tables, boolean withHome) {
         return membersReplica.unlessInstalling(store -> {
             java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
             for (String t : tables) {
                 UUID id = tableGroupOf(store, account, t);
                 if (id != null) {
                     in.add(id);
+                } else if (withHome) {
+                    in.add(HOME);
                 }
             }
             return in;
@@ -881,7 +1075,7 @@ public final class ClusterMember implements AutoCloseable {
      * committed the change; 400 for a change that cannot be made, 503 when a group did not make it (it may still
      * complete: {@code GET /cluster} shows each group's members).
      */
-    ClusterRouter.Made changeMembers(ClusterRouter.Change request) {
+    ClusterRouter.Made changeMembers(ClusterRouter.Sent request) {
         if (accounts != null) {
             ClusterRouter.Made refused = refuseUnlessAdmin(request);
             if (refused != null) {
@@ -1192,10 +1386,10 @@ public final class ClusterMember implements AutoCloseable {
      * clusterAdmins} (DynamoDB's errors for a missing or bad signature; {@code AccessDeniedException} for another
      * account's); null for one that is.
      */
-    private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Change request) {
+    private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Sent request) {
         io.partita.server.auth.Credentials caller;
         try {
-            caller = changes.verify(request);
+            caller = verifier.verify(request);
         } catch (io.partita.protocol.error.ApiException e) {
             return new ClusterRouter.Made(
                     e.code().httpStatus(),
@@ -2969,6 +3163,7 @@ public final class ClusterMember implements AutoCloseable {
             stopReading(g, "it is stopping");
         }
         router.close();
+        batches.shutdownNow();
         try {
             host.close();
         } catch (IOException e) {

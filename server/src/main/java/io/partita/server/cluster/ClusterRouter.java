@@ -80,7 +80,7 @@ final class ClusterRouter implements AutoCloseable {
     /** A body up to the server's own limit passes; the server answers 413 past it. */
     private static final int MAX_BODY = 16 * 1024 * 1024 + 1;
     /** Headers the JDK's client sets itself, or that describe one connection only. */
-    private static final Set<String> HOP_BY_HOP = Set.of(
+    static final Set<String> HOP_BY_HOP = Set.of(
             "connection",
             "content-length",
             "expect",
@@ -98,15 +98,22 @@ final class ClusterRouter implements AutoCloseable {
      * refusal} (and no address), nowhere: the router answers that error itself. {@code group}, when not null, names the
      * group it goes to for the node it is forwarded to ({@link #GROUP}).
      */
-    record Target(String address, boolean local, ApiException refusal, String group) {
+    record Target(String address, boolean local, ApiException refusal, String group, boolean spreads) {
         Target(String address, boolean local) {
-            this(address, local, null, null);
+            this(address, local, null, null, false);
+        }
+
+        Target(String address, boolean local, ApiException refusal, String group) {
+            this(address, local, refusal, group, false);
         }
 
         /** A request no node can serve as it is: the router answers {@code why}. */
         static Target refusing(ApiException why) {
-            return new Target(null, false, why, null);
+            return new Target(null, false, why, null, false);
         }
+
+        /** A batch over several groups: {@link Tables#spread} runs it, from this node. */
+        static final Target SPREAD = new Target(null, false, null, null, true);
     }
 
     /**
@@ -127,23 +134,39 @@ final class ClusterRouter implements AutoCloseable {
     /** An answer the router makes itself: its status and JSON body. */
     record Made(int status, String json) {}
 
+    /** An answer of DynamoDB's API: its status and JSON body. */
+    record Reply(int status, byte[] body) {}
+
+    /** What a cluster with a group per table ({@code --cluster-table-groups}) does here besides forwarding. */
+    interface Tables {
+        /**
+         * Whether {@code request} may make a table in a group of its own (CreateTable, ImportTable): kept while on its
+         * way, to be sent again once the account's group answers that it placed the table ({@link
+         * ErrorCode#TABLE_PLACED}).
+         */
+        boolean places(FullHttpRequest request);
+
+        /** Runs a batch over tables in several groups ({@link Target#SPREAD}) and answers it; never fails. */
+        java.util.concurrent.CompletableFuture<Reply> spread(Sent request);
+    }
+
     /** Changes of the cluster's members, made on the leader ({@code POST /cluster/members}). */
     interface Members {
         /** Whether this node leads, and so makes the change itself rather than forwarding it to the leader. */
         boolean leads();
 
         /** Makes the change {@code request} asks for; it may wait for the groups, for minutes. */
-        Made change(Change request);
+        Made change(Sent request);
 
         /** How long {@link #change} may take: how long a forwarded change may wait for its answer, less a margin. */
         java.time.Duration limit();
     }
 
     /**
-     * A change of the members as it was sent (its headers copied, as the request is released once handed over): what
-     * a strict cluster verifies the signature of.
+     * A request as it was sent (its headers copied, as the request is released once handed over): a change of the
+     * members, or a batch over several groups ({@link Tables#spread}); what a strict cluster verifies the signature of.
      */
-    record Change(String method, String uri, io.netty.handler.codec.http.HttpHeaders headers, byte[] body)
+    record Sent(String method, String uri, io.netty.handler.codec.http.HttpHeaders headers, byte[] body)
             implements io.partita.server.auth.SigV4Verifier.Request {
         @Override
         public String path() {
@@ -178,12 +201,8 @@ final class ClusterRouter implements AutoCloseable {
      * or null: to {@code target}. Null when follower reads are off.
      */
     private final Function<FullHttpRequest, Target> reads;
-    /**
-     * The requests that may make a table in a group of its own (CreateTable, ImportTable with {@code
-     * --cluster-table-groups}), or null: kept while on their way, to be sent again once the account's group answers
-     * that it placed their table ({@link ErrorCode#TABLE_PLACED}).
-     */
-    private final java.util.function.Predicate<FullHttpRequest> places;
+    /** With {@code --cluster-table-groups}, the placing of tables and the batches over groups; else null. */
+    private final Tables tables;
     /** Reads answered by {@code reads}' target. */
     private final java.util.concurrent.atomic.LongAdder readsServed = new java.util.concurrent.atomic.LongAdder();
 
@@ -213,9 +232,9 @@ final class ClusterRouter implements AutoCloseable {
             Members members,
             SslContext serverTls,
             SslContext forwardTls,
-            java.util.function.Predicate<FullHttpRequest> places)
+            Tables tables)
             throws InterruptedException {
-        this.places = places;
+        this.tables = tables;
         if ((serverTls == null) != (forwardTls == null)) {
             throw new IllegalArgumentException("HTTPS needs both the server's and the forwarding side's TLS");
         }
@@ -260,6 +279,152 @@ final class ClusterRouter implements AutoCloseable {
     /** How many eventually consistent reads this node answered itself, as a follower, since it started. */
     long followerReads() {
         return readsServed.sum();
+    }
+
+    /**
+     * Sends a request this node makes (a share of a batch over several groups, {@link Tables#spread}) to the node that
+     * serves it, {@code where}, once there is one (waiting up to {@link #LEADER_WAIT_MILLIS}, as a client's request
+     * waits), over a connection of its own; marked as forwarded when it goes to another node. Its future never fails:
+     * a request that could not be sent answers a 503 (nothing was done), one whose answer was lost a 500.
+     *
+     * @param headers the request's headers but those of one connection, which this sets
+     */
+    java.util.concurrent.CompletableFuture<Reply> call(Supplier<Target> where, HttpHeaders headers, byte[] body) {
+        java.util.concurrent.CompletableFuture<Reply> out = new java.util.concurrent.CompletableFuture<>();
+        io.netty.channel.EventLoop loop = loops.next();
+        long until = System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000;
+        loop.execute(() -> callWhenServed(loop, where, headers, body, until, out));
+        return out;
+    }
+
+    private void callWhenServed(
+            io.netty.channel.EventLoop loop,
+            Supplier<Target> where,
+            HttpHeaders headers,
+            byte[] body,
+            long until,
+            java.util.concurrent.CompletableFuture<Reply> out) {
+        Target to;
+        try {
+            to = where.get();
+        } catch (RuntimeException e) {
+            to = null; // this node closing, say
+        }
+        if (to == null || to.address() == null) {
+            if (System.nanoTime() - until < 0 && !loop.isShuttingDown()) {
+                loop.schedule(
+                        () -> callWhenServed(loop, where, headers, body, until, out),
+                        LEADER_POLL_MILLIS,
+                        TimeUnit.MILLISECONDS);
+            } else {
+                out.complete(refusal(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
+            }
+            return;
+        }
+        FullHttpRequest request =
+                new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/", Unpooled.wrappedBuffer(body));
+        request.headers().add(headers);
+        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        request.headers().set(HttpHeaderNames.CONNECTION, "close");
+        if (!to.local()) {
+            request.headers().set(FORWARDED, nodeId);
+            if (to.group() != null) {
+                request.headers().set(GROUP, to.group());
+            }
+        }
+        java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
+        ChannelFuture connecting = connect(loop, to, new SimpleChannelInboundHandler<FullHttpResponse>() {
+            @Override
+            protected void channelRead0(ChannelHandlerContext up, FullHttpResponse response) {
+                out.complete(new Reply(response.status().code(), ByteBufUtil.getBytes(response.content())));
+                up.close();
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext up) {
+                out.complete(lostOrUnsent(sent.get()));
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext up, Throwable cause) {
+                out.complete(lostOrUnsent(sent.get()));
+                up.close();
+            }
+        });
+        connecting.addListener(f -> {
+            if (!f.isSuccess()) {
+                request.release();
+                out.complete(
+                        refusal(ErrorCode.SERVICE_UNAVAILABLE, "the cluster's leader cannot be reached: " + f.cause()));
+                return;
+            }
+            Channel ch = connecting.channel();
+            ScheduledFuture<?> deadline = loop.schedule(() -> ch.close(), ANSWER_SECONDS, TimeUnit.SECONDS);
+            out.whenComplete((r, e) -> deadline.cancel(false));
+            ch.writeAndFlush(request).addListener(w -> {
+                if (w.isSuccess()) {
+                    sent.set(true); // from here its outcome is unknown until it is answered
+                } else {
+                    ch.close();
+                }
+            });
+        });
+    }
+
+    /**
+     * A connection from {@code loop} to {@code to}, whose answers {@code answers} reads: HTTPS to another node's public
+     * port when this one's speaks it; plain HTTP to this node's own server, on loopback.
+     */
+    private ChannelFuture connect(io.netty.channel.EventLoop loop, Target to, io.netty.channel.ChannelHandler answers) {
+        int colon = to.address().lastIndexOf(':');
+        String host = to.address().substring(0, colon);
+        int port = Integer.parseInt(to.address().substring(colon + 1));
+        SslContext tls = to.local() ? null : forwardTls;
+        return new Bootstrap()
+                .group(loop)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port));
+                        }
+                        ch.pipeline()
+                                .addLast(new HttpClientCodec())
+                                .addLast(new HttpObjectAggregator(MAX_ANSWER))
+                                .addLast(answers);
+                    }
+                })
+                .connect(host, port);
+    }
+
+    /** A request this node made whose connection closed before its answer: unknown once sent, else not done. */
+    private static Reply lostOrUnsent(boolean sent) {
+        return sent
+                ? refusal(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error")
+                : refusal(ErrorCode.SERVICE_UNAVAILABLE, "the cluster's leader closed the connection");
+    }
+
+    private static Reply refusal(ErrorCode code, String message) {
+        return new Reply(code.httpStatus(), ErrorBody.of(new ApiException(code, message)));
+    }
+
+    /**
+     * The headers of an answer this node makes of DynamoDB's API: a request id, the CRC32 the SDKs check, and, to a
+     * request with an {@code Origin} ({@code cors}), the CORS headers a single node gives.
+     */
+    private static HttpHeaders apiHeaders(byte[] body, boolean cors) {
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(body);
+        HttpHeaders h = new DefaultHttpHeaders()
+                .set("x-amzn-RequestId", UUID.randomUUID().toString())
+                .set("x-amz-crc32", Long.toString(crc.getValue()));
+        if (cors) {
+            io.partita.server.netty.HttpSurface.addCors(h);
+        }
+        return h;
     }
 
     private static final String TARGET_PREFIX = "DynamoDB_20120810.";
@@ -356,7 +521,7 @@ final class ClusterRouter implements AutoCloseable {
                     && members != null
                     && members.leads()) {
                 // Made here, on the leader (another node forwards it, as any request); it waits for the group.
-                Change change = new Change(
+                Sent change = new Sent(
                         request.method().name(),
                         request.uri(),
                         request.headers().copy(),
@@ -384,7 +549,7 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             String forwardedBy = request.headers().get(FORWARDED);
-            if (places != null && forwardedBy == null) {
+            if (tables != null && forwardedBy == null) {
                 request.headers().remove(PLACED); // the router's own marks, never a client's
                 request.headers().remove(GROUP);
             }
@@ -413,6 +578,13 @@ final class ClusterRouter implements AutoCloseable {
             }
             if (to != null && to.refusal() != null) {
                 error(ctx, keepAlive, to.refusal().code(), to.refusal().getMessage());
+                return;
+            }
+            if (to.spreads()) {
+                ctx.channel().config().setAutoRead(false);
+                waiting = ctx;
+                waitingKeepAlive = keepAlive;
+                spread(ctx, request);
                 return;
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
@@ -472,12 +644,39 @@ final class ClusterRouter implements AutoCloseable {
                 } else if (to.refusal() != null) {
                     ApiException why = to.refusal();
                     finish(e -> error(e, waitingKeepAlive, why.code(), why.getMessage()));
+                } else if (to.spreads()) {
+                    spread(ctx, request);
                 } else {
                     dispatch(ctx, request, to);
                 }
             } finally {
                 request.release();
             }
+        }
+
+        /**
+         * Hands the request on its way, a batch over several groups, to {@link Tables#spread} (its parts copied: the
+         * request is released once this returns), and answers what that answers.
+         */
+        private void spread(ChannelHandlerContext ctx, FullHttpRequest request) {
+            Sent copy = new Sent(
+                    request.method().name(),
+                    request.uri(),
+                    request.headers().copy(),
+                    ByteBufUtil.getBytes(request.content()));
+            boolean cors = request.headers().contains(HttpHeaderNames.ORIGIN);
+            tables.spread(copy)
+                    .exceptionally(e -> new Reply(
+                            500,
+                            ErrorBody.of(new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"))))
+                    .thenAccept(reply -> ctx.executor()
+                            .execute(() -> finish(c -> answer(
+                                    c,
+                                    waitingKeepAlive,
+                                    reply.status(),
+                                    "application/x-amz-json-1.0",
+                                    reply.body(),
+                                    apiHeaders(reply.body(), cors)))));
         }
 
         /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */
@@ -488,10 +687,10 @@ final class ClusterRouter implements AutoCloseable {
         /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
         private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Target to) {
             if (placing == null
-                    && places != null
+                    && tables != null
                     && !request.headers().contains(FORWARDED)
                     && !request.headers().contains(PLACED)
-                    && places.test(request)) {
+                    && tables.places(request)) {
                 // A client's, kept: sent again to its table's own group once the account's group has placed it there
                 // (whether it went at once or waited for a node that serves first).
                 placing = request.retain();
@@ -526,29 +725,7 @@ final class ClusterRouter implements AutoCloseable {
                 upstreams.remove(to.address());
                 open.close();
             }
-            int colon = to.address().lastIndexOf(':');
-            String host = to.address().substring(0, colon);
-            int port = Integer.parseInt(to.address().substring(colon + 1));
-            // Another node's public port speaks HTTPS when this one's does; this node's own server is on loopback.
-            SslContext tls = to.local() ? null : forwardTls;
-            ChannelFuture connecting = new Bootstrap()
-                    .group(ctx.channel().eventLoop())
-                    .channel(NioSocketChannel.class)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 2_000)
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            if (tls != null) {
-                                ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port));
-                            }
-                            ch.pipeline()
-                                    .addLast(new HttpClientCodec())
-                                    .addLast(new HttpObjectAggregator(MAX_ANSWER))
-                                    .addLast(new Answer());
-                        }
-                    })
-                    .connect(host, port);
+            ChannelFuture connecting = connect(ctx.channel().eventLoop(), to, new Answer());
             upstream = connecting.channel();
             upstreams.put(to.address(), upstream);
             connecting.addListener(f -> {

@@ -100,7 +100,9 @@ record TableRoute(Kind kind, List<String> tables) {
             return NONE;
         }
         String operation;
-        if (target.startsWith(DYNAMODB)) {
+        if (target.equals(BatchSpread.CHECK)) {
+            operation = "BatchWriteItem"; // a share of a batch over several groups, which its group checks
+        } else if (target.startsWith(DYNAMODB)) {
             operation = target.substring(DYNAMODB.length());
         } else if (target.startsWith(STREAMS)) {
             operation = target.substring(STREAMS.length());

@@ -580,6 +580,22 @@ class ClusterPlacementIT {
                 r -> r.tableName(table).item(Map.of("pk", AttributeValue.fromS(id), "v", AttributeValue.fromS(value))));
     }
 
+    private static software.amazon.awssdk.services.dynamodb.model.WriteRequest putRequest(String id, String value) {
+        return software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                .putRequest(p -> p.item(Map.of("pk", AttributeValue.fromS(id), "v", AttributeValue.fromS(value))))
+                .build();
+    }
+
+    private static software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes keys(String... ids) {
+        List<Map<String, AttributeValue>> keys = new java.util.ArrayList<>();
+        for (String id : ids) {
+            keys.add(Map.of("pk", AttributeValue.fromS(id)));
+        }
+        return software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
+                .keys(keys)
+                .build();
+    }
+
     private static String getFrom(DynamoDbClient ddb, String table, String id) {
         Map<String, AttributeValue> item = ddb.getItem(r -> r.tableName(table)
                         .key(Map.of("pk", AttributeValue.fromS(id)))
@@ -718,15 +734,48 @@ class ClusterPlacementIT {
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("The first KeySchemaElement is not a HASH key type");
         assertThat(as(0, 2).listTables().tableNames()).doesNotContain("bad");
-        assertThatThrownBy(() -> as(0, 3).batchGetItem(r -> r.requestItems(Map.of(
+        // A batch over three tables' groups, through a node, is one batch: each group writes and reads its share. The
+        // node signs each share anew with the caller's key (strict mode), and the group verifies it.
+        assertThat(as(0, 3).batchWriteItem(r -> r.requestItems(Map.of(
+                                "orders", List.of(putRequest("c", "batched")),
+                                "users", List.of(putRequest("v", "batched")),
+                                "items", List.of(putRequest("i", "batched")))))
+                        .unprocessedItems())
+                .isEmpty();
+        var batched = as(0, 1).batchGetItem(r -> r.returnConsumedCapacity(
+                        software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity.TOTAL)
+                .requestItems(Map.of(
+                        "orders", keys("a", "c"),
+                        "users", keys("v"),
+                        "items", keys("i"))));
+        assertThat(batched.unprocessedKeys()).isEmpty();
+        assertThat(batched.responses().get("orders")).hasSize(2);
+        assertThat(batched.responses().get("users")).hasSize(1);
+        assertThat(batched.responses().get("items").get(0).get("v").s()).isEqualTo("batched");
+        assertThat(batched.consumedCapacity())
+                .extracting(software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity::tableName)
+                .containsExactlyInAnyOrder("orders", "users", "items");
+        // A table named by its ARN goes to its own group as well, its answer keyed as it was asked for.
+        String usersArn = "arn:aws:dynamodb:us-east-1:" + a0 + ":table/users";
+        assertThat(as(0, 2).batchGetItem(r -> r.requestItems(Map.of("orders", keys("a"), usersArn, keys("v"))))
+                        .responses()
+                        .get(usersArn))
+                .hasSize(1);
+        // Bad input in one table's share changes nothing in another's: every group checks its share first.
+        assertThatThrownBy(() -> as(0, 2).batchWriteItem(r -> r.requestItems(Map.of(
                         "orders",
-                        software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
-                                .keys(Map.of("pk", AttributeValue.fromS("a")))
-                                .build(),
+                        List.of(putRequest("d", "never")),
                         "users",
-                        software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
-                                .keys(Map.of("pk", AttributeValue.fromS("u")))
-                                .build()))))
+                        List.of(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                                .putRequest(p -> p.item(Map.of("pk", AttributeValue.fromN("1"))))
+                                .build())))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("The provided key element does not match the schema");
+        assertThat(getFrom(as(0, 0), "orders", "d")).isNull();
+        // A transaction over two groups is refused, with what to do instead.
+        assertThatThrownBy(() -> as(0, 3).transactGetItems(r -> r.transactItems(
+                        t -> t.get(g -> g.tableName("orders").key(Map.of("pk", AttributeValue.fromS("a")))),
+                        t -> t.get(g -> g.tableName("users").key(Map.of("pk", AttributeValue.fromS("v")))))))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("are in different Raft groups");
         assertThatThrownBy(() -> as(0, 0).listBackups(r -> {}))

@@ -89,10 +89,10 @@ class ClusterRouterTest {
         routeBy(by, null);
     }
 
-    /** As above, keeping the requests {@code places} says may be placed in a table's own group. */
+    /** As above, with a group per table: {@code tables} places tables and runs batches over several groups. */
     private void routeBy(
             java.util.function.Function<io.netty.handler.codec.http.FullHttpRequest, ClusterRouter.Target> by,
-            java.util.function.Predicate<io.netty.handler.codec.http.FullHttpRequest> places)
+            ClusterRouter.Tables tables)
             throws InterruptedException {
         router.close();
         router = new ClusterRouter(
@@ -106,7 +106,25 @@ class ClusterRouterTest {
                 null,
                 null,
                 null,
-                places);
+                tables);
+    }
+
+    /** Tables that {@code places} says may be placed in a group of their own, and batches {@code spread} runs. */
+    private static ClusterRouter.Tables tables(
+            java.util.function.Predicate<io.netty.handler.codec.http.FullHttpRequest> places,
+            java.util.function.Function<ClusterRouter.Sent, java.util.concurrent.CompletableFuture<ClusterRouter.Reply>>
+                    spread) {
+        return new ClusterRouter.Tables() {
+            @Override
+            public boolean places(io.netty.handler.codec.http.FullHttpRequest request) {
+                return places.test(request);
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<ClusterRouter.Reply> spread(ClusterRouter.Sent request) {
+                return spread.apply(request);
+            }
+        };
     }
 
     @Test
@@ -187,8 +205,12 @@ class ClusterRouterTest {
                                 : new ClusterRouter.Target(
                                         "127.0.0.1:" + table.getAddress().getPort(), false);
                     },
-                    request -> "DynamoDB_20120810.CreateTable"
-                            .equals(request.headers().get("x-amz-target")));
+                    tables(
+                            request -> "DynamoDB_20120810.CreateTable"
+                                    .equals(request.headers().get("x-amz-target")),
+                            sent -> {
+                                throw new AssertionError("no batch here");
+                            }));
             HttpRequest create = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
                     .header("X-Amz-Target", "DynamoDB_20120810.CreateTable")
                     .header(ClusterRouter.PLACED, "a client's") // the router's own mark: a client's is dropped
@@ -214,6 +236,98 @@ class ClusterRouterTest {
         } finally {
             home.stop(0);
             table.stop(0);
+        }
+    }
+
+    @Test
+    void aBatchOverSeveralGroupsIsAnsweredAsItsSpreadAnswersWithItsChecksum() throws Exception {
+        List<ClusterRouter.Sent> spread = new java.util.concurrent.CopyOnWriteArrayList<>();
+        byte[] merged = "{\"UnprocessedItems\":{}}".getBytes(StandardCharsets.UTF_8);
+        routeBy(request -> ClusterRouter.Target.SPREAD, tables(request -> false, sent -> {
+            spread.add(sent);
+            return java.util.concurrent.CompletableFuture.supplyAsync(() -> new ClusterRouter.Reply(200, merged));
+        }));
+        for (int i = 0; i < 2; i++) { // the connection reads its next request once the first is answered
+            HttpResponse<String> r = put();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("{\"UnprocessedItems\":{}}");
+            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+            crc.update(merged);
+            assertThat(r.headers().firstValue("x-amz-crc32")).contains(Long.toString(crc.getValue()));
+            assertThat(r.headers().firstValue("x-amzn-RequestId")).isPresent();
+        }
+        // A browser's (with an Origin) gets the CORS headers a single node gives.
+        HttpResponse<String> browser = put("Origin", "http://console.example");
+        assertThat(browser.headers().firstValue("access-control-allow-origin")).contains("*");
+        assertThat(browser.headers().firstValue("access-control-expose-headers"))
+                .hasValueSatisfying(v -> assertThat(v).contains("x-amzn-RequestId"));
+        assertThat(spread).hasSize(3);
+        assertThat(spread.get(0).headers().get("x-amz-target")).isEqualTo("DynamoDB_20120810.PutItem");
+        assertThat(new String(spread.get(0).body(), StandardCharsets.UTF_8)).contains("TableName");
+        // A spread that fails answers a 500: its outcome is unknown.
+        routeBy(request -> ClusterRouter.Target.SPREAD, tables(request -> false, sent -> {
+            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("lost"));
+        }));
+        HttpResponse<String> r = put();
+        assertThat(r.statusCode()).isEqualTo(500);
+        assertThat(r.body()).contains("InternalServerError");
+    }
+
+    @Test
+    void aCallWaitsForANodeThatServesAndMarksWhatItForwards() throws Exception {
+        List<com.sun.net.httpserver.Headers> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer other = answering(200, "{\"Responses\":{}}", seen);
+        try {
+            AtomicInteger looks = new AtomicInteger();
+            io.netty.handler.codec.http.HttpHeaders headers = new io.netty.handler.codec.http.DefaultHttpHeaders()
+                    .set("X-Amz-Target", "DynamoDB_20120810.BatchGetItem")
+                    .set("Host", "client.example");
+            byte[] body = "{\"RequestItems\":{}}".getBytes(StandardCharsets.UTF_8);
+            ClusterRouter.Reply reply = router.call(
+                            () -> looks.incrementAndGet() < 3
+                                    ? null
+                                    : new ClusterRouter.Target(
+                                            "127.0.0.1:" + other.getAddress().getPort(), false, null, "g-1"),
+                            headers,
+                            body)
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(reply.status()).isEqualTo(200);
+            assertThat(new String(reply.body(), StandardCharsets.UTF_8)).isEqualTo("{\"Responses\":{}}");
+            assertThat(looks.get()).isEqualTo(3);
+            assertThat(seen).hasSize(1);
+            assertThat(seen.get(0).getFirst(ClusterRouter.FORWARDED)).isEqualTo("n1");
+            assertThat(seen.get(0).getFirst(ClusterRouter.GROUP)).isEqualTo("g-1");
+            assertThat(seen.get(0).getFirst("Host")).isEqualTo("client.example");
+            assertThat(seen.get(0).getFirst("X-Amz-Target")).isEqualTo("DynamoDB_20120810.BatchGetItem");
+            // No node serves at all: a 503 once the wait is over (nothing was sent).
+            reply = router.call(() -> null, headers, body).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(reply.status()).isEqualTo(503);
+            assertThat(new String(reply.body(), StandardCharsets.UTF_8)).contains("ServiceUnavailableException");
+            assertThat(seen).hasSize(1);
+        } finally {
+            other.stop(0);
+        }
+        // A node that cannot be reached: a 503, nothing sent.
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        ClusterRouter.Reply unreached = router.call(
+                        () -> new ClusterRouter.Target("127.0.0.1:" + closed, false),
+                        new io.netty.handler.codec.http.DefaultHttpHeaders(),
+                        new byte[] {'{', '}'})
+                .get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(unreached.status()).isEqualTo(503);
+        // A node that dies after reading the request: a 500, its outcome unknown.
+        try (ServerSocket upstream = new ServerSocket(0)) {
+            Thread reader = dyingAfterReading(upstream);
+            ClusterRouter.Reply reply = router.call(
+                            () -> new ClusterRouter.Target("127.0.0.1:" + upstream.getLocalPort(), true),
+                            new io.netty.handler.codec.http.DefaultHttpHeaders(),
+                            new byte[] {'{', '}'})
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            reader.join();
+            assertThat(reply.status()).isEqualTo(500);
         }
     }
 
@@ -255,19 +369,27 @@ class ClusterRouterTest {
         assertThat(r.body()).contains("ServiceUnavailableException", "cannot be reached");
     }
 
+    /**
+     * A node on {@code upstream} that reads a request's first bytes, then dies without answering, as a leader killed
+     * mid-request: its thread, started.
+     */
+    private static Thread dyingAfterReading(ServerSocket upstream) {
+        Thread reader = new Thread(() -> {
+            try (Socket s = upstream.accept();
+                    InputStream in = s.getInputStream()) {
+                in.read(new byte[64]);
+            } catch (IOException ignored) {
+                // the test sees the answer
+            }
+        });
+        reader.start();
+        return reader;
+    }
+
     @Test
     void anAnswerLostAfterTheRequestWasSentIsA500() throws Exception {
         try (ServerSocket upstream = new ServerSocket(0)) {
-            Thread reader = new Thread(() -> {
-                // Reads the request's first bytes, then dies without answering, as a leader killed mid-request.
-                try (Socket s = upstream.accept();
-                        InputStream in = s.getInputStream()) {
-                    in.read(new byte[64]);
-                } catch (IOException ignored) {
-                    // the test sees the router's answer
-                }
-            });
-            reader.start();
+            Thread reader = dyingAfterReading(upstream);
             target.set(new ClusterRouter.Target("127.0.0.1:" + upstream.getLocalPort(), false));
             HttpResponse<String> r = put();
             reader.join();
@@ -608,7 +730,7 @@ class ClusterRouterTest {
                     }
 
                     @Override
-                    public ClusterRouter.Made change(ClusterRouter.Change request) {
+                    public ClusterRouter.Made change(ClusterRouter.Sent request) {
                         throw new IllegalStateException("no division for the group on n1");
                     }
 

@@ -73,6 +73,13 @@ class TableRouteTest {
                                         + "\"arn:aws:dynamodb:us-east-1:111122223333:table/c\":[]}}")
                         .tables())
                 .containsExactly("a", "b", "c");
+        // A share of a batch over several groups that its group only checks: routed as the batch is.
+        assertThat(TableRoute.of(
+                                BatchSpread.CHECK,
+                                new java.io.ByteArrayInputStream(
+                                        "{\"RequestItems\":{\"b\":[]}}".getBytes(StandardCharsets.UTF_8)))
+                        .tables())
+                .containsExactly("b");
         assertThat(route(
                                 "TransactWriteItems",
                                 "{\"ClientRequestToken\":\"t\",\"TransactItems\":[{\"Put\":{\"TableName\":\"a\","

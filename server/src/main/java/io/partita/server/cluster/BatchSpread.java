@@ -1,0 +1,287 @@
+package io.partita.server.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.BatchGetItemInput;
+import io.partita.protocol.message.BatchWriteItemInput;
+import io.partita.server.http.ErrorBody;
+import io.partita.server.op.item.BatchGetItemHandler;
+import io.partita.server.op.item.BatchWriteItemHandler;
+import io.partita.server.route.OperationRegistry;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * A BatchGetItem or BatchWriteItem over tables in several Raft groups ({@code --cluster-table-groups},
+ * docs/CLUSTER.md), run as one share per group and answered as one batch, as DynamoDB answers a batch over tables on
+ * different partitions.
+ *
+ * <p>The node the client sent it to checks the request as a whole first, as a single node does before it looks at a
+ * table ({@link #split}: the JSON, the shape, the limits over all tables). Each share then goes to its group's leader
+ * as a request of its own. A BatchWriteItem's shares are first only checked there ({@code
+ * Partita.CheckBatchWriteItem}), every one, so that bad input in one table changes nothing in another; then written.
+ * The answers merge ({@link #merge}): a share its group could not take (no leader, throttled, an answer lost) is
+ * returned whole in {@code UnprocessedKeys} or {@code UnprocessedItems}, which the SDKs send again (puts and deletes
+ * are idempotent, and a read changes nothing); the batch fails only when no share was done, with the error a single
+ * node would give.
+ */
+final class BatchSpread {
+    static final String GET = "BatchGetItem";
+    static final String WRITE = "BatchWriteItem";
+    /** The target of a share of a BatchWriteItem that its group only checks. */
+    static final String CHECK = OperationRegistry.PARTITA_PREFIX + "CheckBatchWriteItem";
+    /** A merged BatchGetItem's answer stays within DynamoDB's 16 MB; the shares past it are left unprocessed. */
+    static final long MAX_ANSWER_BYTES = 16L * 1024 * 1024;
+
+    private static final ObjectMapper JSON = DynamoJson.mapper();
+    /** The errors after which a share is sent again, as the SDKs send a throttled batch's unprocessed part again. */
+    private static final Set<String> RETRYABLE =
+            Set.of("ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded");
+
+    private BatchSpread() {}
+
+    /** Whether {@code target} runs over several groups when its tables are in several: BatchGetItem, BatchWriteItem. */
+    static boolean runs(String target) {
+        return (OperationRegistry.DYNAMODB_PREFIX + GET).equals(target)
+                || (OperationRegistry.DYNAMODB_PREFIX + WRITE).equals(target);
+    }
+
+    /**
+     * A group's share of the batch: its tables, in the order the request names them, their entries of {@code
+     * RequestItems} as the request gave them, and the body that asks for them alone.
+     */
+    record Share<G>(G group, List<String> tables, ObjectNode items, byte[] body) {}
+
+    /** Sends {@code share}'s body to its group as {@code target}; its future never fails (a 503 or 500 instead). */
+    @FunctionalInterface
+    interface Sender<G> {
+        CompletableFuture<ClusterRouter.Reply> send(Share<G> share, String target);
+    }
+
+    /**
+     * The shares of {@code operation}'s {@code body}: one per run of tables of one group ({@code groupOf} each table),
+     * in the request's order, so that the first share its group refuses holds the first table a single node would
+     * refuse (tables of two groups in turn, a b a, make three shares); the request checked as a whole first, as a
+     * single node checks it before it reads any table.
+     *
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     */
+    static <G> List<Share<G>> split(String operation, byte[] body, Function<String, G> groupOf) {
+        if (operation.equals(GET)) {
+            BatchGetItemHandler.checkShape(DynamoJson.decode(body, BatchGetItemInput.class));
+        } else {
+            BatchWriteItemHandler.checkShape(DynamoJson.decode(body, BatchWriteItemInput.class));
+        }
+        ObjectNode root;
+        try {
+            root = (ObjectNode) JSON.readTree(body);
+        } catch (IOException | ClassCastException e) {
+            throw ApiException.serialization("Start of structure or map expected"); // decoded above: not reached
+        }
+        List<G> groups = new ArrayList<>();
+        List<ObjectNode> runs = new ArrayList<>();
+        List<List<String>> tables = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> e : root.get("RequestItems").properties()) {
+            G group = groupOf.apply(e.getKey());
+            if (groups.isEmpty() || !groups.get(groups.size() - 1).equals(group)) {
+                groups.add(group);
+                runs.add(JSON.createObjectNode());
+                tables.add(new ArrayList<>());
+            }
+            runs.get(runs.size() - 1).set(e.getKey(), e.getValue());
+            tables.get(tables.size() - 1).add(e.getKey());
+        }
+        List<Share<G>> shares = new ArrayList<>(groups.size());
+        for (int i = 0; i < groups.size(); i++) {
+            // The request's other fields (ReturnConsumedCapacity, ReturnItemCollectionMetrics) go with every share.
+            ObjectNode part = JSON.createObjectNode();
+            for (Map.Entry<String, JsonNode> f : root.properties()) {
+                part.set(f.getKey(), f.getKey().equals("RequestItems") ? runs.get(i) : f.getValue());
+            }
+            try {
+                shares.add(new Share<>(
+                        groups.get(i), List.copyOf(tables.get(i)), runs.get(i), JSON.writeValueAsBytes(part)));
+            } catch (IOException impossible) {
+                throw new IllegalStateException(impossible);
+            }
+        }
+        return shares;
+    }
+
+    /**
+     * Runs {@code operation}'s {@code shares} through {@code sender} and answers the batch: a BatchWriteItem's checked
+     * by every group before any writes. The replies are read and merged on {@code work}, never where they arrive (the
+     * router's event loops).
+     */
+    static <G> CompletableFuture<ClusterRouter.Reply> run(
+            String operation, List<Share<G>> shares, Sender<G> sender, java.util.concurrent.Executor work) {
+        if (operation.equals(GET)) {
+            return all(shares, sender, GET)
+                    .thenApplyAsync(replies -> merge(GET, shares, replies, MAX_ANSWER_BYTES), work);
+        }
+        return all(shares, sender, CHECK)
+                .thenComposeAsync(
+                        checks -> {
+                            ClusterRouter.Reply unsure = null;
+                            for (ClusterRouter.Reply check : checks) {
+                                if (check.status() >= 500) {
+                                    unsure = unsure == null ? check : unsure;
+                                } else if (check.status() != 200) {
+                                    return CompletableFuture.completedFuture(check); // the first refusal, in order
+                                }
+                            }
+                            if (unsure != null) {
+                                // A check changes nothing, whatever became of it.
+                                return CompletableFuture.completedFuture(unavailable(
+                                        "a Raft group of the batch's tables did not answer; nothing was written"));
+                            }
+                            return all(shares, sender, WRITE)
+                                    .thenApplyAsync(replies -> merge(WRITE, shares, replies, MAX_ANSWER_BYTES), work);
+                        },
+                        work);
+    }
+
+    private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(
+            List<Share<G>> shares, Sender<G> sender, String operation) {
+        String target = operation.equals(CHECK) ? CHECK : OperationRegistry.DYNAMODB_PREFIX + operation;
+        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
+        for (Share<G> share : shares) {
+            CompletableFuture<ClusterRouter.Reply> reply;
+            try {
+                reply = sender.send(share, target);
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e); // not sent: this node closing, say
+            }
+            sent.add(reply.exceptionally(e -> unavailable("a share of the batch was not sent: " + e.getMessage())));
+        }
+        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+                .thenApply(v -> sent.stream().map(CompletableFuture::join).toList());
+    }
+
+    /**
+     * The batch's answer from its shares' {@code replies} (in the order of {@code shares}). A refusal of a read
+     * answers the batch (the first, in the tables' order); a share that was not done goes whole into the unprocessed
+     * requests; with none done, the batch answers: an outcome unknown (500) first, which a write's share may have been
+     * written in, then a refusal, a throttle, a 503. A BatchGetItem's answer stops short of {@code maxBytes}: the
+     * shares past it are unprocessed.
+     */
+    static <G> ClusterRouter.Reply merge(
+            String operation, List<Share<G>> shares, List<ClusterRouter.Reply> replies, long maxBytes) {
+        boolean get = operation.equals(GET);
+        ObjectNode responses = JSON.createObjectNode();
+        ObjectNode unprocessed = JSON.createObjectNode();
+        ObjectNode collections = null;
+        ArrayNode consumed = null;
+        ClusterRouter.Reply refused = null;
+        ClusterRouter.Reply lost = null;
+        ClusterRouter.Reply throttled = null;
+        ClusterRouter.Reply unavailable = null;
+        int done = 0;
+        long bytes = 0;
+        for (int i = 0; i < shares.size(); i++) {
+            Share<G> share = shares.get(i);
+            ClusterRouter.Reply reply = replies.get(i);
+            ObjectNode answer = reply.status() == 200 ? object(reply.body()) : null;
+            if (answer == null) {
+                String type = reply.status() == 200 ? "" : typeOf(reply.body());
+                if (reply.status() == 500 || reply.status() == 200) {
+                    lost = lost == null ? (reply.status() == 500 ? reply : internal()) : lost;
+                } else if (reply.status() >= 500) {
+                    unavailable = unavailable == null ? reply : unavailable;
+                } else if (RETRYABLE.contains(type)) {
+                    throttled = throttled == null ? reply : throttled;
+                } else {
+                    refused = refused == null ? reply : refused;
+                }
+                unprocessed.setAll(share.items());
+                continue;
+            }
+            if (answer.get("ConsumedCapacity") instanceof ArrayNode units) {
+                consumed = consumed == null ? JSON.createArrayNode() : consumed;
+                consumed.addAll(units);
+            }
+            if (get && done > 0 && bytes + reply.body().length > maxBytes) {
+                unprocessed.setAll(share.items()); // read, and not answered: DynamoDB's 16 MB
+                continue;
+            }
+            bytes += reply.body().length;
+            done++;
+            if (answer.get("Responses") instanceof ObjectNode found) {
+                responses.setAll(found);
+            }
+            if (answer.get(get ? "UnprocessedKeys" : "UnprocessedItems") instanceof ObjectNode left) {
+                unprocessed.setAll(left);
+            }
+            if (answer.get("ItemCollectionMetrics") instanceof ObjectNode metrics) {
+                collections = collections == null ? JSON.createObjectNode() : collections;
+                collections.setAll(metrics);
+            }
+        }
+        if (get && refused != null) {
+            return refused; // a read's refusal is the batch's: a read changes nothing
+        }
+        if (done == 0) {
+            if (lost != null) {
+                return lost; // a write's share may have been written: the batch is not refused
+            }
+            return refused != null ? refused : throttled != null ? throttled : unavailable;
+        }
+        ObjectNode out = JSON.createObjectNode();
+        if (get) {
+            out.set("Responses", responses);
+            out.set("UnprocessedKeys", unprocessed);
+        } else {
+            out.set("UnprocessedItems", unprocessed);
+        }
+        if (consumed != null) {
+            out.set("ConsumedCapacity", consumed);
+        }
+        if (collections != null) {
+            out.set("ItemCollectionMetrics", collections);
+        }
+        try {
+            return new ClusterRouter.Reply(200, JSON.writeValueAsBytes(out));
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /** A 503 of DynamoDB's shape: nothing was done, and the SDKs send the request again. */
+    static ClusterRouter.Reply unavailable(String message) {
+        return new ClusterRouter.Reply(503, ErrorBody.of(new ApiException(ErrorCode.SERVICE_UNAVAILABLE, message)));
+    }
+
+    private static ClusterRouter.Reply internal() {
+        return new ClusterRouter.Reply(
+                500, ErrorBody.of(new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error")));
+    }
+
+    private static ObjectNode object(byte[] body) {
+        try {
+            return JSON.readTree(body) instanceof ObjectNode o ? o : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The error's type, after the {@code #} of its {@code __type}; empty for a body that names none. */
+    private static String typeOf(byte[] body) {
+        ObjectNode error = object(body);
+        JsonNode type = error == null ? null : error.get("__type");
+        if (type == null || !type.isTextual()) {
+            return "";
+        }
+        String t = type.asText();
+        return t.substring(t.indexOf('#') + 1);
+    }
+}
