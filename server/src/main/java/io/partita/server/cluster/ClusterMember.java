@@ -752,11 +752,26 @@ public final class ClusterMember implements AutoCloseable {
                 return new Routed(home, null);
             }
             case ACCOUNT_WIDE -> {
+                if (request.headers().contains(ClusterRouter.FORWARDED)) {
+                    // A group's own part of a list over every table of the account (ListSpread): listed there.
+                    UUID chosen = chosenGroup(request);
+                    Group g = chosen == null ? home : tableGroups.get(chosen);
+                    if (g == null) {
+                        nudge();
+                    }
+                    return new Routed(g, null);
+                }
+                if (ListSpread.Kind.of(target) != null
+                        && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                        && !io.partita.server.admin.AdminRoutes.handles(request.uri())) {
+                    return new Routed(null, null, true);
+                }
                 return new Routed(
                         null,
                         io.partita.protocol.error.ApiException.validation("Partita's cluster with a group per table"
-                                + " (--cluster-table-groups) does not list over every table of an account yet: give"
-                                + " the request a TableName (or TableArn)"));
+                                + " (--cluster-table-groups) does not run ListExports, ListImports or"
+                                + " ListContributorInsights over every table of an account yet: give the request a"
+                                + " TableName (or TableArn)"));
             }
             default -> {}
         }
@@ -823,11 +838,12 @@ public final class ClusterMember implements AutoCloseable {
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     /**
-     * Runs a BatchGetItem or BatchWriteItem over tables in several groups ({@link BatchSpread}), on {@link #batches}:
-     * checked here as a single node checks it (content type, signature, the request as a whole), then one share per
-     * group, each sent to its group's leader as a request of its own. In strict mode a share is signed anew with the
-     * caller's own key, whose signature of the whole was verified here: the node that serves the share verifies it as
-     * any.
+     * Runs a request over several groups from this node, on {@link #batches}: ListStreams or ListBackups over every
+     * table of an account ({@link #runList}), or a BatchGetItem or BatchWriteItem over tables in several groups
+     * ({@link BatchSpread}): checked here as a single node checks it (content type, signature, the request as a
+     * whole), then one share per group, each sent to its group's leader as a request of its own. In strict mode a share
+     * is signed anew with the caller's own key, whose signature of the whole was verified here: the node that serves
+     * the share verifies it as any.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> spread(ClusterRouter.Sent request) {
         // Each batch under way holds its body, and its shares' and answers' copies: bounded, as a server's admission
@@ -853,23 +869,19 @@ public final class ClusterMember implements AutoCloseable {
 
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runSpread(ClusterRouter.Sent request) {
         String target = request.headers().get("x-amz-target");
-        String operation = target.substring(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX.length());
         io.partita.server.auth.Credentials caller;
+        try {
+            caller = callerOf(request);
+        } catch (io.partita.protocol.error.ApiException e) {
+            return refused(e);
+        }
+        ListSpread.Kind list = ListSpread.Kind.of(target);
+        if (list != null) {
+            return runList(request, caller, list);
+        }
+        String operation = target.substring(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX.length());
         List<BatchSpread.Share<UUID>> shares;
         try {
-            io.partita.server.route.Dispatcher.checkContentType(
-                    request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE));
-            if (verifier != null) {
-                caller = verifier.verify(request);
-            } else {
-                String date = request.headers().get("x-amz-date");
-                caller = new io.partita.server.auth.OpenAuthenticator()
-                        .authenticate(
-                                request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION),
-                                date != null
-                                        ? date
-                                        : request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.DATE));
-            }
             String account = caller.accountId();
             TableRoute named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
             java.util.Map<String, UUID> placed = membersReplica.unlessInstalling(store -> {
@@ -890,33 +902,188 @@ public final class ClusterMember implements AutoCloseable {
                     request.body(),
                     t -> placed.getOrDefault(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t, HOME));
         } catch (io.partita.protocol.error.ApiException e) {
-            return java.util.concurrent.CompletableFuture.completedFuture(
-                    new ClusterRouter.Reply(e.code().httpStatus(), io.partita.server.http.ErrorBody.of(e)));
+            return refused(e);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e); // a body in memory: not reached
         }
-        Group home = groups.size() == 1 ? primary : groups.getOrDefault(caller.accountId(), primary);
-        io.partita.server.auth.Credentials signer = caller;
+        return BatchSpread.run(
+                operation,
+                shares,
+                (share, shareTarget) -> sendTo(request, caller, share.group(), shareTarget, share.body()),
+                batches);
+    }
+
+    /**
+     * Who sent {@code request}, checked as a single node checks it before it reads the body: its content type, then its
+     * signature (strict mode) or the shape of its {@code Authorization} (open mode).
+     */
+    private io.partita.server.auth.Credentials callerOf(ClusterRouter.Sent request) {
+        io.partita.server.route.Dispatcher.checkContentType(
+                request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE));
+        if (verifier != null) {
+            return verifier.verify(request);
+        }
+        String date = request.headers().get("x-amz-date");
+        return new io.partita.server.auth.OpenAuthenticator()
+                .authenticate(
+                        request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION),
+                        date != null ? date : request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.DATE));
+    }
+
+    private static java.util.concurrent.CompletableFuture<ClusterRouter.Reply> refused(
+            io.partita.protocol.error.ApiException e) {
+        return java.util.concurrent.CompletableFuture.completedFuture(
+                new ClusterRouter.Reply(e.code().httpStatus(), io.partita.server.http.ErrorBody.of(e)));
+    }
+
+    /**
+     * Sends {@code body} as {@code target} for {@code caller}'s {@code request} to group {@code group} ({@link #HOME}:
+     * the caller's account's own), once it has a node that serves it ({@link ClusterRouter#call}).
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> sendTo(
+            ClusterRouter.Sent request,
+            io.partita.server.auth.Credentials caller,
+            UUID group,
+            String target,
+            byte[] body) {
         ClusterRouter via = router;
         if (via == null) {
             return java.util.concurrent.CompletableFuture.completedFuture(
                     BatchSpread.unavailable("this node is starting; send it again"));
         }
-        return BatchSpread.run(
-                operation,
-                shares,
-                (share, shareTarget) -> via.call(
-                        () -> {
-                            Group g = share.group().equals(HOME) ? home : tableGroups.get(share.group());
-                            if (g == null) {
-                                nudge(); // recorded, and not known to this node yet
-                                return null;
+        Group home = groups.size() == 1 ? primary : groups.getOrDefault(caller.accountId(), primary);
+        return via.call(
+                () -> {
+                    Group g = group.equals(HOME) ? home : tableGroups.get(group);
+                    if (g == null) {
+                        nudge(); // recorded, and not known to this node yet
+                        return null;
+                    }
+                    return target(g);
+                },
+                shareHeaders(request, caller, target, body),
+                body);
+    }
+
+    /**
+     * Runs ListStreams or ListBackups over every table of the caller's account ({@link ListSpread}): the request as the
+     * client sent it to the account's own group first (its checks, and its errors), then every page of each of the
+     * account's groups, and the client's page of the whole. A group that does not answer makes the list a 503: a list
+     * changes nothing.
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runList(
+            ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, ListSpread.Kind kind) {
+        List<UUID> account;
+        try {
+            account = accountGroups(caller.accountId());
+        } catch (RuntimeException e) {
+            // The members' group without a leader a moment, or this node's replica being replaced: nothing was done.
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("the cluster's map of tables could not be read; send it again"));
+        }
+        return sendTo(request, caller, HOME, kind.target, request.body())
+                .thenComposeAsync(
+                        checked -> {
+                            com.fasterxml.jackson.databind.node.ObjectNode asked;
+                            try {
+                                asked = checked.status() == 200
+                                                && JSON.readTree(request.body())
+                                                        instanceof com.fasterxml.jackson.databind.node.ObjectNode o
+                                        ? o
+                                        : null;
+                            } catch (IOException e) {
+                                asked = null;
                             }
-                            return target(g);
+                            if (asked == null) {
+                                return java.util.concurrent.CompletableFuture.completedFuture(checked);
+                            }
+                            com.fasterxml.jackson.databind.node.ObjectNode body = asked;
+                            List<java.util.concurrent.CompletableFuture<List<com.fasterxml.jackson.databind.JsonNode>>>
+                                    lists = new java.util.ArrayList<>();
+                            for (UUID g : account) {
+                                lists.add(pages(request, caller, kind, body, g, null, new java.util.ArrayList<>(), 0));
+                            }
+                            return java.util.concurrent.CompletableFuture.allOf(
+                                            lists.toArray(java.util.concurrent.CompletableFuture[]::new))
+                                    .thenApplyAsync(
+                                            v -> new ClusterRouter.Reply(
+                                                    200,
+                                                    ListSpread.page(
+                                                            kind,
+                                                            body,
+                                                            lists.stream()
+                                                                    .map(java.util.concurrent.CompletableFuture::join)
+                                                                    .toList())),
+                                            batches)
+                                    .exceptionally(e -> e.getCause() instanceof NotListed n
+                                            ? n.reply
+                                            : BatchSpread.unavailable("a Raft group of the account did not answer"));
                         },
-                        shareHeaders(request, signer, shareTarget, share.body()),
-                        share.body()),
-                batches);
+                        batches);
+    }
+
+    /** A group's answer to a page of a list that is not a page: the list answers it instead (a 503 for a 5xx). */
+    private static final class NotListed extends RuntimeException {
+        private static final long serialVersionUID = 1;
+        final transient ClusterRouter.Reply reply;
+
+        NotListed(ClusterRouter.Reply reply) {
+            super(null, null, false, false);
+            this.reply = reply.status() >= 500
+                    ? BatchSpread.unavailable("a Raft group of the account did not answer; send it again")
+                    : reply;
+        }
+    }
+
+    /** Every page of group {@code group}'s list from {@code cursor} on, added to {@code into}. */
+    private java.util.concurrent.CompletableFuture<List<com.fasterxml.jackson.databind.JsonNode>> pages(
+            ClusterRouter.Sent request,
+            io.partita.server.auth.Credentials caller,
+            ListSpread.Kind kind,
+            com.fasterxml.jackson.databind.node.ObjectNode asked,
+            UUID group,
+            String cursor,
+            List<com.fasterxml.jackson.databind.JsonNode> into,
+            int read) {
+        return sendTo(request, caller, group, kind.target, ListSpread.pageBody(kind, asked, cursor))
+                .thenCompose(reply -> {
+                    ListSpread.Page page = reply.status() == 200 ? ListSpread.read(kind, reply.body()) : null;
+                    if (page == null) {
+                        throw new NotListed(reply);
+                    }
+                    into.addAll(page.entries());
+                    if (page.next() == null || page.next().equals(cursor) || read + 1 >= ListSpread.MAX_PAGES) {
+                        return java.util.concurrent.CompletableFuture.completedFuture(into);
+                    }
+                    return pages(request, caller, kind, asked, group, page.next(), into, read + 1);
+                });
+    }
+
+    /**
+     * The groups of {@code account}: its own ({@link #HOME}), then each of its tables' (a table deleted and kept for
+     * its backups too), once this node's replica of the records has every record committed before (a barrier, as
+     * ListTables takes).
+     */
+    private List<UUID> accountGroups(String account) {
+        byte[] never = {0};
+        membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+        String prefix = TABLE_RECORD + account + "/";
+        List<UUID> out = membersReplica.unlessInstalling(store -> {
+            java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
+            in.add(HOME);
+            for (String key : membersReplica.recordedUnder(prefix).keySet()) {
+                UUID id = tableGroupOf(store, account, key.substring(prefix.length()));
+                if (id != null) {
+                    in.add(id);
+                }
+            }
+            return List.copyOf(in);
+        });
+        if (out == null) {
+            throw new io.partita.storage.StorageUnavailableException(
+                    "a checkpoint replaces this node's replica of the records", null, false);
+        }
+        return out;
     }
 
     /**

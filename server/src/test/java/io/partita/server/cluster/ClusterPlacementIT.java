@@ -778,11 +778,31 @@ class ClusterPlacementIT {
                         t -> t.get(g -> g.tableName("users").key(Map.of("pk", AttributeValue.fromS("v")))))))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("are in different Raft groups");
-        assertThatThrownBy(() -> as(0, 0).listBackups(r -> {}))
+        assertThatThrownBy(() -> as(0, 0).listExports(r -> {}))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("give the request a TableName");
         assertThat(as(0, 0).listBackups(r -> r.tableName("orders")).backupSummaries())
                 .isEmpty();
+        // ListBackups over every table of the account lists each table's group's, oldest first, a page at a time.
+        String ordersBackup = as(0, 1).createBackup(r -> r.tableName("orders").backupName("orders-1"))
+                .backupDetails()
+                .backupArn();
+        String itemsBackup = as(0, 2).createBackup(r -> r.tableName("items").backupName("items-1"))
+                .backupDetails()
+                .backupArn();
+        var firstPage = as(0, 3).listBackups(r -> r.limit(1));
+        assertThat(firstPage.backupSummaries())
+                .extracting(software.amazon.awssdk.services.dynamodb.model.BackupSummary::backupArn)
+                .containsExactly(ordersBackup);
+        assertThat(as(0, 0).listBackups(r -> r.limit(1).exclusiveStartBackupArn(firstPage.lastEvaluatedBackupArn()))
+                        .backupSummaries())
+                .extracting(software.amazon.awssdk.services.dynamodb.model.BackupSummary::backupArn)
+                .containsExactly(itemsBackup);
+        assertThat(as(1, 0).listBackups(r -> {}).backupSummaries()).isEmpty(); // another account's: none
+        as(0, 1).deleteBackup(r -> r.backupArn(itemsBackup)); // items is deleted below, and its group then closes
+        assertThat(as(0, 2).listBackups(r -> {}).backupSummaries())
+                .extracting(software.amazon.awssdk.services.dynamodb.model.BackupSummary::backupArn)
+                .containsExactly(ordersBackup);
         assertThatThrownBy(() -> as(0, 0).describeTable(r -> r.tableName("nothing")))
                 .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
 
