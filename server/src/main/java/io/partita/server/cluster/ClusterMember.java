@@ -72,6 +72,11 @@ public final class ClusterMember implements AutoCloseable {
      * decodes up to 16 MB, and its shares then go on without a thread.
      */
     private final java.util.concurrent.ExecutorService batches;
+    /**
+     * Where a list over every table of an account reads the account's groups ({@link #accountGroups}), whose barrier
+     * through the members' group may wait for its leader: not on {@link #batches}, which batches would then wait for.
+     */
+    private final java.util.concurrent.ExecutorService lists;
 
     private final Group primary;
     private final ClusterNode.Host host;
@@ -271,6 +276,11 @@ public final class ClusterMember implements AutoCloseable {
         // Its threads are made on first use: none while no batch runs over several groups.
         this.batches = java.util.concurrent.Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "partita-cluster-" + cluster.nodeId() + "-batches");
+            t.setDaemon(true);
+            return t;
+        });
+        this.lists = java.util.concurrent.Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "partita-cluster-" + cluster.nodeId() + "-lists");
             t.setDaemon(true);
             return t;
         });
@@ -752,16 +762,21 @@ public final class ClusterMember implements AutoCloseable {
                 return new Routed(home, null);
             }
             case ACCOUNT_WIDE -> {
-                if (request.headers().contains(ClusterRouter.FORWARDED)) {
-                    // A group's own part of a list over every table of the account (ListSpread): listed there.
+                if (request.headers().contains(ClusterRouter.FORWARDED) && ListSpread.Kind.of(target) != null) {
+                    // A group's own part of a list over every table of the account (ListSpread): listed there, in a
+                    // group of the account the request names.
                     UUID chosen = chosenGroup(request);
                     Group g = chosen == null ? home : tableGroups.get(chosen);
                     if (g == null) {
                         nudge();
+                        return new Routed(null, null);
                     }
-                    return new Routed(g, null);
+                    if (g.account.equals(home.account)) {
+                        return new Routed(g, null);
+                    }
                 }
                 if (ListSpread.Kind.of(target) != null
+                        && !request.headers().contains(ClusterRouter.FORWARDED)
                         && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                         && !io.partita.server.admin.AdminRoutes.handles(request.uri())) {
                     return new Routed(null, null, true);
@@ -968,22 +983,18 @@ public final class ClusterMember implements AutoCloseable {
     /**
      * Runs ListStreams or ListBackups over every table of the caller's account ({@link ListSpread}): the request as the
      * client sent it to the account's own group first (its checks, and its errors), then every page of each of the
-     * account's groups, and the client's page of the whole. A group that does not answer makes the list a 503: a list
-     * changes nothing.
+     * account's groups (at most {@link #LIST_LANES} asked at once), and the client's page of the whole. A group that
+     * does not answer makes the list a 503: a list changes nothing.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runList(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, ListSpread.Kind kind) {
-        List<UUID> account;
-        try {
-            account = accountGroups(caller.accountId());
-        } catch (RuntimeException e) {
-            // The members' group without a leader a moment, or this node's replica being replaced: nothing was done.
-            return java.util.concurrent.CompletableFuture.completedFuture(
-                    BatchSpread.unavailable("the cluster's map of tables could not be read; send it again"));
-        }
         return sendTo(request, caller, HOME, kind.target, request.body())
                 .thenComposeAsync(
                         checked -> {
+                            if (checked.status() >= 500) {
+                                return java.util.concurrent.CompletableFuture.completedFuture(BatchSpread.unavailable(
+                                        "the account's Raft group did not answer; send it again"));
+                            }
                             com.fasterxml.jackson.databind.node.ObjectNode asked;
                             try {
                                 asked = checked.status() == 200
@@ -995,42 +1006,70 @@ public final class ClusterMember implements AutoCloseable {
                                 asked = null;
                             }
                             if (asked == null) {
-                                return java.util.concurrent.CompletableFuture.completedFuture(checked);
+                                return java.util.concurrent.CompletableFuture.completedFuture(checked); // its refusal
                             }
                             com.fasterxml.jackson.databind.node.ObjectNode body = asked;
-                            List<java.util.concurrent.CompletableFuture<List<com.fasterxml.jackson.databind.JsonNode>>>
-                                    lists = new java.util.ArrayList<>();
-                            for (UUID g : account) {
-                                lists.add(pages(request, caller, kind, body, g, null, new java.util.ArrayList<>(), 0));
-                            }
-                            return java.util.concurrent.CompletableFuture.allOf(
-                                            lists.toArray(java.util.concurrent.CompletableFuture[]::new))
+                            // The barrier may wait for the members' group's leader: on the lists' own threads.
+                            return java.util.concurrent.CompletableFuture.supplyAsync(
+                                            () -> accountGroups(caller.accountId()), lists)
+                                    .thenCompose(groupsOf -> listAll(request, caller, kind, body, groupsOf))
                                     .thenApplyAsync(
-                                            v -> new ClusterRouter.Reply(
-                                                    200,
-                                                    ListSpread.page(
-                                                            kind,
-                                                            body,
-                                                            lists.stream()
-                                                                    .map(java.util.concurrent.CompletableFuture::join)
-                                                                    .toList())),
+                                            all -> new ClusterRouter.Reply(200, ListSpread.page(kind, body, all)),
                                             batches)
                                     .exceptionally(e -> e.getCause() instanceof NotListed n
                                             ? n.reply
-                                            : BatchSpread.unavailable("a Raft group of the account did not answer"));
+                                            : BatchSpread.unavailable(
+                                                    "the account's Raft groups could not be listed; send it"
+                                                            + " again"));
                         },
                         batches);
     }
 
-    /** A group's answer to a page of a list that is not a page: the list answers it instead (a 503 for a 5xx). */
+    /** How many of an account's groups a list asks at once. */
+    private static final int LIST_LANES = 16;
+
+    /**
+     * Every entry of each of {@code groupsOf}, a list per group in their order: the groups dealt over at most {@link
+     * #LIST_LANES} lanes, each asking its groups one after another.
+     */
+    private java.util.concurrent.CompletableFuture<List<List<com.fasterxml.jackson.databind.JsonNode>>> listAll(
+            ClusterRouter.Sent request,
+            io.partita.server.auth.Credentials caller,
+            ListSpread.Kind kind,
+            com.fasterxml.jackson.databind.node.ObjectNode asked,
+            List<UUID> groupsOf) {
+        List<List<com.fasterxml.jackson.databind.JsonNode>> byGroup = new java.util.ArrayList<>();
+        for (int i = 0; i < groupsOf.size(); i++) {
+            byGroup.add(new java.util.ArrayList<>());
+        }
+        List<java.util.concurrent.CompletableFuture<?>> lanes = new java.util.ArrayList<>();
+        for (int lane = 0; lane < Math.min(LIST_LANES, groupsOf.size()); lane++) {
+            java.util.concurrent.CompletableFuture<?> done =
+                    java.util.concurrent.CompletableFuture.completedFuture(null);
+            for (int i = lane; i < groupsOf.size(); i += LIST_LANES) {
+                int at = i;
+                done = done.thenCompose(
+                        v -> pages(request, caller, kind, asked, groupsOf.get(at), null, byGroup.get(at), 0));
+            }
+            lanes.add(done);
+        }
+        return java.util.concurrent.CompletableFuture.allOf(
+                        lanes.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .thenApply(v -> byGroup);
+    }
+
+    /**
+     * A group's answer to a page of a list that is not a page: the list answers it instead, a 503 for a 5xx or an
+     * answer that is no list.
+     */
     private static final class NotListed extends RuntimeException {
         private static final long serialVersionUID = 1;
         final transient ClusterRouter.Reply reply;
 
         NotListed(ClusterRouter.Reply reply) {
             super(null, null, false, false);
-            this.reply = reply.status() >= 500
-                    ? BatchSpread.unavailable("a Raft group of the account did not answer; send it again")
+            this.reply = reply.status() >= 500 || reply.status() == 200
+                    ? BatchSpread.unavailable("a Raft group of the account did not list its own; send it again")
                     : reply;
         }
     }
@@ -1046,17 +1085,23 @@ public final class ClusterMember implements AutoCloseable {
             List<com.fasterxml.jackson.databind.JsonNode> into,
             int read) {
         return sendTo(request, caller, group, kind.target, ListSpread.pageBody(kind, asked, cursor))
-                .thenCompose(reply -> {
-                    ListSpread.Page page = reply.status() == 200 ? ListSpread.read(kind, reply.body()) : null;
-                    if (page == null) {
-                        throw new NotListed(reply);
-                    }
-                    into.addAll(page.entries());
-                    if (page.next() == null || page.next().equals(cursor) || read + 1 >= ListSpread.MAX_PAGES) {
-                        return java.util.concurrent.CompletableFuture.completedFuture(into);
-                    }
-                    return pages(request, caller, kind, asked, group, page.next(), into, read + 1);
-                });
+                .thenComposeAsync(
+                        reply -> {
+                            ListSpread.Page page = reply.status() == 200 ? ListSpread.read(kind, reply.body()) : null;
+                            if (page == null) {
+                                throw new NotListed(reply);
+                            }
+                            into.addAll(page.entries());
+                            if (page.next() == null) {
+                                return java.util.concurrent.CompletableFuture.completedFuture(into);
+                            }
+                            if (page.next().equals(cursor) || read + 1 >= ListSpread.MAX_PAGES) {
+                                // A group that pages without end: no list rather than part of one.
+                                throw new NotListed(new ClusterRouter.Reply(500, new byte[0]));
+                            }
+                            return pages(request, caller, kind, asked, group, page.next(), into, read + 1);
+                        },
+                        batches);
     }
 
     /**
@@ -3331,6 +3376,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         router.close();
         batches.shutdownNow();
+        lists.shutdownNow();
         try {
             host.close();
         } catch (IOException e) {

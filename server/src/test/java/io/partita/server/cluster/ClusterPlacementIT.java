@@ -37,7 +37,9 @@ import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * Four nodes whose groups are each placed on three of them ({@code --cluster-replicas 3}). In strict mode with four
@@ -794,10 +796,31 @@ class ClusterPlacementIT {
         assertThat(firstPage.backupSummaries())
                 .extracting(software.amazon.awssdk.services.dynamodb.model.BackupSummary::backupArn)
                 .containsExactly(ordersBackup);
-        assertThat(as(0, 0).listBackups(r -> r.limit(1).exclusiveStartBackupArn(firstPage.lastEvaluatedBackupArn()))
-                        .backupSummaries())
+        var secondPage =
+                as(0, 0).listBackups(r -> r.limit(1).exclusiveStartBackupArn(firstPage.lastEvaluatedBackupArn()));
+        assertThat(secondPage.backupSummaries())
                 .extracting(software.amazon.awssdk.services.dynamodb.model.BackupSummary::backupArn)
                 .containsExactly(itemsBackup);
+        assertThat(secondPage.lastEvaluatedBackupArn()).isNull();
+        // Checked as a single node checks it, by the account's own group.
+        assertThatThrownBy(() -> as(0, 1).listBackups(r -> r.limit(0)))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("limit");
+        // ListStreams without a table lists a table's stream in its own group, through any node.
+        String ordersStream = as(0, 0).updateTable(r -> r.tableName("orders")
+                        .streamSpecification(
+                                st -> st.streamEnabled(true).streamViewType(StreamViewType.NEW_AND_OLD_IMAGES)))
+                .tableDescription()
+                .latestStreamArn();
+        try (DynamoDbStreamsClient streams = DynamoDbStreamsClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + nodes[3].port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AK0", "secret-0"))
+                .build()) {
+            assertThat(streams.listStreams(r -> {}).streams())
+                    .extracting(software.amazon.awssdk.services.dynamodb.model.Stream::streamArn)
+                    .containsExactly(ordersStream);
+        }
         assertThat(as(1, 0).listBackups(r -> {}).backupSummaries()).isEmpty(); // another account's: none
         as(0, 1).deleteBackup(r -> r.backupArn(itemsBackup)); // items is deleted below, and its group then closes
         assertThat(as(0, 2).listBackups(r -> {}).backupSummaries())
