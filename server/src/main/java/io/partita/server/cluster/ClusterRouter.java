@@ -112,7 +112,7 @@ final class ClusterRouter implements AutoCloseable {
             return new Target(null, false, why, null, false);
         }
 
-        /** A batch over several groups: {@link Tables#spread} runs it, from this node. */
+        /** A request over several groups (a batch, an account-wide list): {@link Tables#spread} runs it, from here. */
         static final Target SPREAD = new Target(null, false, null, null, true);
     }
 
@@ -146,7 +146,10 @@ final class ClusterRouter implements AutoCloseable {
          */
         boolean places(FullHttpRequest request);
 
-        /** Runs a batch over tables in several groups ({@link Target#SPREAD}) and answers it; never fails. */
+        /**
+         * Runs a request over several groups ({@link Target#SPREAD}: a batch over tables in several, a list over every
+         * table of an account) and answers it; never fails.
+         */
         java.util.concurrent.CompletableFuture<Reply> spread(Sent request);
     }
 
@@ -282,10 +285,10 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     /**
-     * Sends a request this node makes (a share of a batch over several groups, {@link Tables#spread}) to the node that
-     * serves it, {@code where}, once there is one (waiting up to {@link #LEADER_WAIT_MILLIS}, as a client's request
-     * waits), over a connection of its own; marked as forwarded when it goes to another node. Its future never fails:
-     * a request that could not be sent answers a 503 (nothing was done), one whose answer was lost a 500.
+     * Sends a request this node makes (a share of a request over several groups, {@link Tables#spread}) to the node
+     * that serves it, {@code where}, once there is one (waiting up to {@link #LEADER_WAIT_MILLIS}, as a client's
+     * request waits), over a connection of its own; marked as forwarded when it goes to another node. Its future never
+     * fails: a request that could not be sent answers a 503 (nothing was done), one whose answer was lost a 500.
      *
      * @param headers the request's headers but those of one connection, which this sets
      */
