@@ -694,8 +694,8 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * A request's group, or why it is refused, or that it is a batch over several groups ({@link #spread}); none of
-     * them while it waits for its table's group.
+     * A request's group, or why it is refused, or that it runs over several groups from here ({@link #spread}); none
+     * of them while it waits for its table's group.
      */
     private record Routed(Group group, io.partita.protocol.error.ApiException refusal, boolean spreads) {
         Routed(Group group, io.partita.protocol.error.ApiException refusal) {
@@ -716,8 +716,9 @@ public final class ClusterMember implements AutoCloseable {
      * table goes to the account's group: one that names none (ListTables, DescribeLimits), a table made before the
      * cluster had a group per table, a table that does not exist (the account's group answers so), or a new table,
      * which the account's group places in a group of its own. A BatchGetItem or BatchWriteItem over tables in several
-     * groups is run from here ({@link #spread}). Refused: other requests over tables in several groups (transactions,
-     * PartiQL batches), a list over every table of the account, a restore of a table in a group of its own.
+     * groups, and a ListStreams or ListBackups over every table of the account, run from here ({@link #spread}).
+     * Refused: other requests over tables in several groups (transactions, PartiQL batches), the other lists over every
+     * table of the account, a restore of a table in a group of its own.
      */
     private Routed routed(io.netty.handler.codec.http.FullHttpRequest request) {
         Group home = groupOf(request);
@@ -866,7 +867,7 @@ public final class ClusterMember implements AutoCloseable {
         int kb = request.body().length / 1024 + 1;
         if (!batchKilobytes.tryAcquire(kb)) {
             return java.util.concurrent.CompletableFuture.completedFuture(BatchSpread.unavailable(
-                    "too many batches over several Raft groups are under way on this node; send it again"));
+                    "too many requests over several Raft groups are under way on this node; send it again"));
         }
         java.util.concurrent.CompletableFuture<ClusterRouter.Reply> reply;
         try {
@@ -879,7 +880,7 @@ public final class ClusterMember implements AutoCloseable {
         return reply.whenComplete((r, e) -> batchKilobytes.release(kb));
     }
 
-    /** The bodies the batches over several groups under way on this node may hold, in KB: 256 MB. */
+    /** The bodies the requests over several groups under way on this node may hold, in KB: 256 MB. */
     private final java.util.concurrent.Semaphore batchKilobytes = new java.util.concurrent.Semaphore(256 * 1024);
 
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runSpread(ClusterRouter.Sent request) {
