@@ -145,55 +145,52 @@ class BatchSpreadTest {
     private static final byte[] WRITE = bytes("{'RequestItems':{'a':[{'PutRequest':{'Item':{'id':{'S':'1'}}}}],"
             + "'b':[{'DeleteRequest':{'Key':{'id':{'S':'2'}}}}]},'ReturnItemCollectionMetrics':'SIZE'}");
 
+    /** {@code shares} of a BatchWriteItem run, each share sent noted in {@code sent} ("group target"), answered so. */
+    private static ClusterRouter.Reply writeRecording(
+            List<BatchSpread.Share<Integer>> shares, List<String> sent, BatchSpread.Sender<Integer> answer)
+            throws Exception {
+        return BatchSpread.run(
+                        BatchSpread.WRITE,
+                        shares,
+                        (share, target) -> {
+                            sent.add(share.group() + " " + target);
+                            return answer.send(share, target);
+                        },
+                        Runnable::run)
+                .get();
+    }
+
     @Test
     void aWriteIsCheckedByEveryGroupBeforeAnyWrites() throws Exception {
         List<BatchSpread.Share<Integer>> shares = BatchSpread.split(BatchSpread.WRITE, WRITE, GROUPS::get);
         List<String> sent = new CopyOnWriteArrayList<>();
         // Group 2 refuses its share: nothing is written anywhere, and its refusal is the answer.
-        ClusterRouter.Reply reply = BatchSpread.run(
-                        BatchSpread.WRITE,
-                        shares,
-                        (share, target) -> {
-                            sent.add(share.group() + " " + target);
-                            return CompletableFuture.completedFuture(
-                                    share.group() == 2
-                                            ? error(400, "ValidationException")
-                                            : ok("{'UnprocessedItems':{}}"));
-                        },
-                        Runnable::run)
-                .get();
+        ClusterRouter.Reply reply = writeRecording(
+                shares,
+                sent,
+                (share, target) -> CompletableFuture.completedFuture(
+                        share.group() == 2 ? error(400, "ValidationException") : ok("{'UnprocessedItems':{}}")));
         assertThat(reply.status()).isEqualTo(400);
         assertThat(sent).containsExactlyInAnyOrder("1 Partita.CheckBatchWriteItem", "2 Partita.CheckBatchWriteItem");
         // A check that cannot be made: a 503, nothing written.
         sent.clear();
-        reply = BatchSpread.run(
-                        BatchSpread.WRITE,
-                        shares,
-                        (share, target) -> {
-                            sent.add(share.group() + " " + target);
-                            return share.group() == 2
-                                    ? CompletableFuture.failedFuture(new IllegalStateException("closing"))
-                                    : CompletableFuture.completedFuture(ok("{'UnprocessedItems':{}}"));
-                        },
-                        Runnable::run)
-                .get();
+        reply = writeRecording(
+                shares,
+                sent,
+                (share, target) -> share.group() == 2
+                        ? CompletableFuture.failedFuture(new IllegalStateException("closing"))
+                        : CompletableFuture.completedFuture(ok("{'UnprocessedItems':{}}")));
         assertThat(reply.status()).isEqualTo(503);
         assertThat(sent).noneMatch(s -> s.endsWith("DynamoDB_20120810.BatchWriteItem"));
         // Both pass: both write; a share whose answer is lost is returned to be sent again.
         sent.clear();
-        reply = BatchSpread.run(
-                        BatchSpread.WRITE,
-                        shares,
-                        (share, target) -> {
-                            sent.add(share.group() + " " + target);
-                            if (target.equals(BatchSpread.CHECK) || share.group() == 1) {
-                                return CompletableFuture.completedFuture(ok("{'UnprocessedItems':{},"
-                                        + "'ItemCollectionMetrics':{'a':[]},'ConsumedCapacity':[]}"));
-                            }
-                            return CompletableFuture.completedFuture(error(500, "InternalServerError"));
-                        },
-                        Runnable::run)
-                .get();
+        reply = writeRecording(
+                shares,
+                sent,
+                (share, target) -> CompletableFuture.completedFuture(
+                        target.equals(BatchSpread.CHECK) || share.group() == 1
+                                ? ok("{'UnprocessedItems':{},'ItemCollectionMetrics':{'a':[]},'ConsumedCapacity':[]}")
+                                : error(500, "InternalServerError")));
         assertThat(reply.status()).isEqualTo(200);
         List<String> writes = new ArrayList<>(sent.subList(2, 4));
         assertThat(writes)
