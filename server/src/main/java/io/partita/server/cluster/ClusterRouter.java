@@ -75,6 +75,12 @@ final class ClusterRouter implements AutoCloseable {
     static final long LEADER_WAIT_MILLIS = 2_000;
 
     private static final String NONE_SERVES = "no node of the cluster serves requests now (an election is under way)";
+    /**
+     * Set by the router on a 503 it answers a forwarded request without handing it to a server (no node serves it
+     * from there): nothing was done, so the node that forwarded it looks again for one that serves, while its own wait
+     * lasts, rather than answer the client the 503 of a leader it knew a moment too long. Never sent on to a client.
+     */
+    static final String UNSERVED = "x-partita-unserved";
     /** How often a waiting request looks for a node that serves it again. */
     private static final long LEADER_POLL_MILLIS = 25;
     /** A body up to the server's own limit passes; the server answers 413 past it. */
@@ -336,21 +342,36 @@ final class ClusterRouter implements AutoCloseable {
             }
         }
         java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean again = new java.util.concurrent.atomic.AtomicBoolean();
         ChannelFuture connecting = connect(loop, to, new SimpleChannelInboundHandler<FullHttpResponse>() {
             @Override
             protected void channelRead0(ChannelHandlerContext up, FullHttpResponse response) {
+                if (unserved(response) && System.nanoTime() - until < 0 && !loop.isShuttingDown()) {
+                    // Nothing was done there: looked for again, and this connection's close answers nothing.
+                    again.set(true);
+                    up.close();
+                    loop.schedule(
+                            () -> callWhenServed(loop, where, headers, body, until, out),
+                            LEADER_POLL_MILLIS,
+                            TimeUnit.MILLISECONDS);
+                    return;
+                }
                 out.complete(new Reply(response.status().code(), ByteBufUtil.getBytes(response.content())));
                 up.close();
             }
 
             @Override
             public void channelInactive(ChannelHandlerContext up) {
-                out.complete(lostOrUnsent(sent.get()));
+                if (!again.get()) {
+                    out.complete(lostOrUnsent(sent.get()));
+                }
             }
 
             @Override
             public void exceptionCaught(ChannelHandlerContext up, Throwable cause) {
-                out.complete(lostOrUnsent(sent.get()));
+                if (!again.get()) {
+                    out.complete(lostOrUnsent(sent.get()));
+                }
                 up.close();
             }
         });
@@ -497,6 +518,15 @@ final class ClusterRouter implements AutoCloseable {
         private boolean waitingKeepAlive;
         /** The request waiting here for a node that serves it (retained), else null: see {@link #awaitServing}. */
         private FullHttpRequest held;
+        /**
+         * The client's request on its way to another node (retained), else null: sent again if that node answers that
+         * none serves it from there ({@link #UNSERVED}), until {@link #servedBy}.
+         */
+        private FullHttpRequest resend;
+        /** Until when ({@link System#nanoTime}) the request on its way may wait for a node that serves it. */
+        private long servedBy;
+        /** Whether the request on its way came forwarded by another node. */
+        private boolean forwardedHere;
 
         private ScheduledFuture<?> deadline;
 
@@ -552,6 +582,8 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             String forwardedBy = request.headers().get(FORWARDED);
+            forwardedHere = forwardedBy != null;
+            servedBy = System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000;
             if (tables != null && forwardedBy == null) {
                 request.headers().remove(PLACED); // the router's own marks, never a client's
                 request.headers().remove(GROUP);
@@ -576,7 +608,7 @@ final class ClusterRouter implements AutoCloseable {
                 waiting = ctx;
                 waitingKeepAlive = keepAlive;
                 held = request.retain();
-                awaitServing(ctx, held, System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000);
+                awaitServing(ctx, held, servedBy);
                 return;
             }
             if (to != null && to.refusal() != null) {
@@ -591,7 +623,7 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
-                error(ctx, keepAlive, ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES);
+                unserved(ctx, keepAlive, true);
                 return;
             }
             // One request of a connection at a time, so that answers leave in the order the requests came.
@@ -684,7 +716,8 @@ final class ClusterRouter implements AutoCloseable {
 
         /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */
         private void noneServes() {
-            finish(e -> error(e, waitingKeepAlive, ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
+            boolean mark = forwardedHere;
+            finish(e -> unserved(e, waitingKeepAlive, mark));
         }
 
         /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
@@ -697,6 +730,9 @@ final class ClusterRouter implements AutoCloseable {
                 // A client's, kept: sent again to its table's own group once the account's group has placed it there
                 // (whether it went at once or waited for a node that serves first).
                 placing = request.retain();
+            }
+            if (!to.local() && !forwardedHere && resend == null) {
+                resend = request.retain();
             }
             FullHttpRequest out = new DefaultFullHttpRequest(
                     HttpVersion.HTTP_1_1,
@@ -802,6 +838,10 @@ final class ClusterRouter implements AutoCloseable {
                 held.release();
                 held = null;
             }
+            if (resend != null) {
+                resend.release();
+                resend = null;
+            }
             if (deadline != null) {
                 deadline.cancel(false);
                 deadline = null;
@@ -826,6 +866,10 @@ final class ClusterRouter implements AutoCloseable {
             if (held != null) {
                 held.release();
                 held = null;
+            }
+            if (resend != null) {
+                resend.release();
+                resend = null;
             }
             super.channelInactive(ctx);
         }
@@ -867,6 +911,16 @@ final class ClusterRouter implements AutoCloseable {
         }
 
         /**
+         * Holds the client's request ({@link #resend}) that the node it went to answered {@link #UNSERVED} (it learnt
+         * of another leader, or none, since this node chose it), to look again for a node that serves it.
+         */
+        private void lookAgainForResend() {
+            FullHttpRequest request = resend;
+            resend = null;
+            hold(request, servedBy);
+        }
+
+        /**
          * Sends the request on its way ({@link #placing}) to its table's own group, once there is one that serves: the
          * account's group placed the table there. It waits for that group's record and first leader, up to {@link
          * #PLACED_WAIT_MILLIS}, and is never sent back to the account's group ({@link #PLACED}).
@@ -874,14 +928,22 @@ final class ClusterRouter implements AutoCloseable {
         private void toPlaced() {
             FullHttpRequest request = placing;
             placing = null;
+            request.headers().set(PLACED, "true");
+            hold(request, System.nanoTime() + PLACED_WAIT_MILLIS * 1_000_000);
+        }
+
+        /**
+         * Holds {@code request} (retained, the answer to it from onwards read) to send it again to the node that serves
+         * it, once there is one, until {@code until}.
+         */
+        private void hold(FullHttpRequest request, long until) {
             if (deadline != null) {
                 deadline.cancel(false);
                 deadline = null;
             }
             upstream = null;
-            request.headers().set(PLACED, "true");
             held = request;
-            awaitServing(waiting, request, System.nanoTime() + PLACED_WAIT_MILLIS * 1_000_000);
+            awaitServing(waiting, request, until);
         }
 
         /** The serving node's answers on the connection onwards. */
@@ -894,6 +956,13 @@ final class ClusterRouter implements AutoCloseable {
                 byte[] body = ByteBufUtil.getBytes(response.content());
                 if (!HttpUtil.isKeepAlive(response)) {
                     up.close();
+                }
+                if (unserved(response)) {
+                    if (resend != null && System.nanoTime() - servedBy < 0) {
+                        lookAgainForResend();
+                        return;
+                    }
+                    response.headers().remove(UNSERVED);
                 }
                 if (again != null) {
                     if (response.status().code() == 400 && askLeader(body)) {
@@ -932,6 +1001,31 @@ final class ClusterRouter implements AutoCloseable {
                 ErrorBody.of(new ApiException(code, message)),
                 new DefaultHttpHeaders()
                         .set("x-amzn-RequestId", UUID.randomUUID().toString()));
+    }
+
+    /**
+     * Answers that no node serves the request from here: a 503, nothing done; marked {@link #UNSERVED} for the node
+     * that {@code forwarded} it.
+     */
+    private static void unserved(ChannelHandlerContext ctx, boolean keepAlive, boolean forwarded) {
+        HttpHeaders headers = new DefaultHttpHeaders()
+                .set("x-amzn-RequestId", UUID.randomUUID().toString());
+        if (forwarded) {
+            headers.set(UNSERVED, "true");
+        }
+        answer(
+                ctx,
+                keepAlive,
+                ErrorCode.SERVICE_UNAVAILABLE.httpStatus(),
+                "application/x-amz-json-1.0",
+                ErrorBody.of(new ApiException(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES)),
+                headers);
+    }
+
+    /** Whether {@code response} is another node's {@link #unserved} 503. */
+    private static boolean unserved(FullHttpResponse response) {
+        return response.status().code() == ErrorCode.SERVICE_UNAVAILABLE.httpStatus()
+                && response.headers().contains(UNSERVED);
     }
 
     private static void answer(

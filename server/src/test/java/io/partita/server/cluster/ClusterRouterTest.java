@@ -80,6 +80,10 @@ class ClusterRouterTest {
         assertThat(r.body())
                 .contains("com.amazonaws.dynamodb.v20120810#ServiceUnavailableException", "an election is under way");
         assertThat(r.headers().firstValue("x-amzn-RequestId")).isPresent();
+        // The mark between nodes that nothing was done goes only to a node that forwarded the request.
+        assertThat(r.headers().firstValue(ClusterRouter.UNSERVED)).isEmpty();
+        assertThat(put(ClusterRouter.FORWARDED, "n2").headers().firstValue(ClusterRouter.UNSERVED))
+                .hasValue("true");
     }
 
     /** The router again, sending requests where {@code by} says, with no reader and no changes of the members. */
@@ -165,6 +169,63 @@ class ClusterRouterTest {
             assertThat(looks.get()).isEqualTo(2);
         } finally {
             own.stop(0);
+        }
+    }
+
+    @Test
+    void aRequestThatANodeNoLongerServingRefusedIsSentOnWhereItCameFirst() throws Exception {
+        List<com.sun.net.httpserver.Headers> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer leader = answering(200, "{}", seen);
+        // n2 learnt of another leader a moment before n1 did: it answers what n1 forwards it that none serves it there.
+        ClusterRouter n2 = new ClusterRouter(
+                "127.0.0.1",
+                0,
+                "n2",
+                request -> new ClusterRouter.Target("127.0.0.1:1", false),
+                null,
+                () -> "{}",
+                new ClusterMetrics(() -> new ClusterMetrics.View("n2", List.of(), 0)),
+                null,
+                null,
+                null,
+                null);
+        try {
+            ClusterRouter.Target atN2 = new ClusterRouter.Target("127.0.0.1:" + n2.port(), false);
+            ClusterRouter.Target atLeader =
+                    new ClusterRouter.Target("127.0.0.1:" + leader.getAddress().getPort(), false);
+            AtomicInteger looks = new AtomicInteger();
+            routeBy(request -> looks.incrementAndGet() < 3 ? atN2 : atLeader);
+            HttpResponse<String> r = put();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(looks.get()).isEqualTo(3);
+            assertThat(seen).hasSize(1);
+            assertThat(seen.get(0).getFirst(ClusterRouter.FORWARDED)).isEqualTo("n1");
+
+            // The same for a request of this node's own (a share of a batch over several groups).
+            looks.set(0);
+            ClusterRouter.Reply reply = router.call(
+                            () -> looks.incrementAndGet() < 3 ? atN2 : atLeader,
+                            new io.netty.handler.codec.http.DefaultHttpHeaders()
+                                    .set("X-Amz-Target", "DynamoDB_20120810.BatchGetItem"),
+                            "{}".getBytes(StandardCharsets.UTF_8))
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(reply.status()).isEqualTo(200);
+            assertThat(looks.get()).isEqualTo(3);
+            assertThat(seen).hasSize(2);
+
+            // n1 never learns better: the client gets n2's 503 once its wait is over, without the mark between nodes.
+            routeBy(request -> atN2);
+            r = put();
+            assertThat(r.statusCode()).isEqualTo(503);
+            assertThat(r.body()).contains("ServiceUnavailableException", "an election is under way");
+            assertThat(r.headers().firstValue(ClusterRouter.UNSERVED)).isEmpty();
+            reply = router.call(() -> atN2, new io.netty.handler.codec.http.DefaultHttpHeaders(), new byte[] {'{', '}'})
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(reply.status()).isEqualTo(503);
+            assertThat(seen).hasSize(2);
+        } finally {
+            n2.close();
+            leader.stop(0);
         }
     }
 
