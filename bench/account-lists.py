@@ -1,4 +1,5 @@
-# ListStreams and ListBackups without a table through each node of a local cluster started with --cluster-table-groups
+# ListStreams, ListBackups, ListContributorInsights and ListExports without a table through each node of a local
+# cluster started with --cluster-table-groups
 # (docs/PERFORMANCE.md): makes five tables, each with a stream and a backup, then lists and pages through every node.
 # python3 bench/account-lists.py
 import boto3, time
@@ -24,6 +25,15 @@ for port in [8001,8002,8003,8004]:
 try:
     d.list_backups(Limit=0)
 except Exception as e: print('bad:', e)
+for port in [8001,8002,8003,8004]:
+    dd=boto3.client('dynamodb', endpoint_url=f'http://127.0.0.1:{port}', **kw)
+    t0=time.time(); c=dd.list_contributor_insights(); dt=(time.time()-t0)*1000
+    c1=dd.list_contributor_insights(MaxResults=3)
+    c2=dd.list_contributor_insights(MaxResults=3, NextToken=c1['NextToken'])
+    tables = lambda page: [x['TableName'] for x in page['ContributorInsightsSummaries']]
+    print(port, 'insights', tables(c), f'{dt:.0f} ms', 'paged', tables(c1), tables(c2))
+    t0=time.time(); e=dd.list_exports(); dt=(time.time()-t0)*1000
+    print('  exports', e['ExportSummaries'], f'{dt:.0f} ms')
 try:
-    d.list_exports()
-except Exception as e: print('exports:', e)
+    d.list_exports(NextToken='bm8tc3VjaC1leHBvcnQ')
+except Exception as e: print('bad token:', e)

@@ -294,7 +294,8 @@ public final class PartitaServer implements AutoCloseable {
                 .register("ListBackups", new io.partita.server.op.table.ListBackupsHandler(storage))
                 .register("DeleteBackup", new io.partita.server.op.table.DeleteBackupHandler(storage))
                 .register(
-                        "RestoreTableFromBackup", new io.partita.server.op.table.RestoreTableFromBackupHandler(storage))
+                        "RestoreTableFromBackup",
+                        new io.partita.server.op.table.RestoreTableFromBackupHandler(storage, placement))
                 .register(
                         "UpdateContinuousBackups",
                         new io.partita.server.op.table.UpdateContinuousBackupsHandler(storage))
@@ -303,7 +304,7 @@ public final class PartitaServer implements AutoCloseable {
                         new io.partita.server.op.table.DescribeContinuousBackupsHandler(storage))
                 .register(
                         "RestoreTableToPointInTime",
-                        new io.partita.server.op.table.RestoreTableToPointInTimeHandler(storage))
+                        new io.partita.server.op.table.RestoreTableToPointInTimeHandler(storage, placement))
                 .register("TagResource", new TagResourceHandler(storage))
                 .register("UntagResource", new UntagResourceHandler(storage))
                 .register("ListTagsOfResource", new ListTagsOfResourceHandler(storage))

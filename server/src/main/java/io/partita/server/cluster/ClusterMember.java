@@ -716,9 +716,11 @@ public final class ClusterMember implements AutoCloseable {
      * table goes to the account's group: one that names none (ListTables, DescribeLimits), a table made before the
      * cluster had a group per table, a table that does not exist (the account's group answers so), or a new table,
      * which the account's group places in a group of its own. A BatchGetItem or BatchWriteItem over tables in several
-     * groups, and a ListStreams or ListBackups over every table of the account, run from here ({@link #spread}).
-     * Refused: other requests over tables in several groups (transactions, PartiQL batches), the other lists over every
-     * table of the account, a restore of a table in a group of its own.
+     * groups, and a list over every table of the account (ListStreams, ListBackups, ListExports, ListImports,
+     * ListContributorInsights), run from here ({@link #spread}). Refused: other requests over tables in several groups
+     * (transactions, PartiQL batches). A restore goes to its source's group, where the restored table stays ({@link
+     * Placing#restoreHere}), from here when its target's name must first be looked for in the account's own group
+     * ({@link #runRestore}).
      */
     private Routed routed(io.netty.handler.codec.http.FullHttpRequest request) {
         Group home = groupOf(request);
@@ -785,9 +787,8 @@ public final class ClusterMember implements AutoCloseable {
                 return new Routed(
                         null,
                         io.partita.protocol.error.ApiException.validation("Partita's cluster with a group per table"
-                                + " (--cluster-table-groups) does not run ListExports, ListImports or"
-                                + " ListContributorInsights over every table of an account yet: give the request a"
-                                + " TableName (or TableArn)"));
+                                + " (--cluster-table-groups) runs a list over every table of an account only as a"
+                                + " request of DynamoDB's API: give it a TableName (or TableArn)"));
             }
             default -> {}
         }
@@ -805,9 +806,12 @@ public final class ClusterMember implements AutoCloseable {
         }
         in.remove(HOME);
         UUID chosen = chosenGroup(request);
-        if (chosen != null && tables.kind() == TableRoute.Kind.TABLES && (in.isEmpty() || in.equals(Set.of(chosen)))) {
+        if (chosen != null
+                && (tables.kind() == TableRoute.Kind.TABLES || tables.kind() == TableRoute.Kind.RESTORES)
+                && (in.isEmpty() || in.equals(Set.of(chosen)))) {
             // Forwarded to the group the forwarding node found its tables in, which this node may not have applied the
-            // table's record of yet: served there (only tables of no other group, and never a table made).
+            // table's record of yet: served there (only tables of no other group, and never a new table made, but a
+            // restore's, which stays in its source's group).
             in = Set.of(chosen);
         }
         if (in.isEmpty()) {
@@ -823,11 +827,11 @@ public final class ClusterMember implements AutoCloseable {
                             + " different Raft groups (--cluster-table-groups): Partita does not run one request over"
                             + " several groups yet; send one request per table"));
         }
-        if (tables.kind() == TableRoute.Kind.RESTORES) {
-            return new Routed(
-                    null,
-                    io.partita.protocol.error.ApiException.validation("Partita does not restore a table that is in a"
-                            + " Raft group of its own (--cluster-table-groups) yet"));
+        if (tables.kind() == TableRoute.Kind.RESTORES
+                && !request.headers().contains(ClusterRouter.FORWARDED)
+                && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                && !io.partita.server.admin.AdminRoutes.handles(request.uri())) {
+            return new Routed(null, null, true); // its target's name is looked for in the account's group first
         }
         Group g = tableGroups.get(in.iterator().next());
         if (g == null) {
@@ -854,8 +858,8 @@ public final class ClusterMember implements AutoCloseable {
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     /**
-     * Runs a request over several groups from this node, on {@link #batches}: ListStreams or ListBackups over every
-     * table of an account ({@link #runList}), or a BatchGetItem or BatchWriteItem over tables in several groups
+     * Runs a request over several groups from this node, on {@link #batches}: a list over every table of an account
+     * ({@link #runList}), or a BatchGetItem or BatchWriteItem over tables in several groups
      * ({@link BatchSpread}): checked here as a single node checks it (content type, signature, the request as a
      * whole), then one share per group, each sent to its group's leader as a request of its own. In strict mode a share
      * is signed anew with the caller's own key, whose signature of the whole was verified here: the node that serves
@@ -895,6 +899,10 @@ public final class ClusterMember implements AutoCloseable {
         if (list != null) {
             return runList(request, caller, list);
         }
+        if (target.equals("DynamoDB_20120810.RestoreTableFromBackup")
+                || target.equals("DynamoDB_20120810.RestoreTableToPointInTime")) {
+            return runRestore(request, caller, target);
+        }
         String operation = target.substring(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX.length());
         List<BatchSpread.Share<UUID>> shares;
         try {
@@ -927,6 +935,58 @@ public final class ClusterMember implements AutoCloseable {
                 shares,
                 (share, shareTarget) -> sendTo(request, caller, share.group(), shareTarget, share.body()),
                 batches);
+    }
+
+    /**
+     * Runs a restore whose source is in a table's own group, which the restored table stays in ({@link
+     * Placing#restoreHere}), from here: a table of the account's own group (made before the cluster had table groups)
+     * is named by no record, so when no record names the target either, a DescribeTable of it goes to the account's
+     * group first, and a table there is {@code TableAlreadyExistsException}, as on a single node. Then the restore goes
+     * to its source's group as sent. The account's group makes no new table of its own (its CreateTable places new
+     * names elsewhere): a name not there now is not there later, but for a restore of one of its own tables.
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runRestore(
+            ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {
+        String account = caller.accountId();
+        Object[] read;
+        String restored;
+        byte[] describe;
+        try {
+            TableRoute named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
+            com.fasterxml.jackson.databind.JsonNode name =
+                    JSON.readTree(request.body()).get("TargetTableName");
+            restored = name != null && name.isTextual() ? name.asText() : null;
+            describe = JSON.writeValueAsBytes(JSON.createObjectNode().put("TableName", restored));
+            read = membersReplica.unlessInstalling(store -> new Object[] {
+                named.tables().isEmpty()
+                        ? null
+                        : tableGroupOf(store, account, named.tables().get(0)),
+                restored == null ? null : tableGroupOf(store, account, restored)
+            });
+        } catch (IOException | RuntimeException e) {
+            return sendTo(request, caller, HOME, target, request.body()); // the account's group answers its error
+        }
+        if (read == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+        }
+        UUID source = read[0] == null ? HOME : (UUID) read[0];
+        if (source.equals(HOME) || restored == null || read[1] != null) {
+            return sendTo(request, caller, source, target, request.body());
+        }
+        return sendTo(request, caller, HOME, "DynamoDB_20120810.DescribeTable", describe)
+                .thenComposeAsync(
+                        found -> {
+                            if (found.status() == 200) {
+                                return refused(alreadyExists(restored));
+                            }
+                            if (found.status() >= 500) {
+                                return java.util.concurrent.CompletableFuture.completedFuture(BatchSpread.unavailable(
+                                        "the account's Raft group did not answer; send it again"));
+                            }
+                            return sendTo(request, caller, source, target, request.body()); // not there, or a bad name
+                        },
+                        batches);
     }
 
     /**
@@ -982,14 +1042,14 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * Runs ListStreams or ListBackups over every table of the caller's account ({@link ListSpread}): the request as the
-     * client sent it to the account's own group first (its checks, and its errors), then every page of each of the
-     * account's groups (at most {@link #LIST_LANES} asked at once), and the client's page of the whole. A group that
-     * does not answer makes the list a 503: a list changes nothing.
+     * Runs a list over every table of the caller's account ({@link ListSpread}): the request as the client sent it
+     * (but for a NextToken, {@link ListSpread#checkBody}) to the account's own group first (its checks, and its
+     * errors), then every page of each of the account's groups (at most {@link #LIST_LANES} asked at once), and the
+     * client's page of the whole. A group that does not answer makes the list a 503: a list changes nothing.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runList(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, ListSpread.Kind kind) {
-        return sendTo(request, caller, HOME, kind.target, request.body())
+        return sendTo(request, caller, HOME, kind.target, ListSpread.checkBody(kind, request.body()))
                 .thenComposeAsync(
                         checked -> {
                             if (checked.status() >= 500) {
@@ -1014,9 +1074,7 @@ public final class ClusterMember implements AutoCloseable {
                             return java.util.concurrent.CompletableFuture.supplyAsync(
                                             () -> accountGroups(caller.accountId()), lists)
                                     .thenCompose(groupsOf -> listAll(request, caller, kind, body, groupsOf))
-                                    .thenApplyAsync(
-                                            all -> new ClusterRouter.Reply(200, ListSpread.page(kind, body, all)),
-                                            batches)
+                                    .thenApplyAsync(all -> ListSpread.answer(kind, body, all), batches)
                                     .exceptionally(e -> e.getCause() instanceof NotListed n
                                             ? n.reply
                                             : BatchSpread.unavailable(
@@ -2576,6 +2634,11 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    private static io.partita.protocol.error.ApiException alreadyExists(String name) {
+        return new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + name);
+    }
+
     /** A table's record: its group, whether it is there now ({@code live}), and since when it is placed. */
     private static byte[] tableRecord(UUID group, boolean live, long placedAt) throws IOException {
         return JSON.writeValueAsBytes(JSON.createObjectNode()
@@ -2642,6 +2705,8 @@ public final class ClusterMember implements AutoCloseable {
     /** What a server of group {@code g} asks before it makes a table ({@link TablePlacement}). */
     private final class Placing implements TablePlacement {
         private final Group g;
+        /** On the account's own group: held while a new name is placed elsewhere, or a restore makes one here. */
+        private final java.util.concurrent.locks.ReentrantLock naming = new java.util.concurrent.locks.ReentrantLock();
 
         Placing(Group g) {
             this.g = g;
@@ -2649,11 +2714,20 @@ public final class ClusterMember implements AutoCloseable {
 
         @Override
         public boolean placeElsewhere(String account, String name) {
-            if (g.table == null) {
+            if (g.table != null) {
+                return false;
+            }
+            naming.lock();
+            try {
+                PartitaServer own = g.serving;
+                if (own != null && own.storage().tables().find(name) != null) {
+                    return false; // restored here meanwhile: refused here, as any table that exists
+                }
                 placeTable(account, name);
                 return true;
+            } finally {
+                naming.unlock();
             }
-            return false;
         }
 
         @Override
@@ -2673,6 +2747,79 @@ public final class ClusterMember implements AutoCloseable {
                 return make.get();
             } finally {
                 making.unlock();
+            }
+        }
+
+        @Override
+        public <T> T restoreHere(String account, String name, java.util.function.Supplier<T> restore) {
+            if (g.table == null) {
+                // The account's own group: its tables are those no record names. Its CreateTable places a new name
+                // elsewhere under the same lock, so the two never make one name in two groups through this leader.
+                naming.lock();
+                try {
+                    placeRestored(account, name);
+                    return restore.get();
+                } finally {
+                    naming.unlock();
+                }
+            }
+            Runnable undo = placeRestored(account, name);
+            try {
+                return makeHere(name, restore);
+            } catch (RuntimeException e) {
+                undo.run(); // nothing restored (the backup in use, say): the name is free again
+                throw e;
+            }
+        }
+
+        /**
+         * Checks that the account has no table {@code name} in another group, after a barrier through the members'
+         * group, and on a table's group records it there (a compare-and-set); returns what takes that record back.
+         */
+        private Runnable placeRestored(String account, String name) {
+            String key = TABLE_RECORD + account + "/" + name;
+            try {
+                byte[] never = {0};
+                membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+                Object[] read = membersReplica.unlessInstalling(
+                        store -> new Object[] {meta(store, key), tableGroupOf(store, account, name)});
+                if (read == null) {
+                    throw new io.partita.storage.StorageUnavailableException(
+                            "a checkpoint replaces this node's replica of the records", null, false);
+                }
+                byte[] was = (byte[]) read[0];
+                UUID in = (UUID) read[1];
+                if (in != null && JSON.readTree(was).get("live").asBoolean()) {
+                    throw alreadyExists(name);
+                }
+                if (in != null && !in.equals(g.id)) {
+                    throw io.partita.protocol.error.ApiException.validation("A deleted table " + name + " is still"
+                            + " recorded in another Raft group (--cluster-table-groups), kept for its backups or"
+                            + " closing: restore into another name, or delete its backups and try again in a minute");
+                }
+                if (g.table == null) {
+                    return () -> {};
+                }
+                byte[] table = tableRecord(g.id, true, System.currentTimeMillis());
+                g.held.remove(name); // a table of that name deleted here before: not taken for gone while restored
+                if (!java.util.Arrays.equals(
+                        membersGroup.recordIf(membersReplica, key, was, table, RECORD_TIME), table)) {
+                    throw alreadyExists(name); // placed by another request meanwhile
+                }
+                log.info("node {} placed restored table {} of account {} in {}", nodeId(), name, account, g.name());
+                return () -> {
+                    try {
+                        membersGroup.recordIf(membersReplica, key, table, was, RECORD_TIME);
+                    } catch (RuntimeException e) {
+                        // The leader's pass makes it not live within a while (collect).
+                        log.warn(
+                                "node {} could not take back the record of table {}: {}", nodeId(), name, e.toString());
+                    }
+                };
+            } catch (IOException | io.partita.storage.StorageUnavailableException e) {
+                throw new io.partita.protocol.error.ApiException(
+                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                        "the cluster could not record where table " + name + " goes (try again): " + e.getMessage());
             }
         }
 
@@ -2718,12 +2865,18 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /** Whether {@code engine} has a backup of a table named {@code table}. */
+    private static boolean backedUp(StorageEngine engine, String table) {
+        return engine.backups().all().stream().anyMatch(b -> b.source().name().equals(table));
+    }
+
     /**
      * As the leader of table group {@code g}, every second, from the mover: makes the records of its tables say
      * whether each is there ({@code live}, as ListTables lists them): one deleted is no longer; one made again in a
      * group kept for its backups is again. A table placed a moment ago that the group has not made yet stays live
      * ({@link #PLACED_GRACE_MILLIS}). A group that has held no table and no backup for {@link #EMPTY_NANOS} (its table
-     * deleted, or a placement whose CreateTable never came) is closed ({@link #closeEmpty}).
+     * deleted, or a placement whose CreateTable never came) is closed ({@link #closeEmpty}). The record of a table
+     * restored here (not the group's first) that is gone and has no backup here goes.
      */
     private void collect(Group g) throws IOException {
         PartitaServer own = g.serving;
@@ -2757,6 +2910,9 @@ public final class ClusterMember implements AutoCloseable {
                 membersGroup.recordIf(
                         membersReplica, e.getKey(), e.getValue(), tableRecord(g.id, there, at), RECORD_TIME);
                 kept |= there;
+            } else if (!table.equals(g.table) && !backedUp(engine, table)) {
+                // A table restored here and deleted, with no backup of its own: its name is free again in any group.
+                membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME);
             }
         }
         if (kept) {

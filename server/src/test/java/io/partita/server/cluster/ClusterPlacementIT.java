@@ -5,6 +5,7 @@ import static io.partita.server.cluster.ClusterStrictIT.get;
 import static io.partita.server.cluster.ClusterStrictIT.put;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -34,6 +35,9 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.ContributorInsightsAction;
+import software.amazon.awssdk.services.dynamodb.model.ContributorInsightsStatus;
+import software.amazon.awssdk.services.dynamodb.model.ContributorInsightsSummary;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -780,9 +784,29 @@ class ClusterPlacementIT {
                         t -> t.get(g -> g.tableName("users").key(Map.of("pk", AttributeValue.fromS("v")))))))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("are in different Raft groups");
-        assertThatThrownBy(() -> as(0, 0).listExports(r -> {}))
+        // ListContributorInsights over every table of the account: a summary per table, whichever group has it, in
+        // the order of their names, a page at a time through two nodes.
+        as(0, 2).updateContributorInsights(
+                        r -> r.tableName("users").contributorInsightsAction(ContributorInsightsAction.ENABLE));
+        var insights = as(0, 3).listContributorInsights(r -> r.maxResults(2));
+        assertThat(insights.contributorInsightsSummaries())
+                .extracting(ContributorInsightsSummary::tableName)
+                .containsExactly("items", "orders");
+        var moreInsights = as(0, 0).listContributorInsights(r -> r.nextToken(insights.nextToken()));
+        assertThat(moreInsights.contributorInsightsSummaries())
+                .extracting(
+                        ContributorInsightsSummary::tableName, ContributorInsightsSummary::contributorInsightsStatus)
+                .containsExactly(tuple("users", ContributorInsightsStatus.ENABLED));
+        assertThat(moreInsights.nextToken()).isNull();
+        // ListExports and ListImports over every table: none made yet; checked as a single node checks them, a token
+        // by the node that lists.
+        assertThat(as(0, 1).listExports(r -> {}).exportSummaries()).isEmpty();
+        assertThatThrownBy(() -> as(0, 2).listExports(r -> r.nextToken("bm8tc3VjaC1leHBvcnQ")))
                 .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("give the request a TableName");
+                .hasMessageContaining("Provided nextToken is invalid");
+        assertThatThrownBy(() -> as(0, 3).listImports(r -> r.pageSize(26)))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("pageSize");
         assertThat(as(0, 0).listBackups(r -> r.tableName("orders")).backupSummaries())
                 .isEmpty();
         // ListBackups over every table of the account lists each table's group's, oldest first, a page at a time.
@@ -806,6 +830,29 @@ class ClusterPlacementIT {
         assertThatThrownBy(() -> as(0, 1).listBackups(r -> r.limit(0)))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("limit");
+        // A restore, from a backup or to a point in time, makes its table in its source's group, where the items are:
+        // reached through any node, listed, and a name the account has in any group is refused.
+        as(0, 3).restoreTableFromBackup(r -> r.backupArn(ordersBackup).targetTableName("orders-copy"));
+        assertThat(getFrom(as(0, 0), "orders-copy", "a")).isEqualTo("zero");
+        assertThat(tableGroups(n0)).as("no group made for it").isEqualTo(4);
+        assertThat(as(0, 2).listTables().tableNames()).contains("orders-copy");
+        for (String taken : List.of("orders-copy", "users")) {
+            assertThatThrownBy(() -> as(0, 1).restoreTableFromBackup(
+                                    r -> r.backupArn(ordersBackup).targetTableName(taken)))
+                    .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TableAlreadyExistsException.class);
+        }
+        as(0, 1).updateContinuousBackups(r ->
+                r.tableName("orders").pointInTimeRecoverySpecification(p -> p.pointInTimeRecoveryEnabled(true)));
+        putIn(as(0, 2), "orders", "p", "pitr");
+        as(0, 0).restoreTableToPointInTime(r ->
+                r.sourceTableName("orders").targetTableName("orders-then").useLatestRestorableTime(true));
+        assertThat(getFrom(as(0, 3), "orders-then", "p")).isEqualTo("pitr");
+        assertThat(getFrom(as(1, 3), "orders", "p")).isNull(); // account 1's orders: untouched
+        // Deleted, each leaves ListTables; the group keeps its own table.
+        as(0, 2).deleteTable(r -> r.tableName("orders-copy"));
+        as(0, 3).deleteTable(r -> r.tableName("orders-then"));
+        assertThat(as(0, 1).listTables().tableNames()).containsExactly("items", "orders", "users");
+        assertThat(getFrom(as(0, 0), "orders", "p")).isEqualTo("pitr");
         // ListStreams without a table lists a table's stream in its own group, through any node.
         String ordersStream = as(0, 0).updateTable(r -> r.tableName("orders")
                         .streamSpecification(

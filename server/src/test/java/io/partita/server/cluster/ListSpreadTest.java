@@ -95,12 +95,12 @@ class ListSpreadTest {
     }
 
     @Test
-    void aGroupIsAskedForItsPagesWithoutTheClientsLimitAndCursor() throws Exception {
+    void aGroupIsAskedForItsLargestPagesWithoutTheClientsLimitAndCursor() throws Exception {
         ObjectNode asked = request(
                 "{'Limit':1,'ExclusiveStartBackupArn':'arn:x/backup/1','TimeRangeLowerBound':5,'BackupType':'ALL'}");
         JsonNode body = json(new String(
                 ListSpread.pageBody(ListSpread.Kind.BACKUPS, asked, "arn:y/backup/2"), StandardCharsets.UTF_8));
-        assertThat(body.has("Limit")).isFalse();
+        assertThat(body.get("Limit").asInt()).isEqualTo(100);
         assertThat(body.get("ExclusiveStartBackupArn").asText()).isEqualTo("arn:y/backup/2");
         assertThat(body.get("TimeRangeLowerBound").asInt()).isEqualTo(5);
         assertThat(body.get("BackupType").asText()).isEqualTo("ALL");
@@ -115,5 +115,124 @@ class ListSpreadTest {
         assertThat(page.next()).isEqualTo("s");
         assertThat(ListSpread.read(ListSpread.Kind.STREAMS, "{\"__type\":\"x\"}".getBytes(StandardCharsets.UTF_8)))
                 .isNull();
+        JsonNode exports = json(new String(
+                ListSpread.pageBody(ListSpread.Kind.EXPORTS, request("{'MaxResults':2,'NextToken':'abc'}"), "def"),
+                StandardCharsets.UTF_8));
+        assertThat(exports.get("MaxResults").asInt()).isEqualTo(25);
+        assertThat(exports.get("NextToken").asText()).isEqualTo("def");
+        JsonNode imports = json(new String(
+                ListSpread.pageBody(ListSpread.Kind.IMPORTS, request("{'PageSize':2}"), null), StandardCharsets.UTF_8));
+        assertThat(imports.get("PageSize").asInt()).isEqualTo(25);
+        assertThat(imports.has("NextToken")).isFalse();
+    }
+
+    private static JsonNode export(String table, long asked) throws Exception {
+        return json("{'ExportArn':'arn:aws:dynamodb:us-east-1:000000000000:table/" + table + "/export/"
+                + String.format("%014d-%08x", asked, asked)
+                + "','ExportStatus':'COMPLETED','ExportType':'FULL_EXPORT'}");
+    }
+
+    private static JsonNode importOf(String table, long asked) throws Exception {
+        return json("{'ImportArn':'arn:aws:dynamodb:us-east-1:000000000000:table/" + table + "/import/"
+                + String.format("%014d-%08x", asked, asked) + "','ImportStatus':'COMPLETED','TableArn':'t'}");
+    }
+
+    @Test
+    void exportsAreNewestFirstAndTheirTokenNamesTheNextPagesFirstWhereverItIs() throws Exception {
+        List<List<JsonNode>> groups =
+                List.of(List.of(export("a", 10), export("a", 40)), List.of(), List.of(export("b", 20)));
+        ListSpread.Kind kind = ListSpread.Kind.EXPORTS;
+        byte[] first = ListSpread.page(kind, request("{'MaxResults':2}"), groups);
+        assertThat(field(first, "ExportSummaries", "ExportArn"))
+                .satisfiesExactly(
+                        a -> assertThat(a).contains("table/a/export/00000000000040"),
+                        b -> assertThat(b).contains("table/b/export/00000000000020"));
+        String token = last(first, "NextToken");
+        assertThat(token).doesNotContain("arn:"); // opaque, as a single node's
+        byte[] second = ListSpread.page(kind, request("{'MaxResults':2,'NextToken':'" + token + "'}"), groups);
+        assertThat(field(second, "ExportSummaries", "ExportArn"))
+                .singleElement()
+                .asString()
+                .contains("table/a/export/00000000000010");
+        assertThat(last(second, "NextToken")).isNull();
+        // A full last page names no token.
+        assertThat(last(ListSpread.page(kind, request("{}"), groups), "NextToken"))
+                .isNull();
+        // No MaxResults is 10 a page; exports asked in one millisecond are ordered by ARN, whichever group has them.
+        List<JsonNode> many = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            many.add(export("t" + (char) ('a' + i), 50));
+        }
+        byte[] ten = ListSpread.page(kind, request("{}"), List.of(many.subList(0, 6), many.subList(6, 12)));
+        assertThat(field(ten, "ExportSummaries", "ExportArn")).hasSize(10);
+        assertThat(field(ten, "ExportSummaries", "ExportArn").get(0)).contains("table/tl/");
+        assertThat(field(
+                        ListSpread.page(kind, request("{}"), List.of(many.subList(6, 12), many.subList(0, 6))),
+                        "ExportSummaries",
+                        "ExportArn"))
+                .isEqualTo(field(ten, "ExportSummaries", "ExportArn"));
+        assertThat(last(ten, "NextToken")).isNotNull();
+        // A token of no export listed is refused, as a single node refuses it.
+        ClusterRouter.Reply refused = ListSpread.answer(kind, request("{'NextToken':'bm90LWFuLWFybg'}"), groups);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(new String(refused.body(), StandardCharsets.UTF_8))
+                .contains("ValidationException", "Invalid Request: Provided nextToken is invalid: bm90LWFuLWFybg");
+        assertThat(ListSpread.answer(kind, request("{'NextToken':'" + token + "'}"), groups)
+                        .status())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void importsAreNewestFirstPagedByPageSize() throws Exception {
+        List<List<JsonNode>> groups = List.of(List.of(importOf("a", 5)), List.of(importOf("b", 7), importOf("b", 6)));
+        ListSpread.Kind kind = ListSpread.Kind.IMPORTS;
+        byte[] first = ListSpread.page(kind, request("{'PageSize':1}"), groups);
+        assertThat(field(first, "ImportSummaryList", "ImportArn"))
+                .singleElement()
+                .asString()
+                .contains("table/b/import/00000000000007");
+        byte[] rest = ListSpread.page(kind, request("{'NextToken':'" + last(first, "NextToken") + "'}"), groups);
+        assertThat(field(rest, "ImportSummaryList", "ImportArn"))
+                .satisfiesExactly(
+                        b -> assertThat(b).contains("table/b/import/00000000000006"),
+                        a -> assertThat(a).contains("table/a/import/00000000000005"));
+    }
+
+    @Test
+    void contributorInsightsAreByTableNameAndResumeAfterTheLastName() throws Exception {
+        List<List<JsonNode>> groups = List.of(
+                List.of(json("{'TableName':'d','ContributorInsightsStatus':'DISABLED'}")),
+                List.of(json("{'TableName':'a','ContributorInsightsStatus':'ENABLED'}")),
+                List.of(json("{'TableName':'c','ContributorInsightsStatus':'DISABLED'}")));
+        ListSpread.Kind kind = ListSpread.Kind.INSIGHTS;
+        byte[] first = ListSpread.page(kind, request("{'MaxResults':2}"), groups);
+        assertThat(field(first, "ContributorInsightsSummaries", "TableName")).containsExactly("a", "c");
+        assertThat(last(first, "NextToken")).isEqualTo("c");
+        // After a name, whether a table has it still (b was deleted); MaxResults 0 is 100, and so is none.
+        byte[] rest = ListSpread.page(kind, request("{'MaxResults':0,'NextToken':'b'}"), groups);
+        assertThat(field(rest, "ContributorInsightsSummaries", "TableName")).containsExactly("c", "d");
+        assertThat(last(rest, "NextToken")).isNull();
+        List<JsonNode> many = new ArrayList<>();
+        for (int i = 0; i < 101; i++) {
+            many.add(json("{'TableName':'t" + String.format("%03d", i) + "'}"));
+        }
+        byte[] hundred = ListSpread.page(kind, request("{}"), List.of(many));
+        assertThat(field(hundred, "ContributorInsightsSummaries", "TableName")).hasSize(100);
+        assertThat(last(hundred, "NextToken")).isEqualTo("t099");
+    }
+
+    @Test
+    void theAccountsGroupChecksTheRequestButAnExportOrImportTokenWhichOnlyTheWholeListKnows() throws Exception {
+        byte[] asked = "{\"MaxResults\":30,\"NextToken\":\"abc\"}".getBytes(StandardCharsets.UTF_8);
+        JsonNode checked =
+                json(new String(ListSpread.checkBody(ListSpread.Kind.EXPORTS, asked), StandardCharsets.UTF_8));
+        assertThat(checked.get("MaxResults").asInt()).isEqualTo(30); // the group refuses it
+        assertThat(checked.has("NextToken")).isFalse();
+        assertThat(ListSpread.checkBody(ListSpread.Kind.INSIGHTS, asked)).isSameAs(asked);
+        byte[] notJson = "{".getBytes(StandardCharsets.UTF_8);
+        assertThat(ListSpread.checkBody(ListSpread.Kind.IMPORTS, notJson)).isSameAs(notJson);
+        // A token that is no string: the group refuses it as a single node does.
+        byte[] numbered = "{\"NextToken\":5}".getBytes(StandardCharsets.UTF_8);
+        assertThat(ListSpread.checkBody(ListSpread.Kind.EXPORTS, numbered)).isSameAs(numbered);
     }
 }

@@ -55,16 +55,21 @@ public final class ListExportsHandler implements OperationHandler<ListExportsInp
     }
 
     /** A page's NextToken: the ARN the next page starts at, opaque to the caller. */
-    static final class Paging {
+    public static final class Paging {
         private Paging() {}
 
-        static String token(String arn) {
+        public static String token(String arn) {
             return java.util.Base64.getUrlEncoder()
                     .withoutPadding()
                     .encodeToString(arn.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
 
-        static int from(String token, List<String> arns) {
+        /**
+         * Where the page {@code token} names starts among {@code arns}: 0 for none.
+         *
+         * @throws ApiException a token of no ARN in {@code arns}
+         */
+        public static int from(String token, List<String> arns) {
             if (token == null) {
                 return 0;
             }

@@ -25,9 +25,12 @@ import io.partita.storage.table.TableMetadata;
 public final class RestoreTableFromBackupHandler
         implements OperationHandler<RestoreTableFromBackupInput, TableDescriptionOutput> {
     private final StorageEngine storage;
+    /** Where a table made here goes in a cluster with a group per table; null elsewhere. */
+    private final TablePlacement placement;
 
-    public RestoreTableFromBackupHandler(StorageEngine storage) {
+    public RestoreTableFromBackupHandler(StorageEngine storage, TablePlacement placement) {
         this.storage = storage;
+        this.placement = placement;
     }
 
     @Override
@@ -48,7 +51,9 @@ public final class RestoreTableFromBackupHandler
         }
         TableMetadata target = Restores.target(context, b.source(), in.targetTableName(), in);
         String arn = Backups.arn(context, b);
-        Table t = storage.backups().restore(b, target, "Backup is being used to restore another table: " + arn);
+        java.util.function.Supplier<Table> restore =
+                () -> storage.backups().restore(b, target, "Backup is being used to restore another table: " + arn);
+        Table t = Restores.made(placement, context, in.targetTableName(), restore);
         TableDescription d = TableDescriptions.creating(context, storage, t, false)
                 .withRestoreSummary(new TableDescription.RestoreSummary(
                         arn,

@@ -24,9 +24,12 @@ import java.time.temporal.ChronoUnit;
 public final class RestoreTableToPointInTimeHandler
         implements OperationHandler<RestoreTableToPointInTimeInput, TableDescriptionOutput> {
     private final StorageEngine storage;
+    /** Where a table made here goes in a cluster with a group per table; null elsewhere. */
+    private final TablePlacement placement;
 
-    public RestoreTableToPointInTimeHandler(StorageEngine storage) {
+    public RestoreTableToPointInTimeHandler(StorageEngine storage, TablePlacement placement) {
         this.storage = storage;
+        this.placement = placement;
     }
 
     @Override
@@ -80,7 +83,8 @@ public final class RestoreTableToPointInTimeHandler
             throw new ApiException(ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + in.targetTableName());
         }
         TableMetadata target = Restores.target(context, source.metadata(), in.targetTableName(), in);
-        Table t = storage.pitr().restore(source, at, target);
+        Table t = Restores.made(
+                placement, context, in.targetTableName(), () -> storage.pitr().restore(source, at, target));
         TableDescription d = TableDescriptions.creating(context, storage, t, false)
                 .withRestoreSummary(new TableDescription.RestoreSummary(
                         null, TableNames.arn(context, name), TableDescriptions.seconds(at), true));

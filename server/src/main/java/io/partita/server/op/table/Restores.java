@@ -28,6 +28,21 @@ import java.util.UUID;
 final class Restores {
     private Restores() {}
 
+    /**
+     * The restored table {@code name}, which {@code restore} makes in this server's store: in a cluster with a group
+     * per table ({@code placement}), as {@link TablePlacement#restoreHere} places it.
+     */
+    static io.partita.storage.table.TableCatalog.Table made(
+            TablePlacement placement,
+            RequestContext context,
+            String name,
+            java.util.function.Supplier<io.partita.storage.table.TableCatalog.Table> restore) {
+        if (placement == null) {
+            return restore.get();
+        }
+        return placement.restoreHere(context.accountId(), name, restore);
+    }
+
     /** The overrides' own constraints. */
     static void constrain(ConstraintSet c, String billingMode, ProvisionedThroughput throughput) {
         c.enumValue("billingModeOverride", billingMode, List.of("PROVISIONED", "PAY_PER_REQUEST"));

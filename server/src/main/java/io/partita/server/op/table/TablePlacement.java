@@ -28,6 +28,21 @@ public interface TablePlacement {
     <T> T makeHere(String name, java.util.function.Supplier<T> make);
 
     /**
+     * Makes table {@code name} of {@code account} in this server's store with {@code restore}, a restore from a backup
+     * or the change log of a table here: the restored table stays in its source's group, where the items are. First a
+     * look, after a barrier through the cluster, that no other group has a table of that name; on a table's group the
+     * table is then recorded there (a compare-and-set), and that record taken back should {@code restore} fail. The
+     * account's group records nothing (its tables are those no record names): it makes the table under the lock its
+     * CreateTable places a new name elsewhere under.
+     *
+     * @throws io.partita.protocol.error.ApiException {@code TableAlreadyExistsException} when the account has a table
+     *     of that name in another group (or one placed meanwhile); a {@code ValidationException} when a deleted table
+     *     of that name is still recorded in another group (kept for its backups); a 503 when the cluster could not
+     *     record it
+     */
+    <T> T restoreHere(String account, String name, java.util.function.Supplier<T> restore);
+
+    /**
      * Once table {@code name} of {@code account} is deleted from this server's store: a table's own group records that
      * it is gone, so that ListTables no longer lists it (a failure is logged, and the group's leader records it within
      * a second).
