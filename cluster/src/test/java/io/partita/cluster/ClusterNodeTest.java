@@ -3,19 +3,26 @@ package io.partita.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.junit.jupiter.api.Test;
 
 class ClusterNodeTest {
-    @Test
-    void followersAppendEveryRequestTheyAcknowledge() {
-        RaftProperties properties = ClusterNode.properties(
+    /** A node's Ratis settings with the default timings and log retention. */
+    private static RaftProperties defaults() {
+        return ClusterNode.properties(
                 new ClusterNode.Peer("n1", "127.0.0.1", 9001, "127.0.0.1:8001"),
                 Path.of("raft"),
                 ClusterNode.Timings.defaults(),
                 false,
                 ClusterNode.LogRetention.defaults());
+    }
+
+    @Test
+    void followersAppendEveryRequestTheyAcknowledge() {
+        RaftProperties properties = defaults();
         // Ratis's default is true, under which a follower acknowledged entries it had not written (docs/CLUSTER.md).
         assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(properties))
                 .isFalse();
@@ -28,5 +35,21 @@ class ClusterNodeTest {
                 .isInstanceOf(PartitaRpc.class);
         assertThat(new PartitaRpc().newFactory(new org.apache.ratis.conf.Parameters()))
                 .isInstanceOf(PartitaRpc.Factory.class);
+    }
+
+    @Test
+    void aGroupsFirstElectionIsSoonerButNeverBeforeTheReadLeaseEnds() {
+        RaftProperties properties = defaults();
+        // The defaults: 1 to 2 s, a lease of 500 ms; a fifth (200 ms) would be shorter than the lease.
+        assertThat(RaftServerConfigKeys.Rpc.firstElectionTimeoutMin(properties).toLong(TimeUnit.MILLISECONDS))
+                .isEqualTo(500);
+        assertThat(RaftServerConfigKeys.Rpc.firstElectionTimeoutMax(properties).toLong(TimeUnit.MILLISECONDS))
+                .isEqualTo(1000);
+        assertThat(RaftServerConfigKeys.Rpc.timeoutMin(properties).toLong(TimeUnit.MILLISECONDS))
+                .isEqualTo(1000);
+        // With no lease, a fifth.
+        ClusterNode.Timings noLease = new ClusterNode.Timings(
+                Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(10), Duration.ZERO);
+        assertThat(ClusterNode.firstElection(noLease)).isEqualTo(Duration.ofMillis(200));
     }
 }
