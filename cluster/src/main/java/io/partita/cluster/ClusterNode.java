@@ -1245,10 +1245,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
     }
 
-    /** The shortest first election timeout: a fifth of the shortest timeout, at least the read lease. */
+    /**
+     * The shortest first election timeout: half the shortest timeout, the longest read lease a node may hold ({@link
+     * Timings}).
+     */
     static Duration firstElection(Timings timings) {
-        Duration fifth = timings.electionMin().dividedBy(5);
-        return fifth.compareTo(timings.readLease()) < 0 ? timings.readLease() : fifth;
+        return timings.electionMin().dividedBy(2);
     }
 
     /** The Ratis server's settings for node {@code me} (package-private for its test). */
@@ -1261,11 +1263,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
         RaftServerConfigKeys.setStorageDir(properties, List.of(raftDir.toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(properties, millis(timings.electionMin()));
         RaftServerConfigKeys.Rpc.setTimeoutMax(properties, millis(timings.electionMax()));
-        // A group's first election on a node (a table's new group, or each group at a node's start) waits less than the
-        // usual timeout, so a new table's group serves sooner: a fifth of it, but never less than the read lease, as
-        // a node restarted at once after it received an entry must not stand before the lease resting on that entry
-        // ends (ReadLease). One that stands while the others still hear from their leader is refused at the pre-vote
-        // (Ratis's default), so no leader is disturbed.
+        // A group's first election on a node (a table's new group, or each group at a node's start) waits half the
+        // usual timeout, so a new table's group serves sooner; never less than the longest read lease any node may
+        // hold (half the shortest timeout, whatever this node's own lease), as a node restarted at once after it
+        // received an entry must not stand before the lease resting on that entry ends (ReadLease). One that stands
+        // while the others still hear from their leader is refused at the pre-vote (Ratis's default), so no leader is
+        // disturbed.
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(properties, millis(firstElection(timings)));
         RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(
                 properties, millis(firstElection(timings).multipliedBy(2)));

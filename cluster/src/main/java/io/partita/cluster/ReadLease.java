@@ -14,8 +14,10 @@ import java.time.Duration;
  * timeout, at least the minimum, after it received the entry: not before {@code t} plus that minimum. The lease lasts
  * half of it, which leaves the clocks' drift and the time a read takes to be checked a wide margin.
  *
- * <p>A node's first election after its start waits less than the usual timeout, but at least the lease ({@link
- * ClusterNode#firstElection}): a node that received the entry and restarted at once stands no sooner.
+ * <p>A node's first election after its start waits half the usual minimum, the longest lease ({@link
+ * ClusterNode#firstElection}): a node that received the entry and restarted stands no sooner than {@code t} plus the
+ * lease, and then only if the pre-vote passes, which a majority still hearing from the leader refuses. On that path
+ * the margin is the restart's own time, not another half timeout.
  *
  * <p>It assumes that every node has the same election timeouts, and that the leader's clock counts the time it was
  * frozen. {@link System#nanoTime} counts a process's pauses (a GC, SIGSTOP) but not a suspended host's or a paused

@@ -142,6 +142,13 @@ public final class ClusterMember implements AutoCloseable {
          * close looks.
          */
         final java.util.concurrent.locks.ReadWriteLock fence = new java.util.concurrent.locks.ReentrantReadWriteLock();
+        /**
+         * For an account's own group: held while CreateTable places a new name elsewhere ({@link
+         * Placing#placeElsewhere}), and while a restore here checks and reserves its name ({@link #restoring}).
+         */
+        final java.util.concurrent.locks.ReentrantLock naming = new java.util.concurrent.locks.ReentrantLock();
+        /** For an account's own group: the names its restores under way make here, which CreateTable leaves here. */
+        final java.util.Set<String> restoring = java.util.concurrent.ConcurrentHashMap.newKeySet();
         /** For a table's group: whether its record is gone and this node took it off ({@link #dropTableGroup}). */
         volatile boolean dropped;
         /**
@@ -2600,7 +2607,15 @@ public final class ClusterMember implements AutoCloseable {
             java.util.SortedMap<String, byte[]> groupRecords = (java.util.SortedMap<String, byte[]>) read[1];
             byte[] was = tables.get(key);
             if (was != null && read[2] != null) {
-                return true; // placed already: a retry, or a table of a group kept for its backups
+                // Placed already: a retry, or a table of a group kept for its backups (or restored there). A record
+                // not live is made live anew, so that collect, which drops a restored table's record once it is gone,
+                // finds it changed, and the table is made in that group before the grace ends.
+                if (JSON.readTree(was).get("live").asBoolean()) {
+                    return true;
+                }
+                byte[] revived = tableRecord((UUID) read[2], true, System.currentTimeMillis());
+                return java.util.Arrays.equals(
+                        membersGroup.recordIf(membersReplica, key, was, revived, RECORD_TIME), revived);
             }
             UUID id = UUID.randomUUID();
             int place = groups.size() + groupRecords.size();
@@ -2705,8 +2720,6 @@ public final class ClusterMember implements AutoCloseable {
     /** What a server of group {@code g} asks before it makes a table ({@link TablePlacement}). */
     private final class Placing implements TablePlacement {
         private final Group g;
-        /** On the account's own group: held while a new name is placed elsewhere, or a restore makes one here. */
-        private final java.util.concurrent.locks.ReentrantLock naming = new java.util.concurrent.locks.ReentrantLock();
 
         Placing(Group g) {
             this.g = g;
@@ -2717,16 +2730,18 @@ public final class ClusterMember implements AutoCloseable {
             if (g.table != null) {
                 return false;
             }
-            naming.lock();
+            g.naming.lock();
             try {
                 PartitaServer own = g.serving;
-                if (own != null && own.storage().tables().find(name) != null) {
-                    return false; // restored here meanwhile: refused here, as any table that exists
+                if (g.restoring.contains(name)
+                        || (own != null && own.storage().tables().find(name) != null)) {
+                    return false; // restored here meanwhile, or being restored: made here, or refused as any that
+                    // exists
                 }
                 placeTable(account, name);
                 return true;
             } finally {
-                naming.unlock();
+                g.naming.unlock();
             }
         }
 
@@ -2753,22 +2768,35 @@ public final class ClusterMember implements AutoCloseable {
         @Override
         public <T> T restoreHere(String account, String name, java.util.function.Supplier<T> restore) {
             if (g.table == null) {
-                // The account's own group: its tables are those no record names. Its CreateTable places a new name
-                // elsewhere under the same lock, so the two never make one name in two groups through this leader.
-                naming.lock();
+                // The account's own group: its tables are those no record names. The name is reserved under the lock
+                // CreateTable places a new name elsewhere under, so the two never make one name in two groups through
+                // this leader; a CreateTable meanwhile is made, or refused, here.
+                g.naming.lock();
                 try {
                     placeRestored(account, name);
+                    if (!g.restoring.add(name)) {
+                        throw alreadyExists(name);
+                    }
+                } finally {
+                    g.naming.unlock();
+                }
+                try {
                     return restore.get();
                 } finally {
-                    naming.unlock();
+                    g.restoring.remove(name);
                 }
             }
             Runnable undo = placeRestored(account, name);
             try {
                 return makeHere(name, restore);
-            } catch (RuntimeException e) {
-                undo.run(); // nothing restored (the backup in use, say): the name is free again
-                throw e;
+            } catch (io.partita.protocol.error.ApiException e) {
+                PartitaServer own = g.serving;
+                if (e.code().httpStatus() < 500
+                        && own != null
+                        && own.storage().tables().find(name) == null) {
+                    undo.run(); // refused, nothing made (the backup in use, say): the name is free again
+                }
+                throw e; // else the outcome may be unknown: collect makes the record say what is there
             }
         }
 
@@ -2777,6 +2805,19 @@ public final class ClusterMember implements AutoCloseable {
          * group, and on a table's group records it there (a compare-and-set); returns what takes that record back.
          */
         private Runnable placeRestored(String account, String name) {
+            for (int attempt = 0; ; attempt++) {
+                Runnable undo = placeRestoredOnce(account, name, attempt < 2);
+                if (undo != null) {
+                    return undo;
+                }
+            }
+        }
+
+        /**
+         * One attempt of {@link #placeRestored}: null when the record changed between the look and the
+         * compare-and-set and {@code again} (a record taken away by collect, say), to look again.
+         */
+        private Runnable placeRestoredOnce(String account, String name, boolean again) {
             String key = TABLE_RECORD + account + "/" + name;
             try {
                 byte[] never = {0};
@@ -2804,6 +2845,9 @@ public final class ClusterMember implements AutoCloseable {
                 g.held.remove(name); // a table of that name deleted here before: not taken for gone while restored
                 if (!java.util.Arrays.equals(
                         membersGroup.recordIf(membersReplica, key, was, table, RECORD_TIME), table)) {
+                    if (again) {
+                        return null; // changed meanwhile: looked at again
+                    }
                     throw alreadyExists(name); // placed by another request meanwhile
                 }
                 log.info("node {} placed restored table {} of account {} in {}", nodeId(), name, account, g.name());
@@ -2910,7 +2954,9 @@ public final class ClusterMember implements AutoCloseable {
                 membersGroup.recordIf(
                         membersReplica, e.getKey(), e.getValue(), tableRecord(g.id, there, at), RECORD_TIME);
                 kept |= there;
-            } else if (!table.equals(g.table) && !backedUp(engine, table)) {
+            } else if (!table.equals(g.table)
+                    && System.currentTimeMillis() - at > PLACED_GRACE_MILLIS
+                    && !backedUp(engine, table)) {
                 // A table restored here and deleted, with no backup of its own: its name is free again in any group.
                 membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME);
             }

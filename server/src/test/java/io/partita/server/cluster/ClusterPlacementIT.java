@@ -841,6 +841,20 @@ class ClusterPlacementIT {
                                     r -> r.backupArn(ordersBackup).targetTableName(taken)))
                     .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TableAlreadyExistsException.class);
         }
+        // A name in use is refused before the overrides are checked, as on a single node; a restore refused once its
+        // name was recorded takes the record back, and the name is free.
+        assertThatThrownBy(() -> as(0, 1).restoreTableFromBackup(r -> r.backupArn(ordersBackup)
+                        .targetTableName("users")
+                        .provisionedThroughputOverride(
+                                p -> p.readCapacityUnits(1L).writeCapacityUnits(1L))))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TableAlreadyExistsException.class);
+        assertThatThrownBy(() -> as(0, 2).restoreTableFromBackup(r -> r.backupArn(ordersBackup)
+                        .targetTableName("orders-bad")
+                        .provisionedThroughputOverride(
+                                p -> p.readCapacityUnits(1L).writeCapacityUnits(1L))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("Cannot override ProvisionedThroughput unless BillingMode is PROVISIONED");
+        assertThat(as(0, 3).listTables().tableNames()).doesNotContain("orders-bad");
         as(0, 1).updateContinuousBackups(r ->
                 r.tableName("orders").pointInTimeRecoverySpecification(p -> p.pointInTimeRecoveryEnabled(true)));
         putIn(as(0, 2), "orders", "p", "pitr");

@@ -12,7 +12,6 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.backup.TableBackups.Backup;
 import io.partita.storage.table.TableCatalog.Table;
-import io.partita.storage.table.TableMetadata;
 
 /**
  * RestoreTableFromBackup: a new table with the backup's items, key schema, indexes, billing mode, capacity, on-demand
@@ -49,10 +48,13 @@ public final class RestoreTableFromBackupHandler
         if (storage.tables().find(in.targetTableName()) != null) {
             throw new ApiException(ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + in.targetTableName());
         }
-        TableMetadata target = Restores.target(context, b.source(), in.targetTableName(), in);
         String arn = Backups.arn(context, b);
-        java.util.function.Supplier<Table> restore =
-                () -> storage.backups().restore(b, target, "Backup is being used to restore another table: " + arn);
+        // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
+        java.util.function.Supplier<Table> restore = () -> storage.backups()
+                .restore(
+                        b,
+                        Restores.target(context, b.source(), in.targetTableName(), in),
+                        "Backup is being used to restore another table: " + arn);
         Table t = Restores.made(placement, context, in.targetTableName(), restore);
         TableDescription d = TableDescriptions.creating(context, storage, t, false)
                 .withRestoreSummary(new TableDescription.RestoreSummary(

@@ -11,7 +11,6 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
-import io.partita.storage.table.TableMetadata;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
@@ -82,9 +81,13 @@ public final class RestoreTableToPointInTimeHandler
         if (storage.tables().find(in.targetTableName()) != null) {
             throw new ApiException(ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + in.targetTableName());
         }
-        TableMetadata target = Restores.target(context, source.metadata(), in.targetTableName(), in);
+        // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
         Table t = Restores.made(
-                placement, context, in.targetTableName(), () -> storage.pitr().restore(source, at, target));
+                placement,
+                context,
+                in.targetTableName(),
+                () -> storage.pitr()
+                        .restore(source, at, Restores.target(context, source.metadata(), in.targetTableName(), in)));
         TableDescription d = TableDescriptions.creating(context, storage, t, false)
                 .withRestoreSummary(new TableDescription.RestoreSummary(
                         null, TableNames.arn(context, name), TableDescriptions.seconds(at), true));

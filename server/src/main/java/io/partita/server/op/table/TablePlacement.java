@@ -31,9 +31,9 @@ public interface TablePlacement {
      * Makes table {@code name} of {@code account} in this server's store with {@code restore}, a restore from a backup
      * or the change log of a table here: the restored table stays in its source's group, where the items are. First a
      * look, after a barrier through the cluster, that no other group has a table of that name; on a table's group the
-     * table is then recorded there (a compare-and-set), and that record taken back should {@code restore} fail. The
-     * account's group records nothing (its tables are those no record names): it makes the table under the lock its
-     * CreateTable places a new name elsewhere under.
+     * table is then recorded there (a compare-and-set), and that record taken back should {@code restore} be refused
+     * with nothing made. The account's group records nothing (its tables are those no record names): it reserves the
+     * name against its CreateTable placing it elsewhere meanwhile.
      *
      * @throws io.partita.protocol.error.ApiException {@code TableAlreadyExistsException} when the account has a table
      *     of that name in another group (or one placed meanwhile); a {@code ValidationException} when a deleted table
