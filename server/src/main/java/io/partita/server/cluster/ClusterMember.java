@@ -2733,10 +2733,10 @@ public final class ClusterMember implements AutoCloseable {
             g.naming.lock();
             try {
                 PartitaServer own = g.serving;
+                // Restored here meanwhile, or being restored: made here, or refused as any table that exists.
                 if (g.restoring.contains(name)
                         || (own != null && own.storage().tables().find(name) != null)) {
-                    return false; // restored here meanwhile, or being restored: made here, or refused as any that
-                    // exists
+                    return false;
                 }
                 placeTable(account, name);
                 return true;
@@ -2920,7 +2920,8 @@ public final class ClusterMember implements AutoCloseable {
      * group kept for its backups is again. A table placed a moment ago that the group has not made yet stays live
      * ({@link #PLACED_GRACE_MILLIS}). A group that has held no table and no backup for {@link #EMPTY_NANOS} (its table
      * deleted, or a placement whose CreateTable never came) is closed ({@link #closeEmpty}). The record of a table
-     * restored here (not the group's first) that is gone and has no backup here goes.
+     * restored here (not the group's first) that is gone, was placed over {@link #PLACED_GRACE_MILLIS} ago and has no
+     * backup here goes.
      */
     private void collect(Group g) throws IOException {
         PartitaServer own = g.serving;
