@@ -21,9 +21,11 @@ import java.util.List;
  */
 final class LocalCluster implements AutoCloseable {
     private final List<ClusterMember> nodes = new ArrayList<>();
+    /** The replicas' folder, deleted when the cluster closes (hundreds of MB after the suite). */
+    private final Path dir;
 
     private LocalCluster(int size) throws Exception {
-        Path dir = Files.createTempDirectory("partita-cluster");
+        dir = Files.createTempDirectory("partita-cluster");
         List<ClusterConfig.Member> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", freePort(), freePort()));
@@ -75,5 +77,11 @@ final class LocalCluster implements AutoCloseable {
     @Override
     public void close() {
         nodes.forEach(ClusterMember::close);
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            all.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // Left in the temporary directory.
+        }
     }
 }
