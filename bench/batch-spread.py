@@ -1,5 +1,6 @@
-# Latency of BatchWriteItem and BatchGetItem over one table's group against three tables' groups, through one node of a
-# cluster started with --cluster-table-groups (docs/PERFORMANCE.md): python3 bench/batch-spread.py [port [count]].
+# Latency of BatchWriteItem, BatchGetItem and TransactGetItems over one table's group against three tables' groups,
+# through one node of a cluster started with --cluster-table-groups (docs/PERFORMANCE.md):
+# python3 bench/batch-spread.py [port [count]].
 import boto3, time, sys, statistics
 port = int(sys.argv[1]) if len(sys.argv) > 1 else 8004
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 300
@@ -31,3 +32,9 @@ run('BatchWriteItem 24 items, 1 table ', lambda i: writes(names[:1], 24, i))
 run('BatchWriteItem 24 items, 3 tables', lambda i: writes(names, 8, i))
 run('BatchGetItem 24 keys, 1 table    ', lambda i: reads(names[:1], 24, i))
 run('BatchGetItem 24 keys, 3 tables   ', lambda i: reads(names, 8, i))
+def transact_reads(tables, each, i):
+    gets = lambda: [{'Get': {'TableName': t, 'Key': {'pk': {'S': f'k{(i * each + j) % (n * each)}'}}}}
+                    for t in tables for j in range(each)]
+    return lambda: d.transact_get_items(TransactItems=gets())
+run('TransactGetItems 24 keys, 1 table', lambda i: transact_reads(names[:1], 24, i))
+run('TransactGetItems 24 keys, 3 tables', lambda i: transact_reads(names, 8, i))

@@ -1340,7 +1340,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
      *     then refused, and nothing was changed
      */
     @Override
-    public void readBarrier() {
+    public long readBarrier() {
         DivisionInfo before = info();
         if (!before.isLeader()) {
             throw new StorageUnavailableException("node " + self + " is not the cluster's leader");
@@ -1348,7 +1348,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         long term = before.getCurrentTerm();
         if (leased(term)) {
             leaseReads.incrementAndGet();
-            return;
+            return term;
         }
         barrierReads.incrementAndGet();
         CompletableFuture<RaftClientReply> committed = batches.propose(ReplicatedEntry.emptyBatch());
@@ -1368,6 +1368,7 @@ public final class ClusterNode implements Replication, AutoCloseable {
         if (!reply.isSuccess() || !after.isLeader() || after.getCurrentTerm() != term) {
             throw new StorageUnavailableException("node " + self + " could not confirm that it still leads");
         }
+        return term;
     }
 
     /** Whether this node, leading in {@code term}, holds the read lease now (see {@link #readBarrier}). */

@@ -320,6 +320,12 @@ public final class PartitaServer implements AutoCloseable {
                         new io.partita.server.op.txn.TransactWriteItemsHandler(storage, expressions, storage.clock()))
                 .register(
                         "TransactGetItems", new io.partita.server.op.txn.TransactGetItemsHandler(storage, expressions))
+                .registerPartita(
+                        "HoldTransactGetItems",
+                        new io.partita.server.op.txn.TransactGetItemsHandler.Held(storage, expressions))
+                .registerPartita(
+                        "ReleaseTransactGetItems",
+                        new io.partita.server.op.txn.TransactGetItemsHandler.Release(storage))
                 .register("Query", new QueryHandler(storage, cache))
                 .register("Scan", new ScanHandler(storage, cache))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))

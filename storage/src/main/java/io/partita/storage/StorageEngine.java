@@ -195,9 +195,12 @@ public final class StorageEngine implements AutoCloseable {
      * Call before a strongly consistent read (ConsistentRead, TransactGetItems): on a cluster's leader it returns once
      * the leader has confirmed it still leads and applied every committed write; on a single node it does nothing.
      * Throws {@link StorageUnavailableException} (a 503: nothing was done) when it cannot confirm.
+     *
+     * @return the term the leader leads in (0 on a single node): see {@link
+     *     io.partita.storage.rocks.Replication#readBarrier}
      */
-    public void awaitConsistentRead() {
-        store.readBarrier();
+    public long awaitConsistentRead() {
+        return store.readBarrier();
     }
 
     /** The clock everything time-dependent in storage reads: the system's, or a test's. */

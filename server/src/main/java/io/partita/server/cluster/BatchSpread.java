@@ -266,7 +266,7 @@ final class BatchSpread {
                 500, ErrorBody.of(new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error")));
     }
 
-    private static ObjectNode object(byte[] body) {
+    static ObjectNode object(byte[] body) {
         try {
             return JSON.readTree(body) instanceof ObjectNode o ? o : null;
         } catch (IOException e) {
@@ -276,7 +276,11 @@ final class BatchSpread {
 
     /** The error's type, after the {@code #} of its {@code __type}; empty for a body that names none. */
     private static String typeOf(byte[] body) {
-        ObjectNode error = object(body);
+        return typeOf(object(body));
+    }
+
+    /** The error's type, after the {@code #} of its {@code __type}; empty for an error that names none. */
+    static String typeOf(ObjectNode error) {
         JsonNode type = error == null ? null : error.get("__type");
         if (type == null || !type.isTextual()) {
             return "";

@@ -72,6 +72,9 @@ public final class ClusterMember implements AutoCloseable {
      * decodes up to 16 MB, and its shares then go on without a thread.
      */
     private final java.util.concurrent.ExecutorService batches;
+    /** The projections of a TransactGetItems over several groups, checked here before any group reads. */
+    private final io.partita.server.op.item.ItemExpressions expressions =
+            new io.partita.server.op.item.ItemExpressions(new io.partita.protocol.expr.ExpressionCache(64));
     /**
      * Where a list over every table of an account reads the account's groups ({@link #accountGroups}), whose barrier
      * through the members' group may wait for its leader: not on {@link #batches}, which batches would then wait for.
@@ -799,8 +802,9 @@ public final class ClusterMember implements AutoCloseable {
             }
             default -> {}
         }
-        // A client's BatchGetItem or BatchWriteItem over several groups, the account's own among them, runs from here.
-        boolean batch = BatchSpread.runs(target)
+        // A client's BatchGetItem, BatchWriteItem or TransactGetItems over several groups, the account's own among
+        // them, runs from here.
+        boolean batch = (BatchSpread.runs(target) || TransactSpread.runs(target))
                 && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                 && !io.partita.server.admin.AdminRoutes.handles(request.uri())
                 && !request.headers().contains(ClusterRouter.FORWARDED);
@@ -911,11 +915,11 @@ public final class ClusterMember implements AutoCloseable {
             return runRestore(request, caller, target);
         }
         String operation = target.substring(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX.length());
-        List<BatchSpread.Share<UUID>> shares;
+        java.util.Map<String, UUID> placed;
         try {
             String account = caller.accountId();
             TableRoute named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
-            java.util.Map<String, UUID> placed = membersReplica.unlessInstalling(store -> {
+            placed = membersReplica.unlessInstalling(store -> {
                 java.util.Map<String, UUID> out = new java.util.HashMap<>();
                 for (String t : named.tables()) {
                     UUID id = tableGroupOf(store, account, t);
@@ -923,19 +927,32 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 return out;
             });
-            if (placed == null) {
-                return java.util.concurrent.CompletableFuture.completedFuture(
-                        BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
-            }
-            // A table named by its ARN was looked up by its name.
-            shares = BatchSpread.split(
-                    operation,
-                    request.body(),
-                    t -> placed.getOrDefault(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t, HOME));
-        } catch (io.partita.protocol.error.ApiException e) {
-            return refused(e);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e); // a body in memory: not reached
+        }
+        if (placed == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+        }
+        // A table named by its ARN was looked up by its name.
+        java.util.function.Function<String, UUID> groupOf =
+                t -> placed.getOrDefault(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t, HOME);
+        if (TransactSpread.runs(target)) {
+            List<TransactSpread.Share<UUID>> parts;
+            try {
+                parts = TransactSpread.split(
+                        request.body(), groupOf, expressions, UUID.randomUUID().toString());
+            } catch (io.partita.protocol.error.ApiException e) {
+                return refused(e);
+            }
+            return TransactSpread.run(
+                    parts, (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body), batches);
+        }
+        List<BatchSpread.Share<UUID>> shares;
+        try {
+            shares = BatchSpread.split(operation, request.body(), groupOf);
+        } catch (io.partita.protocol.error.ApiException e) {
+            return refused(e);
         }
         return BatchSpread.run(
                 operation,

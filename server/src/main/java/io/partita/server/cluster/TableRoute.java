@@ -102,6 +102,8 @@ record TableRoute(Kind kind, List<String> tables) {
         String operation;
         if (target.equals(BatchSpread.CHECK)) {
             operation = "BatchWriteItem"; // a share of a batch over several groups, which its group checks
+        } else if (target.equals(TransactSpread.HOLD) || target.equals(TransactSpread.RELEASE)) {
+            operation = "TransactGetItems"; // a group's part of a read over several groups
         } else if (target.startsWith(DYNAMODB)) {
             operation = target.substring(DYNAMODB.length());
         } else if (target.startsWith(STREAMS)) {

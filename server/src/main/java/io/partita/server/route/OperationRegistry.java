@@ -14,7 +14,9 @@ public final class OperationRegistry {
     public static final String STREAMS_PREFIX = "DynamoDBStreams_20120810.";
     /**
      * Partita's own operations between its cluster's nodes, which no AWS SDK sends: {@code Partita.CheckBatchWriteItem}
-     * ({@link io.partita.server.op.item.BatchWriteItemHandler.Check}).
+     * ({@link io.partita.server.op.item.BatchWriteItemHandler.Check}), {@code Partita.HoldTransactGetItems} and {@code
+     * Partita.ReleaseTransactGetItems} ({@link io.partita.server.op.txn.TransactGetItemsHandler.Held}, {@link
+     * io.partita.server.op.txn.TransactGetItemsHandler.Release}).
      */
     public static final String PARTITA_PREFIX = "Partita.";
 

@@ -20,6 +20,9 @@ public interface Replication {
      * when it was called: a read after it sees every write acknowledged before the read began (the cluster commits an
      * empty batch of its term after the call). Throws {@link io.partita.storage.StorageUnavailableException} when this
      * replica no longer leads or cannot confirm that it does; nothing was changed.
+     *
+     * @return the term this replica leads in: one node leads a term at most once, so two barriers that return the same
+     *     term saw no other leader between them, and every write between them went through this replica
      */
-    void readBarrier();
+    long readBarrier();
 }

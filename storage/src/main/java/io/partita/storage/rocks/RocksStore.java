@@ -659,12 +659,12 @@ public final class RocksStore implements AutoCloseable {
      * Before a strongly consistent read: in cluster mode, waits until this replica has applied everything the group
      * committed ({@link Replication#readBarrier}); a single node's state is always current, and this is one volatile
      * read.
+     *
+     * @return the term this replica leads in ({@link Replication#readBarrier}); 0 on a single node, which has none
      */
-    public void readBarrier() {
+    public long readBarrier() {
         Replication through = replication;
-        if (through != null) {
-            through.readBarrier();
-        }
+        return through == null ? 0 : through.readBarrier();
     }
 
     /**

@@ -89,6 +89,8 @@ public final class ItemWrites {
     private final BatchContributor ttlEntries;
     /** The items transactions in progress hold: a user's write to one of them is a conflict, not a wait. */
     private final TransactionHolds holds = new TransactionHolds();
+    /** The items reads over several Raft groups watch: a commit of one breaks their hold. */
+    private final ReadHolds readHolds = new ReadHolds(System::nanoTime);
 
     private final Transactions transactions;
 
@@ -114,7 +116,12 @@ public final class ItemWrites {
         this.recorded = new BatchContributor[] {rows, statistics, changeRecords};
         this.plainLocal = new BatchContributor[] {rows, statistics, localIndexes};
         this.recordedLocal = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
-        this.transactions = new Transactions(this, holds, locks, cache, store, conflicts);
+        this.transactions = new Transactions(this, holds, readHolds, locks, cache, store, conflicts);
+    }
+
+    /** The holds of reads over several Raft groups on this leader ({@link Transactions#holdRead}). */
+    ReadHolds readHolds() {
+        return readHolds;
     }
 
     /** TransactWriteItems and TransactGetItems, through this write path. */
@@ -449,11 +456,34 @@ public final class ItemWrites {
     }
 
     /**
+     * Returns once an entry of this replica's own, proposed now, has been applied: every commit of unknown outcome
+     * before it is then applied or never will be (a leader's entries of one term apply in their order), and a read of
+     * an item it changed sees the change ({@link ReadHolds}). On a single node an empty batch, written at once.
+     *
+     * @throws StorageUnavailableException when the entry was not confirmed; nothing was changed
+     */
+    void settle() {
+        long upTo = readHolds.unknowns();
+        try {
+            store.write(batch -> {});
+        } catch (StorageUnavailableException e) {
+            throw new StorageUnavailableException("could not settle a change of unknown outcome", e, false);
+        }
+        readHolds.settled(upTo);
+    }
+
+    /**
      * Commits the planned changes in one batch (one change for a single write, every changed item of a transaction),
      * each built by its parts, and lets every part of every change finish, however the commit ended and whatever
      * another part's {@code finished} threw; the first failure is thrown after all have finished.
      */
     void commit(List<Applied> changes) {
+        long unknownsBefore = readHolds.unknowns();
+        if (readHolds.size() > 0) {
+            for (Applied a : changes) {
+                readHolds.changing(a.change.table().cacheId(), a.change.key());
+            }
+        }
         boolean[] built = {false};
         CommitOutcome outcome;
         Throwable failure = null;
@@ -471,6 +501,9 @@ public final class ItemWrites {
                 built[0] = true;
             });
             outcome = CommitOutcome.COMMITTED;
+            // Applied here after every entry proposed before it (in cluster mode, store.write returns once this
+            // replica has): the commits of unknown outcome before it are settled.
+            readHolds.settled(unknownsBefore);
         } catch (WouldBlock e) {
             // The log refuses before it appends anything.
             outcome = CommitOutcome.NOT_WRITTEN;
@@ -482,6 +515,9 @@ public final class ItemWrites {
         } catch (RuntimeException | Error e) {
             outcome = built[0] ? CommitOutcome.UNKNOWN : CommitOutcome.NOT_WRITTEN;
             failure = e;
+        }
+        if (outcome == CommitOutcome.UNKNOWN) {
+            readHolds.unknown();
         }
         for (Applied a : changes) {
             for (BatchContributor part : a.parts) {

@@ -66,6 +66,7 @@ public final class Transactions {
 
     private final ItemWrites writes;
     private final TransactionHolds holds;
+    private final ReadHolds readHolds;
     private final KeyLocks locks;
     private final ItemCache cache;
     private final RocksStore store;
@@ -74,12 +75,14 @@ public final class Transactions {
     Transactions(
             ItemWrites writes,
             TransactionHolds holds,
+            ReadHolds readHolds,
             KeyLocks locks,
             ItemCache cache,
             RocksStore store,
             ConflictInjection injection) {
         this.writes = writes;
         this.holds = holds;
+        this.readHolds = readHolds;
         this.locks = locks;
         this.cache = cache;
         this.store = store;
@@ -343,6 +346,45 @@ public final class Transactions {
      * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
      */
     public ReadResult read(List<ReadAction> actions) {
+        return read(actions, null, 0);
+    }
+
+    /**
+     * Reads as {@link #read} does, one group's part of a TransactGetItems over several Raft groups, and holds the items
+     * as read {@code hold}'s until {@link #release}: a commit of one of them meanwhile breaks the hold ({@link
+     * ReadHolds}). {@code term} is the term this leader confirmed it leads in before the read. A read that does not
+     * go ahead (cancelled, refused) holds nothing.
+     *
+     * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
+     */
+    public ReadResult holdRead(String hold, long term, List<ReadAction> actions) {
+        return read(actions, hold, term);
+    }
+
+    /** What a released hold ({@link #release}) says of its read. */
+    public enum HoldOutcome {
+        /** No item changed since the read, and this leader made the hold: the read was one moment's here. */
+        INTACT,
+        /** An item changed since the read, or a table of the read was deleted. */
+        BROKEN,
+        /**
+         * Not known: released in another term than its read (another leader may have taken writes), a commit of
+         * unknown outcome meanwhile, a hold expired, or made by no read here.
+         */
+        UNKNOWN
+    }
+
+    /** Ends read {@code hold}'s hold ({@link #holdRead}), by the leader of {@code term}, just confirmed. */
+    public HoldOutcome release(String hold, long term) {
+        return readHolds.release(hold, term);
+    }
+
+    /** Drops read {@code hold}'s hold, if any: the read was refused after all (its items too large, say). */
+    public void dropHold(String hold) {
+        readHolds.drop(hold);
+    }
+
+    private ReadResult read(List<ReadAction> actions, String hold, long term) {
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
         }
@@ -380,6 +422,23 @@ public final class Transactions {
         }
         List<Map<String, AttributeValue>> items = new ArrayList<>(n);
         long[] sizes = new long[n];
+        if (hold != null) {
+            if (readHolds.unsettled()) {
+                writes.settle(); // a commit of unknown outcome may still apply, under no lock: first see it applied
+            }
+            // Before the locks: a commit that takes one after the read finds the hold.
+            List<TransactionHolds.Item> held = new ArrayList<>(n);
+            List<Table> tables = new ArrayList<>(n);
+            for (Target t : targets) {
+                held.add(t.held());
+                tables.add(t.table());
+            }
+            if (!readHolds.hold(hold, term, held, tables)) {
+                throw new io.partita.storage.StorageUnavailableException(
+                        "too many reads over several Raft groups" + " hold items on this leader");
+            }
+        }
+        boolean done = false;
         int[] stripes = lock(targets);
         try {
             requireLive(targets);
@@ -390,8 +449,12 @@ public final class Transactions {
                 items.add(item);
                 sizes[i] = item == null ? 0 : ItemSize.of(item);
             }
+            done = true;
         } finally {
             unlock(stripes);
+            if (hold != null && !done) {
+                readHolds.drop(hold);
+            }
         }
         double[] units = new double[n];
         for (int i = 0; i < n; i++) {

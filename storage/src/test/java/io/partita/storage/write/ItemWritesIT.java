@@ -122,11 +122,12 @@ class ItemWritesIT {
                 }
 
                 @Override
-                public void readBarrier() {
+                public long readBarrier() {
                     barriers.incrementAndGet();
                     if (!leads.get()) {
                         throw new io.partita.storage.StorageUnavailableException("no longer the leader");
                     }
+                    return 1;
                 }
             });
             ApiException failed =

@@ -1,5 +1,8 @@
 package io.partita.storage.write;
 
+import static io.partita.storage.write.Transactions.HoldOutcome.BROKEN;
+import static io.partita.storage.write.Transactions.HoldOutcome.INTACT;
+import static io.partita.storage.write.Transactions.HoldOutcome.UNKNOWN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -104,6 +107,176 @@ class TransactionsIT {
                             .committed())
                     .isTrue();
         }
+    }
+
+    /**
+     * A read held over several Raft groups' reads (ReadHolds): released intact when none of its items changed, broken
+     * by any commit of one (a single write, a transaction's, a write of an item the read found absent) and by its
+     * table's deletion, unknown in another term and once released; a write is never refused for it.
+     */
+    @Test
+    void aHeldReadIsBrokenByACommitOfItsItemsAndUnknownInAnotherTerm() {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
+            Transactions tx = e.writes().transactions();
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "1"))));
+            List<Transactions.ReadAction> ab =
+                    List.of(new Transactions.ReadAction(t, key("a")), new Transactions.ReadAction(t, key("b")));
+
+            var read = tx.holdRead("r1", 7, ab);
+            assertThat(read.read()).isTrue();
+            assertThat(read.items()).containsExactly(item("a", "1"), null);
+            e.write(t, key("c"), ConditionalWrite.blind(new WriteDecision.Put(item("c", "1"))));
+            assertThat(tx.release("r1", 7)).isEqualTo(INTACT);
+            assertThat(tx.release("r1", 7)).isEqualTo(UNKNOWN); // released once
+
+            assertThat(tx.holdRead("r2", 7, ab).read()).isTrue();
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "2"))));
+            assertThat(tx.release("r2", 7)).isEqualTo(BROKEN);
+
+            assertThat(tx.holdRead("r3", 7, ab).read()).isTrue();
+            assertThat(tx.write(List.of(put(t, "b", "new"))).committed()).isTrue(); // an item the read found absent
+            assertThat(tx.release("r3", 7)).isEqualTo(BROKEN);
+
+            assertThat(tx.holdRead("r4", 7, ab).read()).isTrue();
+            assertThat(tx.release("r4", 8)).isEqualTo(UNKNOWN); // another leader may have taken writes it never saw
+
+            // Two reads hold one item: a write breaks both; one released leaves the other's hold in place.
+            assertThat(tx.holdRead("r5", 7, ab).read()).isTrue();
+            assertThat(tx.holdRead("r6", 7, List.of(new Transactions.ReadAction(t, key("a"))))
+                            .read())
+                    .isTrue();
+            assertThat(tx.release("r5", 7)).isEqualTo(INTACT);
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "3"))));
+            assertThat(tx.release("r6", 7)).isEqualTo(BROKEN);
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", "3"));
+            assertThat(tx.release("never", 7)).isEqualTo(UNKNOWN);
+
+            assertThat(tx.holdRead("r7", 7, ab).read()).isTrue();
+            e.tables().delete("t");
+            assertThat(tx.release("r7", 7)).isEqualTo(BROKEN);
+        }
+    }
+
+    /**
+     * The hold is made before the read takes its items' locks: a commit that holds the lock while the read waits for
+     * it breaks the hold (made after the read, it would find nothing changed since, and miss that the read came after
+     * a write other groups' reads may not have seen).
+     */
+    @Test
+    void aCommitThatHoldsTheLockWhileTheReadWaitsBreaksItsHold() throws Exception {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
+            CountDownLatch writing = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            var write =
+                    CompletableFuture.runAsync(() -> e.write(t, key("a"), waiting(writing, release, item("a", "w"))));
+            assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue(); // the write holds a's lock
+            var read = CompletableFuture.supplyAsync(() ->
+                    e.writes().transactions().holdRead("r", 1, List.of(new Transactions.ReadAction(t, key("a")))));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (e.writes().readHolds().size() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // the read registers its hold, then waits for the lock
+            }
+            assertThat(read).isNotDone();
+            release.countDown();
+            write.get(10, TimeUnit.SECONDS);
+            assertThat(read.get(10, TimeUnit.SECONDS).items()).containsExactly(item("a", "w"));
+            assertThat(e.writes().transactions().release("r", 1)).isEqualTo(BROKEN);
+        }
+    }
+
+    /**
+     * A commit whose outcome is unknown (its entry proposed, not confirmed) may be applied later under no lock, and
+     * break no hold: a read made meanwhile first has an entry of its own applied, and a read held across such a commit
+     * is unknown. The store replicates through a stand-in that holds back one entry as a group that did not answer
+     * in time would, and applies it later.
+     */
+    @Test
+    void aReadAfterACommitOfUnknownOutcomeSeesItAppliedFirst() {
+        try (io.partita.storage.rocks.RocksStore store =
+                        io.partita.storage.rocks.RocksStore.open(StorageConfig.memory());
+                StorageEngine e = StorageEngine.openOn(store, StorageConfig.memory())) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "1"))));
+            java.util.concurrent.atomic.AtomicBoolean holdBack = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.List<byte[]> heldBack = new java.util.ArrayList<>();
+            java.util.concurrent.atomic.AtomicLong index = new java.util.concurrent.atomic.AtomicLong();
+            store.replicateThrough(new io.partita.storage.rocks.Replication() {
+                @Override
+                public void replicate(byte[] entry) {
+                    if (holdBack.getAndSet(false)) {
+                        heldBack.add(entry);
+                        throw new io.partita.storage.StorageUnavailableException("not committed in time", null, true);
+                    }
+                    for (byte[] late : heldBack) { // the log's order: the held-back entry first
+                        store.applyEntry(late, 1, index.incrementAndGet());
+                    }
+                    heldBack.clear();
+                    store.applyEntry(entry, 1, index.incrementAndGet());
+                }
+
+                @Override
+                public long readBarrier() {
+                    return 1;
+                }
+            });
+            Transactions tx = e.writes().transactions();
+            List<Transactions.ReadAction> a = List.of(new Transactions.ReadAction(t, key("a")));
+            assertThat(tx.holdRead("before", 1, a).read()).isTrue();
+            holdBack.set(true);
+            assertThatThrownBy(
+                            () -> e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "2")))))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            assertThat(tx.release("before", 1)).isEqualTo(BROKEN); // its item: broken before the commit
+
+            // The next read has the held-back entry applied first, and reads what it wrote.
+            var after = tx.holdRead("after", 1, a);
+            assertThat(heldBack).isEmpty();
+            assertThat(after.items()).containsExactly(item("a", "2"));
+            assertThat(tx.release("after", 1)).isEqualTo(INTACT);
+
+            // A read held across a commit of unknown outcome, of another item, is unknown.
+            assertThat(tx.holdRead("across", 1, a).read()).isTrue();
+            holdBack.set(true);
+            assertThatThrownBy(
+                            () -> e.write(t, key("z"), ConditionalWrite.blind(new WriteDecision.Put(item("z", "1")))))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            assertThat(tx.release("across", 1)).isEqualTo(UNKNOWN);
+        }
+    }
+
+    /**
+     * A held read that its reader never releases is dropped after 30 s (looked for once a second); the holds watch at
+     * most 100,000 items.
+     */
+    @Test
+    void aHoldNeverReleasedExpiresAndHoldsAreBounded() {
+        long[] now = {0};
+        ReadHolds holds = new ReadHolds(() -> now[0]);
+        holds.hold("r", 1, List.of(new TransactionHolds.Item(1, new byte[] {1})), List.of());
+        now[0] += ReadHolds.EXPIRY_NANOS - 1;
+        holds.hold("s", 1, List.of(new TransactionHolds.Item(1, new byte[] {2})), List.of());
+        assertThat(holds.size()).isEqualTo(2);
+        now[0] += TimeUnit.SECONDS.toNanos(1); // expired holds are looked for once a second at most
+        holds.hold("u", 1, List.of(new TransactionHolds.Item(1, new byte[] {3})), List.of()); // expires r
+        assertThat(holds.size()).isEqualTo(2);
+        assertThat(holds.release("r", 1)).isEqualTo(UNKNOWN);
+        now[0] += ReadHolds.EXPIRY_NANOS;
+        // Too late: a write after its expiry would not have broken it.
+        assertThat(holds.release("s", 1)).isEqualTo(UNKNOWN);
+        assertThat(holds.size()).isZero(); // u expired on the way
+
+        java.util.List<TransactionHolds.Item> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            many.add(new TransactionHolds.Item(2, new byte[] {(byte) i}));
+        }
+        for (int r = 0; r < ReadHolds.MAX_ITEMS / 100; r++) {
+            assertThat(holds.hold("m" + r, 1, many, List.of())).isTrue();
+        }
+        assertThat(holds.hold("one-more", 1, many.subList(0, 1), List.of())).isFalse();
+        holds.drop("m0");
+        assertThat(holds.hold("one-more", 1, many.subList(0, 1), List.of())).isTrue();
     }
 
     @Test

@@ -41,6 +41,20 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
 
     @Override
     public TransactGetItemsOutput handle(RequestContext context, TransactGetItemsInput in) {
+        return read(context, in, null).out();
+    }
+
+    /** What a read answers, and the size of the items it read before their projections (the 4 MB limit's). */
+    private record Read(TransactGetItemsOutput out, long itemBytes) {}
+
+    /**
+     * Checks the request as a whole, as it is checked before any table is looked at: its members, and each Get's
+     * projection. A cluster that runs one TransactGetItems over several Raft groups checks it so before any group
+     * reads; returns each Get's projection (null for none).
+     *
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     */
+    public static List<List<Path>> checkShape(TransactGetItemsInput in, ItemExpressions expressions) {
         ConstraintSet c = new ConstraintSet();
         c.notNull("transactItems", in.transactItems())
                 .size("transactItems", in.transactItems(), 1, TransactionRequests.MAX_ITEMS);
@@ -75,6 +89,13 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
             }
             projections.add(projection);
         }
+        return projections;
+    }
+
+    /** Reads as {@link #handle} does; with a {@code hold}, holds the items as that read's ({@link Held}). */
+    private Read read(RequestContext context, TransactGetItemsInput in, String hold) {
+        List<List<Path>> projections = checkShape(in, expressions);
+        List<TransactGetItemsInput.TransactGetItem> items = in.transactItems();
         List<Transactions.ReadAction> reads = new ArrayList<>(items.size());
         List<Transactions.Reason> early = new ArrayList<>(items.size());
         boolean refused = false;
@@ -102,11 +123,28 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
                 .map(r -> new TransactionRequests.ItemId(r.table(), r.key()))
                 .toList());
         // A transaction's reads are strongly consistent.
-        storage.awaitConsistentRead();
-        Transactions.ReadResult result = storage.writes().transactions().read(reads);
+        long term = storage.awaitConsistentRead();
+        Transactions transactions = storage.writes().transactions();
+        Transactions.ReadResult result =
+                hold == null ? transactions.read(reads) : transactions.holdRead(hold, term, reads);
         if (!result.read()) {
             throw TransactionRequests.cancelled(result.reasons());
         }
+        try {
+            return answer(in, projections, reads, result);
+        } catch (RuntimeException | Error e) {
+            if (hold != null) {
+                transactions.dropHold(hold); // refused after all (its items too large): nobody releases it
+            }
+            throw e;
+        }
+    }
+
+    private static Read answer(
+            TransactGetItemsInput in,
+            List<List<Path>> projections,
+            List<Transactions.ReadAction> reads,
+            Transactions.ReadResult result) {
         long total = 0;
         List<TransactGetItemsOutput.ItemResponse> responses = new ArrayList<>(reads.size());
         TransactionRequests.Units units = new TransactionRequests.Units();
@@ -123,6 +161,85 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
         // "The aggregate size of the items in the transaction exceeded 4 MB": the whole request is refused. No
         // answer of DynamoDB's with this message has been published; the write side's wording is used.
         TransactionRequests.checkPayload(total);
-        return new TransactGetItemsOutput(units.consumed(in.returnConsumedCapacity(), true), responses);
+        return new Read(
+                new TransactGetItemsOutput(units.consumed(in.returnConsumedCapacity(), true), responses), total);
+    }
+
+    /** A hold's id, as the node that reads over several groups makes it (a UUID). */
+    private static void requireHold(String hold) {
+        if (hold == null || hold.isEmpty() || hold.length() > 64) {
+            throw ApiException.validation("Hold must be 1 to 64 characters");
+        }
+    }
+
+    /**
+     * Partita's own {@code Partita.HoldTransactGetItems}: one Raft group's part of a TransactGetItems over several
+     * ({@code --cluster-table-groups}, docs/CLUSTER.md), read as {@link #handle} reads it, its items held as read
+     * {@code Hold}'s from just before the read until {@link Release} ({@link Transactions#holdRead}). It answers the
+     * read, and the size of its items before their projections, which the 4 MB limit counts over the whole request.
+     */
+    public static final class Held implements OperationHandler<Held.Input, Held.Output> {
+        /** TransactGetItems' members and the hold's id. */
+        public record Input(
+                String hold,
+                List<TransactGetItemsInput.TransactGetItem> transactItems,
+                String returnConsumedCapacity) {}
+
+        public record Output(
+                List<io.partita.protocol.message.ConsumedCapacity> consumedCapacity,
+                List<TransactGetItemsOutput.ItemResponse> responses,
+                long itemBytes) {}
+
+        private final TransactGetItemsHandler read;
+
+        public Held(StorageEngine storage, ItemExpressions expressions) {
+            this.read = new TransactGetItemsHandler(storage, expressions);
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            requireHold(in.hold());
+            Read r = read.read(
+                    context, new TransactGetItemsInput(in.transactItems(), in.returnConsumedCapacity()), in.hold());
+            return new Output(r.out().consumedCapacity(), r.out().responses(), r.itemBytes());
+        }
+    }
+
+    /**
+     * Partita's own {@code Partita.ReleaseTransactGetItems}: ends the hold of a {@link Held} read ({@link
+     * Transactions#release}), on the leader that made it, after its barrier. {@code Held} says whether none of the
+     * read's items changed meanwhile ({@code INTACT}: only then is the whole read one moment's), one did ({@code
+     * BROKEN}), or that is not known ({@code UNKNOWN}: another leader, say).
+     */
+    public static final class Release implements OperationHandler<Release.Input, Release.Output> {
+        /** The hold's id; its request carries the read's other members too, by which it reaches the read's group. */
+        public record Input(String hold) {}
+
+        /** {@code INTACT}, {@code BROKEN} or {@code UNKNOWN}: a {@link Transactions.HoldOutcome}. */
+        public record Output(String held) {}
+
+        private final StorageEngine storage;
+
+        public Release(StorageEngine storage) {
+            this.storage = storage;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            requireHold(in.hold());
+            long term = storage.awaitConsistentRead();
+            return new Output(
+                    storage.writes().transactions().release(in.hold(), term).name());
+        }
     }
 }

@@ -59,7 +59,9 @@ class BatchWriteItemUnavailableTest {
                 }
 
                 @Override
-                public void readBarrier() {}
+                public long readBarrier() {
+                    return 1;
+                }
             });
             BatchWriteItemHandler batch = new BatchWriteItemHandler(storage);
             GetItemHandler get = new GetItemHandler(storage, new ItemExpressions(new ExpressionCache(100)));

@@ -54,10 +54,11 @@ class BatchExecuteStatementRefusalsTest {
                 }
 
                 @Override
-                public void readBarrier() {
+                public long readBarrier() {
                     if (!leads.get()) {
                         throw new StorageUnavailableException("no longer the leader");
                     }
+                    return 1;
                 }
             });
             AtomicInteger checks = new AtomicInteger();

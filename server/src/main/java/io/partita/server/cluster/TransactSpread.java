@@ -1,0 +1,321 @@
+package io.partita.server.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.TransactGetItemsInput;
+import io.partita.server.http.ErrorBody;
+import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.op.txn.TransactGetItemsHandler;
+import io.partita.server.op.txn.TransactionRequests;
+import io.partita.server.route.OperationRegistry;
+import io.partita.storage.write.Transactions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * A TransactGetItems over tables in several Raft groups ({@code --cluster-table-groups}, docs/CLUSTER.md), read at one
+ * moment, as DynamoDB reads one over tables on different partitions.
+ *
+ * <p>The node the client sent it to checks the request as a whole first ({@link #split}), then sends each group's
+ * Gets, with an id of the read, to its leader ({@code Partita.HoldTransactGetItems}), which reads them as a
+ * TransactGetItems and then watches them: a commit of one of them breaks the hold. Once every group has read, each
+ * releases its hold ({@code Partita.ReleaseTransactGetItems}) and says whether it held: if every hold did, no item
+ * changed between its group's read and the moment the last group had read, so every item read is the item at that
+ * moment, and the read is one moment's. A broken hold (a write, or a new leader, which may have taken writes the hold
+ * never saw) cancels the read with {@code TransactionConflict}, as DynamoDB cancels a TransactGetItems that meets a
+ * write. A read changes nothing: a group that does not answer makes it a 503, which the SDKs send again.
+ */
+final class TransactSpread {
+    static final String GET = "TransactGetItems";
+    /** A group's part of the read, read and held. */
+    static final String HOLD = OperationRegistry.PARTITA_PREFIX + "HoldTransactGetItems";
+    /** A group's hold ended: {@code Intact} says whether it held. */
+    static final String RELEASE = OperationRegistry.PARTITA_PREFIX + "ReleaseTransactGetItems";
+
+    private static final ObjectMapper JSON = DynamoJson.mapper();
+    private static final String CANCELLED = "TransactionCanceledException";
+
+    private TransactSpread() {}
+
+    /** Whether {@code target} runs over several groups when its tables are in several: TransactGetItems. */
+    static boolean runs(String target) {
+        return (OperationRegistry.DYNAMODB_PREFIX + GET).equals(target);
+    }
+
+    /**
+     * A group's part of the read: the positions of its Gets in the request and their tables, and the body that asks
+     * for them alone, as read {@code Hold}'s (also the release's body: it reaches the same group by the same tables).
+     */
+    record Share<G>(G group, int[] positions, String[] tables, byte[] body) {}
+
+    /** Sends {@code body} to {@code group} as {@code target}; its future never fails (a 503 or 500 instead). */
+    @FunctionalInterface
+    interface Sender<G> {
+        CompletableFuture<ClusterRouter.Reply> send(G group, String target, byte[] body);
+    }
+
+    /**
+     * The shares of the read {@code body}, one per group ({@code groupOf} each table), in the order of each group's
+     * first Get, every one carrying {@code hold}; the request checked as a whole first, as a single node checks it
+     * before it looks at any table.
+     *
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     */
+    static <G> List<Share<G>> split(
+            byte[] body, Function<String, G> groupOf, ItemExpressions expressions, String hold) {
+        TransactGetItemsHandler.checkShape(DynamoJson.decode(body, TransactGetItemsInput.class), expressions);
+        ObjectNode root;
+        try {
+            root = (ObjectNode) JSON.readTree(body);
+        } catch (IOException | ClassCastException e) {
+            throw ApiException.serialization("Start of structure or map expected"); // decoded above: not reached
+        }
+        JsonNode items = root.get("TransactItems");
+        Map<G, List<Integer>> positions = new LinkedHashMap<>();
+        String[] tables = new String[items.size()];
+        for (int i = 0; i < items.size(); i++) {
+            tables[i] = items.get(i).get("Get").get("TableName").asText();
+            positions
+                    .computeIfAbsent(groupOf.apply(tables[i]), g -> new ArrayList<>())
+                    .add(i);
+        }
+        List<Share<G>> shares = new ArrayList<>(positions.size());
+        for (Map.Entry<G, List<Integer>> e : positions.entrySet()) {
+            ArrayNode part = JSON.createArrayNode();
+            for (int i : e.getValue()) {
+                part.add(items.get(i));
+            }
+            // The request's other fields (ReturnConsumedCapacity) go with every share.
+            ObjectNode shareBody = JSON.createObjectNode();
+            for (Map.Entry<String, JsonNode> f : root.properties()) {
+                shareBody.set(f.getKey(), f.getKey().equals("TransactItems") ? part : f.getValue());
+            }
+            shareBody.put("Hold", hold);
+            try {
+                int[] at = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+                shares.add(new Share<>(
+                        e.getKey(),
+                        at,
+                        Arrays.stream(at).mapToObj(i -> tables[i]).toArray(String[]::new),
+                        JSON.writeValueAsBytes(shareBody)));
+            } catch (IOException impossible) {
+                throw new IllegalStateException(impossible);
+            }
+        }
+        return shares;
+    }
+
+    /**
+     * Runs the read's {@code shares} through {@code sender} and answers it: every group reads and holds, then every
+     * group releases. The replies are read on {@code work}, never where they arrive (the router's event loops).
+     */
+    static <G> CompletableFuture<ClusterRouter.Reply> run(List<Share<G>> shares, Sender<G> sender, Executor work) {
+        int n = shares.stream().mapToInt(s -> s.positions().length).sum();
+        return all(shares, sender, HOLD)
+                .thenComposeAsync(
+                        held -> {
+                            if (held.stream().anyMatch(r -> r.status() != 200)) {
+                                // Holds of the groups that read end now; any left (a reply lost) expire on their
+                                // leader.
+                                List<Share<G>> read = new ArrayList<>();
+                                for (int i = 0; i < shares.size(); i++) {
+                                    if (held.get(i).status() == 200) {
+                                        read.add(shares.get(i));
+                                    }
+                                }
+                                all(read, sender, RELEASE);
+                                return CompletableFuture.completedFuture(refusal(shares, held, n));
+                            }
+                            return all(shares, sender, RELEASE)
+                                    .thenApplyAsync(released -> answer(shares, held, released, n), work);
+                        },
+                        work);
+    }
+
+    private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(
+            List<Share<G>> shares, Sender<G> sender, String target) {
+        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
+        for (Share<G> share : shares) {
+            CompletableFuture<ClusterRouter.Reply> reply;
+            try {
+                reply = sender.send(share.group(), target, share.body());
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e); // not sent: this node closing, say
+            }
+            sent.add(reply.exceptionally(
+                    e -> BatchSpread.unavailable("a part of the read was not sent: " + e.getMessage())));
+        }
+        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+                .thenApply(v -> sent.stream().map(CompletableFuture::join).toList());
+    }
+
+    /**
+     * The answer when not every group read, as a single node would answer, which checks in stages: every Get's table
+     * and key (a refusal of the request, the first; a key of the wrong shape cancels with {@code ValidationError}),
+     * then that no two Gets read one item, then conflicts and throttles (a cancellation), then the 4 MB. The lowest
+     * stage any group answered is the read's: a refusal the first in the order of the groups' first Gets,
+     * cancellations merged, each group's reasons in its Gets' places. With none of those, a 503.
+     */
+    static <G> ClusterRouter.Reply refusal(List<Share<G>> shares, List<ClusterRouter.Reply> held, int n) {
+        int lowest = Integer.MAX_VALUE;
+        int[] stage = new int[shares.size()];
+        for (int i = 0; i < shares.size(); i++) {
+            ClusterRouter.Reply r = held.get(i);
+            stage[i] = r.status() == 200 || r.status() >= 500
+                    ? Integer.MAX_VALUE
+                    : stage(BatchSpread.object(r.body()), shares.get(i).positions().length);
+            lowest = Math.min(lowest, stage[i]);
+        }
+        if (lowest == Integer.MAX_VALUE) {
+            return BatchSpread.unavailable("a Raft group of the read's tables did not answer; send it again");
+        }
+        if (lowest != KEYS_CANCELLED && lowest != CONFLICTS_CANCELLED) {
+            for (int i = 0; i < shares.size(); i++) {
+                if (stage[i] == lowest) {
+                    return held.get(i);
+                }
+            }
+        }
+        Transactions.Reason[] reasons = new Transactions.Reason[n];
+        Arrays.fill(reasons, Transactions.Reason.OK);
+        for (int i = 0; i < shares.size(); i++) {
+            if (stage[i] != lowest) {
+                continue;
+            }
+            JsonNode given = BatchSpread.object(held.get(i).body()).get("CancellationReasons");
+            int[] at = shares.get(i).positions();
+            for (int j = 0; j < at.length; j++) {
+                JsonNode reason = given.get(j);
+                JsonNode message = reason.get("Message");
+                reasons[at[j]] = new Transactions.Reason(
+                        reason.path("Code").asText(Transactions.NONE), message == null ? null : message.asText(), null);
+            }
+        }
+        return reply(TransactionRequests.cancelled(Arrays.asList(reasons)));
+    }
+
+    /** A refusal of a Get's table or key, the read's as it is. */
+    private static final int REFUSED = 1;
+    /** A cancellation for keys of the wrong shape. */
+    private static final int KEYS_CANCELLED = 2;
+    /** Two Gets of one item. */
+    private static final int REPEATED = 3;
+    /** A cancellation for a conflict or a throttle. */
+    private static final int CONFLICTS_CANCELLED = 4;
+    /** More than 4 MB. */
+    private static final int TOO_LARGE = 5;
+
+    /** The stage of a group's refusal {@code error} of its {@code gets} Gets ({@link #refusal}). */
+    private static int stage(ObjectNode error, int gets) {
+        if (CANCELLED.equals(BatchSpread.typeOf(error))) {
+            JsonNode reasons = error.get("CancellationReasons");
+            if (reasons == null || !reasons.isArray() || reasons.size() != gets) {
+                return REFUSED; // not a share's cancellation: not reached
+            }
+            for (JsonNode r : reasons) {
+                if (Transactions.VALIDATION_ERROR.equals(r.path("Code").asText())) {
+                    return KEYS_CANCELLED;
+                }
+            }
+            return CONFLICTS_CANCELLED;
+        }
+        String message = error == null ? "" : error.path("message").asText("");
+        if (message.startsWith("Transaction request cannot include multiple operations on one item")) {
+            return REPEATED;
+        }
+        if (message.startsWith("Transaction payload size cannot exceed 4MB")) {
+            return TOO_LARGE;
+        }
+        return REFUSED;
+    }
+
+    /**
+     * The read's answer once every group read ({@code held}) and released ({@code released}): the Gets' items in the
+     * request's order, each table's units in the order the Gets first name them; a cancellation with {@code
+     * TransactionConflict} when a group's hold broke (an item written meanwhile); a 503 when a release was not
+     * answered or its hold is not known to have held (another leader), as the read cannot be known to be one moment's.
+     */
+    static <G> ClusterRouter.Reply answer(
+            List<Share<G>> shares, List<ClusterRouter.Reply> held, List<ClusterRouter.Reply> released, int n) {
+        boolean unknown = false;
+        for (int i = 0; i < shares.size(); i++) {
+            ClusterRouter.Reply r = released.get(i);
+            ObjectNode body = r.status() == 200 ? BatchSpread.object(r.body()) : null;
+            String outcome = body == null ? "" : body.path("Held").asText("");
+            if (outcome.equals(Transactions.HoldOutcome.BROKEN.name())) {
+                Transactions.Reason[] reasons = new Transactions.Reason[n];
+                Arrays.fill(reasons, Transactions.Reason.OK);
+                reasons[shares.get(i).positions()[0]] =
+                        new Transactions.Reason(Transactions.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE, null);
+                return reply(TransactionRequests.cancelled(Arrays.asList(reasons)));
+            }
+            unknown |= !outcome.equals(Transactions.HoldOutcome.INTACT.name());
+        }
+        if (unknown) {
+            return BatchSpread.unavailable(
+                    "a Raft group of the read's tables could not confirm its read; send it again");
+        }
+        JsonNode[] responses = new JsonNode[n];
+        Map<String, JsonNode> units = new java.util.HashMap<>();
+        long bytes = 0;
+        for (int i = 0; i < shares.size(); i++) {
+            ObjectNode read = BatchSpread.object(held.get(i).body());
+            JsonNode found = read == null ? null : read.get("Responses");
+            int[] at = shares.get(i).positions();
+            if (found == null || !found.isArray() || found.size() != at.length) {
+                return BatchSpread.unavailable("a Raft group answered the read unreadably; send it again");
+            }
+            for (int j = 0; j < at.length; j++) {
+                responses[at[j]] = found.get(j);
+            }
+            bytes += read.path("ItemBytes").asLong();
+            if (read.get("ConsumedCapacity") instanceof ArrayNode consumed) {
+                for (JsonNode c : consumed) {
+                    units.put(c.path("TableName").asText(), c);
+                }
+            }
+        }
+        try {
+            TransactionRequests.checkPayload(bytes);
+        } catch (ApiException tooLarge) {
+            return reply(tooLarge);
+        }
+        ObjectNode out = JSON.createObjectNode();
+        if (!units.isEmpty()) {
+            String[] tableAt = new String[n];
+            for (Share<G> s : shares) {
+                for (int j = 0; j < s.positions().length; j++) {
+                    String t = s.tables()[j];
+                    tableAt[s.positions()[j]] = t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t;
+                }
+            }
+            ArrayNode consumed = out.putArray("ConsumedCapacity");
+            for (String t : new java.util.LinkedHashSet<>(Arrays.asList(tableAt))) {
+                if (units.containsKey(t)) {
+                    consumed.add(units.get(t)); // each table once, in the order the Gets first name it
+                }
+            }
+        }
+        out.set("Responses", JSON.createArrayNode().addAll(Arrays.asList(responses)));
+        try {
+            return new ClusterRouter.Reply(200, JSON.writeValueAsBytes(out));
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    private static ClusterRouter.Reply reply(ApiException e) {
+        return new ClusterRouter.Reply(e.code().httpStatus(), ErrorBody.of(e));
+    }
+}
