@@ -82,12 +82,7 @@ final class BatchSpread {
         } else {
             BatchWriteItemHandler.checkShape(DynamoJson.decode(body, BatchWriteItemInput.class));
         }
-        ObjectNode root;
-        try {
-            root = (ObjectNode) JSON.readTree(body);
-        } catch (IOException | ClassCastException e) {
-            throw ApiException.serialization("Start of structure or map expected"); // decoded above: not reached
-        }
+        ObjectNode root = root(body);
         List<G> groups = new ArrayList<>();
         List<ObjectNode> runs = new ArrayList<>();
         List<List<String>> tables = new ArrayList<>();
@@ -103,19 +98,44 @@ final class BatchSpread {
         }
         List<Share<G>> shares = new ArrayList<>(groups.size());
         for (int i = 0; i < groups.size(); i++) {
-            // The request's other fields (ReturnConsumedCapacity, ReturnItemCollectionMetrics) go with every share.
-            ObjectNode part = JSON.createObjectNode();
-            for (Map.Entry<String, JsonNode> f : root.properties()) {
-                part.set(f.getKey(), f.getKey().equals("RequestItems") ? runs.get(i) : f.getValue());
-            }
-            try {
-                shares.add(new Share<>(
-                        groups.get(i), List.copyOf(tables.get(i)), runs.get(i), JSON.writeValueAsBytes(part)));
-            } catch (IOException impossible) {
-                throw new IllegalStateException(impossible);
-            }
+            shares.add(new Share<>(
+                    groups.get(i),
+                    List.copyOf(tables.get(i)),
+                    runs.get(i),
+                    bytes(sharing(root, "RequestItems", runs.get(i)))));
         }
         return shares;
+    }
+
+    /** The request {@code body} as a tree; the caller decoded it before, so it is an object. */
+    static ObjectNode root(byte[] body) {
+        try {
+            return (ObjectNode) JSON.readTree(body);
+        } catch (IOException | ClassCastException e) {
+            throw ApiException.serialization("Start of structure or map expected"); // decoded before: not reached
+        }
+    }
+
+    /**
+     * A share's body: the request {@code root} with its {@code field} (what is split over the groups) replaced by
+     * {@code part}; the request's other fields (ReturnConsumedCapacity, ReturnItemCollectionMetrics) go with every
+     * share.
+     */
+    static ObjectNode sharing(ObjectNode root, String field, JsonNode part) {
+        ObjectNode share = JSON.createObjectNode();
+        for (Map.Entry<String, JsonNode> f : root.properties()) {
+            share.set(f.getKey(), f.getKey().equals(field) ? part : f.getValue());
+        }
+        return share;
+    }
+
+    /** {@code node} as JSON. */
+    static byte[] bytes(JsonNode node) {
+        try {
+            return JSON.writeValueAsBytes(node);
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
     }
 
     /**

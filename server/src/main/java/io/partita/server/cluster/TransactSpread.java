@@ -13,7 +13,6 @@ import io.partita.server.op.txn.TransactGetItemsHandler;
 import io.partita.server.op.txn.TransactionRequests;
 import io.partita.server.route.OperationRegistry;
 import io.partita.storage.write.Transactions;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -28,13 +27,14 @@ import java.util.function.Function;
  * moment, as DynamoDB reads one over tables on different partitions.
  *
  * <p>The node the client sent it to checks the request as a whole first ({@link #split}), then sends each group's
- * Gets, with an id of the read, to its leader ({@code Partita.HoldTransactGetItems}), which reads them as a
- * TransactGetItems and then watches them: a commit of one of them breaks the hold. Once every group has read, each
- * releases its hold ({@code Partita.ReleaseTransactGetItems}) and says whether it held: if every hold did, no item
- * changed between its group's read and the moment the last group had read, so every item read is the item at that
- * moment, and the read is one moment's. A broken hold (a write, or a new leader, which may have taken writes the hold
- * never saw) cancels the read with {@code TransactionConflict}, as DynamoDB cancels a TransactGetItems that meets a
- * write. A read changes nothing: a group that does not answer makes it a 503, which the SDKs send again.
+ * Gets, with an id of the read, to its leader ({@code Partita.HoldTransactGetItems}), which starts to watch them (a
+ * commit of one breaks the hold) and then reads them as a TransactGetItems. Once every group has read, each releases
+ * its hold ({@code Partita.ReleaseTransactGetItems}) and says whether it held: if every hold did, no item changed
+ * between its group's read and the moment the last group had read, so every item read is the item at that moment, and
+ * the read is one moment's. A broken hold (a write) cancels the read with {@code TransactionConflict}, as DynamoDB
+ * cancels a TransactGetItems that meets a write; a hold not known to have held (a new leader, which may have taken
+ * writes the hold never saw) makes it a 503. A read changes nothing: a group that does not answer makes it a 503 too,
+ * which the SDKs send again.
  */
 final class TransactSpread {
     static final String GET = "TransactGetItems";
@@ -75,12 +75,7 @@ final class TransactSpread {
     static <G> List<Share<G>> split(
             byte[] body, Function<String, G> groupOf, ItemExpressions expressions, String hold) {
         TransactGetItemsHandler.checkShape(DynamoJson.decode(body, TransactGetItemsInput.class), expressions);
-        ObjectNode root;
-        try {
-            root = (ObjectNode) JSON.readTree(body);
-        } catch (IOException | ClassCastException e) {
-            throw ApiException.serialization("Start of structure or map expected"); // decoded above: not reached
-        }
+        ObjectNode root = BatchSpread.root(body);
         JsonNode items = root.get("TransactItems");
         Map<G, List<Integer>> positions = new LinkedHashMap<>();
         String[] tables = new String[items.size()];
@@ -96,22 +91,13 @@ final class TransactSpread {
             for (int i : e.getValue()) {
                 part.add(items.get(i));
             }
-            // The request's other fields (ReturnConsumedCapacity) go with every share.
-            ObjectNode shareBody = JSON.createObjectNode();
-            for (Map.Entry<String, JsonNode> f : root.properties()) {
-                shareBody.set(f.getKey(), f.getKey().equals("TransactItems") ? part : f.getValue());
-            }
-            shareBody.put("Hold", hold);
-            try {
-                int[] at = e.getValue().stream().mapToInt(Integer::intValue).toArray();
-                shares.add(new Share<>(
-                        e.getKey(),
-                        at,
-                        Arrays.stream(at).mapToObj(i -> tables[i]).toArray(String[]::new),
-                        JSON.writeValueAsBytes(shareBody)));
-            } catch (IOException impossible) {
-                throw new IllegalStateException(impossible);
-            }
+            int[] at = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+            shares.add(new Share<>(
+                    e.getKey(),
+                    at,
+                    Arrays.stream(at).mapToObj(i -> tables[i]).toArray(String[]::new),
+                    BatchSpread.bytes(
+                            BatchSpread.sharing(root, "TransactItems", part).put("Hold", hold))));
         }
         return shares;
     }
@@ -164,8 +150,9 @@ final class TransactSpread {
      * The answer when not every group read, as a single node would answer, which checks in stages: every Get's table
      * and key (a refusal of the request, the first; a key of the wrong shape cancels with {@code ValidationError}),
      * then that no two Gets read one item, then conflicts and throttles (a cancellation), then the 4 MB. The lowest
-     * stage any group answered is the read's: a refusal the first in the order of the groups' first Gets,
-     * cancellations merged, each group's reasons in its Gets' places. With none of those, a 503.
+     * stage any group answered is the read's: a refusal the first in the order of the groups' first Gets (a single node
+     * answers the first Get's; which Get a group refused for is not known here), cancellations merged, each group's
+     * reasons in its Gets' places, a conflict the first Get's alone. With none of those, a 503.
      */
     static <G> ClusterRouter.Reply refusal(List<Share<G>> shares, List<ClusterRouter.Reply> held, int n) {
         int lowest = Integer.MAX_VALUE;
@@ -189,6 +176,7 @@ final class TransactSpread {
         }
         Transactions.Reason[] reasons = new Transactions.Reason[n];
         Arrays.fill(reasons, Transactions.Reason.OK);
+        int conflict = Integer.MAX_VALUE;
         for (int i = 0; i < shares.size(); i++) {
             if (stage[i] != lowest) {
                 continue;
@@ -200,7 +188,16 @@ final class TransactSpread {
                 JsonNode message = reason.get("Message");
                 reasons[at[j]] = new Transactions.Reason(
                         reason.path("Code").asText(Transactions.NONE), message == null ? null : message.asText(), null);
+                if (reasons[at[j]].code().equals(Transactions.TRANSACTION_CONFLICT)) {
+                    conflict = Math.min(conflict, at[j]);
+                }
             }
+        }
+        if (conflict != Integer.MAX_VALUE) {
+            // A single node cancels on the first Get it finds held, before it asks for any capacity: that one alone.
+            Arrays.fill(reasons, Transactions.Reason.OK);
+            reasons[conflict] =
+                    new Transactions.Reason(Transactions.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE, null);
         }
         return reply(TransactionRequests.cancelled(Arrays.asList(reasons)));
     }
@@ -308,11 +305,7 @@ final class TransactSpread {
             }
         }
         out.set("Responses", JSON.createArrayNode().addAll(Arrays.asList(responses)));
-        try {
-            return new ClusterRouter.Reply(200, JSON.writeValueAsBytes(out));
-        } catch (IOException impossible) {
-            throw new IllegalStateException(impossible);
-        }
+        return new ClusterRouter.Reply(200, BatchSpread.bytes(out));
     }
 
     private static ClusterRouter.Reply reply(ApiException e) {

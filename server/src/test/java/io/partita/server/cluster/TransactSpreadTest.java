@@ -231,6 +231,60 @@ class TransactSpreadTest {
                 .isEqualTo(503);
     }
 
+    /** A single node cancels on the first Get it finds held, before any throttle: the merge keeps that one alone. */
+    @Test
+    void aConflictIsTheFirstGetsAloneWhicheverGroupsFoundIt() throws Exception {
+        ClusterRouter.Reply conflictFirst = cancellation(
+                "{'Code':'TransactionConflict','Message':'Transaction is" + " ongoing for the item'},{'Code':'None'}");
+        ClusterRouter.Reply conflictLast = cancellation(
+                "{'Code':'None'},{'Code':'TransactionConflict','Message':" + "'Transaction is ongoing for the item'}");
+        ClusterRouter.Reply throttled = cancellation("{'Code':'ThrottlingError','Message':'Throughput exceeds the"
+                + " current capacity of your table or index.'},{'Code':'None'}");
+        List<String> sent = new CopyOnWriteArrayList<>();
+        assertThat(message(run(Map.of(1, conflictFirst, 2, conflictLast), Map.of(), sent)))
+                .endsWith("[TransactionConflict, None, None, None]");
+        assertThat(message(run(Map.of(1, throttled, 2, conflictLast), Map.of(), sent)))
+                .endsWith("[None, None, None, TransactionConflict]");
+        assertThat(message(run(
+                        Map.of(1, throttled, 2, ok("{'Responses':[{},{}],'ItemBytes':0}")),
+                        Map.of(2, ok("{'Held':'INTACT'}")),
+                        sent)))
+                .endsWith("[ThrottlingError, None, None, None]");
+    }
+
+    /** A table named by its ARN: its units (named by the table's name) in the place its first Get gives it. */
+    @Test
+    void unitsOfATableNamedByItsArnComeInItsFirstGetsPlace() throws Exception {
+        String arn = "arn:aws:dynamodb:us-east-1:000000000000:table/b";
+        byte[] read = bytes(
+                "{'TransactItems':[" + get(arn, 1) + "," + get("a", 2) + "],'ReturnConsumedCapacity':" + "'TOTAL'}");
+        java.util.function.Function<String, Integer> groupOf =
+                t -> GROUPS.get(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t);
+        ClusterRouter.Reply reply = TransactSpread.run(
+                        TransactSpread.split(read, groupOf, EXPRESSIONS, "h"),
+                        (group, target, body) -> CompletableFuture.completedFuture(
+                                target.equals(TransactSpread.RELEASE)
+                                        ? ok("{'Held':'INTACT'}")
+                                        : ok("{'ConsumedCapacity':[{'TableName':'" + (group == 1 ? "a" : "b")
+                                                + "','CapacityUnits':2.0}],'Responses':[{}],'ItemBytes':0}")),
+                        Runnable::run)
+                .join();
+        assertThat(json(reply.body()).get("ConsumedCapacity"))
+                .extracting(c -> c.get("TableName").asText())
+                .containsExactly("b", "a");
+    }
+
+    private static ClusterRouter.Reply cancellation(String reasons) {
+        return new ClusterRouter.Reply(
+                400,
+                bytes("{'__type':'com.amazonaws.dynamodb.v20120810#TransactionCanceledException','message':'x',"
+                        + "'CancellationReasons':[" + reasons + "]}"));
+    }
+
+    private static String message(ClusterRouter.Reply reply) throws Exception {
+        return json(reply.body()).get("message").asText();
+    }
+
     @Test
     void itemsOfMoreThanFourMegabytesOverTheGroupsAreRefused() throws Exception {
         long half = 2L * 1024 * 1024 + 1;

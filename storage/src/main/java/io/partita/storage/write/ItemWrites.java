@@ -502,8 +502,10 @@ public final class ItemWrites {
             });
             outcome = CommitOutcome.COMMITTED;
             // Applied here after every entry proposed before it (in cluster mode, store.write returns once this
-            // replica has): the commits of unknown outcome before it are settled.
-            readHolds.settled(unknownsBefore);
+            // replica has; ReadHolds): the commits of unknown outcome before it are settled.
+            if (unknownsBefore != 0) {
+                readHolds.settled(unknownsBefore);
+            }
         } catch (WouldBlock e) {
             // The log refuses before it appends anything.
             outcome = CommitOutcome.NOT_WRITTEN;

@@ -22,8 +22,11 @@ import java.util.function.LongSupplier;
  * wrote. Holds are this leader's own, in memory: a hold released in another term than it was made in may have missed
  * another leader's writes, and is unknown. So is a hold made while a commit whose outcome is unknown (its entry
  * proposed, its commit not confirmed) may still be applied without a lock ({@link #unknown}): the read first waits
- * for an entry of its own through the log ({@link ItemWrites#settle}). One its reader never releases (its node
- * stopped) is dropped after {@link #EXPIRY_NANOS}. A commit that finds no hold pays two volatile reads.
+ * for an entry of its own through the log ({@link ItemWrites#settle}). That rests on the group's entries applying in
+ * the order they were proposed, as they do with one batch in flight at a time (the cluster's default; {@code
+ * partita.cluster.inflight}). One its reader never releases (its node
+ * stopped) is unknown after {@link #EXPIRY_NANOS}, and dropped at a hold or release after that. A commit that finds no
+ * hold and no commit of unknown outcome before it pays two volatile reads.
  */
 final class ReadHolds {
     /** How long a hold is kept for a reader that does not come back: far longer than a read over 100 groups takes. */
@@ -81,9 +84,10 @@ final class ReadHolds {
 
     /**
      * Holds {@code items} (of {@code tables}) as read {@code id}'s, read by the leader of {@code term}. Called before
-     * the items' locks are taken for the read. An earlier hold of the same id is replaced.
+     * the items' locks are taken for the read.
      *
-     * @return false, holding nothing, when the holds watch too many items already ({@link #MAX_ITEMS})
+     * @return false, holding nothing, when the holds watch too many items already ({@link #MAX_ITEMS}), or a hold of
+     *     the same id is kept (a read's id is made once, by the node that reads over several groups)
      */
     boolean hold(String id, long term, List<TransactionHolds.Item> items, List<Table> tables) {
         expireDue();
@@ -102,9 +106,10 @@ final class ReadHolds {
                 return out;
             });
         }
-        Hold before = byId.put(id, h);
-        if (before != null) {
-            forget(before);
+        // Found by its id only once it is on its items: a release or an expiry then takes it off them all.
+        if (byId.putIfAbsent(id, h) != null) {
+            forget(h);
+            return false;
         }
         return true;
     }

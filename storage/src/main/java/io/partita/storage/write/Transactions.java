@@ -439,8 +439,9 @@ public final class Transactions {
             }
         }
         boolean done = false;
-        int[] stripes = lock(targets);
+        int[] stripes = null;
         try {
+            stripes = lock(targets);
             requireLive(targets);
             for (int i = 0; i < n; i++) {
                 Target t = targets[i];
@@ -451,7 +452,9 @@ public final class Transactions {
             }
             done = true;
         } finally {
-            unlock(stripes);
+            if (stripes != null) {
+                unlock(stripes);
+            }
             if (hold != null && !done) {
                 readHolds.drop(hold);
             }
