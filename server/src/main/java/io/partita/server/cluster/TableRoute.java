@@ -276,7 +276,8 @@ record TableRoute(Kind kind, List<String> tables) {
         }
     }
 
-    private static String statementTable(String statement) {
+    /** The table a PartiQL statement names, or null when a parse finds none. */
+    static String statementTable(String statement) {
         return statement == null ? null : io.partita.protocol.partiql.PartiqlParser.tableOf(statement);
     }
 

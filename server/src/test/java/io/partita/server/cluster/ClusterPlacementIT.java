@@ -856,6 +856,35 @@ class ClusterPlacementIT {
                         t -> t.put(p -> p.tableName("users").item(Map.of("pk", AttributeValue.fromS("t")))))))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("are in different Raft groups");
+        // A BatchExecuteStatement over two tables' groups is one batch: each statement's response in its place.
+        var inserted = as(0, 2).batchExecuteStatement(r -> r.statements(
+                s -> s.statement("INSERT INTO \"orders\" VALUE {'pk': ?, 'v': 'partiql'}")
+                        .parameters(AttributeValue.fromS("p")),
+                s -> s.statement("INSERT INTO \"users\" VALUE {'pk': ?, 'v': 'partiql'}")
+                        .parameters(AttributeValue.fromS("p")),
+                s -> s.statement("INSERT INTO \"orders\" VALUE {'pk': ?, 'v': 'again'}")
+                        .parameters(AttributeValue.fromS("a"))));
+        assertThat(inserted.responses())
+                .extracting(r -> r.error() == null ? null : r.error().codeAsString())
+                .containsExactly(null, null, "DuplicateItem");
+        var selected = as(0, 1).batchExecuteStatement(r -> r.returnConsumedCapacity(
+                        software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity.TOTAL)
+                .statements(
+                        s -> s.statement("SELECT * FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
+                        s -> s.statement("SELECT * FROM \"orders\" WHERE pk = ?")
+                                .parameters(AttributeValue.fromS("p")),
+                        s -> s.statement("SELECT * FROM \"nothere\" WHERE pk = ?")
+                                .parameters(AttributeValue.fromS("p"))));
+        assertThat(selected.responses())
+                .extracting(
+                        r -> r.item() == null || r.item().isEmpty()
+                                ? null
+                                : r.item().get("v").s(),
+                        r -> r.error() == null ? null : r.error().codeAsString())
+                .containsExactly(tuple("partiql", null), tuple("partiql", null), tuple(null, "ResourceNotFound"));
+        assertThat(selected.consumedCapacity())
+                .extracting(software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity::tableName)
+                .containsExactlyInAnyOrder("users", "orders");
         // ListContributorInsights over every table of the account: a summary per table, whichever group has it, in
         // the order of their names, a page at a time through two nodes.
         as(0, 2).updateContributorInsights(

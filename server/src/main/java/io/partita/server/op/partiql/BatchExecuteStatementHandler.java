@@ -48,43 +48,8 @@ public final class BatchExecuteStatementHandler
 
     @Override
     public BatchExecuteStatementOutput handle(RequestContext context, BatchExecuteStatementInput in) {
-        ConstraintSet c = new ConstraintSet();
-        c.notNull("statements", in.statements()).size("statements", in.statements(), 1, MAX_STATEMENTS);
-        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        List<Object> parsed = check(in);
         List<BatchExecuteStatementInput.BatchStatementRequest> requests = in.statements();
-        if (requests != null && requests.size() <= MAX_STATEMENTS) {
-            for (int i = 0; i < requests.size(); i++) {
-                String path = "statements." + (i + 1) + ".member";
-                var r = requests.get(i);
-                c.notNull(path, r);
-                if (r != null) {
-                    ExecuteStatementHandler.constrainStatement(
-                            c, path, r.statement(), r.parameters(), r.returnValuesOnConditionCheckFailure());
-                }
-            }
-        }
-        c.check();
-        // Parse first: a batch is all reads or all writes, which DynamoDB checks for the whole request.
-        List<Object> parsed = new ArrayList<>(requests.size());
-        int reads = 0;
-        int writes = 0;
-        for (var r : requests) {
-            try {
-                Partiql.Statement s = PartiqlParser.parse(r.statement(), r.parameters());
-                parsed.add(s);
-                if (s instanceof Partiql.Select) {
-                    reads++;
-                } else {
-                    writes++;
-                }
-            } catch (ApiException e) {
-                parsed.add(e);
-            }
-        }
-        if (reads > 0 && writes > 0) {
-            // DynamoDB Local's wording; no answer of DynamoDB's own to this has been published.
-            throw ApiException.validation("Read and write requests together in the same batch is not supported.");
-        }
         List<BatchStatementResponse> responses = new ArrayList<>(requests.size());
         List<Integer> refused = new ArrayList<>();
         Map<String, Double> units = new LinkedHashMap<>();
@@ -177,6 +142,54 @@ public final class BatchExecuteStatementHandler
             }
         }
         return new BatchExecuteStatementOutput(responses, consumed);
+    }
+
+    /**
+     * Checks the batch as a whole, as DynamoDB does before it runs any statement: its members, and that its statements
+     * are all reads or all writes. A cluster that runs one batch over several Raft groups checks it so before any
+     * group runs its statements. Returns each statement parsed, or the error its parse found (the statement's own).
+     *
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     */
+    public static List<Object> check(BatchExecuteStatementInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.notNull("statements", in.statements()).size("statements", in.statements(), 1, MAX_STATEMENTS);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        List<BatchExecuteStatementInput.BatchStatementRequest> requests = in.statements();
+        if (requests != null && requests.size() <= MAX_STATEMENTS) {
+            for (int i = 0; i < requests.size(); i++) {
+                String path = "statements." + (i + 1) + ".member";
+                var r = requests.get(i);
+                c.notNull(path, r);
+                if (r != null) {
+                    ExecuteStatementHandler.constrainStatement(
+                            c, path, r.statement(), r.parameters(), r.returnValuesOnConditionCheckFailure());
+                }
+            }
+        }
+        c.check();
+        // Parse first: a batch is all reads or all writes, which DynamoDB checks for the whole request.
+        List<Object> parsed = new ArrayList<>(requests.size());
+        int reads = 0;
+        int writes = 0;
+        for (var r : requests) {
+            try {
+                Partiql.Statement s = PartiqlParser.parse(r.statement(), r.parameters());
+                parsed.add(s);
+                if (s instanceof Partiql.Select) {
+                    reads++;
+                } else {
+                    writes++;
+                }
+            } catch (ApiException e) {
+                parsed.add(e);
+            }
+        }
+        if (reads > 0 && writes > 0) {
+            // DynamoDB Local's wording; no answer of DynamoDB's own to this has been published.
+            throw ApiException.validation("Read and write requests together in the same batch is not supported.");
+        }
+        return parsed;
     }
 
     private static String tableOf(Partiql.Statement s) {
