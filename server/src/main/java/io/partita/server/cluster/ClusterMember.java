@@ -725,12 +725,12 @@ public final class ClusterMember implements AutoCloseable {
      * the tables it names ({@link TableRoute}) when they are in a group of their own. A request that names no such
      * table goes to the account's group: one that names none (ListTables, DescribeLimits), a table made before the
      * cluster had a group per table, a table that does not exist (the account's group answers so), or a new table,
-     * which the account's group places in a group of its own. A BatchGetItem, BatchWriteItem, TransactGetItems or
-     * BatchExecuteStatement over tables in several groups, and a list over every table of the account (ListStreams,
-     * ListBackups, ListExports, ListImports, ListContributorInsights), run from here ({@link #spread}). Refused: other
-     * requests over tables in several groups (TransactWriteItems, ExecuteTransaction). A restore goes to its source's
-     * group, where the restored table stays ({@link Placing#restoreHere}), from here when its target's name must first
-     * be looked for in the account's own group ({@link #runRestore}).
+     * which the account's group places in a group of its own. A BatchGetItem, BatchWriteItem, BatchExecuteStatement,
+     * TransactGetItems or ExecuteTransaction over tables in several groups, and a list over every table of the account
+     * (ListStreams, ListBackups, ListExports, ListImports, ListContributorInsights), run from here ({@link #spread});
+     * a TransactWriteItems over tables in several groups is refused (an ExecuteTransaction of writes there). A restore
+     * goes to its source's group, where the restored table stays ({@link Placing#restoreHere}), from here when its
+     * target's name must first be looked for in the account's own group ({@link #runRestore}).
      */
     private Routed routed(io.netty.handler.codec.http.FullHttpRequest request) {
         Group home = groupOf(request);
@@ -870,11 +870,12 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * Runs a request over several groups from this node, on {@link #batches}: a list over every table of an account
-     * ({@link #runList}), or a BatchGetItem or BatchWriteItem ({@link BatchSpread}), TransactGetItems ({@link
-     * TransactSpread}) or BatchExecuteStatement ({@link StatementSpread}) over tables in several groups: checked
-     * here as a single node checks it (content type, signature, the request as a whole), then one share per group,
-     * each sent to its group's leader as a request of its own. In strict mode a share is signed anew with the caller's
-     * own key, whose signature of the whole was verified here: the node that serves the share verifies it as any.
+     * ({@link #runList}), or a BatchGetItem or BatchWriteItem ({@link BatchSpread}), TransactGetItems or
+     * ExecuteTransaction ({@link TransactSpread}) or BatchExecuteStatement ({@link StatementSpread}) over tables in
+     * several groups: checked here as a single node checks it (content type, signature, the request as a whole), then
+     * one share per group, each sent to its group's leader as a request of its own. In strict mode a share is signed
+     * anew with the caller's own key, whose signature of the whole was verified here: the node that serves the share
+     * verifies it as any.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> spread(ClusterRouter.Sent request) {
         // Each batch under way holds its body, and its shares' and answers' copies: bounded, as a server's admission
@@ -950,7 +951,11 @@ public final class ClusterMember implements AutoCloseable {
             List<TransactSpread.Share<UUID>> parts;
             try {
                 parts = TransactSpread.split(
-                        request.body(), groupOf, expressions, UUID.randomUUID().toString());
+                        TransactSpread.Kind.of(target),
+                        request.body(),
+                        groupOf,
+                        expressions,
+                        UUID.randomUUID().toString());
             } catch (io.partita.protocol.error.ApiException e) {
                 return refused(e);
             }

@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.ExecuteTransactionInput;
 import io.partita.protocol.message.TransactGetItemsInput;
 import io.partita.server.http.ErrorBody;
 import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.op.partiql.ExecuteTransactionHandler;
 import io.partita.server.op.txn.TransactGetItemsHandler;
 import io.partita.server.op.txn.TransactionRequests;
 import io.partita.server.route.OperationRegistry;
@@ -37,27 +39,61 @@ import java.util.function.Function;
  * which the SDKs send again.
  */
 final class TransactSpread {
-    static final String GET = "TransactGetItems";
-    /** A group's part of the read, read and held. */
+    /** A group's part of a TransactGetItems, read and held. */
     static final String HOLD = OperationRegistry.PARTITA_PREFIX + "HoldTransactGetItems";
-    /** A group's hold ended: {@code Intact} says whether it held. */
+    /** A group's hold ended: {@code Held} says whether it held. */
     static final String RELEASE = OperationRegistry.PARTITA_PREFIX + "ReleaseTransactGetItems";
+    /** A group's part of an ExecuteTransaction of SELECTs, read and held. */
+    static final String HOLD_STATEMENTS = OperationRegistry.PARTITA_PREFIX + "HoldExecuteTransaction";
+    /** The same hold's end, sent by the statements' tables to their group. */
+    static final String RELEASE_STATEMENTS = OperationRegistry.PARTITA_PREFIX + "ReleaseExecuteTransaction";
 
     private static final ObjectMapper JSON = DynamoJson.mapper();
     private static final String CANCELLED = "TransactionCanceledException";
 
     private TransactSpread() {}
 
-    /** Whether {@code target} runs over several groups when its tables are in several: TransactGetItems. */
+    /** What a read over several groups is: a TransactGetItems, or an ExecuteTransaction (of SELECTs). */
+    enum Kind {
+        GETS("TransactGetItems", "TransactItems", HOLD, RELEASE),
+        STATEMENTS("ExecuteTransaction", "TransactStatements", HOLD_STATEMENTS, RELEASE_STATEMENTS);
+
+        final String target;
+        /** The request's list of what it reads. */
+        final String field;
+
+        final String hold;
+        final String release;
+
+        Kind(String operation, String field, String hold, String release) {
+            this.target = OperationRegistry.DYNAMODB_PREFIX + operation;
+            this.field = field;
+            this.hold = hold;
+            this.release = release;
+        }
+
+        /** The kind of read {@code target} is, or null for an operation this class does not run. */
+        static Kind of(String target) {
+            for (Kind k : values()) {
+                if (k.target.equals(target)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Whether {@code target} runs over several groups when its tables are: TransactGetItems, ExecuteTransaction. */
     static boolean runs(String target) {
-        return (OperationRegistry.DYNAMODB_PREFIX + GET).equals(target);
+        return Kind.of(target) != null;
     }
 
     /**
-     * A group's part of the read: the positions of its Gets in the request and their tables, and the body that asks
-     * for them alone, as read {@code Hold}'s (also the release's body: it reaches the same group by the same tables).
+     * A group's part of the read: the positions of its Gets (or statements) in the request and their tables, and the
+     * body that asks for them alone, as read {@code Hold}'s (also the release's body: it reaches the same group by the
+     * same tables).
      */
-    record Share<G>(G group, int[] positions, String[] tables, byte[] body) {}
+    record Share<G>(Kind kind, G group, int[] positions, String[] tables, byte[] body) {}
 
     /** Sends {@code body} to {@code group} as {@code target}; its future never fails (a 503 or 500 instead). */
     @FunctionalInterface
@@ -66,21 +102,35 @@ final class TransactSpread {
     }
 
     /**
-     * The shares of the read {@code body}, one per group ({@code groupOf} each table), in the order of each group's
-     * first Get, every one carrying {@code hold}; the request checked as a whole first, as a single node checks it
-     * before it looks at any table.
+     * The shares of the read {@code body} of {@code kind}, one per group ({@code groupOf} each table), in the order of
+     * each group's first Get, every one carrying {@code hold}; the request checked as a whole first, as a single node
+     * checks it before it looks at any table. An ExecuteTransaction's shares carry each statement's place in the
+     * request ({@code Positions}), which its errors name.
      *
-     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole; for an ExecuteTransaction of writes,
+     *     which is not run over several groups, a refusal that says so
      */
     static <G> List<Share<G>> split(
-            byte[] body, Function<String, G> groupOf, ItemExpressions expressions, String hold) {
-        TransactGetItemsHandler.checkShape(DynamoJson.decode(body, TransactGetItemsInput.class), expressions);
+            Kind kind, byte[] body, Function<String, G> groupOf, ItemExpressions expressions, String hold) {
+        if (kind == Kind.GETS) {
+            TransactGetItemsHandler.checkShape(DynamoJson.decode(body, TransactGetItemsInput.class), expressions);
+        } else {
+            var parsed = ExecuteTransactionHandler.check(DynamoJson.decode(body, ExecuteTransactionInput.class));
+            if (!(parsed.get(0) instanceof io.partita.protocol.partiql.Partiql.Select)) {
+                throw ApiException.validation("The tables of this ExecuteTransaction are in different Raft groups"
+                        + " (--cluster-table-groups): Partita does not run a write transaction over several groups"
+                        + " yet; send one request per table");
+            }
+        }
         ObjectNode root = BatchSpread.root(body);
-        JsonNode items = root.get("TransactItems");
+        JsonNode items = root.get(kind.field);
         Map<G, List<Integer>> positions = new LinkedHashMap<>();
         String[] tables = new String[items.size()];
         for (int i = 0; i < items.size(); i++) {
-            tables[i] = items.get(i).get("Get").get("TableName").asText();
+            String t = kind == Kind.GETS
+                    ? items.get(i).get("Get").get("TableName").asText()
+                    : TableRoute.statementTable(items.get(i).path("Statement").asText());
+            tables[i] = t != null && t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t;
             positions
                     .computeIfAbsent(groupOf.apply(tables[i]), g -> new ArrayList<>())
                     .add(i);
@@ -92,12 +142,17 @@ final class TransactSpread {
                 part.add(items.get(i));
             }
             int[] at = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+            ObjectNode share = BatchSpread.sharing(root, kind.field, part).put("Hold", hold);
+            if (kind == Kind.STATEMENTS) {
+                ArrayNode places = share.putArray("Positions");
+                Arrays.stream(at).forEach(places::add);
+            }
             shares.add(new Share<>(
+                    kind,
                     e.getKey(),
                     at,
                     Arrays.stream(at).mapToObj(i -> tables[i]).toArray(String[]::new),
-                    BatchSpread.bytes(
-                            BatchSpread.sharing(root, "TransactItems", part).put("Hold", hold))));
+                    BatchSpread.bytes(share)));
         }
         return shares;
     }
@@ -108,7 +163,7 @@ final class TransactSpread {
      */
     static <G> CompletableFuture<ClusterRouter.Reply> run(List<Share<G>> shares, Sender<G> sender, Executor work) {
         int n = shares.stream().mapToInt(s -> s.positions().length).sum();
-        return all(shares, sender, HOLD)
+        return all(shares, sender, true)
                 .thenComposeAsync(
                         held -> {
                             if (held.stream().anyMatch(r -> r.status() != 200)) {
@@ -120,22 +175,23 @@ final class TransactSpread {
                                         read.add(shares.get(i));
                                     }
                                 }
-                                all(read, sender, RELEASE);
+                                all(read, sender, false);
                                 return CompletableFuture.completedFuture(refusal(shares, held, n));
                             }
-                            return all(shares, sender, RELEASE)
+                            return all(shares, sender, false)
                                     .thenApplyAsync(released -> answer(shares, held, released, n), work);
                         },
                         work);
     }
 
+    /** Sends every share as its hold ({@code hold}) or its release. */
     private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(
-            List<Share<G>> shares, Sender<G> sender, String target) {
+            List<Share<G>> shares, Sender<G> sender, boolean hold) {
         List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
         for (Share<G> share : shares) {
             CompletableFuture<ClusterRouter.Reply> reply;
             try {
-                reply = sender.send(share.group(), target, share.body());
+                reply = sender.send(share.group(), hold ? share.kind().hold : share.kind().release, share.body());
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e); // not sent: this node closing, say
             }

@@ -16,7 +16,8 @@ public final class OperationRegistry {
      * Partita's own operations between its cluster's nodes, which no AWS SDK sends: {@code Partita.CheckBatchWriteItem}
      * ({@link io.partita.server.op.item.BatchWriteItemHandler.Check}), {@code Partita.HoldTransactGetItems} and {@code
      * Partita.ReleaseTransactGetItems} ({@link io.partita.server.op.txn.TransactGetItemsHandler.Held}, {@link
-     * io.partita.server.op.txn.TransactGetItemsHandler.Release}).
+     * io.partita.server.op.txn.TransactGetItemsHandler.Release}), {@code Partita.HoldExecuteTransaction} and {@code
+     * Partita.ReleaseExecuteTransaction} ({@link io.partita.server.op.partiql.ExecuteTransactionHandler.Held}).
      */
     public static final String PARTITA_PREFIX = "Partita.";
 

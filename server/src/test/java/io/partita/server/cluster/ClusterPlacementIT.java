@@ -885,6 +885,26 @@ class ClusterPlacementIT {
         assertThat(selected.consumedCapacity())
                 .extracting(software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity::tableName)
                 .containsExactlyInAnyOrder("users", "orders");
+        // An ExecuteTransaction of SELECTs over two groups is read as a TransactGetItems is; a statement's error names
+        // its place in the whole request. One of writes over two groups is refused.
+        var transaction = as(0, 3).executeTransaction(r -> r.transactStatements(
+                s -> s.statement("SELECT v FROM \"orders\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
+                s -> s.statement("SELECT * FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p"))));
+        assertThat(transaction.responses())
+                .extracting(i -> i.item().get("v").s())
+                .containsExactly("partiql", "partiql");
+        assertThat(transaction.responses().get(0).item()).containsOnlyKeys("v");
+        assertThatThrownBy(() -> as(0, 3).executeTransaction(r -> r.transactStatements(
+                        s -> s.statement("SELECT * FROM \"orders\" WHERE pk = ?")
+                                .parameters(AttributeValue.fromS("p")),
+                        s -> s.statement("SELECT * FROM \"users\" WHERE v = ?").parameters(AttributeValue.fromS("p")))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("Validation failed in TransactStatements[1]");
+        assertThatThrownBy(() -> as(0, 3).executeTransaction(r -> r.transactStatements(
+                        s -> s.statement("DELETE FROM \"orders\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
+                        s -> s.statement("DELETE FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p")))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("are in different Raft groups");
         // ListContributorInsights over every table of the account: a summary per table, whichever group has it, in
         // the order of their names, a page at a time through two nodes.
         as(0, 2).updateContributorInsights(

@@ -47,7 +47,8 @@ class TransactSpreadTest {
 
     @Test
     void eachGroupReadsItsGetsWithTheHoldAndTheRequestsOtherFields() throws Exception {
-        List<TransactSpread.Share<Integer>> shares = TransactSpread.split(READ, GROUPS::get, EXPRESSIONS, "h1");
+        List<TransactSpread.Share<Integer>> shares =
+                TransactSpread.split(TransactSpread.Kind.GETS, READ, GROUPS::get, EXPRESSIONS, "h1");
         assertThat(shares).extracting(TransactSpread.Share::group).containsExactly(1, 2);
         assertThat(shares.get(0).positions()).containsExactly(0, 2);
         assertThat(shares.get(1).positions()).containsExactly(1, 3);
@@ -67,6 +68,64 @@ class TransactSpreadTest {
         }
     }
 
+    /**
+     * An ExecuteTransaction of SELECTs goes by each statement's table, its shares naming each statement's place in the
+     * request; one of writes over several groups is refused, after the checks of the whole request.
+     */
+    @Test
+    void anExecuteTransactionOfSelectsIsSplitByItsStatementsTables() throws Exception {
+        String select = "{'Statement':'SELECT * FROM \\\"%s\\\" WHERE id = ?','Parameters':[{'S':'1'}]}";
+        byte[] read = bytes("{'TransactStatements':[" + select.formatted("b") + "," + select.formatted("a") + ","
+                + select.formatted("b") + "]}");
+        List<TransactSpread.Share<Integer>> shares =
+                TransactSpread.split(TransactSpread.Kind.STATEMENTS, read, GROUPS::get, EXPRESSIONS, "h");
+        assertThat(shares).extracting(TransactSpread.Share::group).containsExactly(2, 1);
+        JsonNode first = json(shares.get(0).body());
+        assertThat(first.get("TransactStatements")).hasSize(2);
+        assertThat(first.get("Positions")).extracting(JsonNode::asInt).containsExactly(0, 2);
+        assertThat(first.get("Hold").asText()).isEqualTo("h");
+        for (String target : List.of(TransactSpread.HOLD_STATEMENTS, TransactSpread.RELEASE_STATEMENTS)) {
+            assertThat(TableRoute.of(
+                                    target,
+                                    new java.io.ByteArrayInputStream(
+                                            shares.get(1).body()))
+                            .tables())
+                    .containsExactly("a");
+        }
+        List<String> sent = new CopyOnWriteArrayList<>();
+        TransactSpread.run(
+                        shares,
+                        (group, target, body) -> {
+                            sent.add(target + " " + group);
+                            return CompletableFuture.completedFuture(
+                                    target.equals(TransactSpread.HOLD_STATEMENTS)
+                                            ? ok("{'Responses':[" + "{},".repeat(group == 2 ? 1 : 0)
+                                                    + "{}],'ItemBytes':0}")
+                                            : ok("{'Held':'INTACT'}"));
+                        },
+                        Runnable::run)
+                .join();
+        assertThat(sent)
+                .containsExactlyInAnyOrder(
+                        TransactSpread.HOLD_STATEMENTS + " 1",
+                        TransactSpread.HOLD_STATEMENTS + " 2",
+                        TransactSpread.RELEASE_STATEMENTS + " 1",
+                        TransactSpread.RELEASE_STATEMENTS + " 2");
+
+        String delete = "{'Statement':'DELETE FROM \\\"%s\\\" WHERE id = ?','Parameters':[{'S':'1'}]}";
+        byte[] writes = bytes("{'TransactStatements':[" + delete.formatted("a") + "," + delete.formatted("b") + "]}");
+        assertThatThrownBy(() ->
+                        TransactSpread.split(TransactSpread.Kind.STATEMENTS, writes, GROUPS::get, EXPRESSIONS, "h"))
+                .isInstanceOf(ApiException.class)
+                .hasMessageContaining("are in different Raft groups");
+        byte[] mixed = bytes("{'TransactStatements':[" + select.formatted("a") + "," + delete.formatted("b") + "]}");
+        assertThatThrownBy(() ->
+                        TransactSpread.split(TransactSpread.Kind.STATEMENTS, mixed, GROUPS::get, EXPRESSIONS, "h"))
+                .isInstanceOf(ApiException.class)
+                .hasMessage("ExecuteTransaction API does not support both read and write operations in the same"
+                        + " request.");
+    }
+
     @Test
     void theWholeRequestIsCheckedBeforeItIsSplit() {
         StringBuilder many = new StringBuilder("{'TransactItems':[");
@@ -74,13 +133,14 @@ class TransactSpreadTest {
             many.append(i == 0 ? "" : ",").append(get(i % 2 == 0 ? "a" : "b", i));
         }
         byte[] tooMany = bytes(many.append("]}").toString());
-        assertThatThrownBy(() -> TransactSpread.split(tooMany, GROUPS::get, EXPRESSIONS, "h"))
+        assertThatThrownBy(() -> TransactSpread.split(TransactSpread.Kind.GETS, tooMany, GROUPS::get, EXPRESSIONS, "h"))
                 .isInstanceOf(ApiException.class)
                 .hasMessageEndingWith("at 'transactItems' failed to satisfy constraint: Member must have length less"
                         + " than or equal to 100");
         byte[] badProjection = bytes("{'TransactItems':[" + get("a", 1)
                 + ",{'Get':{'TableName':'b','Key':{'id':{'S':'2'}},'ProjectionExpression':'#x'}}]}");
-        assertThatThrownBy(() -> TransactSpread.split(badProjection, GROUPS::get, EXPRESSIONS, "h"))
+        assertThatThrownBy(() ->
+                        TransactSpread.split(TransactSpread.Kind.GETS, badProjection, GROUPS::get, EXPRESSIONS, "h"))
                 .isInstanceOf(ApiException.class)
                 .hasMessageContaining("#x");
     }
@@ -88,7 +148,8 @@ class TransactSpreadTest {
     /** Runs READ against groups answering {@code holds} and {@code releases}; records what each was sent. */
     private static ClusterRouter.Reply run(
             Map<Integer, ClusterRouter.Reply> holds, Map<Integer, ClusterRouter.Reply> releases, List<String> sent) {
-        List<TransactSpread.Share<Integer>> shares = TransactSpread.split(READ, GROUPS::get, EXPRESSIONS, "h");
+        List<TransactSpread.Share<Integer>> shares =
+                TransactSpread.split(TransactSpread.Kind.GETS, READ, GROUPS::get, EXPRESSIONS, "h");
         return TransactSpread.run(
                         shares,
                         (group, target, body) -> {
@@ -156,7 +217,8 @@ class TransactSpreadTest {
     /** No group releases its hold before every group has read: the moment is after the last read. */
     @Test
     void theGroupsReleaseOnlyOnceEveryGroupHasRead() throws Exception {
-        List<TransactSpread.Share<Integer>> shares = TransactSpread.split(READ, GROUPS::get, EXPRESSIONS, "h");
+        List<TransactSpread.Share<Integer>> shares =
+                TransactSpread.split(TransactSpread.Kind.GETS, READ, GROUPS::get, EXPRESSIONS, "h");
         Map<Integer, CompletableFuture<ClusterRouter.Reply>> holds =
                 Map.of(1, new CompletableFuture<>(), 2, new CompletableFuture<>());
         List<String> sent = new CopyOnWriteArrayList<>();
@@ -261,7 +323,7 @@ class TransactSpreadTest {
         java.util.function.Function<String, Integer> groupOf =
                 t -> GROUPS.get(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t);
         ClusterRouter.Reply reply = TransactSpread.run(
-                        TransactSpread.split(read, groupOf, EXPRESSIONS, "h"),
+                        TransactSpread.split(TransactSpread.Kind.GETS, read, groupOf, EXPRESSIONS, "h"),
                         (group, target, body) -> CompletableFuture.completedFuture(
                                 target.equals(TransactSpread.RELEASE)
                                         ? ok("{'Held':'INTACT'}")

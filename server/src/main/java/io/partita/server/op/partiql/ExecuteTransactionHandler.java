@@ -56,6 +56,18 @@ public final class ExecuteTransactionHandler
 
     @Override
     public ExecuteTransactionOutput handle(RequestContext context, ExecuteTransactionInput in) {
+        List<Partiql.Statement> parsed = check(in);
+        return parsed.get(0) instanceof Partiql.Select ? read(context, in, parsed) : write(context, in, parsed);
+    }
+
+    /**
+     * Checks the request as a whole, as DynamoDB does before it looks at a table: its members, each statement's
+     * parse, and that its statements are all reads or all writes. A cluster that runs one ExecuteTransaction over
+     * several Raft groups checks it so first. Returns the statements parsed.
+     *
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     */
+    public static List<Partiql.Statement> check(ExecuteTransactionInput in) {
         ConstraintSet c = new ConstraintSet();
         c.length("clientRequestToken", in.clientRequestToken(), 1, 36);
         c.notNull("transactStatements", in.transactStatements())
@@ -88,7 +100,7 @@ public final class ExecuteTransactionHandler
             throw ApiException.validation(
                     "ExecuteTransaction API does not support both read and write operations in the same request.");
         }
-        return anyRead ? read(context, in, parsed) : write(context, in, parsed);
+        return parsed;
     }
 
     private static <T> T inStatement(int i, java.util.function.Supplier<T> work) {
@@ -104,18 +116,79 @@ public final class ExecuteTransactionHandler
 
     private ExecuteTransactionOutput read(
             RequestContext context, ExecuteTransactionInput in, List<Partiql.Statement> parsed) {
+        TransactGetItemsOutput out =
+                reads.handle(context, new TransactGetItemsInput(gets(parsed, null), in.returnConsumedCapacity()));
+        return new ExecuteTransactionOutput(out.responses(), out.consumedCapacity());
+    }
+
+    /**
+     * The SELECTs {@code parsed} as TransactGetItems' Gets; a statement's error names its place in the request
+     * ({@code positions}, or its own place when null).
+     */
+    private List<TransactGetItemsInput.TransactGetItem> gets(List<Partiql.Statement> parsed, List<Integer> positions) {
         List<TransactGetItemsInput.TransactGetItem> gets = new ArrayList<>(parsed.size());
         for (int i = 0; i < parsed.size(); i++) {
-            Partiql.Select s = (Partiql.Select) parsed.get(i);
-            Map<String, AttributeValue> key = inStatement(i, () -> planner.keyOnly(s, READ_NEEDS_KEY));
+            int at = positions == null ? i : positions.get(i);
+            if (!(parsed.get(i) instanceof Partiql.Select s)) {
+                throw ApiException.validation("ExecuteTransaction API does not support both read and write"
+                        + " operations in the same request.");
+            }
+            Map<String, AttributeValue> key = inStatement(at, () -> planner.keyOnly(s, READ_NEEDS_KEY));
             Expressions x = new Expressions();
             String projection = s.projection() == null ? null : x.projection(s.projection());
             gets.add(new TransactGetItemsInput.TransactGetItem(
                     new TransactGetItemsInput.Get(s.table(), key, projection, x.names())));
         }
-        TransactGetItemsOutput out =
-                reads.handle(context, new TransactGetItemsInput(gets, in.returnConsumedCapacity()));
-        return new ExecuteTransactionOutput(out.responses(), out.consumedCapacity());
+        return gets;
+    }
+
+    /**
+     * Partita's own {@code Partita.HoldExecuteTransaction}: one Raft group's SELECTs of a read ExecuteTransaction over
+     * several ({@code --cluster-table-groups}, docs/CLUSTER.md), read as their Gets, held as a {@link
+     * TransactGetItemsHandler.Held} read holds them. {@code Positions} gives each statement's place in the whole
+     * request, which its errors name.
+     */
+    public static final class Held implements OperationHandler<Held.Input, TransactGetItemsHandler.Held.Output> {
+        /** ExecuteTransaction's members, the hold's id, and each statement's place in the whole request. */
+        public record Input(
+                String hold,
+                List<ExecuteTransactionInput.ParameterizedStatement> transactStatements,
+                String returnConsumedCapacity,
+                List<Integer> positions) {}
+
+        private final ExecuteTransactionHandler transaction;
+        private final TransactGetItemsHandler.Held held;
+
+        Held(ExecuteTransactionHandler transaction, TransactGetItemsHandler.Held held) {
+            this.transaction = transaction;
+            this.held = held;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public TransactGetItemsHandler.Held.Output handle(RequestContext context, Input in) {
+            var statements = in.transactStatements();
+            if (statements == null
+                    || statements.isEmpty()
+                    || in.positions() == null
+                    || in.positions().size() != statements.size()) {
+                throw ApiException.validation("TransactStatements and Positions must name the same statements");
+            }
+            List<Partiql.Statement> parsed = new ArrayList<>(statements.size());
+            for (int i = 0; i < statements.size(); i++) {
+                var s = statements.get(i);
+                parsed.add(
+                        inStatement(in.positions().get(i), () -> PartiqlParser.parse(s.statement(), s.parameters())));
+            }
+            return held.handle(
+                    context,
+                    new TransactGetItemsHandler.Held.Input(
+                            in.hold(), transaction.gets(parsed, in.positions()), in.returnConsumedCapacity()));
+        }
     }
 
     private ExecuteTransactionOutput write(

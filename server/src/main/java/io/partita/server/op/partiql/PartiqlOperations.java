@@ -18,15 +18,19 @@ public final class PartiqlOperations {
             ExpressionCache cache,
             PartiqlScans scans) {
         StatementRunner runner = new StatementRunner(storage, expressions, cache, scans);
+        // Its own handler, so its ClientRequestTokens are its own: ExecuteTransaction and TransactWriteItems keep
+        // separate idempotency caches.
+        ExecuteTransactionHandler transaction = new ExecuteTransactionHandler(
+                runner.planner(),
+                new TransactWriteItemsHandler(storage, expressions, storage.clock()),
+                new TransactGetItemsHandler(storage, expressions));
         registry.register("ExecuteStatement", new ExecuteStatementHandler(runner))
                 .register("BatchExecuteStatement", new BatchExecuteStatementHandler(runner, registry::confirmRefusal))
-                .register(
-                        "ExecuteTransaction",
-                        // Its own handler, so its ClientRequestTokens are its own: ExecuteTransaction and
-                        // TransactWriteItems keep separate idempotency caches.
-                        new ExecuteTransactionHandler(
-                                runner.planner(),
-                                new TransactWriteItemsHandler(storage, expressions, storage.clock()),
-                                new TransactGetItemsHandler(storage, expressions)));
+                .register("ExecuteTransaction", transaction)
+                .registerPartita(
+                        "HoldExecuteTransaction",
+                        new ExecuteTransactionHandler.Held(
+                                transaction, new TransactGetItemsHandler.Held(storage, expressions)))
+                .registerPartita("ReleaseExecuteTransaction", new TransactGetItemsHandler.Release(storage));
     }
 }
