@@ -832,11 +832,7 @@ public final class ClusterMember implements AutoCloseable {
             return new Routed(placed ? null : home, null);
         }
         if (in.size() > 1) {
-            return new Routed(
-                    null,
-                    io.partita.protocol.error.ApiException.validation("The tables " + tables.tables() + " are in"
-                            + " different Raft groups (--cluster-table-groups): Partita does not run one request over"
-                            + " several groups yet; send one request per table"));
+            return new Routed(null, differentGroups(tables.tables()));
         }
         if (tables.kind() == TableRoute.Kind.RESTORES
                 && !request.headers().contains(ClusterRouter.FORWARDED)
@@ -850,6 +846,13 @@ public final class ClusterMember implements AutoCloseable {
             return new Routed(null, null);
         }
         return new Routed(g, null);
+    }
+
+    /** The refusal of a request Partita does not run over the several groups its {@code tables} are in. */
+    private static io.partita.protocol.error.ApiException differentGroups(List<String> tables) {
+        return io.partita.protocol.error.ApiException.validation("The tables " + tables + " are in different Raft"
+                + " groups (--cluster-table-groups): Partita does not run one request over several groups yet; send"
+                + " one request per table");
     }
 
     /** The group key of the tables of a batch that are in their account's own group ({@link #spread}). */
@@ -921,7 +924,7 @@ public final class ClusterMember implements AutoCloseable {
             String account = caller.accountId();
             TableRoute named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
             placed = membersReplica.unlessInstalling(store -> {
-                java.util.Map<String, UUID> out = new java.util.HashMap<>();
+                java.util.Map<String, UUID> out = new java.util.LinkedHashMap<>();
                 for (String t : named.tables()) {
                     UUID id = tableGroupOf(store, account, t);
                     out.put(t, id == null ? HOME : id);
@@ -958,6 +961,17 @@ public final class ClusterMember implements AutoCloseable {
                         UUID.randomUUID().toString());
             } catch (io.partita.protocol.error.ApiException e) {
                 return refused(e);
+            }
+            if (parts == null) {
+                // An ExecuteTransaction of writes runs in one group: that of its tables that are in one of their own,
+                // the others (if any) named in none, which that group answers as a single node does.
+                java.util.Set<UUID> own = new java.util.LinkedHashSet<>(placed.values());
+                own.remove(HOME);
+                if (own.size() > 1) {
+                    return refused(differentGroups(List.copyOf(placed.keySet())));
+                }
+                return sendTo(
+                        request, caller, own.isEmpty() ? HOME : own.iterator().next(), target, request.body());
             }
             return TransactSpread.run(
                     parts, (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body), batches);

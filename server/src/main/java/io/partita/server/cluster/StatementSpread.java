@@ -41,8 +41,11 @@ final class StatementSpread {
         return (OperationRegistry.DYNAMODB_PREFIX + BATCH).equals(target);
     }
 
-    /** A group's statements: their positions in the batch, and the body that runs them alone. */
-    record Share<G>(G group, int[] positions, byte[] body) {}
+    /**
+     * A group's statements: their positions in the batch, and the body that runs them alone; or, with {@code
+     * answered} (and no group), the statements that failed their parse here, answered with their errors.
+     */
+    record Share<G>(G group, int[] positions, byte[] body, ArrayNode answered) {}
 
     /** Sends {@code body} to {@code group} as a BatchExecuteStatement; its future never fails (a 503 or 500). */
     @FunctionalInterface
@@ -51,18 +54,29 @@ final class StatementSpread {
     }
 
     /**
-     * The shares of the batch {@code body}, one per group ({@code groupOf} each statement's table, or of null for a
-     * statement that names none a parse can find: it fails there as it would anywhere), in the order of each group's
-     * first statement; the batch checked as a whole first, as a single node checks it before it runs a statement.
+     * The shares of the batch {@code body}, one per group ({@code groupOf} each statement's table), in the order of
+     * each group's first statement, and one of the statements whose parse failed, answered here with their errors as
+     * a single node answers them; the batch checked as a whole first, as a single node checks it before it runs a
+     * statement.
      *
      * @throws ApiException DynamoDB's error for a request that is bad as a whole
      */
     static <G> List<Share<G>> split(byte[] body, Function<String, G> groupOf) {
-        BatchExecuteStatementHandler.check(DynamoJson.decode(body, BatchExecuteStatementInput.class));
+        List<Object> parsed =
+                BatchExecuteStatementHandler.check(DynamoJson.decode(body, BatchExecuteStatementInput.class));
         ObjectNode root = BatchSpread.root(body);
         JsonNode statements = root.get("Statements");
         Map<G, List<Integer>> positions = new LinkedHashMap<>();
+        List<Integer> failed = new ArrayList<>();
+        ArrayNode answered = JSON.createArrayNode();
         for (int i = 0; i < statements.size(); i++) {
+            if (parsed.get(i) instanceof ApiException e) {
+                failed.add(i);
+                answered.add(JSON.valueToTree(
+                        new io.partita.protocol.message.BatchExecuteStatementOutput.BatchStatementResponse(
+                                BatchExecuteStatementHandler.error(e), null, null)));
+                continue;
+            }
             String table = TableRoute.statementTable(
                     statements.get(i).path("Statement").asText());
             if (table != null && table.startsWith("arn:")) {
@@ -81,7 +95,12 @@ final class StatementSpread {
             shares.add(new Share<>(
                     e.getKey(),
                     e.getValue().stream().mapToInt(Integer::intValue).toArray(),
-                    BatchSpread.bytes(BatchSpread.sharing(root, "Statements", part))));
+                    BatchSpread.bytes(BatchSpread.sharing(root, "Statements", part)),
+                    null));
+        }
+        if (!failed.isEmpty()) {
+            shares.add(new Share<>(
+                    null, failed.stream().mapToInt(Integer::intValue).toArray(), null, answered));
         }
         return shares;
     }
@@ -94,6 +113,12 @@ final class StatementSpread {
         List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
         for (Share<G> share : shares) {
             CompletableFuture<ClusterRouter.Reply> reply;
+            if (share.answered() != null) {
+                ObjectNode local = JSON.createObjectNode();
+                local.set("Responses", share.answered());
+                sent.add(CompletableFuture.completedFuture(new ClusterRouter.Reply(200, BatchSpread.bytes(local))));
+                continue;
+            }
             try {
                 reply = sender.send(share.group(), share.body());
             } catch (RuntimeException e) {
@@ -145,8 +170,13 @@ final class StatementSpread {
                 } else {
                     ObjectNode body = BatchSpread.object(reply.body());
                     error.put("Code", code(BatchSpread.typeOf(body)));
+                    // Most errors spell it "message"; a few "Message" (ErrorBody).
                     error.put(
-                            "Message", body == null ? "" : body.path("message").asText(""));
+                            "Message",
+                            body == null
+                                    ? ""
+                                    : body.path("message")
+                                            .asText(body.path("Message").asText("")));
                 }
                 for (int p : at) {
                     responses[p] = JSON.createObjectNode().set("Error", error);
@@ -173,9 +203,20 @@ final class StatementSpread {
         ObjectNode out = JSON.createObjectNode();
         out.set("Responses", JSON.createArrayNode().addAll(java.util.Arrays.asList(responses)));
         if (consumed) {
+            // In the order a single node gives them: of each table's first statement that answered.
+            java.util.Set<String> order = new java.util.LinkedHashSet<>();
+            for (JsonNode r : responses) {
+                if (!r.has("Error") && r.hasNonNull("TableName")) {
+                    order.add(r.get("TableName").asText());
+                }
+            }
+            order.addAll(units.keySet());
             ArrayNode tables = out.putArray("ConsumedCapacity");
-            units.forEach(
-                    (table, u) -> tables.addObject().put("TableName", table).put("CapacityUnits", u));
+            for (String table : order) {
+                if (units.containsKey(table)) {
+                    tables.addObject().put("TableName", table).put("CapacityUnits", units.get(table));
+                }
+            }
         }
         return new ClusterRouter.Reply(200, BatchSpread.bytes(out));
     }

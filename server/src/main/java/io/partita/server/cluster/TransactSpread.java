@@ -107,8 +107,8 @@ final class TransactSpread {
      * checks it before it looks at any table. An ExecuteTransaction's shares carry each statement's place in the
      * request ({@code Positions}), which its errors name.
      *
-     * @throws ApiException DynamoDB's error for a request that is bad as a whole; for an ExecuteTransaction of writes,
-     *     which is not run over several groups, a refusal that says so
+     * @return the shares; null for an ExecuteTransaction of writes, which is not run over several groups
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
      */
     static <G> List<Share<G>> split(
             Kind kind, byte[] body, Function<String, G> groupOf, ItemExpressions expressions, String hold) {
@@ -117,9 +117,7 @@ final class TransactSpread {
         } else {
             var parsed = ExecuteTransactionHandler.check(DynamoJson.decode(body, ExecuteTransactionInput.class));
             if (!(parsed.get(0) instanceof io.partita.protocol.partiql.Partiql.Select)) {
-                throw ApiException.validation("The tables of this ExecuteTransaction are in different Raft groups"
-                        + " (--cluster-table-groups): Partita does not run a write transaction over several groups"
-                        + " yet; send one request per table");
+                return null;
             }
         }
         ObjectNode root = BatchSpread.root(body);
@@ -224,11 +222,19 @@ final class TransactSpread {
             return BatchSpread.unavailable("a Raft group of the read's tables did not answer; send it again");
         }
         if (lowest != KEYS_CANCELLED && lowest != CONFLICTS_CANCELLED) {
+            // The first in the request's order: a statement's error names its place; else the group's first Get's.
+            int first = -1;
+            int firstAt = Integer.MAX_VALUE;
             for (int i = 0; i < shares.size(); i++) {
                 if (stage[i] == lowest) {
-                    return held.get(i);
+                    int at = placeNamed(held.get(i), shares.get(i).positions()[0]);
+                    if (at < firstAt) {
+                        first = i;
+                        firstAt = at;
+                    }
                 }
             }
+            return held.get(first);
         }
         Transactions.Reason[] reasons = new Transactions.Reason[n];
         Arrays.fill(reasons, Transactions.Reason.OK);
@@ -256,6 +262,17 @@ final class TransactSpread {
                     new Transactions.Reason(Transactions.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE, null);
         }
         return reply(TransactionRequests.cancelled(Arrays.asList(reasons)));
+    }
+
+    private static final java.util.regex.Pattern STATEMENT_NAMED =
+            java.util.regex.Pattern.compile("Validation failed in TransactStatements\\[(\\d+)]");
+
+    /** The place a refusal names ({@code Validation failed in TransactStatements[i]}), else {@code or}. */
+    private static int placeNamed(ClusterRouter.Reply refused, int or) {
+        ObjectNode error = BatchSpread.object(refused.body());
+        java.util.regex.Matcher m = STATEMENT_NAMED.matcher(
+                error == null ? "" : error.path("message").asText(""));
+        return m.find() ? Integer.parseInt(m.group(1)) : or;
     }
 
     /** A refusal of a Get's table or key, the read's as it is. */

@@ -13,6 +13,14 @@ import java.time.Clock;
  */
 public record RequestContext(
         String requestId, String region, String accountId, String host, Clock clock, String target, boolean isolated) {
+    /**
+     * This request as one of {@code target}: a part of a client's request that Partita runs as one of its own
+     * operations (a share of a request over several Raft groups) names the client's operation in its messages.
+     */
+    public RequestContext as(String target) {
+        return new RequestContext(requestId, region, accountId, host, clock, target, isolated);
+    }
+
     /** The operation's name ({@code GetItem}), from the target. */
     public String operation() {
         int dot = target == null ? -1 : target.indexOf('.');

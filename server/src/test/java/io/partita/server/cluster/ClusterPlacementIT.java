@@ -860,7 +860,7 @@ class ClusterPlacementIT {
         var inserted = as(0, 2).batchExecuteStatement(r -> r.statements(
                 s -> s.statement("INSERT INTO \"orders\" VALUE {'pk': ?, 'v': 'partiql'}")
                         .parameters(AttributeValue.fromS("p")),
-                s -> s.statement("INSERT INTO \"users\" VALUE {'pk': ?, 'v': 'partiql'}")
+                s -> s.statement("INSERT INTO \"users\" VALUE {'pk': ?, 'v': 'partiql-u'}")
                         .parameters(AttributeValue.fromS("p")),
                 s -> s.statement("INSERT INTO \"orders\" VALUE {'pk': ?, 'v': 'again'}")
                         .parameters(AttributeValue.fromS("a"))));
@@ -881,10 +881,10 @@ class ClusterPlacementIT {
                                 ? null
                                 : r.item().get("v").s(),
                         r -> r.error() == null ? null : r.error().codeAsString())
-                .containsExactly(tuple("partiql", null), tuple("partiql", null), tuple(null, "ResourceNotFound"));
+                .containsExactly(tuple("partiql-u", null), tuple("partiql", null), tuple(null, "ResourceNotFound"));
         assertThat(selected.consumedCapacity())
                 .extracting(software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity::tableName)
-                .containsExactlyInAnyOrder("users", "orders");
+                .containsExactly("users", "orders");
         // An ExecuteTransaction of SELECTs over two groups is read as a TransactGetItems is; a statement's error names
         // its place in the whole request. One of writes over two groups is refused.
         var transaction = as(0, 3).executeTransaction(r -> r.transactStatements(
@@ -892,7 +892,7 @@ class ClusterPlacementIT {
                 s -> s.statement("SELECT * FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p"))));
         assertThat(transaction.responses())
                 .extracting(i -> i.item().get("v").s())
-                .containsExactly("partiql", "partiql");
+                .containsExactly("partiql", "partiql-u");
         assertThat(transaction.responses().get(0).item()).containsOnlyKeys("v");
         assertThatThrownBy(() -> as(0, 3).executeTransaction(r -> r.transactStatements(
                         s -> s.statement("SELECT * FROM \"orders\" WHERE pk = ?")
@@ -905,6 +905,13 @@ class ClusterPlacementIT {
                         s -> s.statement("DELETE FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p")))))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("are in different Raft groups");
+        // One of writes over a table and a name that is none: the table's group answers, as a single node does.
+        assertThatThrownBy(() -> as(0, 3).executeTransaction(r -> r.transactStatements(
+                        s -> s.statement("DELETE FROM \"orders\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
+                        s -> s.statement("DELETE FROM \"nothere\" WHERE pk = ?")
+                                .parameters(AttributeValue.fromS("p")))))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
+        assertThat(getFrom(as(0, 0), "orders", "p")).isEqualTo("partiql");
         // ListContributorInsights over every table of the account: a summary per table, whichever group has it, in
         // the order of their names, a page at a time through two nodes.
         as(0, 2).updateContributorInsights(

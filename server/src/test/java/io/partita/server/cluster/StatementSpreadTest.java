@@ -50,11 +50,20 @@ class StatementSpreadTest {
         assertThat(second.get("Statements")).hasSize(2);
         assertThat(second.get("Statements").get(1)).isEqualTo(json(bytes(select("b", 4))));
         assertThat(second.get("ReturnConsumedCapacity").asText()).isEqualTo("TOTAL");
-        // A statement a parse finds no table in goes to group 0, whose server answers its error.
+        // A statement whose parse fails is answered here, its error as a single node gives it; the others go on.
         byte[] bad = bytes("{'Statements':[" + select("a", 1) + ",{'Statement':'SELEC nonsense'}]}");
-        assertThat(StatementSpread.split(bad, StatementSpreadTest::groupOf))
-                .extracting(StatementSpread.Share::group)
-                .containsExactly(1, 0);
+        List<StatementSpread.Share<Integer>> withBad = StatementSpread.split(bad, StatementSpreadTest::groupOf);
+        assertThat(withBad).extracting(StatementSpread.Share::group).containsExactly(1, null);
+        JsonNode answered = json(StatementSpread.run(
+                                withBad,
+                                (group, body) ->
+                                        CompletableFuture.completedFuture(ok("{'Responses':[{'TableName':'a'}]}")),
+                                Runnable::run)
+                        .join()
+                        .body())
+                .get("Responses");
+        assertThat(answered.get(0).get("TableName").asText()).isEqualTo("a");
+        assertThat(answered.get(1).get("Error").get("Code").asText()).isEqualTo("ValidationError");
     }
 
     @Test
@@ -100,7 +109,7 @@ class StatementSpreadTest {
         assertThat(out.get("ConsumedCapacity"))
                 .extracting(c -> c.get("TableName").asText() + " "
                         + c.get("CapacityUnits").asDouble())
-                .containsExactly("a 0.5", "c 0.5", "b 0.5");
+                .containsExactly("a 0.5", "b 0.5", "c 0.5"); // as a single node: by each table's first statement
     }
 
     @Test
@@ -124,6 +133,22 @@ class StatementSpreadTest {
                         .body());
         assertThat(refusedOne.get("Responses").get(3).get("Error").get("Code").asText())
                 .isEqualTo("ResourceNotFound");
+
+        // A refusal spelt "Message" (an AccessDeniedException, say) keeps its words.
+        ClusterRouter.Reply denied = new ClusterRouter.Reply(
+                400, bytes("{'__type':'com.amazon.coral.service#AccessDeniedException','Message':'not yours'}"));
+        JsonNode deniedOne = json(run(Map.of(1, ok("{'Responses':[{'TableName':'a'},{'TableName':'c'}]}"), 2, denied))
+                .body());
+        assertThat(deniedOne.get("Responses").get(1).get("Error").get("Message").asText())
+                .isEqualTo("not yours");
+        assertThat(deniedOne.get("Responses").get(1).get("Error").get("Code").asText())
+                .isEqualTo("AccessDenied");
+        // A 200 this node cannot read: its statements' outcome is unknown.
+        JsonNode unreadable =
+                json(run(Map.of(1, ok("{'Responses':[{'TableName':'a'},{'TableName':'c'}]}"), 2, ok("[]")))
+                        .body());
+        assertThat(unreadable.get("Responses").get(3).get("Error").get("Code").asText())
+                .isEqualTo("InternalServerError");
 
         ClusterRouter.Reply lost = new ClusterRouter.Reply(500, bytes("{}"));
         assertThat(run(Map.of(1, BatchSpread.unavailable("no leader"), 2, lost)))

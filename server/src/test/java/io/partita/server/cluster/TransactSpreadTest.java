@@ -70,7 +70,7 @@ class TransactSpreadTest {
 
     /**
      * An ExecuteTransaction of SELECTs goes by each statement's table, its shares naming each statement's place in the
-     * request; one of writes over several groups is refused, after the checks of the whole request.
+     * request; one of writes over several groups is not split (after the checks of the whole request).
      */
     @Test
     void anExecuteTransactionOfSelectsIsSplitByItsStatementsTables() throws Exception {
@@ -93,18 +93,20 @@ class TransactSpreadTest {
                     .containsExactly("a");
         }
         List<String> sent = new CopyOnWriteArrayList<>();
-        TransactSpread.run(
+        ClusterRouter.Reply answer = TransactSpread.run(
                         shares,
                         (group, target, body) -> {
                             sent.add(target + " " + group);
+                            String items = group == 2 ? item(0) + "," + item(2) : item(1);
                             return CompletableFuture.completedFuture(
                                     target.equals(TransactSpread.HOLD_STATEMENTS)
-                                            ? ok("{'Responses':[" + "{},".repeat(group == 2 ? 1 : 0)
-                                                    + "{}],'ItemBytes':0}")
+                                            ? ok("{'Responses':[" + items + "],'ItemBytes':0}")
                                             : ok("{'Held':'INTACT'}"));
                         },
                         Runnable::run)
                 .join();
+        assertThat(json(answer.body()).get("Responses"))
+                .containsExactly(json(bytes(item(0))), json(bytes(item(1))), json(bytes(item(2))));
         assertThat(sent)
                 .containsExactlyInAnyOrder(
                         TransactSpread.HOLD_STATEMENTS + " 1",
@@ -114,10 +116,9 @@ class TransactSpreadTest {
 
         String delete = "{'Statement':'DELETE FROM \\\"%s\\\" WHERE id = ?','Parameters':[{'S':'1'}]}";
         byte[] writes = bytes("{'TransactStatements':[" + delete.formatted("a") + "," + delete.formatted("b") + "]}");
-        assertThatThrownBy(() ->
-                        TransactSpread.split(TransactSpread.Kind.STATEMENTS, writes, GROUPS::get, EXPRESSIONS, "h"))
-                .isInstanceOf(ApiException.class)
-                .hasMessageContaining("are in different Raft groups");
+        assertThat(TransactSpread.split(TransactSpread.Kind.STATEMENTS, writes, GROUPS::get, EXPRESSIONS, "h"))
+                .as("writes are not read over several groups")
+                .isNull();
         byte[] mixed = bytes("{'TransactStatements':[" + select.formatted("a") + "," + delete.formatted("b") + "]}");
         assertThatThrownBy(() ->
                         TransactSpread.split(TransactSpread.Kind.STATEMENTS, mixed, GROUPS::get, EXPRESSIONS, "h"))
@@ -291,6 +292,28 @@ class TransactSpreadTest {
         assertThat(run(Map.of(1, read, 2, BatchSpread.unavailable("no leader")), Map.of(1, ok("{}")), sent)
                         .status())
                 .isEqualTo(503);
+    }
+
+    /** A statement's refusal names its place in the request: the first place named is the read's refusal. */
+    @Test
+    void theRefusalOfTheFirstStatementNamedIsTheReads() throws Exception {
+        String select = "{'Statement':'SELECT * FROM \\\"%s\\\" WHERE id = ?','Parameters':[{'S':'1'}]}";
+        byte[] read = bytes("{'TransactStatements':[" + select.formatted("a") + "," + select.formatted("b") + ","
+                + select.formatted("a") + "]}");
+        ClusterRouter.Reply second = new ClusterRouter.Reply(
+                400,
+                bytes("{'__type':'com.amazonaws.dynamodb.v20120810#ValidationException','message':'Validation failed"
+                        + " in TransactStatements[1]: no key'}"));
+        ClusterRouter.Reply third = new ClusterRouter.Reply(
+                400,
+                bytes("{'__type':'com.amazonaws.dynamodb.v20120810#ValidationException','message':'Validation failed"
+                        + " in TransactStatements[2]: no key'}"));
+        ClusterRouter.Reply reply = TransactSpread.run(
+                        TransactSpread.split(TransactSpread.Kind.STATEMENTS, read, GROUPS::get, EXPRESSIONS, "h"),
+                        (group, target, body) -> CompletableFuture.completedFuture(group == 1 ? third : second),
+                        Runnable::run)
+                .join();
+        assertThat(reply).isSameAs(second); // group 1's first statement comes first, but names the third
     }
 
     /** A single node cancels on the first Get it finds held, before any throttle: the merge keeps that one alone. */

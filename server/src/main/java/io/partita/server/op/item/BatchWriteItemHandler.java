@@ -13,6 +13,7 @@ import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.CapacityGate;
 import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
+import io.partita.server.route.OperationRegistry;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.StorageUnavailableException;
@@ -266,7 +267,7 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
 
         @Override
         public BatchWriteItemOutput handle(RequestContext context, BatchWriteItemInput in) {
-            batch.validate(context, in);
+            batch.validate(context.as(OperationRegistry.DYNAMODB_PREFIX + "BatchWriteItem"), in);
             return new BatchWriteItemOutput(Map.of(), null, null);
         }
     }

@@ -212,7 +212,7 @@ public final class BatchExecuteStatementHandler
 
     /** A failed statement's {@code BatchStatementError}, in BatchStatementErrorCodeEnum's codes. */
     @SuppressWarnings("unchecked")
-    private static BatchStatementError error(ApiException e) {
+    public static BatchStatementError error(ApiException e) {
         String code = switch (e.code()) {
             case CONDITIONAL_CHECK_FAILED -> "ConditionalCheckFailed";
             case DUPLICATE_ITEM -> "DuplicateItem";

@@ -178,14 +178,16 @@ public final class ExecuteTransactionHandler
                     || in.positions().size() != statements.size()) {
                 throw ApiException.validation("TransactStatements and Positions must name the same statements");
             }
+            RequestContext asClient =
+                    context.as(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "ExecuteTransaction");
             List<Partiql.Statement> parsed = new ArrayList<>(statements.size());
             for (int i = 0; i < statements.size(); i++) {
                 var s = statements.get(i);
                 parsed.add(
                         inStatement(in.positions().get(i), () -> PartiqlParser.parse(s.statement(), s.parameters())));
             }
-            return held.handle(
-                    context,
+            return held.hold(
+                    asClient,
                     new TransactGetItemsHandler.Held.Input(
                             in.hold(), transaction.gets(parsed, in.positions()), in.returnConsumedCapacity()));
         }

@@ -13,6 +13,7 @@ import io.partita.protocol.validate.ConstraintSet;
 import io.partita.server.op.item.ItemExpressions;
 import io.partita.server.op.item.ItemRequests;
 import io.partita.server.route.OperationHandler;
+import io.partita.server.route.OperationRegistry;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
@@ -203,6 +204,11 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
 
         @Override
         public Output handle(RequestContext context, Input in) {
+            return hold(context.as(OperationRegistry.DYNAMODB_PREFIX + "TransactGetItems"), in);
+        }
+
+        /** Reads and holds as {@link #handle} does, its messages naming {@code context}'s operation. */
+        public Output hold(RequestContext context, Input in) {
             requireHold(in.hold());
             Read r = read.read(
                     context, new TransactGetItemsInput(in.transactItems(), in.returnConsumedCapacity()), in.hold());
