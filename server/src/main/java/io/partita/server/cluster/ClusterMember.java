@@ -802,8 +802,8 @@ public final class ClusterMember implements AutoCloseable {
             }
             default -> {}
         }
-        // A client's BatchGetItem, BatchWriteItem, TransactGetItems or BatchExecuteStatement over several groups, the
-        // account's own among them, runs from here.
+        // A client's BatchGetItem, BatchWriteItem, BatchExecuteStatement, TransactGetItems or ExecuteTransaction over
+        // several groups, the account's own among them, runs from here.
         boolean batch = (BatchSpread.runs(target) || TransactSpread.runs(target) || StatementSpread.runs(target))
                 && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                 && !io.partita.server.admin.AdminRoutes.handles(request.uri())

@@ -435,7 +435,7 @@ public final class Transactions {
             }
             if (!readHolds.hold(hold, term, held, tables)) {
                 throw new io.partita.storage.StorageUnavailableException(
-                        "too many reads over several Raft groups" + " hold items on this leader");
+                        "too many reads over several Raft groups hold items on this leader");
             }
         }
         boolean done = false;
