@@ -174,15 +174,24 @@ final class BatchSpread {
     private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(
             List<Share<G>> shares, Sender<G> sender, String operation) {
         String target = operation.equals(CHECK) ? CHECK : OperationRegistry.DYNAMODB_PREFIX + operation;
-        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
-        for (Share<G> share : shares) {
+        return sendAll(shares, share -> sender.send(share, target), "a share of the batch");
+    }
+
+    /**
+     * Sends each of {@code parts} at once ({@code send}) and returns their replies in order, once all have come; a
+     * part not sent (this node closing, say) or whose reply failed is a 503 that says which ({@code what}).
+     */
+    static <T> CompletableFuture<List<ClusterRouter.Reply>> sendAll(
+            List<T> parts, Function<T, CompletableFuture<ClusterRouter.Reply>> send, String what) {
+        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(parts.size());
+        for (T part : parts) {
             CompletableFuture<ClusterRouter.Reply> reply;
             try {
-                reply = sender.send(share, target);
+                reply = send.apply(part);
             } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e); // not sent: this node closing, say
+                reply = CompletableFuture.failedFuture(e);
             }
-            sent.add(reply.exceptionally(e -> unavailable("a share of the batch was not sent: " + e.getMessage())));
+            sent.add(reply.exceptionally(e -> unavailable(what + " was not sent: " + e.getMessage())));
         }
         return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
                 .thenApply(v -> sent.stream().map(CompletableFuture::join).toList());

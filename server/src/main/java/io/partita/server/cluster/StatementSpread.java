@@ -110,29 +110,19 @@ final class StatementSpread {
      * replies are read on {@code work}, never where they arrive (the router's event loops).
      */
     static <G> CompletableFuture<ClusterRouter.Reply> run(List<Share<G>> shares, Sender<G> sender, Executor work) {
-        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
-        for (Share<G> share : shares) {
-            CompletableFuture<ClusterRouter.Reply> reply;
-            if (share.answered() != null) {
-                ObjectNode local = JSON.createObjectNode();
-                local.set("Responses", share.answered());
-                sent.add(CompletableFuture.completedFuture(new ClusterRouter.Reply(200, BatchSpread.bytes(local))));
-                continue;
-            }
-            try {
-                reply = sender.send(share.group(), share.body());
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e); // not sent: this node closing, say
-            }
-            sent.add(reply.exceptionally(
-                    e -> BatchSpread.unavailable("a part of the batch was not sent: " + e.getMessage())));
-        }
-        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
-                .thenApplyAsync(
-                        v -> merge(
-                                shares,
-                                sent.stream().map(CompletableFuture::join).toList()),
-                        work);
+        return BatchSpread.sendAll(
+                        shares,
+                        share -> {
+                            if (share.answered() == null) {
+                                return sender.send(share.group(), share.body());
+                            }
+                            ObjectNode local = JSON.createObjectNode(); // answered here: its parse failed
+                            local.set("Responses", share.answered());
+                            return CompletableFuture.completedFuture(
+                                    new ClusterRouter.Reply(200, BatchSpread.bytes(local)));
+                        },
+                        "a part of the batch")
+                .thenApplyAsync(replies -> merge(shares, replies), work);
     }
 
     /**

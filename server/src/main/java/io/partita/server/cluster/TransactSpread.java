@@ -185,19 +185,10 @@ final class TransactSpread {
     /** Sends every share as its hold ({@code hold}) or its release. */
     private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(
             List<Share<G>> shares, Sender<G> sender, boolean hold) {
-        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>(shares.size());
-        for (Share<G> share : shares) {
-            CompletableFuture<ClusterRouter.Reply> reply;
-            try {
-                reply = sender.send(share.group(), hold ? share.kind().hold : share.kind().release, share.body());
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e); // not sent: this node closing, say
-            }
-            sent.add(reply.exceptionally(
-                    e -> BatchSpread.unavailable("a part of the read was not sent: " + e.getMessage())));
-        }
-        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
-                .thenApply(v -> sent.stream().map(CompletableFuture::join).toList());
+        return BatchSpread.sendAll(
+                shares,
+                share -> sender.send(share.group(), hold ? share.kind().hold : share.kind().release, share.body()),
+                "a part of the read");
     }
 
     /**
