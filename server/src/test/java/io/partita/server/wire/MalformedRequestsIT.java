@@ -101,6 +101,20 @@ class MalformedRequestsIT {
                 "TransactGetItems",
                 "{\"TransactItems\":[{\"Get\":{\"TableName\":\"fuzz\",\"Key\":" + key
                         + ",\"ProjectionExpression\":\"#g\",\"ExpressionAttributeNames\":{\"#g\":\"g\"}}}]}");
+        // Partita's own operations between a cluster's nodes, which any caller may send a single node too.
+        VALID.put(
+                "Partita.HoldTransactGetItems",
+                "{\"Hold\":\"h1\",\"TransactItems\":[{\"Get\":{\"TableName\":\"fuzz\",\"Key\":" + key
+                        + "}}],\"ReturnConsumedCapacity\":\"TOTAL\"}");
+        VALID.put("Partita.ReleaseTransactGetItems", "{\"Hold\":\"h1\"}");
+        VALID.put(
+                "Partita.HoldExecuteTransaction",
+                "{\"Hold\":\"h2\",\"TransactStatements\":[{\"Statement\":\"SELECT * FROM \\\"fuzz\\\" WHERE"
+                        + " id = ? AND sk = ?\",\"Parameters\":[{\"S\":\"a\"},{\"N\":\"1\"}]}],\"Positions\":[3]}");
+        VALID.put("Partita.ReleaseExecuteTransaction", "{\"Hold\":\"h2\"}");
+        VALID.put(
+                "Partita.CheckBatchWriteItem",
+                "{\"RequestItems\":{\"fuzz\":[{\"PutRequest\":{\"Item\":" + item + "}}]}}");
         VALID.put(
                 "ExecuteStatement",
                 "{\"Statement\":\"SELECT * FROM \\\"fuzz\\\" WHERE id = ? AND sk > ?\","
@@ -372,7 +386,7 @@ class MalformedRequestsIT {
             String operation = e.getKey().split("#")[0];
             String target = operation.startsWith("Streams.")
                     ? "DynamoDBStreams_20120810." + operation.substring("Streams.".length())
-                    : "DynamoDB_20120810." + operation;
+                    : operation.startsWith("Partita.") ? operation : "DynamoDB_20120810." + operation;
             JsonNode valid = JSON.readTree(e.getValue());
             HttpResponse<String> base = api.post(target, e.getValue());
             // The unmutated request succeeds, so that its mutations reach as deep as a valid one does.

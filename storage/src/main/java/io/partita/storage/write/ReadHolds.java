@@ -1,5 +1,7 @@
 package io.partita.storage.write;
 
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.List;
 import java.util.Set;
@@ -86,13 +88,16 @@ final class ReadHolds {
      * Holds {@code items} (of {@code tables}) as read {@code id}'s, read by the leader of {@code term}. Called before
      * the items' locks are taken for the read.
      *
-     * @return false, holding nothing, when the holds watch too many items already ({@link #MAX_ITEMS}), or a hold of
-     *     the same id is kept (a read's id is made once, by the node that reads over several groups)
+     * @throws ApiException holding nothing: a 503 when the holds watch too many items already ({@link #MAX_ITEMS}),
+     *     which a read may send again; a {@code ValidationException} when a hold of the same id is kept (a read's id is
+     *     made once, by the node that reads over several groups)
      */
-    boolean hold(String id, long term, List<TransactionHolds.Item> items, List<Table> tables) {
+    void hold(String id, long term, List<TransactionHolds.Item> items, List<Table> tables) {
         expireDue();
         if (heldItems.get() + items.size() > MAX_ITEMS) {
-            return false;
+            throw new ApiException(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    "Too many reads over several Raft groups hold items on this leader; send the read again");
         }
         long unknown = unknowns.get();
         Hold h = new Hold(
@@ -109,9 +114,8 @@ final class ReadHolds {
         // Found by its id only once it is on its items: a release or an expiry then takes it off them all.
         if (byId.putIfAbsent(id, h) != null) {
             forget(h);
-            return false;
+            throw ApiException.validation("Hold " + id + " is held already");
         }
-        return true;
     }
 
     /** Breaks every hold of item {@code key} of table {@code table}: called under the item's lock, before a commit. */

@@ -433,10 +433,7 @@ public final class Transactions {
                 held.add(t.held());
                 tables.add(t.table());
             }
-            if (!readHolds.hold(hold, term, held, tables)) {
-                throw new io.partita.storage.StorageUnavailableException(
-                        "too many reads over several Raft groups hold items on this leader");
-            }
+            readHolds.hold(hold, term, held, tables);
         }
         boolean done = false;
         int[] stripes = null;

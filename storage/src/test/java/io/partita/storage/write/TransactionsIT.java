@@ -272,11 +272,20 @@ class TransactionsIT {
             many.add(new TransactionHolds.Item(2, new byte[] {(byte) i}));
         }
         for (int r = 0; r < ReadHolds.MAX_ITEMS / 100; r++) {
-            assertThat(holds.hold("m" + r, 1, many, List.of())).isTrue();
+            holds.hold("m" + r, 1, many, List.of());
         }
-        assertThat(holds.hold("one-more", 1, many.subList(0, 1), List.of())).isFalse();
+        assertThatThrownBy(() -> holds.hold("one-more", 1, many.subList(0, 1), List.of()))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
         holds.drop("m0");
-        assertThat(holds.hold("one-more", 1, many.subList(0, 1), List.of())).isTrue();
+        holds.hold("one-more", 1, many.subList(0, 1), List.of());
+        assertThat(holds.size()).isEqualTo(ReadHolds.MAX_ITEMS / 100);
+        // An id held already is refused, and the hold it names stays as it was.
+        assertThatThrownBy(() -> holds.hold("one-more", 1, many.subList(1, 2), List.of()))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.getMessage()).isEqualTo("Hold one-more is held already"));
+        holds.changing(2, new byte[] {1});
+        assertThat(holds.release("one-more", 1)).isEqualTo(INTACT);
     }
 
     @Test

@@ -183,8 +183,12 @@ public final class ExecuteTransactionHandler
             List<Partiql.Statement> parsed = new ArrayList<>(statements.size());
             for (int i = 0; i < statements.size(); i++) {
                 var s = statements.get(i);
-                parsed.add(
-                        inStatement(in.positions().get(i), () -> PartiqlParser.parse(s.statement(), s.parameters())));
+                Integer at = in.positions().get(i);
+                if (s == null || s.statement() == null || at == null) {
+                    // The node that reads over several groups sent none of these: it checked the request whole.
+                    throw ApiException.validation("TransactStatements and Positions must name the same statements");
+                }
+                parsed.add(inStatement(at, () -> PartiqlParser.parse(s.statement(), s.parameters())));
             }
             return held.hold(
                     asClient,
