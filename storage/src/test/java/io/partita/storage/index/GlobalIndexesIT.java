@@ -220,7 +220,6 @@ class GlobalIndexesIT {
             e.tables().addIndex(t, d);
         }
         java.nio.file.FileStore disk = java.nio.file.Files.getFileStore(dir);
-        long floor = disk.getUsableSpace() - (256L << 20);
         Path ballast = dir.getParent().resolve(dir.getFileName() + "-ballast");
         try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(
                 ballast, java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
@@ -230,6 +229,9 @@ class GlobalIndexesIT {
             }
             c.force(true);
         }
+        // Measured once the ballast is down, halfway between the free space now and with the ballast gone: the
+        // disk may be shared, and others' files come and go while the ballast is written.
+        long floor = disk.getUsableSpace() + (256L << 20);
         try (StorageEngine e = StorageEngine.open(disk(dir).withMinFreeBytes(floor))) {
             Table t = e.tables().find("waits");
             assertThat(e.globalIndexes().await(t, Duration.ofMillis(1500)))
