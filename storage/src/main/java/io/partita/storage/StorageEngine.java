@@ -282,7 +282,8 @@ public final class StorageEngine implements AutoCloseable {
             if (e == null || e.stored() == null) {
                 // Not cached, or only its size (as a write leaves it): read it, and keep the bytes for next time.
                 e = stored(store.get(table.items(), k), e == null ? -1 : e.itemSize());
-                if (e != null) {
+                // A commit of unknown outcome may still change the item underneath a cached copy.
+                if (e != null && !writes.unsettled()) {
                     cache.put(table.cacheId(), k, keyHash, e.stored(), e.itemSize());
                 }
             }

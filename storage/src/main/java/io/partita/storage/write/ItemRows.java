@@ -30,10 +30,15 @@ final class ItemRows implements BatchContributor {
 
     @Override
     public void finished(ItemChange change, CommitOutcome outcome) {
+        long table = change.table().cacheId();
+        if (outcome == CommitOutcome.UNKNOWN) {
+            // Its entry may still be applied, under no lock; until then (ItemWrites#unsettled) nothing fills the cache.
+            cache.remove(table, change.key(), change.keyHash());
+            return;
+        }
         if (outcome != CommitOutcome.COMMITTED) {
             return;
         }
-        long table = change.table().cacheId();
         if (change.newStored() == null) {
             cache.remove(table, change.key(), change.keyHash());
         } else {

@@ -124,6 +124,14 @@ public final class ItemWrites {
         return readHolds;
     }
 
+    /**
+     * Whether a commit of unknown outcome may still be applied, under no lock (its entry proposed, its commit not
+     * confirmed in time): an item read from RocksDB meanwhile may change underneath the cache, which must not keep it.
+     */
+    public boolean unsettled() {
+        return readHolds.unsettled();
+    }
+
     /** TransactWriteItems and TransactGetItems, through this write path. */
     public Transactions transactions() {
         return transactions;
@@ -287,6 +295,12 @@ public final class ItemWrites {
         if (table.deleted()) {
             // DeleteTable removed it after this write looked it up, and drops its families once no lock is held.
             throw ApiException.resourceNotFound("Requested resource not found");
+        }
+        if (readHolds.unsettled()) {
+            // A commit of unknown outcome may still apply, under no lock, before this one: a decision on the item as
+            // RocksDB has it now could rest on a value it replaces (a condition, an increment, the record's old
+            // image). First see it applied or never to be. Two volatile reads otherwise.
+            settle();
         }
         boolean recording = table.feed().recording();
         TableIndexes indexes = table.indexes();

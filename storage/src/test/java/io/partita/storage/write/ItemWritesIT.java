@@ -163,6 +163,51 @@ class ItemWritesIT {
         }
     }
 
+    /**
+     * A commit whose outcome is unknown (its entry proposed, not confirmed in time) may still be applied later, under
+     * no lock. The cache must not keep the item as it was meanwhile, and the next write of it first has an entry of
+     * its own applied, so that its condition (and a record's old image) sees the late one. The store replicates
+     * through a stand-in that holds back one entry, as a group that did not answer in time would.
+     */
+    @Test
+    void aCommitOfUnknownOutcomeAppliedLateIsSeenByReadsAndTheNextWrite() {
+        try (io.partita.storage.rocks.RocksStore store =
+                        io.partita.storage.rocks.RocksStore.open(StorageConfig.memory());
+                StorageEngine e = StorageEngine.openOn(store, StorageConfig.memory())) {
+            Table t = e.tables().create(provisioned("t", 100));
+            LateReplication group = new LateReplication(store);
+            store.replicateThrough(group);
+            e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", 1))));
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", 1)); // cached now, bytes and all
+
+            group.holdBackNext();
+            assertThatThrownBy(() -> e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", 2)))))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            assertThat(e.get(t, key("a"))).as("not applied yet").isEqualTo(item("a", 1));
+            group.applyHeldBack();
+            assertThat(e.get(t, key("a")))
+                    .as("applied late: no cached copy hides it")
+                    .isEqualTo(item("a", 2));
+
+            // A conditional write after another one of unknown outcome decides on the item once that has applied.
+            e.write(t, key("b"), ConditionalWrite.blind(new WriteDecision.Put(item("b", 1)))); // settles the first
+            group.holdBackNext();
+            assertThatThrownBy(() -> e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", 3)))))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            ApiException failed =
+                    new ApiException(ErrorCode.CONDITIONAL_CHECK_FAILED, "The conditional request failed");
+            e.write(
+                    t,
+                    key("a"),
+                    old -> old != null && old.equals(item("a", 3))
+                            ? new WriteDecision.Put(item("a", 4))
+                            : new WriteDecision.Reject(failed));
+            assertThat(group.holding()).isFalse();
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", 4));
+            store.replicateThrough(null);
+        }
+    }
+
     @Test
     void writesAreAdmittedOnTheirPartitionAndChargedTheLargerImageEvenWhenTheirConditionFails() {
         try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {

@@ -199,32 +199,12 @@ class TransactionsIT {
                 StorageEngine e = StorageEngine.openOn(store, StorageConfig.memory())) {
             Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
             e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "1"))));
-            java.util.concurrent.atomic.AtomicBoolean holdBack = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.List<byte[]> heldBack = new java.util.ArrayList<>();
-            java.util.concurrent.atomic.AtomicLong index = new java.util.concurrent.atomic.AtomicLong();
-            store.replicateThrough(new io.partita.storage.rocks.Replication() {
-                @Override
-                public void replicate(byte[] entry) {
-                    if (holdBack.getAndSet(false)) {
-                        heldBack.add(entry);
-                        throw new io.partita.storage.StorageUnavailableException("not committed in time", null, true);
-                    }
-                    for (byte[] late : heldBack) { // the log's order: the held-back entry first
-                        store.applyEntry(late, 1, index.incrementAndGet());
-                    }
-                    heldBack.clear();
-                    store.applyEntry(entry, 1, index.incrementAndGet());
-                }
-
-                @Override
-                public long readBarrier() {
-                    return 1;
-                }
-            });
+            LateReplication group = new LateReplication(store);
+            store.replicateThrough(group);
             Transactions tx = e.writes().transactions();
             List<Transactions.ReadAction> a = List.of(new Transactions.ReadAction(t, key("a")));
             assertThat(tx.holdRead("before", 1, a).read()).isTrue();
-            holdBack.set(true);
+            group.holdBackNext();
             assertThatThrownBy(
                             () -> e.write(t, key("a"), ConditionalWrite.blind(new WriteDecision.Put(item("a", "2")))))
                     .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
@@ -232,13 +212,13 @@ class TransactionsIT {
 
             // The next read has the held-back entry applied first, and reads what it wrote.
             var after = tx.holdRead("after", 1, a);
-            assertThat(heldBack).isEmpty();
+            assertThat(group.holding()).isFalse();
             assertThat(after.items()).containsExactly(item("a", "2"));
             assertThat(tx.release("after", 1)).isEqualTo(INTACT);
 
             // A read held across a commit of unknown outcome, of another item, is unknown.
             assertThat(tx.holdRead("across", 1, a).read()).isTrue();
-            holdBack.set(true);
+            group.holdBackNext();
             assertThatThrownBy(
                             () -> e.write(t, key("z"), ConditionalWrite.blind(new WriteDecision.Put(item("z", "1")))))
                     .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
