@@ -101,6 +101,10 @@ public final class StorageEngine implements AutoCloseable {
                 new TtlEntries(store, config.capacity().clock()),
                 config.itemCollectionLimitBytes(),
                 config.transactionConflicts());
+        if (!reader) {
+            // Before anything is served: the items of transactions prepared here stay as they are until they end.
+            writes.prepared().claimRecorded();
+        }
         this.ttl = new TimeToLive(
                 store, catalog, writes, locks, config.capacity().clock(), reader ? 0 : config.ttlIntervalMillis());
         this.backups = new io.partita.storage.backup.TableBackups(store, catalog, writes, clock, reader);

@@ -214,6 +214,9 @@ public final class TimeToLive implements AutoCloseable {
                 lateness.computeIfAbsent(id, x -> new SynchronizedHistogram(3_600_000_000L, 2))
                         .recordValue(Math.min(3_600_000_000L, Math.max(0, nowMillis - expiry * 1000)));
             } catch (ApiException e) {
+                if (e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_CONFLICT) {
+                    continue; // a transaction holds the item: its entry stays, for the next pass
+                }
                 if (e != STALE) {
                     throw e;
                 }

@@ -93,6 +93,7 @@ public final class ItemWrites {
     private final ReadHolds readHolds = new ReadHolds(System::nanoTime);
 
     private final Transactions transactions;
+    private final PreparedTransactions prepared;
 
     public ItemWrites(
             RocksStore store,
@@ -117,6 +118,12 @@ public final class ItemWrites {
         this.plainLocal = new BatchContributor[] {rows, statistics, localIndexes};
         this.recordedLocal = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
         this.transactions = new Transactions(this, holds, readHolds, locks, cache, store, conflicts);
+        this.prepared = new PreparedTransactions(transactions, this, holds, store, catalog);
+    }
+
+    /** The parts of transactions over several Raft groups this group takes part in. */
+    public PreparedTransactions prepared() {
+        return prepared;
     }
 
     /** The holds of reads over several Raft groups on this leader ({@link Transactions#holdRead}). */
@@ -237,7 +244,7 @@ public final class ItemWrites {
 
     private Applied apply(Table table, ItemKeyEncoder.EncodedKey encoded, ItemWrite w) {
         byte[] k = encoded.bytes();
-        if (w.cause() == ChangeCause.USER && holds.held(table.cacheId(), k)) {
+        if (heldByTransaction(table, k, w)) {
             // "Transaction conflict handling in DynamoDB": the write is refused, not queued behind the transaction.
             throw new ApiException(ErrorCode.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE);
         }
@@ -252,6 +259,11 @@ public final class ItemWrites {
             lock.lock();
         }
         try {
+            if (heldByTransaction(table, k, w)) {
+                // Claimed while this write waited for the lock: a part of a transaction over several Raft groups
+                // holds its items, unlocked, from its prepare until its commit (PreparedTransactions).
+                throw new ApiException(ErrorCode.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE);
+            }
             Applied a;
             try {
                 a = plan(table, encoded, k, keyHash, w, ENCODED.get(), null);
@@ -275,6 +287,14 @@ public final class ItemWrites {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether a transaction holds the item a user's write or the TTL service's deletion would change: the write is
+     * refused (the TTL service comes back for the item later). One volatile read when no transaction holds anything.
+     */
+    private boolean heldByTransaction(Table table, byte[] k, ItemWrite w) {
+        return (w.cause() == ChangeCause.USER || w.cause() == ChangeCause.TTL) && holds.held(table.cacheId(), k);
     }
 
     /**
@@ -492,6 +512,14 @@ public final class ItemWrites {
      * another part's {@code finished} threw; the first failure is thrown after all have finished.
      */
     void commit(List<Applied> changes) {
+        commit(changes, null);
+    }
+
+    /**
+     * Commits as {@link #commit(List)} does, with {@code also} adding rows of its own to the same batch (a prepared
+     * transaction's record, deleted with its writes; {@link PreparedTransactions}).
+     */
+    void commit(List<Applied> changes, java.util.function.Consumer<org.rocksdb.WriteBatch> also) {
         long unknownsBefore = readHolds.unknowns();
         if (readHolds.size() > 0) {
             for (Applied a : changes) {
@@ -511,6 +539,9 @@ public final class ItemWrites {
                             throw new StorageException("write batch failed", e);
                         }
                     }
+                }
+                if (also != null) {
+                    also.accept(batch);
                 }
                 built[0] = true;
             });

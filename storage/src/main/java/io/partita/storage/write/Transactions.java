@@ -159,6 +159,23 @@ public final class Transactions {
      * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
      */
     public WriteResult write(List<WriteAction> actions) {
+        return write(actions, null);
+    }
+
+    /**
+     * Where a part of a transaction over several Raft groups that may go ahead is prepared, instead of committed:
+     * under the items' locks, with the items claimed (and kept claimed when it returns).
+     */
+    interface Preparing {
+        void prepared(TransactionHolds.Item[] items);
+    }
+
+    /**
+     * Runs a write transaction, or with {@code preparing} prepares one group's part of one over several: planned as
+     * one, and when every action may go ahead, {@code preparing} is called under the locks instead of the commit, and
+     * the items stay claimed. A prepared part answers a result with no {@code written} and no {@code reasons}.
+     */
+    WriteResult write(List<WriteAction> actions, Preparing preparing) {
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
         }
@@ -177,6 +194,7 @@ public final class Transactions {
         if (taken >= 0) {
             return new WriteResult(null, conflictOn(n, taken));
         }
+        boolean keep = false;
         try {
             Reason[] refused = admitWrites(actions, targets);
             if (refused != null) {
@@ -202,7 +220,10 @@ public final class Transactions {
                         }
                     }
                 }
-                if (!changes.isEmpty()) {
+                if (preparing != null && !cancelled) {
+                    preparing.prepared(items);
+                    keep = true;
+                } else if (!changes.isEmpty()) {
                     writes.commit(changes);
                 } else {
                     writes.confirmUnwritten(); // a cancellation, or only checks: answered from this replica's state
@@ -210,14 +231,71 @@ public final class Transactions {
             } finally {
                 unlock(stripes);
             }
+            if (keep) {
+                return new WriteResult(null, null);
+            }
             return cancelled ? cancelled(reasons) : committed(actions, targets, planned);
         } finally {
-            holds.release(items);
+            if (!keep) {
+                holds.release(items);
+            }
         }
     }
 
+    /** The claims of {@code actions}' items, in their order. */
+    static TransactionHolds.Item[] items(List<WriteAction> actions) {
+        TransactionHolds.Item[] items = new TransactionHolds.Item[actions.size()];
+        for (int i = 0; i < items.length; i++) {
+            items[i] = Target.of(actions.get(i).table(), actions.get(i).key()).held();
+        }
+        return items;
+    }
+
+    /**
+     * Commits a prepared part of a transaction over several groups ({@link PreparedTransactions}): its items, claimed
+     * since it was prepared, are as its plan found them then; planned again under their locks and written in one
+     * batch with {@code also}'s rows. An action that cannot go ahead after all (its item collection grown past its
+     * limit by other items meanwhile) writes nothing and is charged nothing; a table deleted meanwhile has none. The
+     * caller releases the claims.
+     */
+    WriteResult commitPrepared(List<WriteAction> actions, java.util.function.Consumer<org.rocksdb.WriteBatch> also) {
+        int n = actions.size();
+        Target[] targets = new Target[n];
+        for (int i = 0; i < n; i++) {
+            targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
+        }
+        ItemWrites.Applied[] planned = new ItemWrites.Applied[n];
+        int[] stripes = lock(targets);
+        try {
+            Map<ItemWrites.CollectionKey, Long> collections = new java.util.HashMap<>();
+            List<ItemWrites.Applied> changes = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                if (targets[i].table().deleted()) {
+                    continue;
+                }
+                Reason r;
+                try {
+                    r = plan(actions.get(i), targets[i], planned, i, collections);
+                } catch (ApiException e) {
+                    r = new Reason(VALIDATION_ERROR, e.getMessage(), null);
+                }
+                if (!r.ok()) {
+                    planned[i] = null;
+                    org.slf4j.LoggerFactory.getLogger(Transactions.class)
+                            .warn("a prepared transaction's action could not go ahead at its commit: {}", r);
+                } else if (planned[i].change() != null) {
+                    changes.add(planned[i]);
+                }
+            }
+            writes.commit(changes, also);
+        } finally {
+            unlock(stripes);
+        }
+        return committed(actions, targets, planned);
+    }
+
     /** A cancellation: {@code TransactionConflict} on action {@code on}, and no reason on the others. */
-    private static List<Reason> conflictOn(int n, int on) {
+    public static List<Reason> conflictOn(int n, int on) {
         Reason[] reasons = new Reason[n];
         Arrays.fill(reasons, Reason.OK);
         reasons[on] = new Reason(TRANSACTION_CONFLICT, CONFLICT_MESSAGE, null);
@@ -313,6 +391,10 @@ public final class Transactions {
         for (int i = 0; i < actions.size(); i++) {
             ItemWrites.Applied a = planned[i];
             Target t = targets[i];
+            if (a == null) {
+                written.add(new Written(null, 0, null, null, -1)); // a prepared action that could not go ahead
+                continue;
+            }
             if (actions.get(i).check()) {
                 double units = TRANSACTIONAL * CapacityUnits.write(a.oldSize(), a.oldSize());
                 charge(t, CapacityKind.WRITE, units);

@@ -48,6 +48,33 @@ class TimeToLiveIT {
         return new PrimaryKey(new AttributeValue.S(id), null);
     }
 
+    /**
+     * An expired item that a transaction holds (a part prepared in one Raft group of several) stays until the
+     * transaction ends: the reaper leaves its entry for a later pass.
+     */
+    @Test
+    void anExpiredItemATransactionHoldsIsReapedOnceItIsReleased(@TempDir Path dir) {
+        MutableClock clock =
+                new MutableClock(Instant.parse("2026-06-01T00:00:00Z").toEpochMilli());
+        long now = clock.millis() / 1000;
+        try (StorageEngine e = StorageEngine.open(config(dir, clock))) {
+            Table t = e.tables().create(TestTables.onDemand("expiring", SCHEMA));
+            e.ttl().enable(t, "expires");
+            put(e, t, "held", now - 10);
+            var prepared = e.writes().prepared();
+            var check = new io.partita.storage.write.Transactions.WriteAction(
+                    t, key("held"), old -> new WriteDecision.Keep(), true);
+            assertThat(prepared.prepare("tx", false, new byte[0], java.util.List.of(check))
+                            .reasons())
+                    .isNull();
+            assertThat(e.ttl().reapNow()).isZero();
+            assertThat(e.get(t, key("held"))).isNotNull();
+            prepared.abort("tx", false, clock.millis());
+            assertThat(e.ttl().reapNow()).isEqualTo(1);
+            assertThat(e.get(t, key("held"))).isNull();
+        }
+    }
+
     @Test
     void itemsGoOnceTheyExpireAndTheirEntriesFollowTheirWrites(@TempDir Path dir) {
         MutableClock clock =
