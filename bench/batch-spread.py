@@ -1,5 +1,5 @@
-# Latency of BatchWriteItem, BatchGetItem and TransactGetItems over one table's group against three tables' groups,
-# through one node of a cluster started with --cluster-table-groups (docs/PERFORMANCE.md):
+# Latency of BatchWriteItem, BatchGetItem, TransactGetItems and TransactWriteItems over one table's group against
+# several tables' groups, through one node of a cluster started with --cluster-table-groups (docs/PERFORMANCE.md):
 # python3 bench/batch-spread.py [port [count]].
 import boto3, time, sys, statistics
 port = int(sys.argv[1]) if len(sys.argv) > 1 else 8004
@@ -38,3 +38,10 @@ def transact_reads(tables, each, i):
     return lambda: d.transact_get_items(TransactItems=gets())
 run('TransactGetItems 24 keys, 1 table', lambda i: transact_reads(names[:1], 24, i))
 run('TransactGetItems 24 keys, 3 tables', lambda i: transact_reads(names, 8, i))
+def transact_writes(tables, each, i):
+    puts = lambda: [{'Put': {'TableName': t, 'Item': {'pk': {'S': f't{i * each + j}'}, 'v': {'S': 'x' * 100}}}}
+                    for t in tables for j in range(each)]
+    return lambda: d.transact_write_items(TransactItems=puts())
+# Four puts (two units each): 24 on one table's group would pass its partition's 1,000 write units a second.
+run('TransactWriteItems 4 puts, 1 table', lambda i: transact_writes(names[:1], 4, i))
+run('TransactWriteItems 4 puts, 2 tables', lambda i: transact_writes(names[:2], 2, i))

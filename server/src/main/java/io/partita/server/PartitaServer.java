@@ -318,6 +318,16 @@ public final class PartitaServer implements AutoCloseable {
                 .register(
                         "TransactWriteItems",
                         new io.partita.server.op.txn.TransactWriteItemsHandler(storage, expressions, storage.clock()))
+                .registerPartita(
+                        "PrepareTransactWriteItems",
+                        new io.partita.server.op.txn.TransactWriteItemsHandler.Prepare(storage, expressions))
+                .registerPartita(
+                        "CommitTransactWriteItems",
+                        new io.partita.server.op.txn.TransactWriteItemsHandler.Commit(
+                                storage, expressions, storage.clock()))
+                .registerPartita(
+                        "AbortTransactWriteItems",
+                        new io.partita.server.op.txn.TransactWriteItemsHandler.Abort(storage))
                 .register(
                         "TransactGetItems", new io.partita.server.op.txn.TransactGetItemsHandler(storage, expressions))
                 .registerPartita(

@@ -49,6 +49,14 @@ public final class Accounts {
         return keys.get(accessKeyId);
     }
 
+    /** A key of {@code accountId} (the first by access key id), or null for an account with none. */
+    public Key keyOf(String accountId) {
+        return keys.values().stream()
+                .filter(k -> k.accountId().equals(accountId))
+                .min(java.util.Comparator.comparing(Key::accessKeyId))
+                .orElse(null);
+    }
+
     /** The accounts the keys belong to, in order. */
     public java.util.SortedSet<String> accountIds() {
         java.util.TreeSet<String> ids = new java.util.TreeSet<>();

@@ -15,6 +15,7 @@ import io.partita.server.op.item.BatchWriteItemHandler;
 import io.partita.server.route.OperationRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -127,6 +128,43 @@ final class BatchSpread {
             share.set(f.getKey(), f.getKey().equals(field) ? part : f.getValue());
         }
         return share;
+    }
+
+    /**
+     * A request's list of actions (Gets, writes, statements) by group: each action's table (an ARN read as its name),
+     * and each group's actions' places, in the order of each group's first action.
+     */
+    record Grouped<G>(String[] tables, Map<G, int[]> places) {
+        /** The actions at {@code at} of {@code items}, as a part's own list. */
+        static ArrayNode part(JsonNode items, int[] at) {
+            ArrayNode part = JSON.createArrayNode();
+            for (int i : at) {
+                part.add(items.get(i));
+            }
+            return part;
+        }
+
+        /** The tables of the actions at {@code at}. */
+        String[] tablesAt(int[] at) {
+            return java.util.Arrays.stream(at).mapToObj(i -> tables[i]).toArray(String[]::new);
+        }
+    }
+
+    /** Groups {@code items} by the group ({@code groupOf}) of each one's table ({@code tableOf}). */
+    static <G> Grouped<G> group(JsonNode items, Function<JsonNode, String> tableOf, Function<String, G> groupOf) {
+        Map<G, List<Integer>> positions = new LinkedHashMap<>();
+        String[] tables = new String[items.size()];
+        for (int i = 0; i < items.size(); i++) {
+            String t = tableOf.apply(items.get(i));
+            tables[i] = t != null && t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t;
+            positions
+                    .computeIfAbsent(groupOf.apply(tables[i]), g -> new ArrayList<>())
+                    .add(i);
+        }
+        Map<G, int[]> places = new LinkedHashMap<>();
+        positions.forEach(
+                (g, at) -> places.put(g, at.stream().mapToInt(Integer::intValue).toArray()));
+        return new Grouped<>(tables, places);
     }
 
     /** {@code node} as JSON. */

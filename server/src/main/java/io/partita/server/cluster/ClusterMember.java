@@ -137,6 +137,8 @@ public final class ClusterMember implements AutoCloseable {
         volatile long emptySince;
         /** For a table's group this node leads: when it last compared its tables with the cluster's records. */
         volatile long collectedAt;
+        /** For a group this node leads: when it last looked for transactions' parts left behind ({@link #resolve}). */
+        volatile long resolvedAt;
         /** For a table's group this node leads: the tables its server has held, which it has seen made. */
         final java.util.Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
         /**
@@ -804,7 +806,10 @@ public final class ClusterMember implements AutoCloseable {
         }
         // A client's BatchGetItem, BatchWriteItem, BatchExecuteStatement, TransactGetItems or ExecuteTransaction over
         // several groups, the account's own among them, runs from here.
-        boolean batch = (BatchSpread.runs(target) || TransactSpread.runs(target) || StatementSpread.runs(target))
+        boolean batch = (BatchSpread.runs(target)
+                        || TransactSpread.runs(target)
+                        || StatementSpread.runs(target)
+                        || target.equals(TransactWriteSpread.TARGET))
                 && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                 && !io.partita.server.admin.AdminRoutes.handles(request.uri())
                 && !request.headers().contains(ClusterRouter.FORWARDED);
@@ -950,6 +955,9 @@ public final class ClusterMember implements AutoCloseable {
             }
             return StatementSpread.run(parts, (group, body) -> sendTo(request, caller, group, target, body), batches);
         }
+        if (target.equals(TransactWriteSpread.TARGET)) {
+            return runTransaction(request, caller, groupOf, TransactWriteSpread.Kind.ACTIONS);
+        }
         if (TransactSpread.runs(target)) {
             List<TransactSpread.Share<UUID>> parts;
             try {
@@ -963,15 +971,8 @@ public final class ClusterMember implements AutoCloseable {
                 return refused(e);
             }
             if (parts == null) {
-                // An ExecuteTransaction of writes runs in one group: that of its tables that are in one of their own,
-                // the others (if any) named in none, which that group answers as a single node does.
-                java.util.Set<UUID> own = new java.util.LinkedHashSet<>(placed.values());
-                own.remove(HOME);
-                if (own.size() > 1) {
-                    return refused(differentGroups(List.copyOf(placed.keySet())));
-                }
-                return sendTo(
-                        request, caller, own.isEmpty() ? HOME : own.iterator().next(), target, request.body());
+                // An ExecuteTransaction of writes: a write transaction over several groups.
+                return runTransaction(request, caller, groupOf, TransactWriteSpread.Kind.STATEMENTS);
             }
             return TransactSpread.run(
                     parts, (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body), batches);
@@ -988,6 +989,83 @@ public final class ClusterMember implements AutoCloseable {
                 (share, shareTarget) -> sendTo(request, caller, share.group(), shareTarget, share.body()),
                 batches);
     }
+
+    /**
+     * Runs a write transaction over tables in several groups ({@link TransactWriteSpread}: a TransactWriteItems, or
+     * an ExecuteTransaction of writes), its {@code ClientRequestToken} kept here: a repeat through this node within
+     * ten minutes answers the first answer again (one through another node runs anew).
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runTransaction(
+            ClusterRouter.Sent request,
+            io.partita.server.auth.Credentials caller,
+            java.util.function.Function<String, UUID> groupOf,
+            TransactWriteSpread.Kind kind) {
+        List<TransactWriteSpread.Share<UUID>> parts;
+        String requestToken;
+        Object idempotent;
+        int n;
+        try {
+            if (kind == TransactWriteSpread.Kind.ACTIONS) {
+                var in = io.partita.protocol.json.DynamoJson.decode(
+                        request.body(), io.partita.protocol.message.TransactWriteItemsInput.class);
+                requestToken = in.clientRequestToken();
+                idempotent = in.idempotentParameters();
+                n = in.transactItems() == null ? 0 : in.transactItems().size();
+            } else {
+                var in = io.partita.protocol.json.DynamoJson.decode(
+                        request.body(), io.partita.protocol.message.ExecuteTransactionInput.class);
+                requestToken = in.clientRequestToken();
+                idempotent =
+                        new io.partita.protocol.message.ExecuteTransactionInput(in.transactStatements(), null, null);
+                n = in.transactStatements() == null
+                        ? 0
+                        : in.transactStatements().size();
+            }
+            parts = TransactWriteSpread.split(
+                    kind,
+                    request.body(),
+                    groupOf,
+                    expressions,
+                    UUID.randomUUID().toString(),
+                    System.currentTimeMillis() + TransactWriteSpread.DEADLINE_MILLIS);
+        } catch (io.partita.protocol.error.ApiException e) {
+            return refused(e);
+        }
+        if (parts.size() == 1) {
+            // One group after all (a table placed since the route was chosen): the request as the client sent it.
+            return sendTo(request, caller, parts.get(0).group(), kind.target, request.body());
+        }
+        // Kept apart by operation and account, as a single node keeps each operation's tokens.
+        String token = requestToken == null ? null : kind + "/" + caller.accountId() + "/" + requestToken;
+        if (token != null) {
+            ClusterRouter.Reply first;
+            try {
+                first = transactionTokens.begin(token, io.partita.server.op.txn.IdempotencyTokens.digest(idempotent));
+            } catch (io.partita.protocol.error.ApiException e) {
+                return refused(e);
+            }
+            if (first != null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(first);
+            }
+        }
+        return TransactWriteSpread.run(
+                        parts, n, (group, target, body) -> sendTo(request, caller, group, target, body), batches)
+                .whenComplete((reply, failed) -> {
+                    if (token == null) {
+                        return;
+                    }
+                    if (reply != null && reply.status() == 200) {
+                        transactionTokens.complete(token, reply);
+                    } else if (reply != null && reply.status() < 500) {
+                        transactionTokens.abandon(token); // refused or cancelled: nothing written
+                    }
+                    // Else it may have committed: the token stays in progress for its window.
+                });
+    }
+
+    /** The ClientRequestTokens of the write transactions over several groups run from this node. */
+    private final io.partita.server.op.txn.IdempotencyTokens<ClusterRouter.Reply> transactionTokens =
+            new io.partita.server.op.txn.IdempotencyTokens<>(java.time.Clock.systemUTC());
 
     /**
      * Runs a restore whose source is in a table's own group, which the restored table stays in ({@link
@@ -2173,6 +2251,7 @@ public final class ClusterMember implements AutoCloseable {
                     if (g.table != null && g.serving != null) {
                         collect(g);
                     }
+                    resolve(g);
                 } catch (IOException | RuntimeException e) {
                     log.warn("node {} could not move {} to its members", nodeId(), g.name(), e);
                 }
@@ -2952,6 +3031,132 @@ public final class ClusterMember implements AutoCloseable {
                     name,
                     e.toString());
         }
+    }
+
+    /**
+     * As the leader of group {@code g}, every second, from the mover: ends the parts of transactions over several
+     * groups ({@link TransactWriteSpread}) prepared here whose {@code Deadline} has passed, their coordinator gone or
+     * late. A part of the deciding group is aborted (its decision ABORTED: a late commit finds it); another asks the
+     * deciding group to abort, which answers the decision it made, and commits or aborts its part as it says. Each
+     * through the group's own server, on {@link #batches}; a part not ended (a group that does not answer) is tried
+     * again a second later. Decisions older than a day are forgotten.
+     */
+    private void resolve(Group g) {
+        PartitaServer own = g.serving;
+        long now = System.currentTimeMillis();
+        if (own == null || now - g.resolvedAt < 1_000) {
+            return;
+        }
+        g.resolvedAt = now;
+        io.partita.storage.write.PreparedTransactions prepared =
+                own.storage().writes().prepared();
+        prepared.forgetDecisions(now);
+        for (io.partita.storage.write.PreparedTransactions.Part part : prepared.prepared()) {
+            com.fasterxml.jackson.databind.JsonNode body;
+            try {
+                body = JSON.readTree(part.body());
+            } catch (IOException e) {
+                log.warn("node {} cannot read transaction {}'s part in {}", nodeId(), part.id(), g.name());
+                continue;
+            }
+            if (body.path("Deadline").asLong() > now || !resolving.add(part.id())) {
+                continue;
+            }
+            try {
+                java.util.concurrent.CompletableFuture.runAsync(() -> resolveOne(g, part, body), batches)
+                        .whenComplete((done, failed) -> {
+                            resolving.remove(part.id());
+                            if (failed != null) {
+                                log.warn(
+                                        "node {} could not end transaction {}'s part in {} (tried again soon): {}",
+                                        nodeId(),
+                                        part.id(),
+                                        g.name(),
+                                        failed.toString());
+                            }
+                        });
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                resolving.remove(part.id());
+            }
+        }
+    }
+
+    /** The transactions whose part a resolver is ending now, by id. */
+    private final java.util.Set<String> resolving = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Ends one part left behind ({@link #resolve}). */
+    private void resolveOne(
+            Group g,
+            io.partita.storage.write.PreparedTransactions.Part part,
+            com.fasterxml.jackson.databind.JsonNode body) {
+        io.partita.server.auth.Credentials caller =
+                resolverCaller(g.account, body.path("Region").asText("us-east-1"));
+        if (caller == null) {
+            return; // strict mode, and the account has no key any more: nobody can ask for anything in its name
+        }
+        ClusterRouter.Sent asked = resolverRequest(caller);
+        UUID here = g.table == null ? HOME : g.id;
+        String decision;
+        if (body.path("Decides").asBoolean()) {
+            decision = io.partita.storage.write.PreparedTransactions.Decision.ABORTED.name();
+        } else {
+            String table = body.path("DecidingTable").asText();
+            java.util.Optional<UUID> found = membersReplica.unlessInstalling(
+                    store -> java.util.Optional.ofNullable(tableGroupOf(store, g.account, table)));
+            if (found == null) {
+                throw new IllegalStateException("the cluster's map of tables is being replaced");
+            }
+            UUID deciding = found.orElse(HOME);
+            com.fasterxml.jackson.databind.node.ObjectNode ask = TransactWriteSpread.ending(part.id(), true, table);
+            ClusterRouter.Reply r = sendTo(asked, caller, deciding, TransactWriteSpread.ABORT, BatchSpread.bytes(ask))
+                    .join();
+            decision = r.status() == 200
+                    ? BatchSpread.object(r.body()).path("Decision").asText("")
+                    : "";
+            if (decision.isEmpty()) {
+                throw new IllegalStateException("the deciding group answered " + r.status());
+            }
+        }
+        String target = decision.equals(io.partita.storage.write.PreparedTransactions.Decision.COMMITTED.name())
+                ? TransactWriteSpread.COMMIT
+                : TransactWriteSpread.ABORT;
+        ClusterRouter.Reply ended =
+                sendTo(asked, caller, here, target, part.body()).join();
+        if (ended.status() != 200) {
+            throw new IllegalStateException("its group answered " + ended.status());
+        }
+        log.info("node {} ended transaction {}'s part in {}: {}", nodeId(), part.id(), g.name(), decision);
+    }
+
+    /**
+     * Whom a resolver asks as: a key of the group's account in strict mode (null if it has none), any key in open
+     * mode, where the account is every caller's.
+     */
+    private io.partita.server.auth.Credentials resolverCaller(String account, String region) {
+        if (verifier == null) {
+            return new io.partita.server.auth.Credentials("PARTITARESOLVER", region, account);
+        }
+        io.partita.server.auth.Accounts.Key key = accounts.keyOf(account);
+        return key == null ? null : new io.partita.server.auth.Credentials(key.accessKeyId(), region, account);
+    }
+
+    /**
+     * A request of the resolver's own, as {@link #sendTo} takes one: its headers are the shares' ({@link
+     * #shareHeaders}).
+     */
+    private static ClusterRouter.Sent resolverRequest(io.partita.server.auth.Credentials caller) {
+        io.netty.handler.codec.http.HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+        h.set(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_TYPE, "application/x-amz-json-1.0");
+        h.set(io.netty.handler.codec.http.HttpHeaderNames.HOST, "partita");
+        String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
+        h.set("X-Amz-Date", date);
+        // Open mode checks only the shape; strict mode signs the shares anew.
+        h.set(
+                io.netty.handler.codec.http.HttpHeaderNames.AUTHORIZATION,
+                "AWS4-HMAC-SHA256 Credential=" + caller.accessKeyId() + "/" + date.substring(0, 8) + "/"
+                        + caller.region() + "/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;"
+                        + "x-amz-target, Signature=" + "0".repeat(64));
+        return new ClusterRouter.Sent("POST", "/", h, new byte[0]);
     }
 
     /** Whether {@code engine} has a backup of a table named {@code table}. */

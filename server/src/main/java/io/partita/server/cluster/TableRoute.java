@@ -104,6 +104,10 @@ record TableRoute(Kind kind, List<String> tables) {
             operation = "BatchWriteItem"; // a share of a batch over several groups, which its group checks
         } else if (target.equals(TransactSpread.HOLD) || target.equals(TransactSpread.RELEASE)) {
             operation = "TransactGetItems"; // a group's part of a read over several groups
+        } else if (TransactWriteSpread.PARTS.contains(target)) {
+            operation = "TransactWriteItems"; // a group's part of a write transaction over several groups
+        } else if (target.equals(TransactWriteSpread.PREPARE_STATEMENTS)) {
+            operation = "ExecuteTransaction";
         } else if (target.equals(TransactSpread.HOLD_STATEMENTS) || target.equals(TransactSpread.RELEASE_STATEMENTS)) {
             operation = "ExecuteTransaction";
         } else if (target.startsWith(DYNAMODB)) {

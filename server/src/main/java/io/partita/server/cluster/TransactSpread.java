@@ -17,7 +17,6 @@ import io.partita.server.route.OperationRegistry;
 import io.partita.storage.write.Transactions;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -122,35 +121,22 @@ final class TransactSpread {
         }
         ObjectNode root = BatchSpread.root(body);
         JsonNode items = root.get(kind.field);
-        Map<G, List<Integer>> positions = new LinkedHashMap<>();
-        String[] tables = new String[items.size()];
-        for (int i = 0; i < items.size(); i++) {
-            String t = kind == Kind.GETS
-                    ? items.get(i).get("Get").get("TableName").asText()
-                    : TableRoute.statementTable(items.get(i).path("Statement").asText());
-            tables[i] = t != null && t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t;
-            positions
-                    .computeIfAbsent(groupOf.apply(tables[i]), g -> new ArrayList<>())
-                    .add(i);
-        }
-        List<Share<G>> shares = new ArrayList<>(positions.size());
-        for (Map.Entry<G, List<Integer>> e : positions.entrySet()) {
-            ArrayNode part = JSON.createArrayNode();
-            for (int i : e.getValue()) {
-                part.add(items.get(i));
-            }
-            int[] at = e.getValue().stream().mapToInt(Integer::intValue).toArray();
-            ObjectNode share = BatchSpread.sharing(root, kind.field, part).put("Hold", hold);
+        BatchSpread.Grouped<G> grouped = BatchSpread.group(
+                items,
+                item -> kind == Kind.GETS
+                        ? item.get("Get").get("TableName").asText()
+                        : TableRoute.statementTable(item.path("Statement").asText()),
+                groupOf);
+        List<Share<G>> shares = new ArrayList<>(grouped.places().size());
+        for (Map.Entry<G, int[]> e : grouped.places().entrySet()) {
+            int[] at = e.getValue();
+            ObjectNode share = BatchSpread.sharing(root, kind.field, BatchSpread.Grouped.part(items, at))
+                    .put("Hold", hold);
             if (kind == Kind.STATEMENTS) {
                 ArrayNode places = share.putArray("Positions");
                 Arrays.stream(at).forEach(places::add);
             }
-            shares.add(new Share<>(
-                    kind,
-                    e.getKey(),
-                    at,
-                    Arrays.stream(at).mapToObj(i -> tables[i]).toArray(String[]::new),
-                    BatchSpread.bytes(share)));
+            shares.add(new Share<>(kind, e.getKey(), at, grouped.tablesAt(at), BatchSpread.bytes(share)));
         }
         return shares;
     }
@@ -200,32 +186,13 @@ final class TransactSpread {
      * reasons in its Gets' places, a conflict the first Get's alone. With none of those, a 503.
      */
     static <G> ClusterRouter.Reply refusal(List<Share<G>> shares, List<ClusterRouter.Reply> held, int n) {
-        int lowest = Integer.MAX_VALUE;
-        int[] stage = new int[shares.size()];
-        for (int i = 0; i < shares.size(); i++) {
-            ClusterRouter.Reply r = held.get(i);
-            stage[i] = r.status() == 200 || r.status() >= 500
-                    ? Integer.MAX_VALUE
-                    : stage(BatchSpread.object(r.body()), shares.get(i).positions().length);
-            lowest = Math.min(lowest, stage[i]);
-        }
+        int[] stage = stages(held, shares.stream().map(Share::positions).toList(), TransactSpread::stage);
+        int lowest = Arrays.stream(stage).min().orElse(Integer.MAX_VALUE);
         if (lowest == Integer.MAX_VALUE) {
             return BatchSpread.unavailable("a Raft group of the read's tables did not answer; send it again");
         }
         if (lowest != KEYS_CANCELLED && lowest != CONFLICTS_CANCELLED) {
-            // The first in the request's order: a statement's error names its place; else the group's first Get's.
-            int first = -1;
-            int firstAt = Integer.MAX_VALUE;
-            for (int i = 0; i < shares.size(); i++) {
-                if (stage[i] == lowest) {
-                    int at = placeNamed(held.get(i), shares.get(i).positions()[0]);
-                    if (at < firstAt) {
-                        first = i;
-                        firstAt = at;
-                    }
-                }
-            }
-            return held.get(first);
+            return firstRefusal(held, shares.stream().map(Share::positions).toList(), stage, lowest);
         }
         Transactions.Reason[] reasons = new Transactions.Reason[n];
         Arrays.fill(reasons, Transactions.Reason.OK);
@@ -253,6 +220,44 @@ final class TransactSpread {
                     new Transactions.Reason(Transactions.TRANSACTION_CONFLICT, Transactions.CONFLICT_MESSAGE, null);
         }
         return reply(TransactionRequests.cancelled(Arrays.asList(reasons)));
+    }
+
+    /**
+     * The stage ({@code stageOf} its error and its part's size) of each group's refusal among {@code replies}; a 200
+     * or a 5xx has none ({@link Integer#MAX_VALUE}). {@code positions}: each part's places in the request.
+     */
+    static int[] stages(
+            List<ClusterRouter.Reply> replies,
+            List<int[]> positions,
+            java.util.function.ToIntBiFunction<ObjectNode, Integer> stageOf) {
+        int[] stage = new int[replies.size()];
+        for (int i = 0; i < replies.size(); i++) {
+            ClusterRouter.Reply r = replies.get(i);
+            stage[i] = r.status() == 200 || r.status() >= 500
+                    ? Integer.MAX_VALUE
+                    : stageOf.applyAsInt(BatchSpread.object(r.body()), positions.get(i).length);
+        }
+        return stage;
+    }
+
+    /**
+     * Of the refusals at stage {@code lowest}, the first in the request's order, as a single node answers the first
+     * it meets: a statement's error names its place; else a group's first action's place counts.
+     */
+    static ClusterRouter.Reply firstRefusal(
+            List<ClusterRouter.Reply> replies, List<int[]> positions, int[] stage, int lowest) {
+        int first = -1;
+        int firstAt = Integer.MAX_VALUE;
+        for (int i = 0; i < replies.size(); i++) {
+            if (stage[i] == lowest) {
+                int at = placeNamed(replies.get(i), positions.get(i)[0]);
+                if (at < firstAt) {
+                    first = i;
+                    firstAt = at;
+                }
+            }
+        }
+        return replies.get(first);
     }
 
     private static final java.util.regex.Pattern STATEMENT_NAMED =

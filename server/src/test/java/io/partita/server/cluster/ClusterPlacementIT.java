@@ -120,6 +120,33 @@ class ClusterPlacementIT {
                 .build();
     }
 
+    /** Sends {@code json} as Partita's own operation {@code target} for account {@code a} to {@code via}, signed. */
+    private int partita(int a, ClusterConfig.Member via, String target, String json) throws Exception {
+        byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
+        var headers = new io.netty.handler.codec.http.DefaultHttpHeaders()
+                .set("content-type", "application/x-amz-json-1.0")
+                .set("host", via.apiAddress())
+                .set("x-amz-date", date)
+                .set("x-amz-target", target);
+        String authorization = new io.partita.server.auth.SigV4Verifier(accounts, java.time.Clock.systemUTC())
+                .authorization(
+                        new io.partita.server.auth.Credentials("AK" + a, "us-east-1", ACCOUNTS.get(a)),
+                        new ClusterRouter.Sent("POST", "/", headers, body),
+                        date,
+                        List.of("content-type", "host", "x-amz-date", "x-amz-target"));
+        var request = java.net.http.HttpRequest.newBuilder(URI.create("http://" + via.apiAddress() + "/"))
+                .header("content-type", "application/x-amz-json-1.0")
+                .header("x-amz-date", date)
+                .header("x-amz-target", target)
+                .header("authorization", authorization)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
+        return java.net.http.HttpClient.newHttpClient()
+                .send(request, java.net.http.HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+    }
+
     private static JsonNode view(ClusterMember m) {
         try {
             return JSON.readTree(m.status());
@@ -850,12 +877,60 @@ class ClusterPlacementIT {
         writer.get(60, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(consistent).isPositive();
         System.out.println("reads over two groups during writes: " + consistent + " read, " + cancelled + " cancelled");
-        // A write transaction over two groups is refused, with what to do instead.
-        assertThatThrownBy(() -> as(0, 3).transactWriteItems(r -> r.transactItems(
-                        t -> t.put(p -> p.tableName("orders").item(Map.of("pk", AttributeValue.fromS("t")))),
-                        t -> t.put(p -> p.tableName("users").item(Map.of("pk", AttributeValue.fromS("t")))))))
-                .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("are in different Raft groups");
+        // A write transaction over two groups commits in both, or in neither: a failed condition in one cancels it,
+        // with the reasons in the actions' places.
+        var wrote = as(0, 3).transactWriteItems(r -> r.returnConsumedCapacity(
+                        software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity.TOTAL)
+                .transactItems(
+                        t -> t.put(p -> p.tableName("users")
+                                .item(Map.of("pk", AttributeValue.fromS("t"), "v", AttributeValue.fromS("1")))),
+                        t -> t.put(p -> p.tableName("orders")
+                                .item(Map.of("pk", AttributeValue.fromS("t"), "v", AttributeValue.fromS("1"))))));
+        assertThat(wrote.consumedCapacity())
+                .extracting(software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity::tableName)
+                .containsExactly("users", "orders");
+        assertThat(getFrom(as(0, 1), "users", "t")).isEqualTo("1");
+        assertThat(getFrom(as(0, 2), "orders", "t")).isEqualTo("1");
+        assertThatThrownBy(() -> as(0, 1).transactWriteItems(r -> r.transactItems(
+                        t -> t.put(p -> p.tableName("orders")
+                                .item(Map.of("pk", AttributeValue.fromS("t"), "v", AttributeValue.fromS("2")))),
+                        t -> t.conditionCheck(c -> c.tableName("users")
+                                .key(Map.of("pk", AttributeValue.fromS("t")))
+                                .conditionExpression("v = :two")
+                                .expressionAttributeValues(Map.of(":two", AttributeValue.fromS("2")))
+                                .returnValuesOnConditionCheckFailure("ALL_OLD")))))
+                .isInstanceOfSatisfying(
+                        software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException.class, e -> {
+                            assertThat(e.cancellationReasons())
+                                    .extracting(software.amazon.awssdk.services.dynamodb.model.CancellationReason::code)
+                                    .containsExactly("None", "ConditionalCheckFailed");
+                            assertThat(e.cancellationReasons()
+                                            .get(1)
+                                            .item()
+                                            .get("v")
+                                            .s())
+                                    .isEqualTo("1");
+                        });
+        assertThat(getFrom(as(0, 0), "orders", "t")).isEqualTo("1");
+        // A part whose coordinator is gone (prepared here by hand, its deadline passed) is ended by its group's
+        // leader, which asks the deciding group: never prepared there, the transaction is aborted. Meanwhile the item
+        // is held.
+        String part = "{\"Transaction\":\"left-behind\",\"Decides\":false,\"DecidingTable\":\"orders\","
+                + "\"Deadline\":" + (System.currentTimeMillis() + 2_000) + ",\"Payload\":10,\"TransactItems\":"
+                + "[{\"Put\":{\"TableName\":\"users\",\"Item\":{\"pk\":{\"S\":\"t\"},\"v\":{\"S\":\"x\"}}}}]}";
+        assertThat(partita(0, members.get(2), TransactWriteSpread.PREPARE, part))
+                .isEqualTo(200);
+        assertThatThrownBy(() -> putIn(as(0, 0), "users", "t", "meanwhile"))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TransactionConflictException.class);
+        await("the part left behind aborted by its group's leader", () -> {
+            try {
+                putIn(as(0, 0), "users", "t", "after");
+                return true;
+            } catch (software.amazon.awssdk.services.dynamodb.model.TransactionConflictException held) {
+                return false;
+            }
+        });
+        assertThat(getFrom(as(0, 1), "users", "t")).isEqualTo("after");
         // A BatchExecuteStatement over two tables' groups is one batch: each statement's response in its place.
         var inserted = as(0, 2).batchExecuteStatement(r -> r.statements(
                 s -> s.statement("INSERT INTO \"orders\" VALUE {'pk': ?, 'v': 'partiql'}")
@@ -886,7 +961,7 @@ class ClusterPlacementIT {
                 .extracting(software.amazon.awssdk.services.dynamodb.model.ConsumedCapacity::tableName)
                 .containsExactly("users", "orders");
         // An ExecuteTransaction of SELECTs over two groups is read as a TransactGetItems is; a statement's error names
-        // its place in the whole request. One of writes over two groups is refused.
+        // its place in the whole request.
         var transaction = as(0, 3).executeTransaction(r -> r.transactStatements(
                 s -> s.statement("SELECT v FROM \"orders\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
                 s -> s.statement("SELECT * FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p"))));
@@ -900,18 +975,32 @@ class ClusterPlacementIT {
                         s -> s.statement("SELECT * FROM \"users\" WHERE v = ?").parameters(AttributeValue.fromS("p")))))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("Validation failed in TransactStatements[1]");
-        assertThatThrownBy(() -> as(0, 3).executeTransaction(r -> r.transactStatements(
-                        s -> s.statement("DELETE FROM \"orders\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
-                        s -> s.statement("DELETE FROM \"users\" WHERE pk = ?").parameters(AttributeValue.fromS("p")))))
-                .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("are in different Raft groups");
+        // One of writes over two groups commits in both; an INSERT of a key there cancels it, DuplicateItem in its
+        // place.
+        as(0, 3).executeTransaction(r -> r.transactStatements(
+                s -> s.statement("UPDATE \"orders\" SET v = 'both' WHERE pk = ?")
+                        .parameters(AttributeValue.fromS("p")),
+                s -> s.statement("UPDATE \"users\" SET v = 'both-u' WHERE pk = ?")
+                        .parameters(AttributeValue.fromS("p"))));
+        assertThat(getFrom(as(0, 1), "users", "p")).isEqualTo("both-u");
+        assertThatThrownBy(() -> as(0, 2).executeTransaction(r -> r.transactStatements(
+                        s -> s.statement("INSERT INTO \"users\" VALUE {'pk': ?}")
+                                .parameters(AttributeValue.fromS("new")),
+                        s -> s.statement("INSERT INTO \"orders\" VALUE {'pk': ?}")
+                                .parameters(AttributeValue.fromS("p")))))
+                .isInstanceOfSatisfying(
+                        software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException.class,
+                        e -> assertThat(e.cancellationReasons())
+                                .extracting(software.amazon.awssdk.services.dynamodb.model.CancellationReason::code)
+                                .containsExactly("None", "DuplicateItem"));
+        assertThat(getFrom(as(0, 0), "users", "new")).isNull();
         // One of writes over a table and a name that is none: the table's group answers, as a single node does.
         assertThatThrownBy(() -> as(0, 3).executeTransaction(r -> r.transactStatements(
                         s -> s.statement("DELETE FROM \"orders\" WHERE pk = ?").parameters(AttributeValue.fromS("p")),
                         s -> s.statement("DELETE FROM \"nothere\" WHERE pk = ?")
                                 .parameters(AttributeValue.fromS("p")))))
                 .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
-        assertThat(getFrom(as(0, 0), "orders", "p")).isEqualTo("partiql");
+        assertThat(getFrom(as(0, 0), "orders", "p")).isEqualTo("both");
         // ListContributorInsights over every table of the account: a summary per table, whichever group has it, in
         // the order of their names, a page at a time through two nodes.
         as(0, 2).updateContributorInsights(

@@ -113,6 +113,18 @@ class MalformedRequestsIT {
                         + " id = ? AND sk = ?\",\"Parameters\":[{\"S\":\"a\"},{\"N\":\"1\"}]}],\"Positions\":[3]}");
         VALID.put("Partita.ReleaseExecuteTransaction", "{\"Hold\":\"h2\"}");
         VALID.put(
+                "Partita.PrepareTransactWriteItems",
+                "{\"Transaction\":\"t1\",\"Decides\":true,\"DecidingTable\":\"fuzz\",\"Deadline\":0,"
+                        + "\"Payload\":10,\"TransactItems\":[{\"Put\":{\"TableName\":\"fuzz\",\"Item\":" + item
+                        + "}}],\"ReturnConsumedCapacity\":\"TOTAL\"}");
+        VALID.put(
+                "Partita.PrepareExecuteTransaction",
+                "{\"Transaction\":\"t3\",\"Decides\":false,\"DecidingTable\":\"fuzz\",\"Deadline\":0,"
+                        + "\"TransactStatements\":[{\"Statement\":\"DELETE FROM \\\"fuzz\\\" WHERE id = ?"
+                        + " AND sk = ?\",\"Parameters\":[{\"S\":\"b\"},{\"N\":\"1\"}]}],\"Positions\":[4]}");
+        VALID.put("Partita.CommitTransactWriteItems", "{\"Transaction\":\"t1\",\"Decides\":true}");
+        VALID.put("Partita.AbortTransactWriteItems", "{\"Transaction\":\"t2\",\"Decides\":false}");
+        VALID.put(
                 "Partita.CheckBatchWriteItem",
                 "{\"RequestItems\":{\"fuzz\":[{\"PutRequest\":{\"Item\":" + item + "}}]}}");
         VALID.put(

@@ -171,30 +171,105 @@ public final class ExecuteTransactionHandler
 
         @Override
         public TransactGetItemsHandler.Held.Output handle(RequestContext context, Input in) {
-            var statements = in.transactStatements();
-            if (statements == null
-                    || statements.isEmpty()
-                    || in.positions() == null
-                    || in.positions().size() != statements.size()) {
-                throw ApiException.validation("TransactStatements and Positions must name the same statements");
-            }
+            List<Partiql.Statement> parsed = parsedAt(in.transactStatements(), in.positions());
             RequestContext asClient =
                     context.as(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "ExecuteTransaction");
-            List<Partiql.Statement> parsed = new ArrayList<>(statements.size());
-            for (int i = 0; i < statements.size(); i++) {
-                var s = statements.get(i);
-                Integer at = in.positions().get(i);
-                if (s == null || s.statement() == null || at == null) {
-                    // The node that reads over several groups sent none of these: it checked the request whole.
-                    throw ApiException.validation("TransactStatements and Positions must name the same statements");
-                }
-                parsed.add(inStatement(at, () -> PartiqlParser.parse(s.statement(), s.parameters())));
-            }
             return held.hold(
                     asClient,
                     new TransactGetItemsHandler.Held.Input(
                             in.hold(), transaction.gets(parsed, in.positions()), in.returnConsumedCapacity()));
         }
+    }
+
+    /**
+     * Partita's own {@code Partita.PrepareExecuteTransaction}: one Raft group's statements of an ExecuteTransaction of
+     * writes over several ({@code --cluster-table-groups}, docs/CLUSTER.md), turned into TransactWriteItems' actions
+     * as a single node turns them and prepared as {@link TransactWriteItemsHandler.Prepare} prepares a part (its record
+     * keeps the actions, which its commit reads again). {@code Positions} gives each statement's place in the whole
+     * request, which its errors name; an INSERT's failed condition is {@code DuplicateItem}. The 4 MB counts this
+     * part's actions.
+     */
+    public static final class Prepare
+            implements OperationHandler<Prepare.Input, TransactWriteItemsHandler.Prepare.Output> {
+        public record Input(
+                String transaction,
+                Boolean decides,
+                String decidingTable,
+                Long deadline,
+                List<ExecuteTransactionInput.ParameterizedStatement> transactStatements,
+                String returnConsumedCapacity,
+                List<Integer> positions) {}
+
+        private final ExecuteTransactionHandler transaction;
+        private final TransactWriteItemsHandler.Prepare prepare;
+
+        Prepare(ExecuteTransactionHandler transaction, TransactWriteItemsHandler.Prepare prepare) {
+            this.transaction = transaction;
+            this.prepare = prepare;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public TransactWriteItemsHandler.Prepare.Output handle(RequestContext context, Input in) {
+            var statements = in.transactStatements();
+            List<Partiql.Statement> parsed = parsedAt(statements, in.positions());
+            RequestContext asClient =
+                    context.as(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "ExecuteTransaction");
+            List<TransactWriteItem> items = new ArrayList<>(statements.size());
+            List<Boolean> inserts = new ArrayList<>(statements.size());
+            for (int i = 0; i < statements.size(); i++) {
+                Partiql.Statement st = parsed.get(i);
+                if (st instanceof Partiql.Select) {
+                    throw ApiException.validation("ExecuteTransaction API does not support both read and write"
+                            + " operations in the same request.");
+                }
+                String onFailure = statements.get(i).returnValuesOnConditionCheckFailure();
+                items.add(inStatement(in.positions().get(i), () -> transaction.action(st, onFailure)));
+                inserts.add(st instanceof Partiql.Insert);
+            }
+            try {
+                return prepare.prepare(
+                        asClient,
+                        new TransactWriteItemsHandler.Prepare.Input(
+                                in.transaction(),
+                                in.decides(),
+                                in.decidingTable(),
+                                in.deadline(),
+                                null,
+                                items,
+                                in.returnConsumedCapacity(),
+                                null,
+                                null));
+            } catch (ApiException e) {
+                throw e.code() == ErrorCode.TRANSACTION_CANCELED ? duplicates(e, inserts) : e;
+            }
+        }
+    }
+
+    /**
+     * A group's part's {@code statements}, parsed, each error naming the statement's place in the whole request
+     * ({@code positions}).
+     */
+    private static List<Partiql.Statement> parsedAt(
+            List<ExecuteTransactionInput.ParameterizedStatement> statements, List<Integer> positions) {
+        if (statements == null || statements.isEmpty() || positions == null || positions.size() != statements.size()) {
+            throw ApiException.validation("TransactStatements and Positions must name the same statements");
+        }
+        List<Partiql.Statement> parsed = new ArrayList<>(statements.size());
+        for (int i = 0; i < statements.size(); i++) {
+            var s = statements.get(i);
+            Integer at = positions.get(i);
+            if (s == null || s.statement() == null || at == null) {
+                // The node that runs it over several groups sent none of these: it checked the request whole.
+                throw ApiException.validation("TransactStatements and Positions must name the same statements");
+            }
+            parsed.add(inStatement(at, () -> PartiqlParser.parse(s.statement(), s.parameters())));
+        }
+        return parsed;
     }
 
     private ExecuteTransactionOutput write(
@@ -301,9 +376,11 @@ public final class ExecuteTransactionHandler
             codes.add((String) r.get("Code"));
             rewritten.add(r);
         }
+        Map<String, Object> fields = new LinkedHashMap<>(cancelled.extraFields());
+        fields.put("CancellationReasons", rewritten);
         return new ApiException(
                 ErrorCode.TRANSACTION_CANCELED,
                 "Transaction cancelled, please refer cancellation reasons for specific reasons " + codes,
-                Map.of("CancellationReasons", rewritten));
+                fields);
     }
 }

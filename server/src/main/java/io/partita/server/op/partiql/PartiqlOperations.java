@@ -31,6 +31,10 @@ public final class PartiqlOperations {
                         "HoldExecuteTransaction",
                         new ExecuteTransactionHandler.Held(
                                 transaction, new TransactGetItemsHandler.Held(storage, expressions)))
-                .registerPartita("ReleaseExecuteTransaction", new TransactGetItemsHandler.Release(storage));
+                .registerPartita("ReleaseExecuteTransaction", new TransactGetItemsHandler.Release(storage))
+                .registerPartita(
+                        "PrepareExecuteTransaction",
+                        new ExecuteTransactionHandler.Prepare(
+                                transaction, new TransactWriteItemsHandler.Prepare(storage, expressions)));
     }
 }

@@ -25,7 +25,7 @@ import java.util.Map;
  * arrive, and beyond {@link #MAX_TOKENS} the oldest completed ones go first, early. A request that failed in a way
  * that may have committed stays in progress until a window has passed since it started.
  */
-final class IdempotencyTokens<R> {
+public final class IdempotencyTokens<R> {
     static final long WINDOW_MILLIS = 10 * 60 * 1000;
     /**
      * A bound on the memory the tokens take: a few hundred bytes each for small transactions, tens of megabytes in
@@ -49,12 +49,12 @@ final class IdempotencyTokens<R> {
         }
     }
 
-    IdempotencyTokens(Clock clock) {
+    public IdempotencyTokens(Clock clock) {
         this.clock = clock;
     }
 
     /** The digest of a request's parameters (its idempotent ones): their JSON's SHA-256. */
-    static byte[] digest(Object requestWithoutToken) {
+    public static byte[] digest(Object requestWithoutToken) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(DynamoJson.encode(requestWithoutToken));
         } catch (NoSuchAlgorithmException e) {
@@ -66,7 +66,7 @@ final class IdempotencyTokens<R> {
      * Starts the request with {@code token}: null when it is new (the caller runs it, then calls {@link #complete} or
      * {@link #abandon}), else the result of the completed request it repeats.
      */
-    synchronized R begin(String token, byte[] digest) {
+    public synchronized R begin(String token, byte[] digest) {
         long now = clock.millis();
         expire(now);
         Token<R> t = tokens.get(token);
@@ -90,7 +90,7 @@ final class IdempotencyTokens<R> {
     }
 
     /** The request with {@code token} committed with {@code result}: its window starts now. */
-    synchronized void complete(String token, R result) {
+    public synchronized void complete(String token, R result) {
         Token<R> t = tokens.remove(token);
         if (t != null) {
             t.result = result;
@@ -101,7 +101,7 @@ final class IdempotencyTokens<R> {
     }
 
     /** The request with {@code token} failed: the token is free again. */
-    synchronized void abandon(String token) {
+    public synchronized void abandon(String token) {
         tokens.remove(token);
     }
 

@@ -166,11 +166,8 @@ public final class TransactGetItemsHandler implements OperationHandler<TransactG
                 new TransactGetItemsOutput(units.consumed(in.returnConsumedCapacity(), true), responses), total);
     }
 
-    /** A hold's id, as the node that reads over several groups makes it (a UUID). */
     private static void requireHold(String hold) {
-        if (hold == null || hold.isEmpty() || hold.length() > 64) {
-            throw ApiException.validation("Hold must be 1 to 64 characters");
-        }
+        TransactionRequests.requireId("Hold", hold);
     }
 
     /**

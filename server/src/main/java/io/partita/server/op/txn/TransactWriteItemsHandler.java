@@ -14,15 +14,18 @@ import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.KeySchema;
 import io.partita.protocol.model.PrimaryKey;
 import io.partita.protocol.validate.ConstraintSet;
+import io.partita.server.op.TableNames;
 import io.partita.server.op.item.ItemExpressions;
 import io.partita.server.op.item.ItemRequests;
 import io.partita.server.route.OperationHandler;
+import io.partita.server.route.OperationRegistry;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.index.IndexEntries;
 import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.PreparedTransactions;
 import io.partita.storage.write.Transactions;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -59,50 +62,7 @@ public final class TransactWriteItemsHandler
 
     @Override
     public TransactWriteItemsOutput handle(RequestContext context, TransactWriteItemsInput in) {
-        ConstraintSet c = new ConstraintSet();
-        c.length("clientRequestToken", in.clientRequestToken(), 1, 36);
-        c.notNull("transactItems", in.transactItems())
-                .size("transactItems", in.transactItems(), 1, TransactionRequests.MAX_ITEMS);
-        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
-        c.enumValue(
-                "returnItemCollectionMetrics",
-                in.returnItemCollectionMetrics(),
-                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
-        List<TransactWriteItem> items = in.transactItems();
-        if (items != null && items.size() <= TransactionRequests.MAX_ITEMS) {
-            for (int i = 0; i < items.size(); i++) {
-                constrain(c, "transactItems." + (i + 1) + ".member", items.get(i));
-            }
-        }
-        c.check();
-        for (TransactWriteItem item : items) {
-            int actions = count(item.conditionCheck(), item.put(), item.delete(), item.update());
-            if (actions == 0) {
-                throw ApiException.validation(
-                        "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request");
-            }
-            if (actions > 1) {
-                throw ApiException.validation("TransactItems can only contain one of Check, Put, Update or Delete");
-            }
-        }
-        List<Action> parsed = new ArrayList<>(items.size());
-        for (TransactWriteItem item : items) {
-            parsed.add(parse(item));
-        }
-        List<Planned> planned = new ArrayList<>(parsed.size());
-        for (Action a : parsed) {
-            planned.add(plan(a, ItemRequests.table(context, storage, a.tableName())));
-        }
-        TransactionRequests.checkDistinct(planned.stream()
-                .filter(p -> p.key() != null)
-                .map(p -> new TransactionRequests.ItemId(p.table(), p.key()))
-                .toList());
-        long total = 0;
-        for (Planned p : planned) {
-            total += p.size();
-        }
-        TransactionRequests.checkPayload(total);
-
+        List<Planned> planned = check(context, in, -1);
         String token = in.clientRequestToken();
         if (token != null) {
             Committed repeated = tokens.begin(token, IdempotencyTokens.digest(in.idempotentParameters()));
@@ -141,7 +101,91 @@ public final class TransactWriteItemsHandler
         return out;
     }
 
+    /**
+     * Checks the request as a whole, as it is checked before any table is looked at: its members, each action's one
+     * member, its expressions. A cluster that runs one TransactWriteItems over several Raft groups checks it so
+     * before any group prepares its part.
+     *
+     * @return the size the 4 MB limit counts: each Put's item, each other action's key
+     * @throws ApiException DynamoDB's error for a request that is bad as a whole
+     */
+    public static long checkShape(TransactWriteItemsInput in, ItemExpressions expressions) {
+        long total = 0;
+        for (Action a : new TransactWriteItemsHandler(null, expressions, null).parsed(in)) {
+            total += ItemSize.of(a.keyOrItem());
+        }
+        return total;
+    }
+
+    /** The request's members, each action's one member, and its expressions, checked and parsed in that order. */
+    private List<Action> parsed(TransactWriteItemsInput in) {
+        ConstraintSet c = new ConstraintSet();
+        c.length("clientRequestToken", in.clientRequestToken(), 1, 36);
+        c.notNull("transactItems", in.transactItems())
+                .size("transactItems", in.transactItems(), 1, TransactionRequests.MAX_ITEMS);
+        ItemRequests.constrainCommon(c, in.returnConsumedCapacity());
+        c.enumValue(
+                "returnItemCollectionMetrics",
+                in.returnItemCollectionMetrics(),
+                ItemRequests.RETURN_ITEM_COLLECTION_METRICS);
+        List<TransactWriteItem> items = in.transactItems();
+        if (items != null && items.size() <= TransactionRequests.MAX_ITEMS) {
+            for (int i = 0; i < items.size(); i++) {
+                constrain(c, "transactItems." + (i + 1) + ".member", items.get(i));
+            }
+        }
+        c.check();
+        for (TransactWriteItem item : items) {
+            int actions = count(item.conditionCheck(), item.put(), item.delete(), item.update());
+            if (actions == 0) {
+                throw ApiException.validation(
+                        "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request");
+            }
+            if (actions > 1) {
+                throw ApiException.validation("TransactItems can only contain one of Check, Put, Update or Delete");
+            }
+        }
+        List<Action> parsed = new ArrayList<>(items.size());
+        for (TransactWriteItem item : items) {
+            parsed.add(parse(item));
+        }
+        return parsed;
+    }
+
+    /**
+     * Every check of the request, in DynamoDB's order: its shape, its tables and keys, one action per item, the 4 MB
+     * ({@code payload}: the whole request's size when this is one group's part of it, else -1).
+     */
+    private List<Planned> check(RequestContext context, TransactWriteItemsInput in, long payload) {
+        List<Action> parsed = parsed(in);
+        List<Planned> planned = new ArrayList<>(parsed.size());
+        for (Action a : parsed) {
+            planned.add(plan(a, ItemRequests.table(context, storage, a.tableName())));
+        }
+        TransactionRequests.checkDistinct(planned.stream()
+                .filter(p -> p.key() != null)
+                .map(p -> new TransactionRequests.ItemId(p.table(), p.key()))
+                .toList());
+        long total = 0;
+        for (Planned p : planned) {
+            total += p.size();
+        }
+        TransactionRequests.checkPayload(payload >= 0 ? payload : total);
+        return planned;
+    }
+
     private TransactWriteItemsOutput run(TransactWriteItemsInput in, List<Planned> planned) {
+        List<Transactions.WriteAction> actions = actions(planned);
+        Transactions.WriteResult result = storage.writes().transactions().write(actions);
+        if (!result.committed()) {
+            throw TransactionRequests.cancelled(result.reasons());
+        }
+        return TransactionRequests.written(
+                in.returnConsumedCapacity(), in.returnItemCollectionMetrics(), actions, result.written());
+    }
+
+    /** The actions to run; a key of the wrong shape cancels the transaction before anything runs. */
+    private static List<Transactions.WriteAction> actions(List<Planned> planned) {
         List<Transactions.Reason> early = new ArrayList<>(planned.size());
         boolean refused = false;
         for (Planned p : planned) {
@@ -151,15 +195,201 @@ public final class TransactWriteItemsHandler
         if (refused) {
             throw TransactionRequests.cancelled(early);
         }
-        List<Transactions.WriteAction> actions = planned.stream()
+        return planned.stream()
                 .map(p -> new Transactions.WriteAction(p.table(), p.key(), p.write(), p.check()))
                 .toList();
-        Transactions.WriteResult result = storage.writes().transactions().write(actions);
-        if (!result.committed()) {
-            throw TransactionRequests.cancelled(result.reasons());
+    }
+
+    private static void requireTransaction(String id) {
+        TransactionRequests.requireId("Transaction", id);
+    }
+
+    /**
+     * Partita's own {@code Partita.PrepareTransactWriteItems}: one Raft group's part of a TransactWriteItems over
+     * several ({@code --cluster-table-groups}, docs/CLUSTER.md), checked as {@link #handle} checks a request (the 4 MB
+     * over the whole request's {@code Payload}) and prepared ({@link PreparedTransactions#prepare}): a cancellation
+     * as TransactWriteItems answers one; else its record, with this body, committed in the group, and its items held
+     * until {@link Commit} or {@link Abort}. {@code Decides}: this group keeps the decision; {@code DecidingTable}
+     * names a table of the group that does, and {@code Deadline} (epoch milliseconds) when the part may be resolved
+     * without its coordinator: both for the resolver of a part left behind.
+     */
+    public static final class Prepare implements OperationHandler<Prepare.Input, Prepare.Output> {
+        public record Input(
+                String transaction,
+                Boolean decides,
+                String decidingTable,
+                Long deadline,
+                Long payload,
+                List<TransactWriteItem> transactItems,
+                String returnConsumedCapacity,
+                String returnItemCollectionMetrics,
+                String region) {
+            TransactWriteItemsInput request() {
+                return new TransactWriteItemsInput(
+                        transactItems, returnConsumedCapacity, returnItemCollectionMetrics, null);
+            }
         }
-        return TransactionRequests.written(
-                in.returnConsumedCapacity(), in.returnItemCollectionMetrics(), actions, result.written());
+
+        public record Output(Boolean prepared) {}
+
+        /**
+         * A member of a part's cancellation that says it came before anything ran (keys of the wrong shape): the
+         * coordinator ranks it as a single node would. Only the coordinator sees it.
+         */
+        public static final String EARLY = "CancelledBeforeRunning";
+
+        private final TransactWriteItemsHandler writes;
+
+        public Prepare(StorageEngine storage, ItemExpressions expressions) {
+            this.writes = new TransactWriteItemsHandler(storage, expressions, null);
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            return prepare(context.as(OperationRegistry.DYNAMODB_PREFIX + "TransactWriteItems"), in);
+        }
+
+        /**
+         * Prepares as {@link #handle} does, its messages naming {@code as}'s operation. Without a {@code Payload} the 4
+         * MB counts this part alone (an ExecuteTransaction's: its size is known only once its group has read its
+         * statements).
+         */
+        public Output prepare(RequestContext as, Input in) {
+            requireTransaction(in.transaction());
+            if (in.deadline() == null || (in.payload() != null && in.payload() < 0)) {
+                throw ApiException.validation("Deadline is required, and Payload is not negative");
+            }
+            List<Planned> planned = writes.check(as, in.request(), in.payload() == null ? -1 : in.payload());
+            List<Transactions.WriteAction> actions;
+            try {
+                actions = actions(planned);
+            } catch (ApiException cancelled) {
+                Map<String, Object> marked = new java.util.LinkedHashMap<>(cancelled.extraFields());
+                marked.put(EARLY, true);
+                throw new ApiException(cancelled.code(), cancelled.getMessage(), marked);
+            }
+            Input recorded = new Input(
+                    in.transaction(),
+                    Boolean.TRUE.equals(in.decides()),
+                    in.decidingTable(),
+                    in.deadline(),
+                    in.payload(),
+                    in.transactItems(),
+                    in.returnConsumedCapacity(),
+                    in.returnItemCollectionMetrics(),
+                    as.region());
+            Transactions.WriteResult result = writes.storage
+                    .writes()
+                    .prepared()
+                    .prepare(
+                            in.transaction(),
+                            Boolean.TRUE.equals(in.decides()),
+                            io.partita.protocol.json.DynamoJson.encode(recorded),
+                            actions);
+            if (result.reasons() != null) {
+                throw TransactionRequests.cancelled(result.reasons());
+            }
+            return new Output(true);
+        }
+    }
+
+    /**
+     * Partita's own {@code Partita.CommitTransactWriteItems}: commits this group's prepared part of {@code
+     * Transaction} ({@link PreparedTransactions#commit}), its actions read again from the part's record, not from
+     * this request (whose actions only bring it to the group). {@code Decision} says how the transaction ended; its
+     * units and item collections are this group's share of TransactWriteItems' answer.
+     */
+    public static final class Commit implements OperationHandler<Commit.Input, Commit.Output> {
+        public record Input(String transaction, Boolean decides) {}
+
+        public record Output(
+                String decision,
+                List<io.partita.protocol.message.ConsumedCapacity> consumedCapacity,
+                Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {}
+
+        private final TransactWriteItemsHandler writes;
+
+        public Commit(StorageEngine storage, ItemExpressions expressions, Clock clock) {
+            this.writes = new TransactWriteItemsHandler(storage, expressions, clock);
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            requireTransaction(in.transaction());
+            boolean decides = Boolean.TRUE.equals(in.decides());
+            PreparedTransactions prepared = writes.storage.writes().prepared();
+            long now = context.clock().millis();
+            byte[] body = prepared.body(in.transaction());
+            if (body == null) {
+                // Not prepared here, or ended before: the decision there is, or ABORTED for none.
+                var ended = prepared.commit(in.transaction(), decides, now, List.of());
+                return new Output(ended.decision().name(), null, null);
+            }
+            Prepare.Input part = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class);
+            RequestContext as = context.as(OperationRegistry.DYNAMODB_PREFIX + "TransactWriteItems");
+            List<Transactions.WriteAction> actions = new ArrayList<>();
+            for (Action a : writes.parsed(part.request())) {
+                Table table = writes.storage.tables().find(TableNames.resolve(as, a.tableName()));
+                if (table != null) { // a table deleted since has no item to write
+                    actions.add(actions(List.of(plan(a, table))).get(0));
+                }
+            }
+            var ended = prepared.commit(in.transaction(), decides, now, actions);
+            if (ended.result() == null) {
+                return new Output(ended.decision().name(), null, null);
+            }
+            TransactWriteItemsOutput out = TransactionRequests.written(
+                    part.returnConsumedCapacity(),
+                    part.returnItemCollectionMetrics(),
+                    actions,
+                    ended.result().written());
+            return new Output(ended.decision().name(), out.consumedCapacity(), out.itemCollectionMetrics());
+        }
+    }
+
+    /**
+     * Partita's own {@code Partita.AbortTransactWriteItems}: aborts this group's part of {@code Transaction}, if any
+     * ({@link PreparedTransactions#abort}). With {@code Decides}, the group that keeps the decision answers the one
+     * there is ({@code COMMITTED}: nothing aborted) or records ABORTED: how a resolver learns how a part left behind
+     * ends.
+     */
+    public static final class Abort implements OperationHandler<Abort.Input, Abort.Output> {
+        public record Input(String transaction, Boolean decides) {}
+
+        public record Output(String decision) {}
+
+        private final StorageEngine storage;
+
+        public Abort(StorageEngine storage) {
+            this.storage = storage;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            requireTransaction(in.transaction());
+            return new Output(storage.writes()
+                    .prepared()
+                    .abort(
+                            in.transaction(),
+                            Boolean.TRUE.equals(in.decides()),
+                            context.clock().millis())
+                    .name());
+        }
     }
 
     private static int count(Object... actions) {

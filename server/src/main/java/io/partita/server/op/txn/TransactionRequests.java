@@ -76,6 +76,16 @@ public final class TransactionRequests {
                 || m.contains("exceeded the size limit");
     }
 
+    /**
+     * An id of Partita's own operations between a cluster's nodes (a hold's, a prepared transaction's), as the node
+     * that sends them makes it: a UUID; {@code member} names it in the refusal.
+     */
+    static void requireId(String member, String id) {
+        if (id == null || id.isEmpty() || id.length() > 64) {
+            throw ApiException.validation(member + " must be 1 to 64 characters");
+        }
+    }
+
     public static Transactions.Reason validationError(ApiException e) {
         return new Transactions.Reason(Transactions.VALIDATION_ERROR, e.getMessage(), null);
     }
