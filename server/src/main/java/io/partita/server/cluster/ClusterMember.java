@@ -1056,10 +1056,11 @@ public final class ClusterMember implements AutoCloseable {
                     }
                     if (reply != null && reply.status() == 200) {
                         transactionTokens.complete(token, reply);
-                    } else if (reply != null && reply.status() < 500) {
-                        transactionTokens.abandon(token); // refused or cancelled: nothing written
+                    } else if (reply != null && (reply.status() < 500 || reply.status() == 503)) {
+                        // Refused, cancelled, or not prepared everywhere (a 503): nothing written.
+                        transactionTokens.abandon(token);
                     }
-                    // Else it may have committed: the token stays in progress for its window.
+                    // Else (a 500) it committed or may have: the token stays in progress for its window.
                 });
     }
 
@@ -2251,9 +2252,13 @@ public final class ClusterMember implements AutoCloseable {
                     if (g.table != null && g.serving != null) {
                         collect(g);
                     }
-                    resolve(g);
                 } catch (IOException | RuntimeException e) {
                     log.warn("node {} could not move {} to its members", nodeId(), g.name(), e);
+                }
+                try {
+                    resolve(g);
+                } catch (RuntimeException e) {
+                    log.warn("node {} could not look for transactions left behind in {}", nodeId(), g.name(), e);
                 }
             }
             try {
@@ -3063,7 +3068,15 @@ public final class ClusterMember implements AutoCloseable {
                 continue;
             }
             try {
-                java.util.concurrent.CompletableFuture.runAsync(() -> resolveOne(g, part, body), batches)
+                java.util.concurrent.CompletableFuture.runAsync(
+                                () -> {
+                                    try {
+                                        resolveOne(g, part, body);
+                                    } catch (Exception e) {
+                                        throw new java.util.concurrent.CompletionException(e);
+                                    }
+                                },
+                                batches)
                         .whenComplete((done, failed) -> {
                             resolving.remove(part.id());
                             if (failed != null) {
@@ -3084,11 +3097,16 @@ public final class ClusterMember implements AutoCloseable {
     /** The transactions whose part a resolver is ending now, by id. */
     private final java.util.Set<String> resolving = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** Ends one part left behind ({@link #resolve}). */
+    /**
+     * Ends one part left behind ({@link #resolve}). The deciding group is asked only while its table is still in the
+     * group the part names ({@code DecidingGroup}): a table deleted, or made again elsewhere, since may have taken the
+     * decision with it, and the part stays held rather than guess (logged once).
+     */
     private void resolveOne(
             Group g,
             io.partita.storage.write.PreparedTransactions.Part part,
-            com.fasterxml.jackson.databind.JsonNode body) {
+            com.fasterxml.jackson.databind.JsonNode body)
+            throws Exception {
         io.partita.server.auth.Credentials caller =
                 resolverCaller(g.account, body.path("Region").asText("us-east-1"));
         if (caller == null) {
@@ -3107,9 +3125,25 @@ public final class ClusterMember implements AutoCloseable {
                 throw new IllegalStateException("the cluster's map of tables is being replaced");
             }
             UUID deciding = found.orElse(HOME);
-            com.fasterxml.jackson.databind.node.ObjectNode ask = TransactWriteSpread.ending(part.id(), true, table);
-            ClusterRouter.Reply r = sendTo(asked, caller, deciding, TransactWriteSpread.ABORT, BatchSpread.bytes(ask))
-                    .join();
+            if (!deciding.toString().equals(body.path("DecidingGroup").asText())) {
+                if (undecidable.add(part.id())) {
+                    log.warn(
+                            "node {}: transaction {}'s part in {} stays held: its deciding table {} is no longer in the"
+                                    + " group that decided it",
+                            nodeId(),
+                            part.id(),
+                            g.name(),
+                            table);
+                }
+                return;
+            }
+            ClusterRouter.Reply r = sendTo(
+                            asked,
+                            caller,
+                            deciding,
+                            TransactWriteSpread.ABORT,
+                            BatchSpread.bytes(TransactWriteSpread.ending(part.id(), true, table)))
+                    .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
             decision = r.status() == 200
                     ? BatchSpread.object(r.body()).path("Decision").asText("")
                     : "";
@@ -3120,13 +3154,22 @@ public final class ClusterMember implements AutoCloseable {
         String target = decision.equals(io.partita.storage.write.PreparedTransactions.Decision.COMMITTED.name())
                 ? TransactWriteSpread.COMMIT
                 : TransactWriteSpread.ABORT;
-        ClusterRouter.Reply ended =
-                sendTo(asked, caller, here, target, part.body()).join();
-        if (ended.status() != 200) {
+        ClusterRouter.Reply ended = sendTo(asked, caller, here, target, part.body())
+                .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        String how = ended.status() == 200
+                ? BatchSpread.object(ended.body()).path("Decision").asText("")
+                : "";
+        if (how.isEmpty()) {
             throw new IllegalStateException("its group answered " + ended.status());
         }
-        log.info("node {} ended transaction {}'s part in {}: {}", nodeId(), part.id(), g.name(), decision);
+        log.info("node {} ended transaction {}'s part in {}: {}", nodeId(), part.id(), g.name(), how);
     }
+
+    /** How long a resolver waits for each answer. */
+    private static final long RESOLVE_WAIT_SECONDS = 30;
+
+    /** The parts a resolver found it cannot end (their deciding table moved), logged once each. */
+    private final java.util.Set<String> undecidable = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Whom a resolver asks as: a key of the group's account in strict mode (null if it has none), any key in open

@@ -250,7 +250,7 @@ final class TransactSpread {
         int firstAt = Integer.MAX_VALUE;
         for (int i = 0; i < replies.size(); i++) {
             if (stage[i] == lowest) {
-                int at = placeNamed(replies.get(i), positions.get(i)[0]);
+                int at = placeNamed(replies.get(i), positions.get(i));
                 if (at < firstAt) {
                     first = i;
                     firstAt = at;
@@ -263,9 +263,21 @@ final class TransactSpread {
     private static final java.util.regex.Pattern STATEMENT_NAMED =
             java.util.regex.Pattern.compile("Validation failed in TransactStatements\\[(\\d+)]");
 
-    /** The place a refusal names ({@code Validation failed in TransactStatements[i]}), else {@code or}. */
-    private static int placeNamed(ClusterRouter.Reply refused, int or) {
+    /**
+     * The place in the request of the action a part's refusal is for: the statement it names ({@code Validation
+     * failed in TransactStatements[i]}), the action a write transaction's part marks ({@link
+     * io.partita.server.op.txn.TransactWriteItemsHandler.Prepare#REFUSED_AT}), else the part's first.
+     */
+    private static int placeNamed(ClusterRouter.Reply refused, int[] positions) {
         ObjectNode error = BatchSpread.object(refused.body());
+        int marked = error == null
+                ? -1
+                : error.path(io.partita.server.op.txn.TransactWriteItemsHandler.Prepare.REFUSED_AT)
+                        .asInt(-1);
+        if (marked >= 0 && marked < positions.length) {
+            return positions[marked];
+        }
+        int or = positions[0];
         java.util.regex.Matcher m = STATEMENT_NAMED.matcher(
                 error == null ? "" : error.path("message").asText(""));
         return m.find() ? Integer.parseInt(m.group(1)) : or;

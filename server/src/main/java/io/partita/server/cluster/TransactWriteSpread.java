@@ -133,10 +133,12 @@ final class TransactWriteSpread {
         BatchSpread.Grouped<G> grouped = BatchSpread.group(
                 items,
                 item -> kind == Kind.ACTIONS
-                        ? item.elements().next().path("TableName").asText()
+                        ? actionOf(item).path("TableName").asText()
                         : TableRoute.statementTable(item.path("Statement").asText()),
                 groupOf);
         String deciding = grouped.tables()[0];
+        String decidingGroup =
+                String.valueOf(grouped.places().keySet().iterator().next());
         List<Share<G>> shares = new ArrayList<>(grouped.places().size());
         for (Map.Entry<G, int[]> e : grouped.places().entrySet()) {
             int[] at = e.getValue();
@@ -145,6 +147,7 @@ final class TransactWriteSpread {
                     .put("Transaction", id)
                     .put("Decides", decides)
                     .put("DecidingTable", deciding)
+                    .put("DecidingGroup", decidingGroup)
                     .put("Deadline", deadline);
             if (kind == Kind.ACTIONS) {
                 share.put("Payload", payload);
@@ -157,6 +160,16 @@ final class TransactWriteSpread {
                     kind, e.getKey(), at, own, BatchSpread.bytes(share), BatchSpread.bytes(ending(id, decides, own))));
         }
         return shares;
+    }
+
+    /** The one action of a TransactWriteItems member (checked to have one): its Put, Update, Delete or check. */
+    private static JsonNode actionOf(JsonNode item) {
+        for (String member : List.of("ConditionCheck", "Put", "Delete", "Update")) {
+            if (item.get(member) instanceof ObjectNode action) {
+                return action;
+            }
+        }
+        return item; // not reached
     }
 
     /**
@@ -363,12 +376,12 @@ final class TransactWriteSpread {
 
     /** A refusal of the request, a table's or a key's, the transaction's as it is. */
     private static final int REFUSED = 1;
-    /** A cancellation for keys of the wrong shape, before anything ran. */
-    private static final int KEYS_CANCELLED = 2;
     /** Two actions on one item. */
-    private static final int REPEATED = 3;
+    private static final int REPEATED = 2;
     /** More than 4 MB. */
-    private static final int TOO_LARGE = 4;
+    private static final int TOO_LARGE = 3;
+    /** A cancellation for keys of the wrong shape, before anything ran (after the checks above, on a single node). */
+    private static final int KEYS_CANCELLED = 4;
     /** A cancellation for a conflict: another transaction holds an item. */
     private static final int CONFLICT = 5;
     /** A cancellation for throttled items. */
@@ -378,10 +391,10 @@ final class TransactWriteSpread {
 
     /**
      * The answer when not every group prepared, as a single node would answer, which checks in stages: every action's
-     * table and key, one action per item, the 4 MB (refusals, but for keys of the wrong shape: a cancellation), then
-     * conflicts, then capacity, then each item's condition and write (cancellations). The lowest stage any group
-     * answered is the transaction's: a refusal the first in the order of the groups' first actions, cancellations of
-     * that stage merged in the actions' places (a conflict the first one's alone). With none of those (a group did
+     * table and item, one action per item, the 4 MB (refusals), keys of the wrong shape, then conflicts, then
+     * capacity, then each item's condition and write (cancellations). The lowest stage any group answered is the
+     * transaction's: a refusal the one of the request's first action refused, cancellations of that stage merged in
+     * the actions' places (a conflict the first one's alone). With none of those (a group did
      * not answer), a 503: nothing was written.
      */
     static <G> ClusterRouter.Reply refusal(List<Share<G>> shares, List<ClusterRouter.Reply> prepared, int n) {

@@ -916,6 +916,8 @@ class ClusterPlacementIT {
         // leader, which asks the deciding group: never prepared there, the transaction is aborted. Meanwhile the item
         // is held.
         String part = "{\"Transaction\":\"left-behind\",\"Decides\":false,\"DecidingTable\":\"orders\","
+                + "\"DecidingGroup\":\""
+                + tableGroup(n0, a0, "orders").get("group").asText() + "\","
                 + "\"Deadline\":" + (System.currentTimeMillis() + 2_000) + ",\"Payload\":10,\"TransactItems\":"
                 + "[{\"Put\":{\"TableName\":\"users\",\"Item\":{\"pk\":{\"S\":\"t\"},\"v\":{\"S\":\"x\"}}}}]}";
         assertThat(partita(0, members.get(2), TransactWriteSpread.PREPARE, part))

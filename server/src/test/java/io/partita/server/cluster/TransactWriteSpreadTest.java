@@ -75,6 +75,7 @@ class TransactWriteSpreadTest {
         for (JsonNode share : List.of(deciding, other)) {
             assertThat(share.get("Transaction").asText()).isEqualTo("tx1");
             assertThat(share.get("DecidingTable").asText()).isEqualTo("b");
+            assertThat(share.get("DecidingGroup").asText()).isEqualTo("2");
             assertThat(share.get("Deadline").asLong()).isEqualTo(1234);
             assertThat(share.get("Payload").asLong()).isEqualTo(4 * 3); // four items of one attribute "id" of 1 byte
             assertThat(share.get("ReturnConsumedCapacity").asText()).isEqualTo("TOTAL");
@@ -314,5 +315,40 @@ class TransactWriteSpreadTest {
             default -> reply(200, "{'Decision':'ABORTED'}");
         });
         assertThat(json(run(missing).body()).get("message").asText()).isEqualTo("Requested resource not found");
+
+        // Of two refusals, the one of the request's first action refused: group 2 refuses its second action (the
+        // request's fourth), group 1 its second (the third).
+        Groups both = new Groups(what -> switch (what) {
+            case "Prepare2" ->
+                reply(
+                        400,
+                        "{'__type':'com.amazonaws.dynamodb.v20120810#ValidationException','message':'fourth',"
+                                + "'RefusedAction':1}");
+            case "Prepare1" ->
+                reply(
+                        400,
+                        "{'__type':'com.amazonaws.dynamodb.v20120810#ValidationException','message':'third',"
+                                + "'RefusedAction':1}");
+            default -> reply(200, "{'Decision':'ABORTED'}");
+        });
+        assertThat(json(run(both).body()).get("message").asText()).isEqualTo("third");
+
+        // Two actions on one item outrank a key of the wrong shape, which a single node finds after that check.
+        Groups repeated = new Groups(what -> switch (what) {
+            case "Prepare2" ->
+                reply(
+                        400,
+                        "{'__type':'com.amazonaws.dynamodb.v20120810#TransactionCanceledException','message':'x',"
+                                + "'CancelledBeforeRunning':true,'CancellationReasons':[{'Code':'ValidationError',"
+                                + "'Message':'The provided key element does not match the schema'},{'Code':'None'}]}");
+            case "Prepare1" ->
+                reply(
+                        400,
+                        "{'__type':'com.amazonaws.dynamodb.v20120810#ValidationException',"
+                                + "'message':'Transaction request cannot include multiple operations on one item'}");
+            default -> reply(200, "{'Decision':'ABORTED'}");
+        });
+        assertThat(json(run(repeated).body()).get("message").asText())
+                .startsWith("Transaction request cannot include multiple operations on one item");
     }
 }

@@ -160,8 +160,8 @@ public final class TimeToLive implements AutoCloseable {
                 while (true) {
                     long[] batch = reapBatch(t, true);
                     n += batch[0];
-                    if (batch[1] < BATCH) {
-                        break;
+                    if (batch[1] < BATCH || batch[2] == batch[1]) {
+                        break; // all read, or every entry read is of an item a transaction holds: later
                     }
                 }
             }
@@ -174,7 +174,10 @@ public final class TimeToLive implements AutoCloseable {
         return reapBatch(t, now)[0];
     }
 
-    /** One bounded pass: how many items it deleted, and how many entries it read. */
+    /**
+     * One bounded pass: how many items it deleted, how many entries it read, and how many of those were of items a
+     * transaction holds (left for a later pass).
+     */
     private synchronized long[] reapBatch(Table t, boolean now) {
         if (!t.metadata().ttl().indexed()) {
             index(t);
@@ -191,6 +194,7 @@ public final class TimeToLive implements AutoCloseable {
         });
         int idLength = TtlKeys.table(id).length - 1;
         long reaped = 0;
+        long held = 0;
         List<byte[]> stale = new ArrayList<>();
         for (byte[] entry : entries) {
             long expiry = TtlKeys.expiryOf(entry, idLength);
@@ -215,7 +219,8 @@ public final class TimeToLive implements AutoCloseable {
                         .recordValue(Math.min(3_600_000_000L, Math.max(0, nowMillis - expiry * 1000)));
             } catch (ApiException e) {
                 if (e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_CONFLICT) {
-                    continue; // a transaction holds the item: its entry stays, for the next pass
+                    held++; // a transaction holds the item: its entry stays, for the next pass
+                    continue;
                 }
                 if (e != STALE) {
                     throw e;
@@ -234,7 +239,7 @@ public final class TimeToLive implements AutoCloseable {
                 }
             });
         }
-        return new long[] {reaped, entries.size()};
+        return new long[] {reaped, entries.size(), held};
     }
 
     /** The reaper's own rejection: the item was changed since its entry was read. Stackless. */

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.ColumnFamilyHandle;
@@ -61,6 +62,8 @@ public final class PreparedTransactions {
 
     private static final byte[] PREPARED = "partita/transaction/prepared/".getBytes(StandardCharsets.UTF_8);
     private static final byte[] DECIDED = "partita/transaction/decided/".getBytes(StandardCharsets.UTF_8);
+    /** Each decision again, by when it was made ({@link #byTime}): what {@link #forgetDecisions} reads. */
+    private static final byte[] DECIDED_AT = "partita/transaction/decided-at/".getBytes(StandardCharsets.UTF_8);
 
     private final Transactions transactions;
     private final ItemWrites writes;
@@ -68,8 +71,12 @@ public final class PreparedTransactions {
     private final RocksStore store;
     private final TableCatalog catalog;
     private final ColumnFamilyHandle family;
-    /** The claims of the parts prepared here, by id. */
-    private final ConcurrentHashMap<String, TransactionHolds.Item[]> claimed = new ConcurrentHashMap<>();
+    /** The claims of the parts prepared here, by id, with their caller's body. */
+    private final ConcurrentHashMap<String, Claim> claimed = new ConcurrentHashMap<>();
+
+    private record Claim(TransactionHolds.Item[] items, byte[] body) {}
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PreparedTransactions.class);
 
     private final ReentrantLock[] locks = new ReentrantLock[64];
 
@@ -94,7 +101,9 @@ public final class PreparedTransactions {
      * Prepares this group's part {@code actions} of transaction {@code id} (see the class comment), recording {@code
      * body} with it. A cancellation answers its reasons, as {@link Transactions#write} does; a prepared part answers
      * a result with neither. In the deciding group a transaction decided already (aborted by a resolver before its
-     * prepare came) is cancelled with {@code TransactionConflict} on its first action.
+     * prepare came) is cancelled with {@code TransactionConflict} on its first action. A record whose commit's outcome
+     * is not known keeps its items claimed until the part is aborted (its coordinator, told of no prepare, aborts it;
+     * else the resolver finds it among {@link #prepared}).
      *
      * @throws ApiException a {@code ValidationException} when {@code id} is prepared here already
      */
@@ -103,58 +112,82 @@ public final class PreparedTransactions {
         ReentrantLock lock = lockOf(id);
         lock.lock();
         try {
-            settle();
+            Decision known = settledDecision(id, decides);
             if (claimed.containsKey(id) || store.get(family, key(PREPARED, id)) != null) {
                 throw ApiException.validation("Transaction " + id + " is prepared already");
             }
-            if (decides && store.get(family, key(DECIDED, id)) != null) {
+            if (known != null) {
                 return new Transactions.WriteResult(null, Transactions.conflictOn(actions.size(), 0));
             }
             byte[] record = encode(actions, body);
             return transactions.write(actions, items -> {
-                store.write(batch -> put(batch, key(PREPARED, id), record));
-                claimed.put(id, items);
+                claimed.put(id, new Claim(items, body));
+                try {
+                    write(batch -> put(batch, key(PREPARED, id), record));
+                } catch (RuntimeException e) {
+                    if (!mayHaveBeenWritten(e)) {
+                        release(id); // nothing recorded: nothing to hold
+                    }
+                    throw e;
+                }
             });
         } finally {
             lock.unlock();
         }
     }
 
+    /** The actions of a part, read again from its record at its commit ({@link #commit}). */
+    @FunctionalInterface
+    public interface ActionsOf {
+        /**
+         * The actions of the part recorded with {@code body}, whose tables were these ({@code tableIds}: each table's
+         * id by name, as it was at the prepare: a table made again since under the name has another id and none of
+         * the part's items).
+         */
+        List<Transactions.WriteAction> read(byte[] body, Map<String, String> tableIds);
+    }
+
     /**
-     * Commits this group's part of transaction {@code id}, whose {@code actions} its caller read again from the
-     * part's body. The deciding group answers the decision there is when there is one (and writes nothing), and
-     * decides ABORTED for a part it has no record of; another group answers COMMITTED, with nothing written, for a
-     * part it has no record of (finished before).
+     * Commits this group's part of transaction {@code id}, its actions read again from the part's record ({@code
+     * actionsOf}, under the transaction's lock). The deciding group answers the decision there is when there is one
+     * (and writes nothing), and decides ABORTED for a part it has no record of; another group answers COMMITTED, with
+     * nothing written, for a part it has no record of (finished before). Either way a part no longer recorded holds
+     * nothing after.
      */
-    public Finished commit(String id, boolean decides, long nowMillis, List<Transactions.WriteAction> actions) {
+    public Finished commit(String id, boolean decides, long nowMillis, ActionsOf actionsOf) {
         ReentrantLock lock = lockOf(id);
         lock.lock();
         try {
             Decision known = settledDecision(id, decides);
+            byte[] record = store.get(family, key(PREPARED, id));
             if (known != null) {
+                end(id, record, known);
                 return new Finished(known, null);
             }
-            if (store.get(family, key(PREPARED, id)) == null) {
+            if (record == null) {
+                release(id);
                 if (!decides) {
                     return new Finished(Decision.COMMITTED, null);
                 }
-                store.write(batch -> put(batch, key(DECIDED, id), decision(Decision.ABORTED, nowMillis)));
+                write(batch -> decide(batch, id, Decision.ABORTED, nowMillis));
                 return new Finished(Decision.ABORTED, null);
             }
-            TransactionHolds.Item[] items = claimed.get(id);
-            if (items == null) {
+            Recorded recorded = decode(record);
+            List<Transactions.WriteAction> actions = actionsOf.read(recorded.body(), recorded.tableIds());
+            Claim claim = claimed.get(id);
+            if (claim == null) {
                 // Recorded by a commit of unknown outcome applied since, or claimed by no leader yet: claimed now.
-                items = Transactions.items(actions);
+                TransactionHolds.Item[] items = Transactions.items(actions);
                 if (holds.claim(items) >= 0) {
                     throw new io.partita.storage.StorageUnavailableException(
                             "another transaction holds an item of transaction " + id + "; it is committed later");
                 }
-                claimed.put(id, items);
+                claimed.put(id, new Claim(items, recorded.body()));
             }
             Transactions.WriteResult written = transactions.commitPrepared(actions, batch -> {
                 delete(batch, key(PREPARED, id));
                 if (decides) {
-                    put(batch, key(DECIDED, id), decision(Decision.COMMITTED, nowMillis));
+                    decide(batch, id, Decision.COMMITTED, nowMillis);
                 }
             });
             release(id);
@@ -175,15 +208,19 @@ public final class PreparedTransactions {
         lock.lock();
         try {
             Decision known = settledDecision(id, decides);
+            byte[] record = store.get(family, key(PREPARED, id));
             if (known != null) {
+                end(id, record, known);
                 return known;
             }
-            store.write(batch -> {
-                delete(batch, key(PREPARED, id));
-                if (decides) {
-                    put(batch, key(DECIDED, id), decision(Decision.ABORTED, nowMillis));
-                }
-            });
+            if (record != null || decides) {
+                write(batch -> {
+                    delete(batch, key(PREPARED, id));
+                    if (decides) {
+                        decide(batch, id, Decision.ABORTED, nowMillis);
+                    }
+                });
+            }
             release(id);
             return Decision.ABORTED;
         } finally {
@@ -191,35 +228,62 @@ public final class PreparedTransactions {
         }
     }
 
-    /** The parts recorded here, by id: those a coordinator has not finished yet (or is finishing). */
+    /**
+     * A decided part's end where it was decided already: a record left beside ABORTED (a prepare whose commit was
+     * not known to fail) is deleted, and the part holds nothing.
+     */
+    private void end(String id, byte[] record, Decision known) {
+        if (record != null && known == Decision.ABORTED) {
+            write(batch -> delete(batch, key(PREPARED, id)));
+        }
+        release(id);
+    }
+
+    /**
+     * The parts recorded here, by id, and those whose record's commit is not known (claimed, not recorded): those a
+     * coordinator has not finished yet (or is finishing).
+     */
     public List<Part> prepared() {
         List<Part> parts = new ArrayList<>();
+        java.util.Set<String> recorded = new java.util.HashSet<>();
         store.range(family, PREPARED, after(PREPARED), true, (k, v) -> {
-            parts.add(new Part(idOf(k, PREPARED), bodyOf(v)));
+            String id = idOf(k, PREPARED);
+            recorded.add(id);
+            parts.add(new Part(id, decode(v).body()));
             return true;
+        });
+        claimed.forEach((id, claim) -> {
+            if (!recorded.contains(id)) {
+                parts.add(new Part(id, claim.body()));
+            }
         });
         return parts;
     }
 
-    /** The body part {@code id} was prepared with, or null when it is not prepared here. */
-    public byte[] body(String id) {
-        byte[] v = store.get(family, key(PREPARED, id));
-        return v == null ? null : bodyOf(v);
-    }
-
-    /** Deletes the decisions kept past {@link #DECISION_MILLIS} at {@code nowMillis}; returns how many. */
+    /**
+     * Deletes the decisions kept past {@link #DECISION_MILLIS} at {@code nowMillis}, oldest first, at most 1,000 at a
+     * time (they are read in the order they were made, from their index by time); returns how many.
+     */
     public int forgetDecisions(long nowMillis) {
         List<byte[]> old = new ArrayList<>();
-        store.range(family, DECIDED, after(DECIDED), true, (k, v) -> {
-            if (nowMillis - decidedAt(v) > DECISION_MILLIS) {
-                old.add(k);
-            }
-            return true;
+        byte[] through = byTime(Math.max(0, nowMillis - DECISION_MILLIS), "");
+        store.range(family, DECIDED_AT, through, true, (k, v) -> {
+            old.add(k);
+            return old.size() < 1_000;
         });
         if (!old.isEmpty()) {
-            store.write(batch -> {
+            write(batch -> {
                 for (byte[] k : old) {
                     delete(batch, k);
+                    delete(
+                            batch,
+                            key(
+                                    DECIDED,
+                                    new String(
+                                            k,
+                                            DECIDED_AT.length + 17,
+                                            k.length - DECIDED_AT.length - 17,
+                                            StandardCharsets.UTF_8)));
                 }
             });
         }
@@ -233,35 +297,46 @@ public final class PreparedTransactions {
      */
     public void claimRecorded() {
         store.range(family, PREPARED, after(PREPARED), true, (k, v) -> {
+            String id = idOf(k, PREPARED);
+            Recorded recorded;
+            try {
+                recorded = decode(v);
+            } catch (StorageException unreadable) {
+                log.error("prepared transaction {} is unreadable; its items are not held", id, unreadable);
+                return true;
+            }
             List<TransactionHolds.Item> items = new ArrayList<>();
-            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(v))) {
-                int n = in.readInt();
-                for (int i = 0; i < n; i++) {
-                    String table = in.readUTF();
-                    byte[] key = new byte[in.readInt()];
-                    in.readFully(key);
-                    Table t = catalog.find(table);
-                    if (t != null) {
-                        items.add(new TransactionHolds.Item(t.cacheId(), key));
-                    }
+            for (RecordedItem item : recorded.items()) {
+                Table t = catalog.find(item.table());
+                if (t != null && t.metadata().id().equals(item.tableId())) {
+                    items.add(new TransactionHolds.Item(t.cacheId(), item.key()));
                 }
-            } catch (IOException e) {
-                throw new StorageException("unreadable prepared transaction " + idOf(k, PREPARED), e);
             }
             TransactionHolds.Item[] claim = items.toArray(TransactionHolds.Item[]::new);
             if (holds.claim(claim) >= 0) {
-                throw new IllegalStateException("two prepared transactions hold one item: " + idOf(k, PREPARED));
+                // Not reached: a prepare claims its items before it records them, and a record whose commit failed
+                // keeps them claimed until it is aborted. Served anyway; the part's resolver ends it.
+                log.error("prepared transaction {} shares an item with another; its items are not held", id);
+                return true;
             }
-            claimed.put(idOf(k, PREPARED), claim);
+            claimed.put(id, new Claim(claim, recorded.body()));
             return true;
         });
     }
 
     private void release(String id) {
-        TransactionHolds.Item[] items = claimed.remove(id);
-        if (items != null) {
-            holds.release(items);
+        Claim claim = claimed.remove(id);
+        if (claim != null) {
+            holds.release(claim.items());
         }
+    }
+
+    /** Whether a failed write may still be applied (its outcome unknown): only a refusal before the log is not. */
+    private static boolean mayHaveBeenWritten(RuntimeException e) {
+        if (e instanceof io.partita.storage.StorageUnavailableException u) {
+            return u.mayHaveBeenWritten();
+        }
+        return !(e instanceof io.partita.storage.WouldBlock);
     }
 
     private void settle() {
@@ -288,13 +363,14 @@ public final class PreparedTransactions {
         return locks[Math.floorMod(id.hashCode(), locks.length)];
     }
 
-    /** A part's record: its items (table name, encoded key), then its caller's body. */
+    /** A part's record: its items (table name, table id, encoded key), then its caller's body. */
     private static byte[] encode(List<Transactions.WriteAction> actions, byte[] body) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(body.length + 64 * actions.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(actions.size());
             for (Transactions.WriteAction a : actions) {
                 out.writeUTF(a.table().metadata().name());
+                out.writeUTF(a.table().metadata().id());
                 byte[] key = io.partita.storage.key.ItemKeyEncoder.encode(
                                 a.table().metadata().keySchema(), a.key())
                         .bytes();
@@ -309,30 +385,55 @@ public final class PreparedTransactions {
         return bytes.toByteArray();
     }
 
-    private static byte[] bodyOf(byte[] record) {
+    /** An item of a part's record. */
+    private record RecordedItem(String table, String tableId, byte[] key) {}
+
+    /** A part's record, read. */
+    private record Recorded(List<RecordedItem> items, byte[] body) {
+        /** Each table's id, by name. */
+        Map<String, String> tableIds() {
+            Map<String, String> ids = new java.util.HashMap<>();
+            items.forEach(i -> ids.put(i.table(), i.tableId()));
+            return ids;
+        }
+    }
+
+    private static Recorded decode(byte[] record) {
         try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(record))) {
             int n = in.readInt();
+            List<RecordedItem> items = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                in.readUTF();
-                in.skipNBytes(in.readInt());
+                String table = in.readUTF();
+                String tableId = in.readUTF();
+                byte[] key = new byte[in.readInt()];
+                in.readFully(key);
+                items.add(new RecordedItem(table, tableId, key));
             }
             byte[] body = new byte[in.readInt()];
             in.readFully(body);
-            return body;
-        } catch (IOException e) {
+            return new Recorded(items, body);
+        } catch (IOException | RuntimeException e) {
             throw new StorageException("unreadable prepared transaction", e);
         }
     }
 
-    private static byte[] decision(Decision d, long nowMillis) {
-        return java.nio.ByteBuffer.allocate(9)
-                .put((byte) d.ordinal())
-                .putLong(nowMillis)
-                .array();
+    /** Records decision {@code d} on {@code id}, made at {@code nowMillis}, and its entry in the index by time. */
+    private void decide(WriteBatch batch, String id, Decision d, long nowMillis) {
+        put(batch, key(DECIDED, id), new byte[] {(byte) d.ordinal()});
+        put(batch, byTime(nowMillis, id), new byte[0]);
     }
 
-    private static long decidedAt(byte[] v) {
-        return java.nio.ByteBuffer.wrap(v, 1, 8).getLong();
+    /** The key of {@code id}'s decision in the index by time: the time in 16 hex digits, a slash, the id. */
+    private static byte[] byTime(long millis, String id) {
+        return key(DECIDED_AT, String.format("%016x/%s", millis, id));
+    }
+
+    /**
+     * Commits {@code rows} through the write path's commit with no item ({@link ItemWrites#commit(List,
+     * java.util.function.Consumer)}): a commit of unknown outcome is counted, and settled before the next decision.
+     */
+    private void write(java.util.function.Consumer<WriteBatch> rows) {
+        writes.commit(List.of(), rows);
     }
 
     private static byte[] key(byte[] prefix, String id) {

@@ -194,7 +194,9 @@ public final class Transactions {
         if (taken >= 0) {
             return new WriteResult(null, conflictOn(n, taken));
         }
-        boolean keep = false;
+        // Whether the claims are still to be released here: a prepared part keeps them, and the claims of a
+        // transaction that locked its items are released before the locks (a write waiting for one then finds none).
+        boolean release = true;
         try {
             Reason[] refused = admitWrites(actions, targets);
             if (refused != null) {
@@ -221,22 +223,26 @@ public final class Transactions {
                     }
                 }
                 if (preparing != null && !cancelled) {
+                    release = false; // from here the claims are the part's (it releases them should it fail)
                     preparing.prepared(items);
-                    keep = true;
                 } else if (!changes.isEmpty()) {
                     writes.commit(changes);
                 } else {
                     writes.confirmUnwritten(); // a cancellation, or only checks: answered from this replica's state
                 }
             } finally {
+                if (release) {
+                    holds.release(items);
+                    release = false;
+                }
                 unlock(stripes);
             }
-            if (keep) {
+            if (preparing != null && !cancelled) {
                 return new WriteResult(null, null);
             }
             return cancelled ? cancelled(reasons) : committed(actions, targets, planned);
         } finally {
-            if (!keep) {
+            if (release) {
                 holds.release(items);
             }
         }

@@ -86,7 +86,7 @@ class PreparedTransactionsIT {
             assertThatThrownBy(() -> p.prepare("tx", true, BODY, part))
                     .hasMessage("Transaction tx is prepared already");
 
-            PreparedTransactions.Finished done = p.commit("tx", true, 1_000, part);
+            PreparedTransactions.Finished done = p.commit("tx", true, 1_000, (body, ids) -> part);
             assertThat(done.decision()).isEqualTo(Decision.COMMITTED);
             assertThat(done.result().written()).hasSize(2);
             assertThat(done.result().written().get(0).units()).isEqualTo(2.0);
@@ -97,7 +97,7 @@ class PreparedTransactionsIT {
 
             // Decided once: a late abort (a resolver's) and a repeated commit answer the decision and write nothing.
             assertThat(p.abort("tx", true, 2_000)).isEqualTo(Decision.COMMITTED);
-            assertThat(p.commit("tx", true, 2_000, part))
+            assertThat(p.commit("tx", true, 2_000, (body, ids) -> part))
                     .isEqualTo(new PreparedTransactions.Finished(Decision.COMMITTED, null));
             assertThat(e.get(t, key("a"))).isEqualTo(item("a", "2"));
             assertThat(p.forgetDecisions(1_000 + PreparedTransactions.DECISION_MILLIS))
@@ -127,7 +127,7 @@ class PreparedTransactionsIT {
             write(e, t, "a", "2");
             assertThat(e.get(t, key("a"))).isEqualTo(item("a", "2"));
             // Another group's commit of a part no longer here (finished before) writes nothing.
-            assertThat(p.commit("yes", false, 0, List.of(put(t, "a", "1"))))
+            assertThat(p.commit("yes", false, 0, (body, ids) -> List.of(put(t, "a", "1"))))
                     .isEqualTo(new PreparedTransactions.Finished(Decision.COMMITTED, null));
             assertThat(e.get(t, key("a"))).isEqualTo(item("a", "2"));
         }
@@ -147,12 +147,79 @@ class PreparedTransactionsIT {
             assertThat(p.prepare("late", true, BODY, part).reasons())
                     .extracting(Transactions.Reason::code)
                     .containsExactly(Transactions.TRANSACTION_CONFLICT);
-            assertThat(p.commit("late", true, 0, part).decision()).isEqualTo(Decision.ABORTED);
+            assertThat(p.commit("late", true, 0, (body, ids) -> part).decision())
+                    .isEqualTo(Decision.ABORTED);
             assertThat(e.get(t, key("a"))).isNull();
             // A commit of a part never prepared there decides ABORTED too.
-            assertThat(p.commit("never", true, 0, part))
+            assertThat(p.commit("never", true, 0, (body, ids) -> part))
                     .isEqualTo(new PreparedTransactions.Finished(Decision.ABORTED, null));
             assertThat(p.abort("never", true, 0)).isEqualTo(Decision.ABORTED);
+        }
+    }
+
+    /**
+     * Writes whose outcome is not known (their entry proposed, not confirmed in time) leave nothing held for good: a
+     * prepare's record keeps its items claimed and is listed until it is aborted; a commit sent again after one of
+     * unknown outcome that has applied since finds the part ended and releases its items.
+     */
+    @Test
+    void writesOfUnknownOutcomeLeaveNoItemHeldOnceThePartEnds() {
+        try (RocksStore store = RocksStore.open(StorageConfig.memory());
+                StorageEngine e = StorageEngine.openOn(store, StorageConfig.memory())) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
+            LateReplication group = new LateReplication(store);
+            store.replicateThrough(group);
+            PreparedTransactions p = e.writes().prepared();
+            List<Transactions.WriteAction> part = List.of(put(t, "a", "1"));
+
+            group.holdBackNext();
+            assertThatThrownBy(() -> p.prepare("unsure", true, BODY, part))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            assertThatThrownBy(() -> write(e, t, "a", "x")).isInstanceOf(ApiException.class); // still held
+            assertThat(p.prepared()).extracting(PreparedTransactions.Part::id).containsExactly("unsure");
+            assertThat(p.abort("unsure", true, 0)).isEqualTo(Decision.ABORTED); // settles it first: applied, deleted
+            assertThat(group.holding()).isFalse();
+            assertThat(p.prepared()).isEmpty();
+            write(e, t, "a", "0");
+
+            assertThat(p.prepare("tx", false, BODY, part).reasons()).isNull();
+            group.holdBackNext();
+            assertThatThrownBy(() -> p.commit("tx", false, 0, (body, ids) -> part))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            // Sent again: the first commit applies as the second settles, which then finds the part ended.
+            assertThat(p.commit("tx", false, 0, (body, ids) -> part))
+                    .isEqualTo(new PreparedTransactions.Finished(Decision.COMMITTED, null));
+            assertThat(e.get(t, key("a"))).isEqualTo(item("a", "1"));
+            write(e, t, "a", "2"); // released
+            store.replicateThrough(null);
+        }
+    }
+
+    /** A table deleted and made again under its name since a part was prepared holds none of the part's items. */
+    @Test
+    void aTableMadeAgainSinceThePrepareHasNoneOfThePartsItems() {
+        try (RocksStore store = RocksStore.open(StorageConfig.memory())) {
+            try (StorageEngine first = StorageEngine.openOn(store, StorageConfig.memory())) {
+                Table t = first.tables().create(TestTables.onDemand("t", SCHEMA));
+                assertThat(first.writes()
+                                .prepared()
+                                .prepare("tx", false, BODY, List.of(put(t, "a", "1")))
+                                .reasons())
+                        .isNull();
+                first.tables().delete("t");
+                first.tables().create(TestTables.onDemand("t", SCHEMA));
+            }
+            try (StorageEngine next = StorageEngine.openOn(store, StorageConfig.memory())) {
+                Table t = next.tables().find("t");
+                write(next, t, "a", "new"); // not held
+                var ids = new java.util.concurrent.atomic.AtomicReference<Map<String, String>>();
+                next.writes().prepared().commit("tx", false, 0, (body, tableIds) -> {
+                    ids.set(tableIds);
+                    return List.of();
+                });
+                assertThat(ids.get().get("t")).isNotEqualTo(t.metadata().id());
+                assertThat(next.get(t, key("a"))).isEqualTo(item("a", "new"));
+            }
         }
     }
 
@@ -177,14 +244,20 @@ class PreparedTransactionsIT {
                                 ApiException.class,
                                 x -> assertThat(x.code()).isEqualTo(ErrorCode.TRANSACTION_CONFLICT));
                 PreparedTransactions p = next.writes().prepared();
-                assertThat(p.body("tx")).isEqualTo(BODY);
-                assertThat(p.commit("tx", false, 0, List.of(put(t, "a", "1")))
+                assertThat(p.prepared())
+                        .extracting(PreparedTransactions.Part::body)
+                        .containsExactly(BODY);
+                assertThat(p.commit("tx", false, 0, (body, ids) -> {
+                                    assertThat(body).isEqualTo(BODY);
+                                    assertThat(ids).containsOnlyKeys("t");
+                                    return List.of(put(t, "a", "1"));
+                                })
                                 .result()
                                 .written())
                         .hasSize(1);
                 assertThat(next.get(t, key("a"))).isEqualTo(item("a", "1"));
                 write(next, t, "a", "2");
-                assertThat(p.body("tx")).isNull();
+                assertThat(p.prepared()).isEmpty();
             }
         }
     }

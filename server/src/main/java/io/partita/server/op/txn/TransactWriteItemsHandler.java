@@ -157,11 +157,19 @@ public final class TransactWriteItemsHandler
      * ({@code payload}: the whole request's size when this is one group's part of it, else -1).
      */
     private List<Planned> check(RequestContext context, TransactWriteItemsInput in, long payload) {
+        return check(context, in, payload, new int[1]);
+    }
+
+    /** As {@link #check(RequestContext, TransactWriteItemsInput, long)}; {@code at[0]}: the action last checked. */
+    private List<Planned> check(RequestContext context, TransactWriteItemsInput in, long payload, int[] at) {
         List<Action> parsed = parsed(in);
         List<Planned> planned = new ArrayList<>(parsed.size());
-        for (Action a : parsed) {
+        for (int i = 0; i < parsed.size(); i++) {
+            at[0] = i;
+            Action a = parsed.get(i);
             planned.add(plan(a, ItemRequests.table(context, storage, a.tableName())));
         }
+        at[0] = -1;
         TransactionRequests.checkDistinct(planned.stream()
                 .filter(p -> p.key() != null)
                 .map(p -> new TransactionRequests.ItemId(p.table(), p.key()))
@@ -210,14 +218,16 @@ public final class TransactWriteItemsHandler
      * over the whole request's {@code Payload}) and prepared ({@link PreparedTransactions#prepare}): a cancellation
      * as TransactWriteItems answers one; else its record, with this body, committed in the group, and its items held
      * until {@link Commit} or {@link Abort}. {@code Decides}: this group keeps the decision; {@code DecidingTable}
-     * names a table of the group that does, and {@code Deadline} (epoch milliseconds) when the part may be resolved
-     * without its coordinator: both for the resolver of a part left behind.
+     * names a table of the group that does, {@code DecidingGroup} that group's id, and {@code Deadline} (epoch
+     * milliseconds) when the part may be resolved without its coordinator: all for the resolver of a part left
+     * behind.
      */
     public static final class Prepare implements OperationHandler<Prepare.Input, Prepare.Output> {
         public record Input(
                 String transaction,
                 Boolean decides,
                 String decidingTable,
+                String decidingGroup,
                 Long deadline,
                 Long payload,
                 List<TransactWriteItem> transactItems,
@@ -237,6 +247,12 @@ public final class TransactWriteItemsHandler
          * coordinator ranks it as a single node would. Only the coordinator sees it.
          */
         public static final String EARLY = "CancelledBeforeRunning";
+
+        /**
+         * A member of a part's refusal of one of its actions (its table, its item): the action's place in the part,
+         * by which the coordinator answers the refusal of the request's first action refused. Only it sees it.
+         */
+        public static final String REFUSED_AT = "RefusedAction";
 
         private final TransactWriteItemsHandler writes;
 
@@ -264,7 +280,18 @@ public final class TransactWriteItemsHandler
             if (in.deadline() == null || (in.payload() != null && in.payload() < 0)) {
                 throw ApiException.validation("Deadline is required, and Payload is not negative");
             }
-            List<Planned> planned = writes.check(as, in.request(), in.payload() == null ? -1 : in.payload());
+            int[] at = new int[1];
+            List<Planned> planned;
+            try {
+                planned = writes.check(as, in.request(), in.payload() == null ? -1 : in.payload(), at);
+            } catch (ApiException refused) {
+                if (at[0] < 0) {
+                    throw refused;
+                }
+                Map<String, Object> marked = new java.util.LinkedHashMap<>(refused.extraFields());
+                marked.put(REFUSED_AT, at[0]);
+                throw new ApiException(refused.code(), refused.getMessage(), marked);
+            }
             List<Transactions.WriteAction> actions;
             try {
                 actions = actions(planned);
@@ -277,6 +304,7 @@ public final class TransactWriteItemsHandler
                     in.transaction(),
                     Boolean.TRUE.equals(in.decides()),
                     in.decidingTable(),
+                    in.decidingGroup(),
                     in.deadline(),
                     in.payload(),
                     in.transactItems(),
@@ -328,29 +356,42 @@ public final class TransactWriteItemsHandler
             requireTransaction(in.transaction());
             boolean decides = Boolean.TRUE.equals(in.decides());
             PreparedTransactions prepared = writes.storage.writes().prepared();
-            long now = context.clock().millis();
-            byte[] body = prepared.body(in.transaction());
-            if (body == null) {
-                // Not prepared here, or ended before: the decision there is, or ABORTED for none.
-                var ended = prepared.commit(in.transaction(), decides, now, List.of());
-                return new Output(ended.decision().name(), null, null);
-            }
-            Prepare.Input part = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class);
             RequestContext as = context.as(OperationRegistry.DYNAMODB_PREFIX + "TransactWriteItems");
+            Prepare.Input[] part = new Prepare.Input[1];
             List<Transactions.WriteAction> actions = new ArrayList<>();
-            for (Action a : writes.parsed(part.request())) {
-                Table table = writes.storage.tables().find(TableNames.resolve(as, a.tableName()));
-                if (table != null) { // a table deleted since has no item to write
-                    actions.add(actions(List.of(plan(a, table))).get(0));
-                }
-            }
-            var ended = prepared.commit(in.transaction(), decides, now, actions);
+            var ended =
+                    prepared.commit(in.transaction(), decides, context.clock().millis(), (body, tableIds) -> {
+                        part[0] = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class);
+                        for (Action a : writes.parsed(part[0].request())) {
+                            Table table = writes.storage.tables().find(TableNames.resolve(as, a.tableName()));
+                            if (table == null
+                                    || !table.metadata()
+                                            .id()
+                                            .equals(tableIds.get(
+                                                    table.metadata().name()))) {
+                                continue; // deleted since (or made again): none of its items to write
+                            }
+                            try {
+                                actions.add(actions(List.of(plan(a, table))).get(0));
+                            } catch (ApiException changed) {
+                                // Its table changed since the prepare (a GSI its item does not fit): the commit writes
+                                // the
+                                // rest, as one whose plan fails at the commit does (PreparedTransactions).
+                                org.slf4j.LoggerFactory.getLogger(TransactWriteItemsHandler.class)
+                                        .warn(
+                                                "transaction {}: an action no longer checks at its commit: {}",
+                                                in.transaction(),
+                                                changed.getMessage());
+                            }
+                        }
+                        return actions;
+                    });
             if (ended.result() == null) {
                 return new Output(ended.decision().name(), null, null);
             }
             TransactWriteItemsOutput out = TransactionRequests.written(
-                    part.returnConsumedCapacity(),
-                    part.returnItemCollectionMetrics(),
+                    part[0].returnConsumedCapacity(),
+                    part[0].returnItemCollectionMetrics(),
                     actions,
                     ended.result().written());
             return new Output(ended.decision().name(), out.consumedCapacity(), out.itemCollectionMetrics());
