@@ -80,6 +80,8 @@ public final class ClusterMember implements AutoCloseable {
      * through the members' group may wait for its leader: not on {@link #batches}, which batches would then wait for.
      */
     private final java.util.concurrent.ExecutorService lists;
+    /** Where the resolvers of transactions' parts left behind ask their deciding groups ({@link #resolve}). */
+    private final java.util.concurrent.ExecutorService resolver;
 
     private final Group primary;
     private final ClusterNode.Host host;
@@ -293,6 +295,12 @@ public final class ClusterMember implements AutoCloseable {
         });
         this.lists = java.util.concurrent.Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "partita-cluster-" + cluster.nodeId() + "-lists");
+            t.setDaemon(true);
+            return t;
+        });
+        // One thread: a resolver waits for the groups it asks, and must not hold up the requests the node runs.
+        this.resolver = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "partita-cluster-" + cluster.nodeId() + "-resolver");
             t.setDaemon(true);
             return t;
         });
@@ -774,6 +782,18 @@ public final class ClusterMember implements AutoCloseable {
         }
         switch (tables.kind()) {
             case NONE -> {
+                UUID chosen = chosenGroup(request);
+                if (chosen != null && TransactWriteSpread.PARTS.contains(target)) {
+                    // A resolver's question to a deciding group, by its id (ClusterMember.resolveOne): that group's.
+                    Group g = tableGroups.get(chosen);
+                    if (g == null) {
+                        nudge();
+                        return new Routed(null, null);
+                    }
+                    if (g.account.equals(home.account)) {
+                        return new Routed(g, null);
+                    }
+                }
                 return new Routed(home, null);
             }
             case ACCOUNT_WIDE -> {
@@ -3056,7 +3076,11 @@ public final class ClusterMember implements AutoCloseable {
         io.partita.storage.write.PreparedTransactions prepared =
                 own.storage().writes().prepared();
         prepared.forgetDecisions(now);
-        for (io.partita.storage.write.PreparedTransactions.Part part : prepared.prepared()) {
+        List<io.partita.storage.write.PreparedTransactions.Part> parts = prepared.prepared();
+        undecidable.retainAll(parts.stream()
+                .map(io.partita.storage.write.PreparedTransactions.Part::id)
+                .toList());
+        for (io.partita.storage.write.PreparedTransactions.Part part : parts) {
             com.fasterxml.jackson.databind.JsonNode body;
             try {
                 body = JSON.readTree(part.body());
@@ -3072,11 +3096,14 @@ public final class ClusterMember implements AutoCloseable {
                                 () -> {
                                     try {
                                         resolveOne(g, part, body);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                        throw new java.util.concurrent.CompletionException(e);
                                     } catch (Exception e) {
                                         throw new java.util.concurrent.CompletionException(e);
                                     }
                                 },
-                                batches)
+                                resolver)
                         .whenComplete((done, failed) -> {
                             resolving.remove(part.id());
                             if (failed != null) {
@@ -3098,9 +3125,9 @@ public final class ClusterMember implements AutoCloseable {
     private final java.util.Set<String> resolving = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
-     * Ends one part left behind ({@link #resolve}). The deciding group is asked only while its table is still in the
-     * group the part names ({@code DecidingGroup}): a table deleted, or made again elsewhere, since may have taken the
-     * decision with it, and the part stays held rather than guess (logged once).
+     * Ends one part left behind ({@link #resolve}). The deciding group ({@code DecidingGroup}) is asked by its id; one
+     * this node no longer knows (closed, its tables deleted) took its decisions with it, and the part stays held rather
+     * than guess (logged once).
      */
     private void resolveOne(
             Group g,
@@ -3118,31 +3145,31 @@ public final class ClusterMember implements AutoCloseable {
         if (body.path("Decides").asBoolean()) {
             decision = io.partita.storage.write.PreparedTransactions.Decision.ABORTED.name();
         } else {
-            String table = body.path("DecidingTable").asText();
-            java.util.Optional<UUID> found = membersReplica.unlessInstalling(
-                    store -> java.util.Optional.ofNullable(tableGroupOf(store, g.account, table)));
-            if (found == null) {
-                throw new IllegalStateException("the cluster's map of tables is being replaced");
+            UUID deciding;
+            try {
+                deciding = UUID.fromString(body.path("DecidingGroup").asText());
+            } catch (IllegalArgumentException none) {
+                deciding = null;
             }
-            UUID deciding = found.orElse(HOME);
-            if (!deciding.toString().equals(body.path("DecidingGroup").asText())) {
+            if (deciding == null || (!deciding.equals(HOME) && !tableGroups.containsKey(deciding))) {
+                // Closed (its tables deleted) with its decisions, or never known here: nothing to ask.
                 if (undecidable.add(part.id())) {
                     log.warn(
-                            "node {}: transaction {}'s part in {} stays held: its deciding table {} is no longer in the"
-                                    + " group that decided it",
+                            "node {}: transaction {}'s part in {} stays held: its deciding group {} is not known",
                             nodeId(),
                             part.id(),
                             g.name(),
-                            table);
+                            body.path("DecidingGroup").asText());
                 }
                 return;
             }
+            // Asked by the group's id, naming no table: wherever its tables are now, the decision is the group's.
             ClusterRouter.Reply r = sendTo(
                             asked,
                             caller,
                             deciding,
                             TransactWriteSpread.ABORT,
-                            BatchSpread.bytes(TransactWriteSpread.ending(part.id(), true, table)))
+                            BatchSpread.bytes(TransactWriteSpread.ending(part.id(), true)))
                     .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
             decision = r.status() == 200
                     ? BatchSpread.object(r.body()).path("Decision").asText("")
@@ -3168,7 +3195,7 @@ public final class ClusterMember implements AutoCloseable {
     /** How long a resolver waits for each answer. */
     private static final long RESOLVE_WAIT_SECONDS = 30;
 
-    /** The parts a resolver found it cannot end (their deciding table moved), logged once each. */
+    /** The parts a resolver found it cannot end (their deciding group gone), logged once each. */
     private final java.util.Set<String> undecidable = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
@@ -3874,6 +3901,7 @@ public final class ClusterMember implements AutoCloseable {
         router.close();
         batches.shutdownNow();
         lists.shutdownNow();
+        resolver.shutdownNow();
         try {
             host.close();
         } catch (IOException e) {

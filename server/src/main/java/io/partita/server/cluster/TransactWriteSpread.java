@@ -405,7 +405,12 @@ final class TransactWriteSpread {
             return BatchSpread.unavailable("a Raft group of the transaction's tables did not answer; send it again");
         }
         if (lowest == REFUSED || lowest == REPEATED || lowest == TOO_LARGE) {
-            return TransactSpread.firstRefusal(prepared, positions, stage, lowest);
+            ClusterRouter.Reply first = TransactSpread.firstRefusal(prepared, positions, stage, lowest);
+            ObjectNode error = BatchSpread.object(first.body());
+            if (error == null || error.remove(TransactWriteItemsHandler.Prepare.REFUSED_AT) == null) {
+                return first;
+            }
+            return new ClusterRouter.Reply(first.status(), BatchSpread.bytes(error)); // the mark is for here alone
         }
         ArrayNode reasons = JSON.createArrayNode();
         for (int j = 0; j < n; j++) {

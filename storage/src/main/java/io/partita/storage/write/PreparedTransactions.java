@@ -167,6 +167,9 @@ public final class PreparedTransactions {
             if (record == null) {
                 release(id);
                 if (!decides) {
+                    // Ended before, here (its coordinator or a resolver committed it: the deciding group decided so):
+                    // said by a leader the others have not replaced, which has every write they acknowledged.
+                    writes.confirmUnwritten();
                     return new Finished(Decision.COMMITTED, null);
                 }
                 write(batch -> decide(batch, id, Decision.ABORTED, nowMillis));
@@ -184,12 +187,15 @@ public final class PreparedTransactions {
                 }
                 claimed.put(id, new Claim(items, recorded.body()));
             }
-            Transactions.WriteResult written = transactions.commitPrepared(actions, batch -> {
-                delete(batch, key(PREPARED, id));
-                if (decides) {
-                    decide(batch, id, Decision.COMMITTED, nowMillis);
-                }
-            });
+            Transactions.WriteResult written = transactions.commitPrepared(
+                    actions,
+                    batch -> {
+                        delete(batch, key(PREPARED, id));
+                        if (decides) {
+                            decide(batch, id, Decision.COMMITTED, nowMillis);
+                        }
+                    },
+                    () -> release(id));
             release(id);
             return new Finished(Decision.COMMITTED, written);
         } finally {
@@ -249,7 +255,11 @@ public final class PreparedTransactions {
         store.range(family, PREPARED, after(PREPARED), true, (k, v) -> {
             String id = idOf(k, PREPARED);
             recorded.add(id);
-            parts.add(new Part(id, decode(v).body()));
+            try {
+                parts.add(new Part(id, decode(v).body()));
+            } catch (StorageException unreadable) {
+                log.error("prepared transaction {} is unreadable; it is not resolved", id, unreadable);
+            }
             return true;
         });
         claimed.forEach((id, claim) -> {

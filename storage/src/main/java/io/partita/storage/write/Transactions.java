@@ -41,7 +41,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *   plan every write            through the write path's plan: old image, condition, index rows, collection size
  *   any refusal?                cancel with one reason per item, in order; nothing is written
  *   commit one batch            every changed item, each with its own change record, statistics, LSI rows, TTL entry
- *   unlock, release, charge     two units per unit of each item's write (or read), DynamoDB's transactional
+ *   release, unlock, charge     two units per unit of each item's write (or read), DynamoDB's transactional
  *                               price; its index writes at the standard one
  * </pre>
  *
@@ -261,10 +261,11 @@ public final class Transactions {
      * Commits a prepared part of a transaction over several groups ({@link PreparedTransactions}): its items, claimed
      * since it was prepared, are as its plan found them then; planned again under their locks and written in one
      * batch with {@code also}'s rows. An action that cannot go ahead after all (its item collection grown past its
-     * limit by other items meanwhile) writes nothing and is charged nothing; a table deleted meanwhile has none. The
-     * caller releases the claims.
+     * limit by other items meanwhile) writes nothing and is charged nothing; a table deleted meanwhile has none. Once
+     * the batch has committed, {@code committed} runs under the locks (the caller releases the claims there).
      */
-    WriteResult commitPrepared(List<WriteAction> actions, java.util.function.Consumer<org.rocksdb.WriteBatch> also) {
+    WriteResult commitPrepared(
+            List<WriteAction> actions, java.util.function.Consumer<org.rocksdb.WriteBatch> also, Runnable committed) {
         int n = actions.size();
         Target[] targets = new Target[n];
         for (int i = 0; i < n; i++) {
@@ -294,6 +295,7 @@ public final class Transactions {
                 }
             }
             writes.commit(changes, also);
+            committed.run(); // the claims go before the locks: a write that waited for one then finds none
         } finally {
             unlock(stripes);
         }
