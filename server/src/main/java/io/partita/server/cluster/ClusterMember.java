@@ -47,6 +47,11 @@ public final class ClusterMember implements AutoCloseable {
      * known leader ({@link #changePlaced}): a few elections, and at least 3 s, for a locator to hear of a new one.
      */
     private final long leaderWaitNanos;
+    /**
+     * How long a table's group may hold nothing before its leader closes it: five of the longest election timeouts
+     * (10 s with Ratis's usual ones), which a CreateTable placed there and retried across an election outlasts.
+     */
+    private final long emptyNanos;
 
     private final ServerConfig server;
     private final Consumer<PartitaServer> onServe;
@@ -284,6 +289,7 @@ public final class ClusterMember implements AutoCloseable {
         this.cluster = cluster;
         this.leaderWaitNanos =
                 Math.max(3_000_000_000L, timings.electionMax().multipliedBy(3).toNanos());
+        this.emptyNanos = timings.electionMax().multipliedBy(5).toNanos();
         this.server = server;
         this.onServe = onServe;
         this.accounts = server.accounts();
@@ -2563,9 +2569,6 @@ public final class ClusterMember implements AutoCloseable {
     /** Marked in a table's group's own store once its leader closes it, empty ({@link #closeEmpty}). */
     private static final String CLOSED = "cluster/closed";
 
-    /** How long a table's group may hold nothing before its leader closes it. */
-    private static final long EMPTY_NANOS = 10_000_000_000L;
-
     /** How often a table's group's leader compares its tables with the cluster's records. */
     private static final long COLLECT_NANOS = 1_000_000_000L;
 
@@ -3238,7 +3241,7 @@ public final class ClusterMember implements AutoCloseable {
      * As the leader of table group {@code g}, every second, from the mover: makes the records of its tables say
      * whether each is there ({@code live}, as ListTables lists them): one deleted is no longer; one made again in a
      * group kept for its backups is again. A table placed a moment ago that the group has not made yet stays live
-     * ({@link #PLACED_GRACE_MILLIS}). A group that has held no table and no backup for {@link #EMPTY_NANOS} (its table
+     * ({@link #PLACED_GRACE_MILLIS}). A group that has held no table and no backup for {@link #emptyNanos} (its table
      * deleted, or a placement whose CreateTable never came) is closed ({@link #closeEmpty}). The record of a table
      * restored here (not the group's first) that is gone, was placed over {@link #PLACED_GRACE_MILLIS} ago and has no
      * backup here goes.
@@ -3289,7 +3292,7 @@ public final class ClusterMember implements AutoCloseable {
             }
         } else if (g.emptySince == 0 && !g.closing) {
             g.emptySince = now;
-        } else if (g.closing || now - g.emptySince > EMPTY_NANOS) {
+        } else if (g.closing || now - g.emptySince > emptyNanos) {
             closeEmpty(g, own);
         }
     }
@@ -3348,7 +3351,7 @@ public final class ClusterMember implements AutoCloseable {
         if (group != null) {
             membersGroup.recordIf(membersReplica, GROUP_RECORD + g.id, group, null, RECORD_TIME);
         }
-        log.info("node {} closed {}: it held nothing for {} s", nodeId(), g.name(), EMPTY_NANOS / 1_000_000_000L);
+        log.info("node {} closed {}: it held nothing for {} ms", nodeId(), g.name(), emptyNanos / 1_000_000L);
     }
 
     /** Opens a group being closed again, which this node leads: it holds a table after all. */
