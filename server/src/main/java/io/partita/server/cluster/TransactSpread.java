@@ -308,14 +308,22 @@ final class TransactSpread {
             }
             return CONFLICTS_CANCELLED;
         }
+        return refusedStage(error, REPEATED, TOO_LARGE, REFUSED);
+    }
+
+    /**
+     * The stage of a refusal that is not a cancellation, by its message: {@code repeated} for two actions on one item,
+     * {@code tooLarge} for more than 4 MB, else {@code refused} (a table's, an item's, the request's).
+     */
+    static int refusedStage(ObjectNode error, int repeated, int tooLarge, int refused) {
         String message = error == null ? "" : error.path("message").asText("");
         if (message.startsWith("Transaction request cannot include multiple operations on one item")) {
-            return REPEATED;
+            return repeated;
         }
         if (message.startsWith("Transaction payload size cannot exceed 4MB")) {
-            return TOO_LARGE;
+            return tooLarge;
         }
-        return REFUSED;
+        return refused;
     }
 
     /**

@@ -468,14 +468,7 @@ final class TransactWriteSpread {
             }
             return stage;
         }
-        String message = error == null ? "" : error.path("message").asText("");
-        if (message.startsWith("Transaction request cannot include multiple operations on one item")) {
-            return REPEATED;
-        }
-        if (message.startsWith("Transaction payload size cannot exceed 4MB")) {
-            return TOO_LARGE;
-        }
-        return REFUSED;
+        return TransactSpread.refusedStage(error, REPEATED, TOO_LARGE, REFUSED);
     }
 
     private static ClusterRouter.Reply reply(ApiException e) {

@@ -374,9 +374,8 @@ public final class TransactWriteItemsHandler
                             try {
                                 actions.add(actions(List.of(plan(a, table))).get(0));
                             } catch (ApiException changed) {
-                                // Its table changed since the prepare (a GSI its item does not fit): the commit writes
-                                // the
-                                // rest, as one whose plan fails at the commit does (PreparedTransactions).
+                                // Its table changed since the prepare (a GSI its item does not fit): the commit
+                                // writes the rest, as one whose plan fails at the commit does.
                                 org.slf4j.LoggerFactory.getLogger(TransactWriteItemsHandler.class)
                                         .warn(
                                                 "transaction {}: an action no longer checks at its commit: {}",
