@@ -846,7 +846,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
                                 continue; // leaving this node, or gone from it a moment before the host forgets it
                             }
                             try {
-                                g.checkFollowers(silence.toMillis(), silence.toMillis() / 3, this::holdsGroup);
+                                if (!g.checkStuckHandOver(silence.dividedBy(2).toNanos())) {
+                                    g.checkFollowers(silence.toMillis(), silence.toMillis() / 3, this::holdsGroup);
+                                }
                             } catch (RuntimeException | Error e) {
                                 log.warn("watching the appenders of group {}", g.groupId(), e);
                             }
@@ -1487,12 +1489,30 @@ public final class ClusterNode implements Replication, AutoCloseable {
         return reply.whenComplete((r, failure) -> {
             if (failure == null && r.isSuccess()) {
                 lease.extend(term, configuration, proposedAt, proposedAtMillis);
+                refusedHandingOverSince = 0;
             } else if (steppingDown(failure != null ? failure : r.getException())) {
+                if (handingOver(failure != null ? failure : r.getException())) {
+                    long now = Math.max(1, System.nanoTime());
+                    if (refusedHandingOverSince == 0) {
+                        refusedHandingOverSince = now;
+                    }
+                    refusedHandingOverAt = now;
+                }
                 // Ratis refuses proposals while it hands the leadership over (a transfer asked of it on the Raft port,
                 // say): the other member may stand at once.
                 lease.revoke(term);
             }
         });
+    }
+
+    /** Whether Ratis refused a proposal because it is handing the leadership over. */
+    private static boolean handingOver(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean steppingDown(Throwable failure) {
@@ -2036,6 +2056,46 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         silentButUp.keySet().retainAll(seen);
         return false;
+    }
+
+    /**
+     * Since when ({@link System#nanoTime}; 0 for none) Ratis has refused every proposal of this node's as handing its
+     * leadership over, and when it last did.
+     */
+    private volatile long refusedHandingOverSince;
+
+    private volatile long refusedHandingOverAt;
+
+    /**
+     * On the leader: steps down when Ratis has refused every proposal (a write's, a read barrier's) for {@code
+     * stuckNanos} on end, the last a moment ago, as handing its leadership over. A transfer ends within its timeout
+     * (an election timeout when Ratis yields to a member of a higher priority, 5 s for a move's): once, under a node
+     * killed every 13 s, one never ended and its group refused every write for minutes, the leader going on with its
+     * heartbeats (docs/CLUSTER.md, "A leader left handing over"). Stepping down ends it: Ratis ends a transfer
+     * whenever a leader is elected, this node or another. Called by one thread; returns whether it stepped down.
+     */
+    boolean checkStuckHandOver(long stuckNanos) {
+        long since = refusedHandingOverSince;
+        long now = System.nanoTime();
+        if (since == 0 || now - since < stuckNanos || now - refusedHandingOverAt > stuckNanos / 5) {
+            return false;
+        }
+        refusedHandingOverSince = 0;
+        if (!info().isLeader()) {
+            return false;
+        }
+        log.warn(
+                "{} leads group {} but Ratis has refused its proposals for {} ms as it hands the leadership over, a"
+                        + " transfer that should have ended: it steps down",
+                self,
+                shortId(group),
+                (now - since) / 1_000_000);
+        try {
+            stepDown(Duration.ofMillis(proposalMillis));
+        } catch (IOException e) {
+            log.warn("{} could not step down in group {}", self, shortId(group), e);
+        }
+        return true;
     }
 
     /** Steps down as the group's leader: the members elect a leader again, which starts new appenders. */

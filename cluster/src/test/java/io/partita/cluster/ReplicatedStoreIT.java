@@ -982,6 +982,62 @@ class ReplicatedStoreIT {
                 .isInstanceOf(StorageUnavailableException.class);
     }
 
+    @Test
+    void aLeaderWhoseHandOverNeverEndsStepsDownAndWritesGoOn() throws Exception {
+        Replica stuck = startWith(1);
+        long term = stuck.node().term();
+        Replica other = live().stream().filter(r -> r != stuck).findFirst().orElseThrow();
+        neverEndingHandOver(stuck.node(), other.node().id());
+        assertThatThrownBy(() -> write(stuck, 1))
+                .isInstanceOf(StorageUnavailableException.class)
+                .hasMessageContaining("stepping down");
+        // Every proposal refused for five election timeouts on end, the leader steps down; whoever is elected then
+        // (Ratis ends a transfer on any election) takes writes again.
+        for (int i = 1; i <= 5; i++) {
+            int item = i;
+            await(
+                    "write " + i + " taken",
+                    () -> live().stream().filter(r -> r.node().isLeaderReady()).anyMatch(r -> {
+                        try {
+                            write(r, item);
+                            return true;
+                        } catch (StorageUnavailableException e) {
+                            return false;
+                        }
+                    }));
+        }
+        assertThat(leader().node().term()).isGreaterThan(term);
+        awaitConverged(6);
+    }
+
+    /**
+     * Puts a transfer of {@code leader}'s leadership to {@code member} in Ratis's place for one, with no timeout to end
+     * it: a fault injected into the real server through reflection (as {@link #stopAppender}), as one that never
+     * ended was once seen and could not be called up at will (docs/CLUSTER.md, "A leader left handing over").
+     */
+    private static void neverEndingHandOver(ClusterNode leader, String member) throws Exception {
+        Object division = leader.division();
+        java.lang.reflect.Field field = division.getClass().getDeclaredField("transferLeadership");
+        field.setAccessible(true);
+        Object transfer = field.get(division);
+        Class<?> pendingType = Class.forName(transfer.getClass().getName() + "$PendingRequest");
+        var make = pendingType.getDeclaredConstructor(
+                transfer.getClass(), org.apache.ratis.protocol.TransferLeadershipRequest.class);
+        make.setAccessible(true);
+        var request = new org.apache.ratis.protocol.TransferLeadershipRequest(
+                org.apache.ratis.protocol.ClientId.randomId(),
+                org.apache.ratis.protocol.RaftPeerId.valueOf(leader.id()),
+                leader.division().getGroup().getGroupId(),
+                1,
+                org.apache.ratis.protocol.RaftPeerId.valueOf(member),
+                0);
+        java.lang.reflect.Field pending = transfer.getClass().getDeclaredField("pending");
+        pending.setAccessible(true);
+        @SuppressWarnings("unchecked")
+        var slot = (java.util.concurrent.atomic.AtomicReference<Object>) pending.get(transfer);
+        slot.set(make.newInstance(transfer, request));
+    }
+
     /** Opens node {@code i}'s replica of group {@code id}, once, in {@code stores}. */
     private ReplicaStore storeOf(Map<String, ReplicaStore> stores, int i, java.util.UUID id) {
         return stores.computeIfAbsent("n" + i + "/" + id, k -> {
