@@ -3155,30 +3155,24 @@ public final class ClusterMember implements AutoCloseable {
                 deciding = null;
             }
             if (deciding == null || (!deciding.equals(HOME) && !tableGroups.containsKey(deciding))) {
-                // Closed (its tables deleted) with its decisions, or never known here: nothing to ask.
-                if (undecidable.add(part.id())) {
-                    log.warn(
-                            "node {}: transaction {}'s part in {} stays held: its deciding group {} is not known",
-                            nodeId(),
-                            part.id(),
-                            g.name(),
-                            body.path("DecidingGroup").asText());
+                if (deciding == null || !body.has("Participants") || !closed(deciding)) {
+                    // Not known here yet, or closed by a node that kept no groups with its decisions: held, not
+                    // guessed.
+                    if (undecidable.add(part.id())) {
+                        log.warn(
+                                "node {}: transaction {}'s part in {} stays held: its deciding group {} is not known",
+                                nodeId(),
+                                part.id(),
+                                g.name(),
+                                body.path("DecidingGroup").asText());
+                    }
+                    return;
                 }
-                return;
-            }
-            // Asked by the group's id, naming no table: wherever its tables are now, the decision is the group's.
-            ClusterRouter.Reply r = sendTo(
-                            asked,
-                            caller,
-                            deciding,
-                            TransactWriteSpread.ABORT,
-                            BatchSpread.bytes(TransactWriteSpread.ending(part.id(), true)))
-                    .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-            decision = r.status() == 200
-                    ? BatchSpread.object(r.body()).path("Decision").asText("")
-                    : "";
-            if (decision.isEmpty()) {
-                throw new IllegalStateException("the deciding group answered " + r.status());
+                // Closed (its tables deleted), having told every group of each decision COMMITTED it kept
+                // (holdsTransactions): this part's transaction was not committed.
+                decision = io.partita.storage.write.PreparedTransactions.Decision.ABORTED.name();
+            } else {
+                decision = ask(asked, caller, deciding, part.id());
             }
         }
         String target = decision.equals(io.partita.storage.write.PreparedTransactions.Decision.COMMITTED.name())
@@ -3193,6 +3187,117 @@ public final class ClusterMember implements AutoCloseable {
             throw new IllegalStateException("its group answered " + ended.status());
         }
         log.info("node {} ended transaction {}'s part in {}: {}", nodeId(), part.id(), g.name(), how);
+    }
+
+    /** The decision deciding group {@code deciding} made on transaction {@code id}, asked to abort it. */
+    private String ask(ClusterRouter.Sent asked, io.partita.server.auth.Credentials caller, UUID deciding, String id)
+            throws Exception {
+        // Asked by the group's id, naming no table: wherever its tables are now, the decision is the group's.
+        ClusterRouter.Reply r = sendTo(
+                        asked,
+                        caller,
+                        deciding,
+                        TransactWriteSpread.ABORT,
+                        BatchSpread.bytes(TransactWriteSpread.ending(id, true)))
+                .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        String decision = r.status() == 200
+                ? BatchSpread.object(r.body()).path("Decision").asText("")
+                : "";
+        if (decision.isEmpty()) {
+            throw new IllegalStateException("the deciding group answered " + r.status());
+        }
+        return decision;
+    }
+
+    /**
+     * Whether table group {@code id} is closed: the members' group, once this node's replica of it has every record
+     * committed before (a barrier), records no such group.
+     */
+    private boolean closed(UUID id) {
+        byte[] never = {0};
+        membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+        return membersReplica.recorded(GROUP_RECORD + id) == null;
+    }
+
+    /**
+     * Whether table group {@code g}, which its server {@code own} serves and which holds no table and no backup, still
+     * holds what transactions over several groups need: a part prepared here (its resolver ends it), or a decision
+     * COMMITTED kept here. Each decision it tells the groups that took part in its transaction (a commit of their
+     * part, which one that ended it answers as committed) and then forgets, on the resolvers' thread; the group closes
+     * once it holds neither, so a part never waits on a deciding group that is gone ({@link #resolveOne}). A decision
+     * kept without its groups (made before they were kept) holds the group until it is forgotten, a day after.
+     */
+    private boolean holdsTransactions(Group g, PartitaServer own) {
+        io.partita.storage.write.PreparedTransactions prepared =
+                own.storage().writes().prepared();
+        if (!prepared.prepared().isEmpty()) {
+            return true;
+        }
+        List<io.partita.storage.write.PreparedTransactions.Committed> committed = prepared.committed(100);
+        if (committed.isEmpty()) {
+            return false;
+        }
+        if (telling.add(g.id)) {
+            try {
+                resolver.execute(() -> {
+                    try {
+                        tell(g, prepared, committed);
+                    } catch (Exception e) {
+                        log.warn(
+                                "node {}: {} could not tell its decisions (tried again in a second): {}",
+                                nodeId(),
+                                g.name(),
+                                e.toString());
+                    } finally {
+                        telling.remove(g.id);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                telling.remove(g.id);
+            }
+        }
+        return true;
+    }
+
+    /** The groups telling their decisions now ({@link #holdsTransactions}), by id. */
+    private final java.util.Set<UUID> telling = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Tells the groups of each of {@code committed} (decisions of group {@code g}'s {@code prepared}) that their
+     * transaction committed, then forgets it: a group no longer known here is gone, with its part.
+     */
+    private void tell(
+            Group g,
+            io.partita.storage.write.PreparedTransactions prepared,
+            List<io.partita.storage.write.PreparedTransactions.Committed> committed)
+            throws Exception {
+        io.partita.server.auth.Credentials caller = resolverCaller(g.account, "us-east-1");
+        if (caller == null) {
+            return; // strict mode, and the account has no key any more: nobody can ask for anything in its name
+        }
+        ClusterRouter.Sent asked = resolverRequest(caller);
+        for (var decision : committed) {
+            if (decision.participants().isEmpty()) {
+                continue; // kept without its groups: forgotten in a day
+            }
+            for (String participant : decision.participants()) {
+                UUID other = UUID.fromString(participant);
+                if (other.equals(g.id) || (!other.equals(HOME) && !tableGroups.containsKey(other))) {
+                    continue;
+                }
+                ClusterRouter.Reply r = sendTo(
+                                asked,
+                                caller,
+                                other,
+                                TransactWriteSpread.COMMIT,
+                                BatchSpread.bytes(TransactWriteSpread.ending(decision.id(), false)))
+                        .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+                if (r.status() != 200) {
+                    throw new IllegalStateException("group " + other + " answered " + r.status());
+                }
+            }
+            prepared.forget(decision.id());
+        }
     }
 
     /** How long a resolver waits for each answer. */
@@ -3285,6 +3390,9 @@ public final class ClusterMember implements AutoCloseable {
                 membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME);
             }
         }
+        if (!kept && holdsTransactions(g, own)) {
+            kept = true;
+        }
         if (kept) {
             g.emptySince = 0;
             if (g.closing) {
@@ -3332,7 +3440,7 @@ public final class ClusterMember implements AutoCloseable {
         if (g.serving != own || !node.isLeaderReady()) {
             return; // no longer leads: the next leader finishes the close
         }
-        if (!engine.tables().names().isEmpty() || !engine.backups().all().isEmpty()) {
+        if (!engine.tables().names().isEmpty() || !engine.backups().all().isEmpty() || holdsTransactions(g, own)) {
             reopen(g);
             return;
         }

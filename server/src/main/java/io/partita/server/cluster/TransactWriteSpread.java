@@ -140,6 +140,8 @@ final class TransactWriteSpread {
         String decidingGroup =
                 String.valueOf(grouped.places().keySet().iterator().next());
         List<Share<G>> shares = new ArrayList<>(grouped.places().size());
+        List<String> participants =
+                grouped.places().keySet().stream().map(String::valueOf).toList();
         for (Map.Entry<G, int[]> e : grouped.places().entrySet()) {
             int[] at = e.getValue();
             boolean decides = shares.isEmpty();
@@ -149,6 +151,8 @@ final class TransactWriteSpread {
                     .put("DecidingTable", deciding)
                     .put("DecidingGroup", decidingGroup)
                     .put("Deadline", deadline);
+            // Every group's: the deciding group keeps them with a decision COMMITTED, and tells them before it closes.
+            participants.forEach(share.putArray("Participants")::add);
             if (kind == Kind.ACTIONS) {
                 share.put("Payload", payload);
             } else {

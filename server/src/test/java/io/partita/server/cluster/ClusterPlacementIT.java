@@ -1123,8 +1123,40 @@ class ClusterPlacementIT {
         await("the restarted node holding its tables' groups again", () -> tableGroups(nodes[led]) == 4);
         assertThat(getFrom(as(0, led), "orders", "b")).isEqualTo("after");
 
-        // A deleted table leaves ListTables at once; its group, empty, is closed, and every node takes it off.
+        // A deciding group closes only once it has told the groups that took part of each decision COMMITTED it keeps:
+        // a transaction prepared by hand in orders' group (its deadline ten minutes away) and in users' group, which
+        // decides, and committed there, commits in orders' group once users is deleted.
         String users = tableGroup(n0, a0, "users").get("group").asText();
+        String orders = tableGroup(n0, a0, "orders").get("group").asText();
+        String told = "\"Transaction\":\"told\",\"DecidingTable\":\"users\",\"DecidingGroup\":\"" + users
+                + "\",\"Participants\":[\"" + users + "\",\"" + orders + "\"],\"Deadline\":"
+                + (System.currentTimeMillis() + 600_000) + ",\"Payload\":10,";
+        assertThat(partita(
+                        0,
+                        members.get(1),
+                        TransactWriteSpread.PREPARE,
+                        "{" + told + "\"Decides\":false,\"TransactItems\":[{\"Put\":{\"TableName\":\"orders\","
+                                + "\"Item\":{\"pk\":{\"S\":\"told\"},\"v\":{\"S\":\"committed\"}}}}]}"))
+                .isEqualTo(200);
+        assertThat(partita(
+                        0,
+                        members.get(2),
+                        TransactWriteSpread.PREPARE,
+                        "{" + told + "\"Decides\":true,\"TransactItems\":[{\"Put\":{\"TableName\":\"users\","
+                                + "\"Item\":{\"pk\":{\"S\":\"told\"},\"v\":{\"S\":\"committed\"}}}}]}"))
+                .isEqualTo(200);
+        assertThat(partita(
+                        0,
+                        members.get(3),
+                        TransactWriteSpread.COMMIT,
+                        "{\"Transaction\":\"told\",\"Decides\":true,\"TransactItems\":[{\"ConditionCheck\":"
+                                + "{\"TableName\":\"users\"}}]}"))
+                .isEqualTo(200);
+        assertThat(getFrom(as(0, 0), "users", "told")).isEqualTo("committed");
+        assertThatThrownBy(() -> putIn(as(0, 0), "orders", "told", "meanwhile"))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TransactionConflictException.class);
+
+        // A deleted table leaves ListTables at once; its group, empty, is closed, and every node takes it off.
         as(0, 2).deleteTable(r -> r.tableName("users"));
         assertThat(as(0, 1).listTables().tableNames()).containsExactly("items", "orders");
         await(
@@ -1136,6 +1168,28 @@ class ClusterPlacementIT {
         }
         assertThatThrownBy(() -> as(0, 3).describeTable(r -> r.tableName("users")))
                 .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
+        assertThat(getFrom(as(0, 1), "orders", "told")).isEqualTo("committed");
+        // A part whose deciding group closed since (having told its decisions COMMITTED) was not committed: its
+        // group's leader aborts it once its deadline has passed.
+        assertThat(partita(
+                        0,
+                        members.get(1),
+                        TransactWriteSpread.PREPARE,
+                        "{\"Transaction\":\"orphan\",\"Decides\":false,\"DecidingTable\":\"users\","
+                                + "\"DecidingGroup\":\"" + users + "\",\"Participants\":[\"" + users + "\",\""
+                                + orders + "\"],\"Deadline\":" + (System.currentTimeMillis() + 2_000)
+                                + ",\"Payload\":10,\"TransactItems\":[{\"Put\":{\"TableName\":\"orders\","
+                                + "\"Item\":{\"pk\":{\"S\":\"told\"},\"v\":{\"S\":\"orphan\"}}}}]}"))
+                .isEqualTo(200);
+        await("the orphaned part aborted by its group's leader", () -> {
+            try {
+                putIn(as(0, 0), "orders", "told", "after");
+                return true;
+            } catch (software.amazon.awssdk.services.dynamodb.model.TransactionConflictException held) {
+                return false;
+            }
+        });
+        assertThat(getFrom(as(0, 2), "orders", "told")).isEqualTo("after");
 
         // A node down while a table's group it holds is closed deletes its copy once it is back.
         JsonNode items = tableGroup(n0, a0, "items");

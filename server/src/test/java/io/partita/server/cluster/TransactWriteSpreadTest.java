@@ -76,6 +76,10 @@ class TransactWriteSpreadTest {
             assertThat(share.get("Transaction").asText()).isEqualTo("tx1");
             assertThat(share.get("DecidingTable").asText()).isEqualTo("b");
             assertThat(share.get("DecidingGroup").asText()).isEqualTo("2");
+            assertThat(share.get("Participants"))
+                    .extracting(JsonNode::asText)
+                    .as("every group, the deciding one first")
+                    .containsExactly("2", "1");
             assertThat(share.get("Deadline").asLong()).isEqualTo(1234);
             assertThat(share.get("Payload").asLong()).isEqualTo(4 * 3); // four items of one attribute "id" of 1 byte
             assertThat(share.get("ReturnConsumedCapacity").asText()).isEqualTo("TOTAL");

@@ -39,7 +39,9 @@ import org.rocksdb.WriteBatch;
  * is there; a prepare finds no decision. Each runs under the transaction's lock, after every commit of unknown
  * outcome before it has settled ({@link ItemWrites#settle}), so that it sees every decision this leader proposed. A
  * new leader reads the records and claims their items before it serves ({@link #claimRecorded}). A decision is kept
- * for {@link #DECISION_MILLIS}; a part asked about later than that is taken as aborted.
+ * for {@link #DECISION_MILLIS}; a part asked about later than that is taken as aborted. A decision COMMITTED keeps the
+ * groups that took part ({@link ActionsOf#participants}): a deciding group that is to close first tells them the
+ * decision and then forgets it ({@link #committed}, {@link #forget}), so that no part waits on a group that is gone.
  */
 public final class PreparedTransactions {
     /** What the deciding group decided. */
@@ -145,7 +147,21 @@ public final class PreparedTransactions {
          * the part's items).
          */
         List<Transactions.WriteAction> read(byte[] body, Map<String, String> tableIds);
+
+        /**
+         * The groups that take part in the transaction, as the deciding part's {@code body} names them, kept with a
+         * decision COMMITTED (none by default).
+         */
+        default List<String> participants(byte[] body) {
+            return List.of();
+        }
     }
+
+    /**
+     * A decision COMMITTED kept here: the transaction's id, and the groups that took part in it (empty for one
+     * decided before they were kept).
+     */
+    public record Committed(String id, List<String> participants) {}
 
     /**
      * Commits this group's part of transaction {@code id}, its actions read again from the part's record ({@code
@@ -172,7 +188,7 @@ public final class PreparedTransactions {
                     writes.confirmUnwritten();
                     return new Finished(Decision.COMMITTED, null);
                 }
-                write(batch -> decide(batch, id, Decision.ABORTED, nowMillis));
+                write(batch -> decide(batch, id, Decision.ABORTED, nowMillis, List.of()));
                 return new Finished(Decision.ABORTED, null);
             }
             Recorded recorded = decode(record);
@@ -192,7 +208,7 @@ public final class PreparedTransactions {
                     batch -> {
                         delete(batch, key(PREPARED, id));
                         if (decides) {
-                            decide(batch, id, Decision.COMMITTED, nowMillis);
+                            decide(batch, id, Decision.COMMITTED, nowMillis, actionsOf.participants(recorded.body()));
                         }
                     },
                     () -> release(id));
@@ -223,7 +239,7 @@ public final class PreparedTransactions {
                 write(batch -> {
                     delete(batch, key(PREPARED, id));
                     if (decides) {
-                        decide(batch, id, Decision.ABORTED, nowMillis);
+                        decide(batch, id, Decision.ABORTED, nowMillis, List.of());
                     }
                 });
             }
@@ -298,6 +314,54 @@ public final class PreparedTransactions {
             });
         }
         return old.size();
+    }
+
+    /**
+     * Up to {@code max} of the decisions COMMITTED kept here, in the order of their ids: what a deciding group that is
+     * to close tells the groups that took part first ({@link #forget}).
+     */
+    public List<Committed> committed(int max) {
+        List<Committed> out = new ArrayList<>();
+        store.range(family, DECIDED, after(DECIDED), true, (k, v) -> {
+            if (v.length > 0 && v[0] == Decision.COMMITTED.ordinal()) {
+                out.add(new Committed(idOf(k, DECIDED), participantsOf(v)));
+            }
+            return out.size() < max;
+        });
+        return out;
+    }
+
+    /**
+     * Deletes decision COMMITTED {@code id}, made at the time it keeps, once the groups that took part have been told
+     * it; returns whether there was one to delete. One decided before decisions kept their time is left to {@link
+     * #forgetDecisions}.
+     */
+    public boolean forget(String id) {
+        ReentrantLock lock = lockOf(id);
+        lock.lock();
+        try {
+            byte[] v = store.get(family, key(DECIDED, id));
+            if (v == null || v.length < 9 || v[0] != Decision.COMMITTED.ordinal()) {
+                return false;
+            }
+            long at = java.nio.ByteBuffer.wrap(v, 1, 8).getLong();
+            write(batch -> {
+                delete(batch, key(DECIDED, id));
+                delete(batch, byTime(at, id));
+            });
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The groups a decision's value names: after its kind and its time, each id and a newline. */
+    private static List<String> participantsOf(byte[] value) {
+        if (value.length <= 9) {
+            return List.of();
+        }
+        String joined = new String(value, 9, value.length - 9, StandardCharsets.UTF_8);
+        return List.of(joined.split("\n"));
     }
 
     /**
@@ -427,9 +491,23 @@ public final class PreparedTransactions {
         }
     }
 
-    /** Records decision {@code d} on {@code id}, made at {@code nowMillis}, and its entry in the index by time. */
-    private void decide(WriteBatch batch, String id, Decision d, long nowMillis) {
-        put(batch, key(DECIDED, id), new byte[] {(byte) d.ordinal()});
+    /**
+     * Records decision {@code d} on {@code id}, made at {@code nowMillis}, with the groups that took part ({@code
+     * participants}), and its entry in the index by time. Its value: the decision's ordinal, the time (8 bytes), then
+     * each group's id followed by a newline.
+     */
+    private void decide(WriteBatch batch, String id, Decision d, long nowMillis, List<String> participants) {
+        StringBuilder named = new StringBuilder();
+        participants.forEach(g -> named.append(g).append('\n'));
+        byte[] groups = named.toString().getBytes(StandardCharsets.UTF_8);
+        put(
+                batch,
+                key(DECIDED, id),
+                java.nio.ByteBuffer.allocate(9 + groups.length)
+                        .put((byte) d.ordinal())
+                        .putLong(nowMillis)
+                        .put(groups)
+                        .array());
         put(batch, byTime(nowMillis, id), new byte[0]);
     }
 

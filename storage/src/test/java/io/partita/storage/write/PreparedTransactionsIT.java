@@ -108,6 +108,41 @@ class PreparedTransactionsIT {
     }
 
     @Test
+    void aDecisionCommittedKeepsItsGroupsUntilForgotten() {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
+            PreparedTransactions p = e.writes().prepared();
+            List<Transactions.WriteAction> part = List.of(put(t, "a", "1"));
+            PreparedTransactions.ActionsOf withGroups = new PreparedTransactions.ActionsOf() {
+                @Override
+                public List<Transactions.WriteAction> read(byte[] body, java.util.Map<String, String> tableIds) {
+                    return part;
+                }
+
+                @Override
+                public List<String> participants(byte[] body) {
+                    return List.of("g1", "g2");
+                }
+            };
+            p.prepare("kept", true, BODY, part);
+            p.commit("kept", true, 1_000, withGroups);
+            p.abort("aborted", true, 1_000); // never prepared: decided ABORTED, which keeps no groups
+            assertThat(p.committed(10))
+                    .containsExactly(new PreparedTransactions.Committed("kept", List.of("g1", "g2")));
+            assertThat(p.forget("aborted")).isFalse();
+            assertThat(p.forget("kept")).isTrue();
+            assertThat(p.forget("kept")).isFalse();
+            assertThat(p.committed(10)).isEmpty();
+            // Forgotten with its entry by time: only the decision ABORTED is left to forget a day later.
+            assertThat(p.forgetDecisions(1_001 + PreparedTransactions.DECISION_MILLIS))
+                    .isEqualTo(1);
+            assertThat(p.commit("kept", true, 2_000, withGroups).decision())
+                    .as("forgotten: a late commit finds no record, and decides ABORTED")
+                    .isEqualTo(Decision.ABORTED);
+        }
+    }
+
+    @Test
     void aCancelledPartRecordsAndHoldsNothingAndAnAbortReleasesAPreparedOne() {
         try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
             Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));

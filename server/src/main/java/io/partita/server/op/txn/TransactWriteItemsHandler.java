@@ -220,7 +220,8 @@ public final class TransactWriteItemsHandler
      * until {@link Commit} or {@link Abort}. {@code Decides}: this group keeps the decision; {@code DecidingTable}
      * names a table of the group that does, {@code DecidingGroup} that group's id, and {@code Deadline} (epoch
      * milliseconds) when the part may be resolved without its coordinator: all for the resolver of a part left
-     * behind.
+     * behind. {@code Participants} names every group's id, which the deciding group keeps with a decision COMMITTED
+     * (and tells them before it closes).
      */
     public static final class Prepare implements OperationHandler<Prepare.Input, Prepare.Output> {
         public record Input(
@@ -228,6 +229,7 @@ public final class TransactWriteItemsHandler
                 Boolean decides,
                 String decidingTable,
                 String decidingGroup,
+                List<String> participants,
                 Long deadline,
                 Long payload,
                 List<TransactWriteItem> transactItems,
@@ -305,6 +307,7 @@ public final class TransactWriteItemsHandler
                     Boolean.TRUE.equals(in.decides()),
                     in.decidingTable(),
                     in.decidingGroup(),
+                    in.participants(),
                     in.deadline(),
                     in.payload(),
                     in.transactItems(),
@@ -359,31 +362,41 @@ public final class TransactWriteItemsHandler
             RequestContext as = context.as(OperationRegistry.DYNAMODB_PREFIX + "TransactWriteItems");
             Prepare.Input[] part = new Prepare.Input[1];
             List<Transactions.WriteAction> actions = new ArrayList<>();
-            var ended =
-                    prepared.commit(in.transaction(), decides, context.clock().millis(), (body, tableIds) -> {
-                        part[0] = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class);
-                        for (Action a : writes.parsed(part[0].request())) {
-                            Table table = writes.storage.tables().find(TableNames.resolve(as, a.tableName()));
-                            if (table == null
-                                    || !table.metadata()
-                                            .id()
-                                            .equals(tableIds.get(
-                                                    table.metadata().name()))) {
-                                continue; // deleted since (or made again): none of its items to write
-                            }
-                            try {
-                                actions.add(actions(List.of(plan(a, table))).get(0));
-                            } catch (ApiException changed) {
-                                // Its table changed since the prepare (a GSI its item does not fit): the commit
-                                // writes the rest, as one whose plan fails at the commit does.
-                                org.slf4j.LoggerFactory.getLogger(TransactWriteItemsHandler.class)
-                                        .warn(
-                                                "transaction {}: an action no longer checks at its commit: {}",
-                                                in.transaction(),
-                                                changed.getMessage());
-                            }
+            var ended = prepared.commit(
+                    in.transaction(), decides, context.clock().millis(), new PreparedTransactions.ActionsOf() {
+                        @Override
+                        public List<String> participants(byte[] body) {
+                            List<String> named = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class)
+                                    .participants();
+                            return named == null ? List.of() : named;
                         }
-                        return actions;
+
+                        @Override
+                        public List<Transactions.WriteAction> read(byte[] body, Map<String, String> tableIds) {
+                            part[0] = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class);
+                            for (Action a : writes.parsed(part[0].request())) {
+                                Table table = writes.storage.tables().find(TableNames.resolve(as, a.tableName()));
+                                if (table == null
+                                        || !table.metadata()
+                                                .id()
+                                                .equals(tableIds.get(
+                                                        table.metadata().name()))) {
+                                    continue; // deleted since (or made again): none of its items to write
+                                }
+                                try {
+                                    actions.add(actions(List.of(plan(a, table))).get(0));
+                                } catch (ApiException changed) {
+                                    // Its table changed since the prepare (a GSI its item does not fit): the commit
+                                    // writes the rest, as one whose plan fails at the commit does.
+                                    org.slf4j.LoggerFactory.getLogger(TransactWriteItemsHandler.class)
+                                            .warn(
+                                                    "transaction {}: an action no longer checks at its commit: {}",
+                                                    in.transaction(),
+                                                    changed.getMessage());
+                                }
+                            }
+                            return actions;
+                        }
                     });
             if (ended.result() == null) {
                 return new Output(ended.decision().name(), null, null);
