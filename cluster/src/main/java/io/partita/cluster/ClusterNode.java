@@ -2068,7 +2068,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /**
      * On the leader: steps down when Ratis has refused every proposal (a write's, a read barrier's) for {@code
-     * stuckNanos} on end, the last a moment ago, as handing its leadership over. A transfer ends within its timeout
+     * stuckNanos} on end as handing its leadership over, each refusal within a fifth of that of the one before (a
+     * longer pause, or one proposal taken, starts the count again). A transfer ends within its timeout
      * (an election timeout when Ratis yields to a member of a higher priority, 5 s for a move's): once, under a node
      * killed every 13 s, one never ended and its group refused every write for minutes, the leader going on with its
      * heartbeats (docs/CLUSTER.md, "A leader left handing over"). Stepping down ends it: Ratis ends a transfer
@@ -2077,7 +2078,12 @@ public final class ClusterNode implements Replication, AutoCloseable {
     boolean checkStuckHandOver(long stuckNanos) {
         long since = refusedHandingOverSince;
         long now = System.nanoTime();
-        if (since == 0 || now - since < stuckNanos || now - refusedHandingOverAt > stuckNanos / 5) {
+        if (since != 0 && now - refusedHandingOverAt > stuckNanos / 5) {
+            // No refusal for a while: those before ended (a transfer that ended, a term that did), and do not count.
+            refusedHandingOverSince = 0;
+            return false;
+        }
+        if (since == 0 || now - since < stuckNanos) {
             return false;
         }
         refusedHandingOverSince = 0;

@@ -3128,9 +3128,11 @@ public final class ClusterMember implements AutoCloseable {
     private final java.util.Set<String> resolving = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
-     * Ends one part left behind ({@link #resolve}). The deciding group ({@code DecidingGroup}) is asked by its id; one
-     * this node no longer knows (closed, its tables deleted) took its decisions with it, and the part stays held rather
-     * than guess (logged once).
+     * Ends one part left behind ({@link #resolve}). The deciding group ({@code DecidingGroup}) is asked by its id. One
+     * the members' group no longer records closed (its tables deleted) once it had told the groups of every decision
+     * COMMITTED it kept ({@link #holdsTransactions}): the part, which names its groups ({@code Participants}), was not
+     * committed, and is aborted. A part that names none (its coordinator older), or whose deciding group is not known
+     * here yet, stays held rather than guess (logged once).
      */
     private void resolveOne(
             Group g,
@@ -3155,7 +3157,7 @@ public final class ClusterMember implements AutoCloseable {
                 deciding = null;
             }
             if (deciding == null || (!deciding.equals(HOME) && !tableGroups.containsKey(deciding))) {
-                if (deciding == null || !body.has("Participants") || !closed(deciding)) {
+                if (deciding == null || !body.has("Participants") || !closedNow(part.id(), deciding)) {
                     // Not known here yet, or closed by a node that kept no groups with its decisions: held, not
                     // guessed.
                     if (undecidable.add(part.id())) {
@@ -3210,22 +3212,43 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * Whether table group {@code id} is closed: the members' group, once this node's replica of it has every record
-     * committed before (a barrier), records no such group.
+     * Whether table group {@code id} is recorded: the members' group, once this node's replica of it has every record
+     * committed before (a barrier), records it (true) or not (false: closed, as a group a part names was made before
+     * it); null while a checkpoint replaces that replica (unknown).
      */
-    private boolean closed(UUID id) {
+    private Boolean recordedGroup(UUID id) {
         byte[] never = {0};
         membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
-        return membersReplica.recorded(GROUP_RECORD + id) == null;
+        byte[] k = (GROUP_RECORD + id).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return membersReplica.unlessInstalling(
+                store -> store.get(store.family(io.partita.storage.rocks.RocksStore.META), k) != null);
     }
+
+    /**
+     * Whether deciding group {@code deciding} of part {@code id} is closed ({@link #recordedGroup} false), looked at
+     * most every 10 s for each part (each look is a barrier through the members' group).
+     */
+    private boolean closedNow(String id, UUID deciding) {
+        long now = System.nanoTime();
+        Long next = closedLookAt.get(id);
+        if (next != null && now - next < 0) {
+            return false;
+        }
+        closedLookAt.put(id, now + 10_000_000_000L);
+        closedLookAt.keySet().retainAll(undecidable);
+        return Boolean.FALSE.equals(recordedGroup(deciding));
+    }
+
+    /** When a resolver may next look whether a part's deciding group is closed ({@link #closedNow}), by part. */
+    private final java.util.Map<String, Long> closedLookAt = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Whether table group {@code g}, which its server {@code own} serves and which holds no table and no backup, still
      * holds what transactions over several groups need: a part prepared here (its resolver ends it), or a decision
-     * COMMITTED kept here. Each decision it tells the groups that took part in its transaction (a commit of their
-     * part, which one that ended it answers as committed) and then forgets, on the resolvers' thread; the group closes
-     * once it holds neither, so a part never waits on a deciding group that is gone ({@link #resolveOne}). A decision
-     * kept without its groups (made before they were kept) holds the group until it is forgotten, a day after.
+     * COMMITTED whose groups it has not told yet ({@link io.partita.storage.write.PreparedTransactions#untold}). It
+     * tells them (a commit of their part, which one that ended it answers as committed) on the resolvers' thread, and
+     * keeps the decisions; the group closes once it holds neither, so that a part whose deciding group is gone was not
+     * committed ({@link #resolveOne}).
      */
     private boolean holdsTransactions(Group g, PartitaServer own) {
         io.partita.storage.write.PreparedTransactions prepared =
@@ -3233,15 +3256,15 @@ public final class ClusterMember implements AutoCloseable {
         if (!prepared.prepared().isEmpty()) {
             return true;
         }
-        List<io.partita.storage.write.PreparedTransactions.Committed> committed = prepared.committed(100);
-        if (committed.isEmpty()) {
+        List<io.partita.storage.write.PreparedTransactions.Untold> untold = prepared.untold(100);
+        if (untold.isEmpty()) {
             return false;
         }
         if (telling.add(g.id)) {
             try {
                 resolver.execute(() -> {
                     try {
-                        tell(g, prepared, committed);
+                        tell(g, prepared, untold);
                     } catch (Exception e) {
                         log.warn(
                                 "node {}: {} could not tell its decisions (tried again in a second): {}",
@@ -3263,27 +3286,32 @@ public final class ClusterMember implements AutoCloseable {
     private final java.util.Set<UUID> telling = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
-     * Tells the groups of each of {@code committed} (decisions of group {@code g}'s {@code prepared}) that their
-     * transaction committed, then forgets it: a group no longer known here is gone, with its part.
+     * Tells the groups of each of {@code untold} (decisions of group {@code g}'s {@code prepared}) that their
+     * transaction committed, then notes it told. A group not known here is skipped once the members' group confirms
+     * it is closed (with its part); else, and when a group does not answer within 5 s, the rest waits for the next
+     * pass.
      */
     private void tell(
             Group g,
             io.partita.storage.write.PreparedTransactions prepared,
-            List<io.partita.storage.write.PreparedTransactions.Committed> committed)
+            List<io.partita.storage.write.PreparedTransactions.Untold> untold)
             throws Exception {
         io.partita.server.auth.Credentials caller = resolverCaller(g.account, "us-east-1");
         if (caller == null) {
             return; // strict mode, and the account has no key any more: nobody can ask for anything in its name
         }
         ClusterRouter.Sent asked = resolverRequest(caller);
-        for (var decision : committed) {
-            if (decision.participants().isEmpty()) {
-                continue; // kept without its groups: forgotten in a day
-            }
+        for (var decision : untold) {
             for (String participant : decision.participants()) {
                 UUID other = UUID.fromString(participant);
-                if (other.equals(g.id) || (!other.equals(HOME) && !tableGroups.containsKey(other))) {
+                if (other.equals(g.id)) {
                     continue;
+                }
+                if (!other.equals(HOME) && !tableGroups.containsKey(other)) {
+                    if (Boolean.FALSE.equals(recordedGroup(other))) {
+                        continue; // closed, with its part
+                    }
+                    throw new IllegalStateException("group " + other + " is not known here yet");
                 }
                 ClusterRouter.Reply r = sendTo(
                                 asked,
@@ -3291,14 +3319,17 @@ public final class ClusterMember implements AutoCloseable {
                                 other,
                                 TransactWriteSpread.COMMIT,
                                 BatchSpread.bytes(TransactWriteSpread.ending(decision.id(), false)))
-                        .get(RESOLVE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+                        .get(TELL_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
                 if (r.status() != 200) {
                     throw new IllegalStateException("group " + other + " answered " + r.status());
                 }
             }
-            prepared.forget(decision.id());
+            prepared.told(decision.id());
         }
     }
+
+    /** How long a closing group waits for each group it tells a decision ({@link #tell}). */
+    private static final long TELL_WAIT_SECONDS = 5;
 
     /** How long a resolver waits for each answer. */
     private static final long RESOLVE_WAIT_SECONDS = 30;

@@ -39,9 +39,9 @@ import org.rocksdb.WriteBatch;
  * is there; a prepare finds no decision. Each runs under the transaction's lock, after every commit of unknown
  * outcome before it has settled ({@link ItemWrites#settle}), so that it sees every decision this leader proposed. A
  * new leader reads the records and claims their items before it serves ({@link #claimRecorded}). A decision is kept
- * for {@link #DECISION_MILLIS}; a part asked about later than that is taken as aborted. A decision COMMITTED keeps the
- * groups that took part ({@link ActionsOf#participants}): a deciding group that is to close first tells them the
- * decision and then forgets it ({@link #committed}, {@link #forget}), so that no part waits on a group that is gone.
+ * for {@link #DECISION_MILLIS}; a part asked about later than that is taken as aborted. A decision COMMITTED is also
+ * kept as untold with the groups that took part ({@link ActionsOf#participants}): a deciding group that is to close
+ * first tells them ({@link #untold}, {@link #told}), so that no part waits on a group that is gone.
  */
 public final class PreparedTransactions {
     /** What the deciding group decided. */
@@ -66,6 +66,8 @@ public final class PreparedTransactions {
     private static final byte[] DECIDED = "partita/transaction/decided/".getBytes(StandardCharsets.UTF_8);
     /** Each decision again, by when it was made ({@link #byTime}): what {@link #forgetDecisions} reads. */
     private static final byte[] DECIDED_AT = "partita/transaction/decided-at/".getBytes(StandardCharsets.UTF_8);
+    /** The decisions COMMITTED whose groups have not been told yet ({@link #untold}), with those groups. */
+    private static final byte[] UNTOLD = "partita/transaction/untold/".getBytes(StandardCharsets.UTF_8);
 
     private final Transactions transactions;
     private final ItemWrites writes;
@@ -157,11 +159,8 @@ public final class PreparedTransactions {
         }
     }
 
-    /**
-     * A decision COMMITTED kept here: the transaction's id, and the groups that took part in it (empty for one
-     * decided before they were kept).
-     */
-    public record Committed(String id, List<String> participants) {}
+    /** A decision COMMITTED not told yet: the transaction's id, and the groups that took part in it. */
+    public record Untold(String id, List<String> participants) {}
 
     /**
      * Commits this group's part of transaction {@code id}, its actions read again from the part's record ({@code
@@ -188,7 +187,7 @@ public final class PreparedTransactions {
                     writes.confirmUnwritten();
                     return new Finished(Decision.COMMITTED, null);
                 }
-                write(batch -> decide(batch, id, Decision.ABORTED, nowMillis, List.of()));
+                write(batch -> decide(batch, id, Decision.ABORTED, nowMillis));
                 return new Finished(Decision.ABORTED, null);
             }
             Recorded recorded = decode(record);
@@ -208,7 +207,8 @@ public final class PreparedTransactions {
                     batch -> {
                         delete(batch, key(PREPARED, id));
                         if (decides) {
-                            decide(batch, id, Decision.COMMITTED, nowMillis, actionsOf.participants(recorded.body()));
+                            decide(batch, id, Decision.COMMITTED, nowMillis);
+                            untell(batch, id, actionsOf.participants(recorded.body()));
                         }
                     },
                     () -> release(id));
@@ -239,7 +239,7 @@ public final class PreparedTransactions {
                 write(batch -> {
                     delete(batch, key(PREPARED, id));
                     if (decides) {
-                        decide(batch, id, Decision.ABORTED, nowMillis, List.of());
+                        decide(batch, id, Decision.ABORTED, nowMillis);
                     }
                 });
             }
@@ -301,15 +301,10 @@ public final class PreparedTransactions {
             write(batch -> {
                 for (byte[] k : old) {
                     delete(batch, k);
-                    delete(
-                            batch,
-                            key(
-                                    DECIDED,
-                                    new String(
-                                            k,
-                                            DECIDED_AT.length + 17,
-                                            k.length - DECIDED_AT.length - 17,
-                                            StandardCharsets.UTF_8)));
+                    String id = new String(
+                            k, DECIDED_AT.length + 17, k.length - DECIDED_AT.length - 17, StandardCharsets.UTF_8);
+                    delete(batch, key(DECIDED, id));
+                    delete(batch, key(UNTOLD, id));
                 }
             });
         }
@@ -317,51 +312,30 @@ public final class PreparedTransactions {
     }
 
     /**
-     * Up to {@code max} of the decisions COMMITTED kept here, in the order of their ids: what a deciding group that is
-     * to close tells the groups that took part first ({@link #forget}).
+     * Up to {@code max} of the decisions COMMITTED here whose groups have not been told yet, in the order of their ids:
+     * what a deciding group that is to close tells first ({@link #told}).
      */
-    public List<Committed> committed(int max) {
-        List<Committed> out = new ArrayList<>();
-        store.range(family, DECIDED, after(DECIDED), true, (k, v) -> {
-            if (v.length > 0 && v[0] == Decision.COMMITTED.ordinal()) {
-                out.add(new Committed(idOf(k, DECIDED), participantsOf(v)));
-            }
+    public List<Untold> untold(int max) {
+        List<Untold> out = new ArrayList<>();
+        store.range(family, UNTOLD, after(UNTOLD), true, (k, v) -> {
+            String joined = new String(v, StandardCharsets.UTF_8);
+            out.add(new Untold(idOf(k, UNTOLD), joined.isEmpty() ? List.of() : List.of(joined.split("\n"))));
             return out.size() < max;
         });
         return out;
     }
 
-    /**
-     * Deletes decision COMMITTED {@code id}, made at the time it keeps, once the groups that took part have been told
-     * it; returns whether there was one to delete. One decided before decisions kept their time is left to {@link
-     * #forgetDecisions}.
-     */
-    public boolean forget(String id) {
+    /** Notes that the groups of decision {@code id} have been told it (the decision itself is kept). */
+    public void told(String id) {
         ReentrantLock lock = lockOf(id);
         lock.lock();
         try {
-            byte[] v = store.get(family, key(DECIDED, id));
-            if (v == null || v.length < 9 || v[0] != Decision.COMMITTED.ordinal()) {
-                return false;
+            if (store.get(family, key(UNTOLD, id)) != null) {
+                write(batch -> delete(batch, key(UNTOLD, id)));
             }
-            long at = java.nio.ByteBuffer.wrap(v, 1, 8).getLong();
-            write(batch -> {
-                delete(batch, key(DECIDED, id));
-                delete(batch, byTime(at, id));
-            });
-            return true;
         } finally {
             lock.unlock();
         }
-    }
-
-    /** The groups a decision's value names: after its kind and its time, each id and a newline. */
-    private static List<String> participantsOf(byte[] value) {
-        if (value.length <= 9) {
-            return List.of();
-        }
-        String joined = new String(value, 9, value.length - 9, StandardCharsets.UTF_8);
-        return List.of(joined.split("\n"));
     }
 
     /**
@@ -491,24 +465,20 @@ public final class PreparedTransactions {
         }
     }
 
-    /**
-     * Records decision {@code d} on {@code id}, made at {@code nowMillis}, with the groups that took part ({@code
-     * participants}), and its entry in the index by time. Its value: the decision's ordinal, the time (8 bytes), then
-     * each group's id followed by a newline.
-     */
-    private void decide(WriteBatch batch, String id, Decision d, long nowMillis, List<String> participants) {
-        StringBuilder named = new StringBuilder();
-        participants.forEach(g -> named.append(g).append('\n'));
-        byte[] groups = named.toString().getBytes(StandardCharsets.UTF_8);
-        put(
-                batch,
-                key(DECIDED, id),
-                java.nio.ByteBuffer.allocate(9 + groups.length)
-                        .put((byte) d.ordinal())
-                        .putLong(nowMillis)
-                        .put(groups)
-                        .array());
+    /** Records decision {@code d} on {@code id}, made at {@code nowMillis}, and its entry in the index by time. */
+    private void decide(WriteBatch batch, String id, Decision d, long nowMillis) {
+        put(batch, key(DECIDED, id), new byte[] {(byte) d.ordinal()});
         put(batch, byTime(nowMillis, id), new byte[0]);
+    }
+
+    /**
+     * Notes decision {@code id} as not told to {@code participants} yet (none named: nothing to tell). Its value: the
+     * groups' ids, separated by newlines.
+     */
+    private void untell(WriteBatch batch, String id, List<String> participants) {
+        if (!participants.isEmpty()) {
+            put(batch, key(UNTOLD, id), String.join("\n", participants).getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     /** The key of {@code id}'s decision in the index by time: the time in 16 hex digits, a slash, the id. */

@@ -108,38 +108,44 @@ class PreparedTransactionsIT {
     }
 
     @Test
-    void aDecisionCommittedKeepsItsGroupsUntilForgotten() {
+    void aDecisionCommittedIsUntoldWithItsGroupsUntilTold() {
         try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
             Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
             PreparedTransactions p = e.writes().prepared();
             List<Transactions.WriteAction> part = List.of(put(t, "a", "1"));
-            PreparedTransactions.ActionsOf withGroups = new PreparedTransactions.ActionsOf() {
-                @Override
-                public List<Transactions.WriteAction> read(byte[] body, java.util.Map<String, String> tableIds) {
-                    return part;
-                }
-
-                @Override
-                public List<String> participants(byte[] body) {
-                    return List.of("g1", "g2");
-                }
-            };
             p.prepare("kept", true, BODY, part);
-            p.commit("kept", true, 1_000, withGroups);
-            p.abort("aborted", true, 1_000); // never prepared: decided ABORTED, which keeps no groups
-            assertThat(p.committed(10))
-                    .containsExactly(new PreparedTransactions.Committed("kept", List.of("g1", "g2")));
-            assertThat(p.forget("aborted")).isFalse();
-            assertThat(p.forget("kept")).isTrue();
-            assertThat(p.forget("kept")).isFalse();
-            assertThat(p.committed(10)).isEmpty();
-            // Forgotten with its entry by time: only the decision ABORTED is left to forget a day later.
-            assertThat(p.forgetDecisions(1_001 + PreparedTransactions.DECISION_MILLIS))
-                    .isEqualTo(1);
-            assertThat(p.commit("kept", true, 2_000, withGroups).decision())
-                    .as("forgotten: a late commit finds no record, and decides ABORTED")
-                    .isEqualTo(Decision.ABORTED);
+            p.commit("kept", true, 1_000, withGroups(part));
+            p.prepare("plain", true, BODY, List.of(put(t, "b", "1")));
+            p.commit("plain", true, 1_000, (body, ids) -> List.of(put(t, "b", "1"))); // names no groups
+            p.abort("aborted", true, 1_000); // never prepared: decided ABORTED, which has nothing to tell
+            assertThat(p.untold(10)).containsExactly(new PreparedTransactions.Untold("kept", List.of("g1", "g2")));
+            p.told("kept");
+            assertThat(p.untold(10)).isEmpty();
+            // Told, the decision is still kept: a late ask finds it.
+            assertThat(p.abort("kept", true, 2_000)).isEqualTo(Decision.COMMITTED);
+            // An untold decision is forgotten with its decision a day later.
+            List<Transactions.WriteAction> late = List.of(put(t, "c", "1"));
+            p.prepare("late", true, BODY, late);
+            p.commit("late", true, 3_000, withGroups(late));
+            assertThat(p.forgetDecisions(3_001 + PreparedTransactions.DECISION_MILLIS))
+                    .isEqualTo(4);
+            assertThat(p.untold(10)).isEmpty();
         }
+    }
+
+    /** A part's actions read again at its commit, {@code part}, whose body names groups g1 and g2. */
+    private static PreparedTransactions.ActionsOf withGroups(List<Transactions.WriteAction> part) {
+        return new PreparedTransactions.ActionsOf() {
+            @Override
+            public List<Transactions.WriteAction> read(byte[] body, java.util.Map<String, String> tableIds) {
+                return part;
+            }
+
+            @Override
+            public List<String> participants(byte[] body) {
+                return List.of("g1", "g2");
+            }
+        };
     }
 
     @Test
