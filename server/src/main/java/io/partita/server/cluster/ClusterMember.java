@@ -1063,32 +1063,72 @@ public final class ClusterMember implements AutoCloseable {
         }
         // Kept apart by operation and account, as a single node keeps each operation's tokens.
         String token = requestToken == null ? null : kind + "/" + caller.accountId() + "/" + requestToken;
+        TransactWriteSpread.Sender<UUID> sender = (group, target, body) -> sendTo(request, caller, group, target, body);
         if (token != null) {
             ClusterRouter.Reply first;
             try {
                 first = transactionTokens.begin(token, io.partita.server.op.txn.IdempotencyTokens.digest(idempotent));
             } catch (io.partita.protocol.error.ApiException e) {
-                return refused(e);
+                Unsettled left = e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_IN_PROGRESS
+                        ? unsettled.remove(token)
+                        : null;
+                if (left == null) {
+                    return refused(e);
+                }
+                // A repeat of one whose outcome was not known (a 500, which the SDKs send again with its token):
+                // settled now, as the deciding group says.
+                return TransactWriteSpread.settle(left.parts(), left.n(), sender, batches)
+                        .thenCompose(reply -> {
+                            if (reply == null) {
+                                transactionTokens.abandon(token); // aborted everywhere: it runs anew
+                                return runTransaction(request, caller, groupOf, kind);
+                            }
+                            ended(token, reply, left);
+                            return java.util.concurrent.CompletableFuture.completedFuture(reply);
+                        });
             }
             if (first != null) {
                 return java.util.concurrent.CompletableFuture.completedFuture(first);
             }
         }
-        return TransactWriteSpread.run(
-                        parts, n, (group, target, body) -> sendTo(request, caller, group, target, body), batches)
-                .whenComplete((reply, failed) -> {
-                    if (token == null) {
-                        return;
-                    }
-                    if (reply != null && reply.status() == 200) {
-                        transactionTokens.complete(token, reply);
-                    } else if (reply != null && (reply.status() < 500 || reply.status() == 503)) {
-                        // Refused, cancelled, or not prepared everywhere (a 503): nothing written.
-                        transactionTokens.abandon(token);
-                    }
-                    // Else (a 500) it committed or may have: the token stays in progress for its window.
-                });
+        Unsettled run = new Unsettled(parts, n, System.nanoTime());
+        return TransactWriteSpread.run(parts, n, sender, batches).whenComplete((reply, failed) -> {
+            if (token != null && reply != null) {
+                ended(token, reply, run);
+            }
+        });
     }
+
+    /**
+     * Notes how the transaction with {@code token} ({@code parts}) ended: 200, committed (a repeat answers it again);
+     * refused, cancelled, or not prepared everywhere (a 503), nothing written (the token is free again); else (a 500)
+     * it committed or may have: the token stays in progress for its window, and a repeat settles it ({@link
+     * #unsettled}).
+     */
+    private void ended(String token, ClusterRouter.Reply reply, Unsettled parts) {
+        if (reply.status() == 200) {
+            transactionTokens.complete(token, reply);
+        } else if (reply.status() < 500 || reply.status() == 503) {
+            transactionTokens.abandon(token);
+        } else {
+            long now = System.nanoTime();
+            unsettled.values().removeIf(u -> now - u.since() > UNSETTLED_NANOS);
+            if (unsettled.size() < 10_000) {
+                unsettled.put(token, parts);
+            }
+        }
+    }
+
+    /** A transaction whose outcome its run did not know: its parts, its actions' number, and since when. */
+    private record Unsettled(List<TransactWriteSpread.Share<UUID>> parts, int n, long since) {}
+
+    /**
+     * The transactions run from this node whose outcome was not known (a 500), by token, for a repeat to settle
+     * ({@link TransactWriteSpread#settle}): at most 10,000, each for the ten minutes its token is kept.
+     */
+    private final java.util.Map<String, Unsettled> unsettled = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static final long UNSETTLED_NANOS = 600_000_000_000L;
 
     /** The ClientRequestTokens of the write transactions over several groups run from this node. */
     private final io.partita.server.op.txn.IdempotencyTokens<ClusterRouter.Reply> transactionTokens =
@@ -3234,8 +3274,8 @@ public final class ClusterMember implements AutoCloseable {
         if (next != null && now - next < 0) {
             return false;
         }
+        closedLookAt.keySet().retainAll(undecidable); // those of parts ended meanwhile go
         closedLookAt.put(id, now + 10_000_000_000L);
-        closedLookAt.keySet().retainAll(undecidable);
         return Boolean.FALSE.equals(recordedGroup(deciding));
     }
 

@@ -236,18 +236,48 @@ final class TransactWriteSpread {
                                 return decided(shares, n, sender, work, decision, committed);
                             }
                             // Not known whether it committed: asked to abort, it answers the decision it made.
-                            return sender.send(deciding.group(), ABORT, deciding.end())
-                                    .thenComposeAsync(
-                                            aborted -> {
-                                                String known = decisionOf(aborted);
-                                                if (known == null) {
-                                                    return CompletableFuture.completedFuture(unknown());
-                                                }
-                                                return decided(shares, n, sender, work, known, null);
-                                            },
-                                            work);
+                            return asked(
+                                    deciding, sender, work, known -> decided(shares, n, sender, work, known, null));
                         },
                         work);
+    }
+
+    /**
+     * Asks the deciding group to abort, which answers the decision it made (ABORTED now, if it had made none), and goes
+     * on with {@code then} of that decision; a 500 when it does not answer one.
+     */
+    private static <G> CompletableFuture<ClusterRouter.Reply> asked(
+            Share<G> deciding,
+            Sender<G> sender,
+            Executor work,
+            Function<String, CompletableFuture<ClusterRouter.Reply>> then) {
+        return sender.send(deciding.group(), ABORT, deciding.end())
+                .thenComposeAsync(
+                        aborted -> {
+                            String known = decisionOf(aborted);
+                            return known == null ? CompletableFuture.completedFuture(unknown()) : then.apply(known);
+                        },
+                        work);
+    }
+
+    /**
+     * Settles, for a repeat with its {@code ClientRequestToken}, a transaction of {@code shares} whose run answered a
+     * 500 (its deciding group's commit not answered, or a part's commit late): the deciding group, asked to abort,
+     * answers the decision it made (ABORTED now, if it had made none). COMMITTED: every other part is committed (sent
+     * again while not answered), and the answer is the transaction's, without the deciding group's units (its commit's
+     * answer was lost). ABORTED: every other part is aborted, and the answer is null: nothing was written anywhere, and
+     * the repeat runs anew. A 500 again when the decision is not known, or a part did not answer its abort (it stays
+     * held until its group's resolver aborts it).
+     */
+    static <G> CompletableFuture<ClusterRouter.Reply> settle(
+            List<Share<G>> shares, int n, Sender<G> sender, Executor work) {
+        return asked(shares.get(0), sender, work, known -> {
+            if (known.equals(PreparedTransactions.Decision.COMMITTED.name())) {
+                return decided(shares, n, sender, work, known, null);
+            }
+            return all(shares.subList(1, shares.size()), sender, ABORT)
+                    .thenApply(ends -> ends.stream().allMatch(r -> decisionOf(r) != null) ? null : unknown());
+        });
     }
 
     /** The deciding group decided {@code decision}; {@code first} its commit's answer, if it committed there. */

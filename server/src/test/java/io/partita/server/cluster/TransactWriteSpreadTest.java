@@ -153,6 +153,41 @@ class TransactWriteSpreadTest {
         assertThat(groups.sent).containsExactly("Prepare1", "Prepare2", "Commit1", "Commit2");
     }
 
+    /**
+     * A repeat of a transaction whose outcome was not known settles it as the deciding group says: committed, the
+     * other parts are committed and it answers as done; aborted, they are aborted and it runs anew (null); not known,
+     * a 500 again.
+     */
+    @Test
+    void aRepeatSettlesATransactionOfUnknownOutcomeAsTheDecidingGroupSays() throws Exception {
+        var shares = split();
+        Groups committed = new Groups(what -> what.equals("Abort2")
+                ? reply(200, "{'Decision':'COMMITTED'}")
+                : reply(200, "{'Decision':'COMMITTED','ConsumedCapacity':[{'TableName':'a','CapacityUnits':4.0}]}"));
+        ClusterRouter.Reply done =
+                TransactWriteSpread.settle(shares, 4, committed, Runnable::run).join();
+        assertThat(done.status()).isEqualTo(200);
+        assertThat(committed.sent).containsExactly("Abort2", "Commit1");
+        Groups aborted = new Groups(what -> reply(200, "{'Decision':'ABORTED'}"));
+        assertThat(TransactWriteSpread.settle(shares, 4, aborted, Runnable::run).join())
+                .isNull();
+        assertThat(aborted.sent).containsExactly("Abort2", "Abort1");
+        Groups partLost = new Groups(what -> what.equals("Abort2")
+                ? reply(200, "{'Decision':'ABORTED'}")
+                : reply(503, "{'__type':'x#ServiceUnavailable'}"));
+        assertThat(TransactWriteSpread.settle(shares, 4, partLost, Runnable::run)
+                        .join()
+                        .status())
+                .as("a part that did not answer its abort: not settled yet")
+                .isEqualTo(500);
+        Groups silent = new Groups(what -> reply(503, "{'__type':'x#ServiceUnavailable'}"));
+        assertThat(TransactWriteSpread.settle(shares, 4, silent, Runnable::run)
+                        .join()
+                        .status())
+                .isEqualTo(500);
+        assertThat(silent.sent).containsExactly("Abort2");
+    }
+
     @Test
     void aRequestBadAsAWholeIsRefusedBeforeAnyGroupIsAsked() {
         assertThatThrownBy(() -> TransactWriteSpread.split(
