@@ -1492,11 +1492,9 @@ public final class ClusterNode implements Replication, AutoCloseable {
                 refusedHandingOverSince = 0;
             } else if (steppingDown(failure != null ? failure : r.getException())) {
                 if (handingOver(failure != null ? failure : r.getException())) {
-                    long now = Math.max(1, System.nanoTime());
                     if (refusedHandingOverSince == 0) {
-                        refusedHandingOverSince = now;
+                        refusedHandingOverSince = Math.max(1, System.nanoTime());
                     }
-                    refusedHandingOverAt = now;
                 }
                 // Ratis refuses proposals while it hands the leadership over (a transfer asked of it on the Raft port,
                 // say): the other member may stand at once.
@@ -2060,16 +2058,19 @@ public final class ClusterNode implements Replication, AutoCloseable {
 
     /**
      * Since when ({@link System#nanoTime}; 0 for none) Ratis has refused every proposal of this node's as handing its
-     * leadership over, and when it last did.
+     * leadership over.
      */
     private volatile long refusedHandingOverSince;
 
-    private volatile long refusedHandingOverAt;
+    /** The watchdog's last empty entry ({@link #checkStuckHandOver}), and when it was proposed. */
+    private volatile CompletableFuture<RaftClientReply> probe;
+
+    private volatile long probedAt;
 
     /**
-     * On the leader: steps down when Ratis has refused every proposal (a write's, a read barrier's) for {@code
-     * stuckNanos} on end as handing its leadership over, each refusal within a fifth of that of the one before (a
-     * longer pause, or one proposal taken, starts the count again). A transfer ends within its timeout
+     * On the leader: steps down when Ratis has refused every proposal (a write's, a read barrier's, an empty one the
+     * watchdog sends every second meanwhile) for {@code stuckNanos} on end as handing its leadership over; one taken
+     * ends the count. A transfer ends within its timeout
      * (an election timeout when Ratis yields to a member of a higher priority, 5 s for a move's): once, under a node
      * killed every 13 s, one never ended and its group refused every write for minutes, the leader going on with its
      * heartbeats (docs/CLUSTER.md, "A leader left handing over"). Stepping down ends it: Ratis ends a transfer
@@ -2078,18 +2079,28 @@ public final class ClusterNode implements Replication, AutoCloseable {
     boolean checkStuckHandOver(long stuckNanos) {
         long since = refusedHandingOverSince;
         long now = System.nanoTime();
-        if (since != 0 && now - refusedHandingOverAt > stuckNanos / 5) {
-            // No refusal for a while: those before ended (a transfer that ended, a term that did), and do not count.
-            refusedHandingOverSince = 0;
+        if (since == 0) {
             return false;
         }
-        if (since == 0 || now - since < stuckNanos) {
+        if (!info().isLeader()) {
+            refusedHandingOverSince = 0; // a follower hands nothing over; a next term counts anew
+            return false;
+        }
+        if (now - since < stuckNanos) {
+            // Refused since then, none taken: an empty entry of the watchdog's own tells whether that goes on, so
+            // that a group with few requests is looked at too (taken, it ends the count; refused, it goes on).
+            CompletableFuture<RaftClientReply> last = probe;
+            if (last != null && !last.isDone() && now - probedAt > proposalMillis * 1_000_000L) {
+                batches.withdraw(last); // not answered in a proposal's time: another instead
+                last = null;
+            }
+            if (last == null || last.isDone()) {
+                probedAt = now;
+                probe = batches.propose(ReplicatedEntry.emptyBatch());
+            }
             return false;
         }
         refusedHandingOverSince = 0;
-        if (!info().isLeader()) {
-            return false;
-        }
         log.warn(
                 "{} leads group {} but Ratis has refused its proposals for {} ms as it hands the leadership over, a"
                         + " transfer that should have ended: it steps down",

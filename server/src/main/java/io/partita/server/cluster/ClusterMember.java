@@ -3120,9 +3120,10 @@ public final class ClusterMember implements AutoCloseable {
                 own.storage().writes().prepared();
         prepared.forgetDecisions(now);
         List<io.partita.storage.write.PreparedTransactions.Part> parts = prepared.prepared();
-        undecidable.retainAll(parts.stream()
-                .map(io.partita.storage.write.PreparedTransactions.Part::id)
-                .toList());
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        parts.forEach(p -> ids.add(p.id()));
+        undecidable.entrySet().removeIf(e -> e.getValue().equals(g.id) && !ids.contains(e.getKey()));
+        closedLookAt.keySet().retainAll(undecidable.keySet());
         for (io.partita.storage.write.PreparedTransactions.Part part : parts) {
             com.fasterxml.jackson.databind.JsonNode body;
             try {
@@ -3200,7 +3201,7 @@ public final class ClusterMember implements AutoCloseable {
                 if (deciding == null || !body.has("Participants") || !closedNow(part.id(), deciding)) {
                     // Not known here yet, or closed by a node that kept no groups with its decisions: held, not
                     // guessed.
-                    if (undecidable.add(part.id())) {
+                    if (undecidable.putIfAbsent(part.id(), g.id) == null) {
                         log.warn(
                                 "node {}: transaction {}'s part in {} stays held: its deciding group {} is not known",
                                 nodeId(),
@@ -3274,8 +3275,7 @@ public final class ClusterMember implements AutoCloseable {
         if (next != null && now - next < 0) {
             return false;
         }
-        closedLookAt.keySet().retainAll(undecidable); // those of parts ended meanwhile go
-        closedLookAt.put(id, now + 10_000_000_000L);
+        closedLookAt.put(id, now + 10_000_000_000L); // dropped once the part is no longer held (resolve)
         return Boolean.FALSE.equals(recordedGroup(deciding));
     }
 
@@ -3328,8 +3328,8 @@ public final class ClusterMember implements AutoCloseable {
     /**
      * Tells the groups of each of {@code untold} (decisions of group {@code g}'s {@code prepared}) that their
      * transaction committed, then notes it told. A group not known here is skipped once the members' group confirms
-     * it is closed (with its part); else, and when a group does not answer within 5 s, the rest waits for the next
-     * pass.
+     * it is closed (with its part); else, and when a group does not answer within 5 s, that decision waits for the
+     * next pass.
      */
     private void tell(
             Group g,
@@ -3341,30 +3341,43 @@ public final class ClusterMember implements AutoCloseable {
             return; // strict mode, and the account has no key any more: nobody can ask for anything in its name
         }
         ClusterRouter.Sent asked = resolverRequest(caller);
+        java.util.Set<UUID> closed = new java.util.HashSet<>();
+        Exception failed = null;
         for (var decision : untold) {
-            for (String participant : decision.participants()) {
-                UUID other = UUID.fromString(participant);
-                if (other.equals(g.id)) {
-                    continue;
-                }
-                if (!other.equals(HOME) && !tableGroups.containsKey(other)) {
-                    if (Boolean.FALSE.equals(recordedGroup(other))) {
-                        continue; // closed, with its part
+            try {
+                for (String participant : decision.participants()) {
+                    UUID other = UUID.fromString(participant);
+                    if (other.equals(g.id) || closed.contains(other)) {
+                        continue;
                     }
-                    throw new IllegalStateException("group " + other + " is not known here yet");
+                    if (!other.equals(HOME) && !tableGroups.containsKey(other)) {
+                        if (Boolean.FALSE.equals(recordedGroup(other))) {
+                            closed.add(other); // closed, with its part; a closed group is never made again
+                            continue;
+                        }
+                        throw new IllegalStateException("group " + other + " is not known here yet");
+                    }
+                    ClusterRouter.Reply r = sendTo(
+                                    asked,
+                                    caller,
+                                    other,
+                                    TransactWriteSpread.COMMIT,
+                                    BatchSpread.bytes(TransactWriteSpread.ending(decision.id(), false)))
+                            .get(TELL_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+                    if (r.status() != 200) {
+                        throw new IllegalStateException("group " + other + " answered " + r.status());
+                    }
                 }
-                ClusterRouter.Reply r = sendTo(
-                                asked,
-                                caller,
-                                other,
-                                TransactWriteSpread.COMMIT,
-                                BatchSpread.bytes(TransactWriteSpread.ending(decision.id(), false)))
-                        .get(TELL_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-                if (r.status() != 200) {
-                    throw new IllegalStateException("group " + other + " answered " + r.status());
-                }
+                prepared.told(decision.id());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw e;
+            } catch (Exception e) {
+                failed = e; // the next decisions are told all the same; this one again at the next pass
             }
-            prepared.told(decision.id());
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -3374,8 +3387,11 @@ public final class ClusterMember implements AutoCloseable {
     /** How long a resolver waits for each answer. */
     private static final long RESOLVE_WAIT_SECONDS = 30;
 
-    /** The parts a resolver found it cannot end (their deciding group gone), logged once each. */
-    private final java.util.Set<String> undecidable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * The parts a resolver found it cannot end yet (their deciding group not known here), logged once each, with their
+     * group's id.
+     */
+    private final java.util.Map<String, UUID> undecidable = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Whom a resolver asks as: a key of the group's account in strict mode (null if it has none), any key in open
