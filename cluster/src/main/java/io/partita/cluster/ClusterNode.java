@@ -2070,11 +2070,11 @@ public final class ClusterNode implements Replication, AutoCloseable {
     /**
      * On the leader: steps down when Ratis has refused every proposal (a write's, a read barrier's, an empty one the
      * watchdog sends every second meanwhile) for {@code stuckNanos} on end as handing its leadership over; one taken
-     * ends the count. A transfer ends within its timeout
-     * (an election timeout when Ratis yields to a member of a higher priority, 5 s for a move's): once, under a node
-     * killed every 13 s, one never ended and its group refused every write for minutes, the leader going on with its
-     * heartbeats (docs/CLUSTER.md, "A leader left handing over"). Stepping down ends it: Ratis ends a transfer
-     * whenever a leader is elected, this node or another. Called by one thread; returns whether it stepped down.
+     * ends the count. A transfer ends within its timeout (an election timeout when Ratis yields to a member of a higher
+     * priority, 5 s for a move's): once, under a node killed every 13 s, one never ended and its group refused every
+     * write for minutes, the leader going on with its heartbeats (docs/CLUSTER.md, "A leader left handing over").
+     * Stepping down ends it: Ratis ends a transfer whenever a leader is elected, this node or another. Called by one
+     * thread; returns whether it stepped down.
      */
     boolean checkStuckHandOver(long stuckNanos) {
         long since = refusedHandingOverSince;

@@ -1078,6 +1078,11 @@ public final class ClusterMember implements AutoCloseable {
                 // A repeat of one whose outcome was not known (a 500, which the SDKs send again with its token):
                 // settled now, as the deciding group says.
                 return TransactWriteSpread.settle(left.parts(), left.n(), sender, batches)
+                        .whenComplete((reply, failed) -> {
+                            if (failed != null) {
+                                unsettled.putIfAbsent(token, left); // for the next repeat
+                            }
+                        })
                         .thenCompose(reply -> {
                             if (reply == null) {
                                 transactionTokens.abandon(token); // aborted everywhere: it runs anew
