@@ -51,6 +51,13 @@ public final class TimeToLive implements AutoCloseable {
     private final ScheduledExecutorService reaper =
             Executors.newSingleThreadScheduledExecutor(BackgroundThreads.named("partita-ttl-reaper"));
     private final Map<String, AtomicLong> deleted = new ConcurrentHashMap<>();
+    /**
+     * Where each table's next bounded pass starts, by table id: past the last entry of a pass that read a whole {@link
+     * #BATCH}, so that entries a transaction holds (which stay) never stop the passes short of those after them; from
+     * the first entry again once a pass reads fewer.
+     */
+    private final Map<String, byte[]> resume = new java.util.HashMap<>();
+
     private final Map<String, SynchronizedHistogram> lateness = new ConcurrentHashMap<>();
     private volatile long delayMillis;
     /** How long after a change of a table's TTL another is refused: DynamoDB's hour. */
@@ -157,11 +164,12 @@ public final class TimeToLive implements AutoCloseable {
         long n = 0;
         for (Table t : catalog.snapshot().values()) {
             if (t.metadata().ttlEnabled()) {
+                resume.remove(t.metadata().id()); // from the first entry
                 while (true) {
                     long[] batch = reapBatch(t, true);
                     n += batch[0];
-                    if (batch[1] < BATCH || batch[2] == batch[1]) {
-                        break; // all read, or every entry read is of an item a transaction holds: later
+                    if (batch[1] < BATCH) {
+                        break; // every entry read (those of items a transaction holds stay, for a later pass)
                     }
                 }
             }
@@ -175,8 +183,8 @@ public final class TimeToLive implements AutoCloseable {
     }
 
     /**
-     * One bounded pass: how many items it deleted, how many entries it read, and how many of those were of items a
-     * transaction holds (left for a later pass).
+     * One bounded pass, from where the last one stopped ({@link #resume}): how many items it deleted, and how many
+     * entries it read (those of items a transaction holds are left for a later pass).
      */
     private synchronized long[] reapBatch(Table t, boolean now) {
         if (!t.metadata().ttl().indexed()) {
@@ -188,13 +196,18 @@ public final class TimeToLive implements AutoCloseable {
         long through = (nowMillis - (now ? 0 : delayMillis)) / 1000;
         List<byte[]> entries = new ArrayList<>();
         // Expired: an expiry strictly before the current second ("the current time in epoch seconds is greater").
-        store.range(family, TtlKeys.from(id, 0), TtlKeys.from(id, through), true, (k, v) -> {
+        store.range(family, resume.getOrDefault(id, TtlKeys.from(id, 0)), TtlKeys.from(id, through), true, (k, v) -> {
             entries.add(k);
             return entries.size() < BATCH;
         });
+        if (entries.size() == BATCH) {
+            byte[] last = entries.get(BATCH - 1);
+            resume.put(id, java.util.Arrays.copyOf(last, last.length + 1)); // the first key after it
+        } else {
+            resume.remove(id);
+        }
         int idLength = TtlKeys.table(id).length - 1;
         long reaped = 0;
-        long held = 0;
         List<byte[]> stale = new ArrayList<>();
         for (byte[] entry : entries) {
             long expiry = TtlKeys.expiryOf(entry, idLength);
@@ -219,8 +232,7 @@ public final class TimeToLive implements AutoCloseable {
                         .recordValue(Math.min(3_600_000_000L, Math.max(0, nowMillis - expiry * 1000)));
             } catch (ApiException e) {
                 if (e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_CONFLICT) {
-                    held++; // a transaction holds the item: its entry stays, for the next pass
-                    continue;
+                    continue; // a transaction holds the item: its entry stays, for a later pass
                 }
                 if (e != STALE) {
                     throw e;
@@ -239,7 +251,7 @@ public final class TimeToLive implements AutoCloseable {
                 }
             });
         }
-        return new long[] {reaped, entries.size(), held};
+        return new long[] {reaped, entries.size()};
     }
 
     /** The reaper's own rejection: the item was changed since its entry was read. Stackless. */

@@ -75,6 +75,40 @@ class TimeToLiveIT {
         }
     }
 
+    /**
+     * A whole pass's worth of expired items that a transaction holds does not stop the reaper short of the items that
+     * expired after them: the next pass starts past them.
+     */
+    @Test
+    void expiredItemsATransactionHoldsDoNotStopTheReaperShortOfLaterOnes(@TempDir Path dir) {
+        MutableClock clock =
+                new MutableClock(Instant.parse("2026-06-01T00:00:00Z").toEpochMilli());
+        long now = clock.millis() / 1000;
+        try (StorageEngine e = StorageEngine.open(config(dir, clock))) {
+            Table t = e.tables().create(TestTables.onDemand("expiring", SCHEMA));
+            e.ttl().enable(t, "expires");
+            java.util.List<io.partita.storage.write.Transactions.WriteAction> checks = new java.util.ArrayList<>();
+            for (int i = 0; i < TimeToLive.BATCH; i++) {
+                String id = String.format("held%04d", i);
+                put(e, t, id, now - 20); // expired first
+                checks.add(new io.partita.storage.write.Transactions.WriteAction(
+                        t, key(id), old -> new WriteDecision.Keep(), true));
+            }
+            put(e, t, "later", now - 10);
+            var prepared = e.writes().prepared();
+            assertThat(prepared.prepare("tx", false, new byte[0], checks).reasons())
+                    .isNull();
+            assertThat(e.ttl().reapNow()).isEqualTo(1);
+            assertThat(e.get(t, key("later"))).isNull();
+            // The periodic passes too: the first reads the held entries only, the next goes on past them.
+            put(e, t, "again", now - 5);
+            assertThat(e.ttl().reap(t, true)).isZero();
+            assertThat(e.ttl().reap(t, true)).isEqualTo(1);
+            prepared.abort("tx", false, clock.millis());
+            assertThat(e.ttl().reapNow()).isEqualTo(TimeToLive.BATCH);
+        }
+    }
+
     @Test
     void itemsGoOnceTheyExpireAndTheirEntriesFollowTheirWrites(@TempDir Path dir) {
         MutableClock clock =
