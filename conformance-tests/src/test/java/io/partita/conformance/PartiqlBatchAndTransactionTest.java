@@ -111,6 +111,33 @@ class PartiqlBatchAndTransactionTest {
         assertThat(read.responses().get(1).hasItem()).isFalse();
     }
 
+    /** The 4 MB a transaction's items may take counts every table's statements together. */
+    @Test
+    void aTransactionsWritesAreLimitedToFourMegabytesOverAllItsTables(Tables tables) {
+        String t = tables.hashTable("id", ScalarAttributeType.S);
+        String u = tables.hashTable("id", ScalarAttributeType.S);
+        software.amazon.awssdk.services.dynamodb.model.AttributeValue big = s("x".repeat(390_000));
+        List<ParameterizedStatement> inserts = new java.util.ArrayList<>();
+        for (int i = 0; i < 11; i++) {
+            inserts.add(ParameterizedStatement.builder()
+                    .statement("INSERT INTO \"" + (i % 2 == 0 ? t : u) + "\" VALUE {'id': 'big" + i + "', 'v': ?}")
+                    .parameters(big)
+                    .build());
+        }
+        var e = org.assertj.core.api.Assertions.catchThrowableOfType(
+                software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
+                () -> ddb.executeTransaction(r -> r.transactStatements(inserts)));
+        assertThat(e).as("refused").isNotNull();
+        assertThat(e.statusCode()).isEqualTo(400);
+        assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ValidationException");
+        assertThat(e.awsErrorDetails().errorMessage()).startsWith("Transaction payload size cannot exceed 4MB.");
+        assertThat(get(t, "big0")).isEmpty();
+        assertThat(get(u, "big1")).isEmpty();
+        // Ten of them fit.
+        ddb.executeTransaction(r -> r.transactStatements(inserts.subList(0, 10)));
+        assertThat(get(u, "big9")).containsKey("v");
+    }
+
     @Test
     void transactionRules(Tables tables) {
         String t = tables.hashTable("id", ScalarAttributeType.S);

@@ -105,8 +105,8 @@ final class TransactWriteSpread {
      * The parts of write transaction {@code body} of {@code kind} and id {@code id}, one per group ({@code groupOf}
      * each table), in the order of each group's first action; the first group's decides. The request is checked as a
      * whole first; its {@code ClientRequestToken} stays here (the caller keeps it). An ExecuteTransaction's parts carry
-     * each statement's place in the request ({@code Positions}), which its errors name; its 4 MB is counted by each
-     * group for its own statements.
+     * each statement's place in the request ({@code Positions}), which its errors name; each group counts its own
+     * statements' size toward the 4 MB and gives it back ({@link #tooLarge} sums them).
      *
      * @return the parts (one when every table is in one group); null for an ExecuteTransaction of SELECTs
      * @throws ApiException DynamoDB's error for a request that is bad as a whole
@@ -199,7 +199,9 @@ final class TransactWriteSpread {
         return all(shares, sender, shares.get(0).kind().prepare)
                 .thenComposeAsync(
                         prepared -> {
-                            if (prepared.stream().allMatch(r -> r.status() == 200)) {
+                            ClusterRouter.Reply tooLarge =
+                                    shares.get(0).kind() == Kind.STATEMENTS ? tooLarge(prepared) : null;
+                            if (tooLarge == null && prepared.stream().allMatch(r -> r.status() == 200)) {
                                 return commit(shares, n, sender, work);
                             }
                             // Every part that may be prepared (prepared, or not known: a 5xx) is aborted; the
@@ -211,9 +213,34 @@ final class TransactWriteSpread {
                                     undo.add(shares.get(i));
                                 }
                             }
-                            return all(undo, sender, ABORT).thenApply(aborted -> refusal(shares, prepared, n));
+                            return all(undo, sender, ABORT)
+                                    .thenApply(aborted -> tooLarge != null ? tooLarge : refusal(shares, prepared, n));
                         },
                         work);
+    }
+
+    /**
+     * An ExecuteTransaction's refusal for more than 4 MB over all its parts, whose sizes only their groups know (each
+     * gives its own, {@code PartPayload}, prepared or cancelled): a single node checks the 4 MB before it runs
+     * anything, so this outranks every cancellation. Null when the parts' sizes sum to 4 MB or less, or one did not
+     * give its size (refused before it knew it: that refusal comes first, as on a single node; or not answered).
+     */
+    private static ClusterRouter.Reply tooLarge(List<ClusterRouter.Reply> prepared) {
+        long total = 0;
+        for (ClusterRouter.Reply r : prepared) {
+            ObjectNode body = BatchSpread.object(r.body());
+            JsonNode size = body == null ? null : body.get(TransactWriteItemsHandler.Prepare.PART_PAYLOAD);
+            if (size == null || !size.canConvertToLong()) {
+                return null;
+            }
+            total += size.asLong();
+        }
+        try {
+            TransactionRequests.checkPayload(total);
+            return null;
+        } catch (ApiException e) {
+            return reply(e);
+        }
     }
 
     private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(

@@ -188,6 +188,46 @@ class TransactWriteSpreadTest {
         assertThat(silent.sent).containsExactly("Abort2");
     }
 
+    /**
+     * An ExecuteTransaction's 4 MB counts every group's statements: each part gives its own size, prepared or
+     * cancelled, and more than 4 MB in all refuses the transaction (its prepared parts aborted) before any
+     * cancellation, as a single node checks it first.
+     */
+    @Test
+    void anExecuteTransactionOverFourMegabytesInAllIsRefusedThoughEachPartIsSmaller() throws Exception {
+        String delete = "{'Statement':'DELETE FROM \\\"%s\\\" WHERE id = ?','Parameters':[{'S':'1'}]}";
+        var shares = TransactWriteSpread.split(
+                TransactWriteSpread.Kind.STATEMENTS,
+                bytes("{'TransactStatements':[" + delete.formatted("a") + "," + delete.formatted("b") + "]}"),
+                GROUPS::get,
+                EXPRESSIONS,
+                "tx5",
+                99);
+        String cancelled = "{'__type':'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',"
+                + "'message':'Transaction cancelled','CancellationReasons':[{'Code':'ConditionalCheckFailed'}],"
+                + "'PartPayload':3000000}";
+        Groups groups = new Groups(what -> switch (what) {
+            case "Prepare1" -> reply(200, "{'Prepared':true,'PartPayload':3000000}");
+            case "Prepare2" -> reply(400, cancelled);
+            default -> reply(200, "{'Decision':'ABORTED'}");
+        });
+        ClusterRouter.Reply r =
+                TransactWriteSpread.run(shares, 2, groups, Runnable::run).join();
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(json(r.body()).get("message").asText())
+                .startsWith("Transaction payload size cannot exceed 4MB")
+                .endsWith("6000000");
+        assertThat(groups.sent).containsExactly("Prepare1", "Prepare2", "Abort1");
+        // 4 MB or less in all: the parts' own answers stand.
+        Groups small = new Groups(what -> what.startsWith("Prepare")
+                ? reply(200, "{'Prepared':true,'PartPayload':1000}")
+                : reply(200, "{'Decision':'COMMITTED'}"));
+        assertThat(TransactWriteSpread.run(shares, 2, small, Runnable::run)
+                        .join()
+                        .status())
+                .isEqualTo(200);
+    }
+
     @Test
     void aRequestBadAsAWholeIsRefusedBeforeAnyGroupIsAsked() {
         assertThatThrownBy(() -> TransactWriteSpread.split(

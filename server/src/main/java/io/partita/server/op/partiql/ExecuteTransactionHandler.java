@@ -187,7 +187,7 @@ public final class ExecuteTransactionHandler
      * as a single node turns them and prepared as {@link TransactWriteItemsHandler.Prepare} prepares a part (its record
      * keeps the actions, which its commit reads again). {@code Positions} gives each statement's place in the whole
      * request, which its errors name; an INSERT's failed condition is {@code DuplicateItem}. The 4 MB counts this
-     * part's actions.
+     * part's actions, whose size the answer gives ({@code PartPayload}) for the coordinator to sum.
      */
     public static final class Prepare
             implements OperationHandler<Prepare.Input, TransactWriteItemsHandler.Prepare.Output> {

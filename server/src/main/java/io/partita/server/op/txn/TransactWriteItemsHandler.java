@@ -242,7 +242,8 @@ public final class TransactWriteItemsHandler
             }
         }
 
-        public record Output(Boolean prepared) {}
+        /** Prepared; {@code PartPayload}: the part's own size toward the 4 MB, which the coordinator sums. */
+        public record Output(Boolean prepared, Long partPayload) {}
 
         /**
          * A member of a part's cancellation that says it came before anything ran (keys of the wrong shape): the
@@ -255,6 +256,12 @@ public final class TransactWriteItemsHandler
          * by which the coordinator answers the refusal of the request's first action refused. Only it sees it.
          */
         public static final String REFUSED_AT = "RefusedAction";
+
+        /**
+         * A member of a part's answer (prepared or cancelled) that gives the part's own size toward the 4 MB: the
+         * coordinator of an ExecuteTransaction, whose size only its groups know, sums them. Only it sees it.
+         */
+        public static final String PART_PAYLOAD = "PartPayload";
 
         private final TransactWriteItemsHandler writes;
 
@@ -294,12 +301,17 @@ public final class TransactWriteItemsHandler
                 marked.put(REFUSED_AT, at[0]);
                 throw new ApiException(refused.code(), refused.getMessage(), marked);
             }
+            long size = 0;
+            for (Planned p : planned) {
+                size += p.size();
+            }
             List<Transactions.WriteAction> actions;
             try {
                 actions = actions(planned);
             } catch (ApiException cancelled) {
                 Map<String, Object> marked = new java.util.LinkedHashMap<>(cancelled.extraFields());
                 marked.put(EARLY, true);
+                marked.put(PART_PAYLOAD, size);
                 throw new ApiException(cancelled.code(), cancelled.getMessage(), marked);
             }
             Input recorded = new Input(
@@ -323,9 +335,12 @@ public final class TransactWriteItemsHandler
                             io.partita.protocol.json.DynamoJson.encode(recorded),
                             actions);
             if (result.reasons() != null) {
-                throw TransactionRequests.cancelled(result.reasons());
+                ApiException cancelled = TransactionRequests.cancelled(result.reasons());
+                Map<String, Object> marked = new java.util.LinkedHashMap<>(cancelled.extraFields());
+                marked.put(PART_PAYLOAD, size);
+                throw new ApiException(cancelled.code(), cancelled.getMessage(), marked);
             }
-            return new Output(true);
+            return new Output(true, size);
         }
     }
 
