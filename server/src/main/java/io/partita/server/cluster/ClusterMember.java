@@ -1072,7 +1072,7 @@ public final class ClusterMember implements AutoCloseable {
                 Unsettled left = e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_IN_PROGRESS
                         ? unsettled.remove(token)
                         : null;
-                if (left == null) {
+                if (left == null || System.nanoTime() - left.since() > UNSETTLED_NANOS) {
                     return refused(e);
                 }
                 // A repeat of one whose outcome was not known (a 500, which the SDKs send again with its token):
@@ -1095,8 +1095,17 @@ public final class ClusterMember implements AutoCloseable {
             if (first != null) {
                 return java.util.concurrent.CompletableFuture.completedFuture(first);
             }
+            // A new run of the token (its last one's window over): nothing of that one is settled any more.
+            unsettled.remove(token);
         }
-        Unsettled run = new Unsettled(parts, n, System.nanoTime());
+        // What a repeat needs to settle it: each part's group, places, tables and end, not its actions.
+        Unsettled run = new Unsettled(
+                parts.stream()
+                        .map(p -> new TransactWriteSpread.Share<>(
+                                p.kind(), p.group(), p.positions(), p.tables(), null, p.end()))
+                        .toList(),
+                n,
+                System.nanoTime());
         return TransactWriteSpread.run(parts, n, sender, batches).whenComplete((reply, failed) -> {
             if (token != null && reply != null) {
                 ended(token, reply, run);
@@ -1124,7 +1133,10 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    /** A transaction whose outcome its run did not know: its parts, its actions' number, and since when. */
+    /**
+     * A transaction whose outcome its run did not know: its parts (without their actions' bodies), its actions' number,
+     * and since when.
+     */
     private record Unsettled(List<TransactWriteSpread.Share<UUID>> parts, int n, long since) {}
 
     /**

@@ -53,8 +53,8 @@ public final class TimeToLive implements AutoCloseable {
     private final Map<String, AtomicLong> deleted = new ConcurrentHashMap<>();
     /**
      * Where each table's next bounded pass starts, by table id: past the last entry of a pass that read a whole {@link
-     * #BATCH}, so that entries a transaction holds (which stay) never stop the passes short of those after them; from
-     * the first entry again once a pass reads fewer.
+     * #BATCH} with entries a transaction holds among them (which stay), so that those never stop the passes short of
+     * the entries after them; from the first entry again after any other pass.
      */
     private final Map<String, byte[]> resume = new java.util.HashMap<>();
 
@@ -123,6 +123,9 @@ public final class TimeToLive implements AutoCloseable {
 
     /** Deletes every TTL entry of the table with id {@code tableId} (TTL disabled, or the table deleted). */
     public void dropEntries(String tableId) {
+        synchronized (this) {
+            resume.remove(tableId);
+        }
         byte[] from = TtlKeys.table(tableId);
         byte[] to = TtlKeys.tableEnd(tableId);
         store.write(batch -> {
@@ -200,14 +203,9 @@ public final class TimeToLive implements AutoCloseable {
             entries.add(k);
             return entries.size() < BATCH;
         });
-        if (entries.size() == BATCH) {
-            byte[] last = entries.get(BATCH - 1);
-            resume.put(id, java.util.Arrays.copyOf(last, last.length + 1)); // the first key after it
-        } else {
-            resume.remove(id);
-        }
         int idLength = TtlKeys.table(id).length - 1;
         long reaped = 0;
+        long held = 0;
         List<byte[]> stale = new ArrayList<>();
         for (byte[] entry : entries) {
             long expiry = TtlKeys.expiryOf(entry, idLength);
@@ -232,7 +230,8 @@ public final class TimeToLive implements AutoCloseable {
                         .recordValue(Math.min(3_600_000_000L, Math.max(0, nowMillis - expiry * 1000)));
             } catch (ApiException e) {
                 if (e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_CONFLICT) {
-                    continue; // a transaction holds the item: its entry stays, for a later pass
+                    held++; // a transaction holds the item: its entry stays, for a later pass
+                    continue;
                 }
                 if (e != STALE) {
                     throw e;
@@ -250,6 +249,12 @@ public final class TimeToLive implements AutoCloseable {
                     throw new StorageException("stale TTL entries removal failed", e);
                 }
             });
+        }
+        if (entries.size() == BATCH && held > 0) {
+            byte[] last = entries.get(BATCH - 1);
+            resume.put(id, java.util.Arrays.copyOf(last, last.length + 1)); // the first key after it
+        } else {
+            resume.remove(id); // the next pass from the first entry, where later entries with earlier times land
         }
         return new long[] {reaped, entries.size()};
     }
