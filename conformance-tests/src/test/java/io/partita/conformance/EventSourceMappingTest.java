@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -44,7 +43,7 @@ class EventSourceMappingTest {
             throws Exception {
         Assumptions.assumeTrue(Endpoint.isEmbedded(), "a Partita admin control");
         Map<String, Integer> deliveries = new ConcurrentHashMap<>();
-        AtomicInteger refused = new AtomicInteger();
+        List<Integer> refused = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         CountDownLatch good = new CountDownLatch(24);
         String[] sourceArn = new String[1];
         HttpServer handler = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -55,7 +54,7 @@ class EventSourceMappingTest {
                 poison |= r.at("/dynamodb/Keys/pk/S").asText().equals("poison");
             }
             if (poison) {
-                refused.incrementAndGet();
+                refused.add(event.get("Records").size());
                 exchange.sendResponseHeaders(500, -1);
             } else {
                 for (JsonNode r : event.get("Records")) {
@@ -77,7 +76,7 @@ class EventSourceMappingTest {
             JsonNode created = JSON.readTree(Indexes.adminPost(
                     Endpoint.uri(),
                     "/admin/event-source-mappings?table=" + t + "&url=" + URLEncoder.encode(url, StandardCharsets.UTF_8)
-                            + "&batchSize=10&maximumRetryAttempts=1&onFailure="
+                            + "&batchSize=10&batchWindowMillis=1000&maximumRetryAttempts=1&onFailure="
                             + URLEncoder.encode(failures.toString(), StandardCharsets.UTF_8)));
             String id = created.get("eventSourceMappings").get(0).get("id").asText();
             for (int i = 0; i < 25; i++) {
@@ -101,8 +100,15 @@ class EventSourceMappingTest {
             assertThat(failed(mapping, id)).isEqualTo(1);
             List<String> lines = Files.readAllLines(failures);
             assertThat(lines).singleElement().satisfies(l -> assertThat(l).contains("\"poison\""));
-            // The poison was refused in its batch of up to 10, then in halves, then alone and once more.
-            assertThat(refused.get()).isGreaterThanOrEqualTo(3);
+            // The poison was refused in its batch (gathered for up to a second: several records), then in halves, each
+            // at most half the one before, then alone and once more.
+            List<Integer> sizes = List.copyOf(refused);
+            assertThat(sizes).hasSizeGreaterThanOrEqualTo(3);
+            assertThat(sizes.get(0)).isGreaterThan(1);
+            for (int i = 1; i < sizes.size() - 1; i++) {
+                assertThat(sizes.get(i)).isLessThanOrEqualTo((sizes.get(i - 1) + 1) / 2);
+            }
+            assertThat(sizes.subList(sizes.size() - 2, sizes.size())).containsExactly(1, 1);
             Indexes.adminDelete(Endpoint.uri(), "/admin/event-source-mappings?id=" + id);
         } finally {
             handler.stop(0);
