@@ -25,7 +25,7 @@ public final class Workload {
         QUERY100("Query"),
         SCAN("Scan"),
         BATCHGET("BatchGetItem"),
-        /** TransactWriteItems of 2, 10 and 100 puts of consecutive items. */
+        /** TransactWriteItems of 2, 10 and 100 puts of consecutive items, each with a ClientRequestToken. */
         TX2("TransactWriteItems"),
         TX10("TransactWriteItems"),
         TX100("TransactWriteItems"),
@@ -212,7 +212,11 @@ public final class Workload {
             case TX2, TX10, TX100 -> {
                 int n = (int) Math.min(op == Op.TX2 ? 2 : op == Op.TX10 ? 10 : 100, items);
                 long start = rnd.nextLong(items);
-                out.ascii("{\"TransactItems\":[");
+                // A token of its own, as the AWS SDKs give every transaction (each then keeps a record in the store).
+                out.ascii("{\"ClientRequestToken\":\"")
+                        .ascii(Long.toHexString(rnd.nextLong()))
+                        .ascii(Long.toHexString(rnd.nextLong()))
+                        .ascii("\",\"TransactItems\":[");
                 for (int k = 0; k < n; k++) {
                     if (k > 0) out.ascii(",");
                     out.ascii("{\"Put\":{\"TableName\":\"").ascii(table).ascii("\",\"Item\":");
