@@ -57,9 +57,10 @@ public final class StorageEngine implements AutoCloseable {
     private final java.nio.file.Path dataDir;
     private final Clock clock;
     /** Every few seconds: the throttle logs' summaries of bursts that ended (capacity.ThrottleLog). */
-    private final java.util.concurrent.ScheduledExecutorService throttleSummaries =
+    /** Small periodic work: the throttle logs' summaries, and the forgetting of expired transaction tokens. */
+    private final java.util.concurrent.ScheduledExecutorService housekeeping =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-                    BackgroundThreads.named("partita-throttle-log"));
+                    BackgroundThreads.named("partita-housekeeping"));
 
     /** Whether {@link #close()} closes the store too; not when the store outlives the engine (cluster mode). */
     private final boolean ownsStore;
@@ -114,7 +115,24 @@ public final class StorageEngine implements AutoCloseable {
             // Records consumed by then are deleted in the memtable, and the checkpoint's flush writes only the rest.
             store.beforeCheckpoint(() -> trimmer.trimSoon(CHECKPOINT_TRIM_WAIT_MILLIS));
         }
-        throttleSummaries.scheduleWithFixedDelay(this::flushThrottleLogs, 5, 5, java.util.concurrent.TimeUnit.SECONDS);
+        housekeeping.scheduleWithFixedDelay(this::flushThrottleLogs, 5, 5, java.util.concurrent.TimeUnit.SECONDS);
+        if (!reader) {
+            housekeeping.scheduleWithFixedDelay(
+                    this::forgetTokens, TOKEN_PASS_SECONDS, TOKEN_PASS_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    /** How often the records of expired transaction tokens are deleted. */
+    private static final long TOKEN_PASS_SECONDS = 30;
+
+    private void forgetTokens() {
+        try {
+            // Up to a million a pass: the tokens of 30 s at more than 30,000 transactions a second.
+            writes.tokens().forget(clock.millis(), 1_000);
+        } catch (RuntimeException e) {
+            // A write refused (a cluster's replica that no longer leads, a store closing): the next pass tries again.
+            org.slf4j.LoggerFactory.getLogger(StorageEngine.class).debug("forgetting transaction tokens", e);
+        }
     }
 
     private void flushThrottleLogs() {
@@ -392,7 +410,7 @@ public final class StorageEngine implements AutoCloseable {
 
     @Override
     public void close() {
-        BackgroundThreads.stop(throttleSummaries);
+        BackgroundThreads.stop(housekeeping);
         feed.close(catalog.snapshot().values());
         ttl.close();
         streams.close();

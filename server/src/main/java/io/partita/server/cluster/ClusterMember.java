@@ -1064,10 +1064,10 @@ public final class ClusterMember implements AutoCloseable {
         // Kept apart by operation and account, as a single node keeps each operation's tokens.
         String token = requestToken == null ? null : kind + "/" + caller.accountId() + "/" + requestToken;
         TransactWriteSpread.Sender<UUID> sender = (group, target, body) -> sendTo(request, caller, group, target, body);
+        io.partita.server.op.txn.IdempotencyTokens.Run<ClusterRouter.Reply> begun = null;
         if (token != null) {
-            ClusterRouter.Reply first;
             try {
-                first = transactionTokens.begin(token, io.partita.server.op.txn.IdempotencyTokens.digest(idempotent));
+                begun = transactionTokens.begin(token, io.partita.server.op.txn.IdempotencyTokens.digest(idempotent));
             } catch (io.partita.protocol.error.ApiException e) {
                 Unsettled left = e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_IN_PROGRESS
                         ? unsettled.remove(token)
@@ -1085,15 +1085,15 @@ public final class ClusterMember implements AutoCloseable {
                         })
                         .thenCompose(reply -> {
                             if (reply == null) {
-                                transactionTokens.abandon(token); // aborted everywhere: it runs anew
+                                transactionTokens.abandon(left.run()); // aborted everywhere: it runs anew
                                 return runTransaction(request, caller, groupOf, kind);
                             }
                             ended(token, reply, left);
                             return java.util.concurrent.CompletableFuture.completedFuture(reply);
                         });
             }
-            if (first != null) {
-                return java.util.concurrent.CompletableFuture.completedFuture(first);
+            if (begun.repeated() != null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(begun.repeated());
             }
             // A new run of the token (its last one's window over): nothing of that one is settled any more.
             unsettled.remove(token);
@@ -1105,7 +1105,8 @@ public final class ClusterMember implements AutoCloseable {
                                 p.kind(), p.group(), p.positions(), p.tables(), null, p.end()))
                         .toList(),
                 n,
-                System.nanoTime());
+                System.nanoTime(),
+                begun);
         return TransactWriteSpread.run(parts, n, sender, batches).whenComplete((reply, failed) -> {
             if (token != null && reply != null) {
                 ended(token, reply, run);
@@ -1121,9 +1122,9 @@ public final class ClusterMember implements AutoCloseable {
      */
     private void ended(String token, ClusterRouter.Reply reply, Unsettled parts) {
         if (reply.status() == 200) {
-            transactionTokens.complete(token, reply);
+            transactionTokens.complete(parts.run(), reply);
         } else if (reply.status() < 500 || reply.status() == 503) {
-            transactionTokens.abandon(token);
+            transactionTokens.abandon(parts.run());
         } else {
             long now = System.nanoTime();
             unsettled.values().removeIf(u -> now - u.since() > UNSETTLED_NANOS);
@@ -1135,9 +1136,13 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * A transaction whose outcome its run did not know: its parts (without their actions' bodies), its actions' number,
-     * and since when.
+     * since when, and its run of its token.
      */
-    private record Unsettled(List<TransactWriteSpread.Share<UUID>> parts, int n, long since) {}
+    private record Unsettled(
+            List<TransactWriteSpread.Share<UUID>> parts,
+            int n,
+            long since,
+            io.partita.server.op.txn.IdempotencyTokens.Run<ClusterRouter.Reply> run) {}
 
     /**
      * The transactions run from this node whose outcome was not known (a 500), by token, for a repeat to settle

@@ -1,6 +1,7 @@
 package io.partita.server.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.partita.server.cluster.OnceCounters;
 import java.math.BigInteger;
@@ -21,6 +22,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
+import software.amazon.awssdk.services.dynamodb.model.IdempotentParameterMismatchException;
 import software.amazon.awssdk.services.dynamodb.model.Identity;
 import software.amazon.awssdk.services.dynamodb.model.OperationType;
 import software.amazon.awssdk.services.dynamodb.model.Record;
@@ -28,6 +30,8 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.Shard;
 import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
 import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
@@ -40,7 +44,8 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * <p>The table has a stream and TTL. Each leader goes on with the stream its predecessor wrote: at the end every
  * counter's records carry its values 1, 2, 3 … in order, one each, and each shard's sequence numbers only grow. Items
  * that expire around each kill are deleted by one leader or the next, once: one {@code REMOVE} record each, by the TTL
- * service.
+ * service. A transaction with a {@code ClientRequestToken}, committed just before the first kill, is answered as a
+ * repeat by the next leader.
  */
 class ClusterKillIT {
     private static final int DEFAULT_CYCLES = 3;
@@ -59,6 +64,39 @@ class ClusterKillIT {
                 .overrideConfiguration(
                         c -> c.retryStrategy(r -> r.maxAttempts(3)).apiCallAttemptTimeout(Duration.ofSeconds(15)))
                 .build();
+    }
+
+    /** A transaction that adds 1 to an item of its own, with its ClientRequestToken. */
+    private static final TransactWriteItemsRequest ONCE = adding(1);
+
+    private static TransactWriteItemsRequest adding(int n) {
+        return TransactWriteItemsRequest.builder()
+                .clientRequestToken("increment-once")
+                .transactItems(TransactWriteItem.builder()
+                        .update(u -> u.tableName(OnceCounters.TABLE)
+                                .key(Map.of("id", AttributeValue.fromS("once")))
+                                .updateExpression("ADD c :n")
+                                .expressionAttributeValues(Map.of(":n", AttributeValue.fromN(Integer.toString(n)))))
+                        .build())
+                .build();
+    }
+
+    /**
+     * {@link #ONCE}, committed by the leader since killed, sent again with its token: the new leader answers it as a
+     * repeat (its token was kept in the group's store with its write, not in the killed leader's memory alone), and
+     * the item was added to once. With another payload, the token is refused.
+     */
+    private static void assertRepeatedOnce(DynamoDbClient ddb) {
+        ddb.transactWriteItems(ONCE);
+        assertThatThrownBy(() -> ddb.transactWriteItems(adding(2)))
+                .isInstanceOf(IdempotentParameterMismatchException.class);
+        assertThat(ddb.getItem(g -> g.tableName(OnceCounters.TABLE)
+                                .key(Map.of("id", AttributeValue.fromS("once")))
+                                .consistentRead(true))
+                        .item()
+                        .get("c")
+                        .n())
+                .isEqualTo("1");
     }
 
     private static void assertCounters(DynamoDbClient ddb, AtomicLongArray acknowledged, int cycle) {
@@ -115,6 +153,9 @@ class ClusterKillIT {
                     }
                     Thread.sleep(700);
                     int dead = cluster.leader();
+                    if (cycle == 1) {
+                        clients[dead].transactWriteItems(ONCE);
+                    }
                     cluster.kill(dead);
                     for (Future<?> f : load) {
                         f.get();
@@ -123,6 +164,9 @@ class ClusterKillIT {
                     // The returned node answers once it knows the leader: through it, the counters.
                     cluster.leader(dead);
                     assertCounters(clients[dead], acknowledged, cycle);
+                    if (cycle == 1) {
+                        assertRepeatedOnce(clients[dead]);
+                    }
                 }
             } finally {
                 pool.shutdownNow();

@@ -23,6 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
 class CrashRecoveryIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** A transaction that adds 1 to a counter, with its ClientRequestToken. */
+    private static final String INCREMENT = "{\"ClientRequestToken\":\"increment-once\",\"TransactItems\":[{\"Update\":"
+            + "{\"TableName\":\"durable\",\"Key\":{\"id\":{\"S\":\"counter\"}},\"UpdateExpression\":\"ADD c :one\","
+            + "\"ExpressionAttributeValues\":{\":one\":{\"N\":\"1\"}}}}]}";
+
     private static long scanCount(RawApi api) throws Exception {
         long count = 0;
         JsonNode start = null;
@@ -54,9 +59,26 @@ class CrashRecoveryIT {
                                 + "\"}}}");
                 assertThat(put.statusCode()).isEqualTo(200);
             }
+            assertThat(api.post("DynamoDB_20120810.TransactWriteItems", INCREMENT)
+                            .statusCode())
+                    .isEqualTo(200);
         }
         try (ServerProcess second = ServerProcess.start(dir)) {
             RawApi api = second.api();
+            // A repeat of the transaction with its ClientRequestToken answers as a repeat: its token was kept with its
+            // write, not in the first process's memory alone.
+            assertThat(api.post("DynamoDB_20120810.TransactWriteItems", INCREMENT)
+                            .statusCode())
+                    .isEqualTo(200);
+            HttpResponse<String> other =
+                    api.post("DynamoDB_20120810.TransactWriteItems", INCREMENT.replace("\"1\"", "\"2\""));
+            assertThat(other.statusCode()).isEqualTo(400);
+            assertThat(other.body()).contains("IdempotentParameterMismatchException");
+            assertThat(api.post(
+                                    "DynamoDB_20120810.GetItem",
+                                    "{\"TableName\":\"durable\",\"Key\":{\"id\":{\"S\":\"counter\"}}}")
+                            .body())
+                    .isEqualTo("{\"Item\":{\"id\":{\"S\":\"counter\"},\"c\":{\"N\":\"1\"}}}");
             for (int i = 0; i < 100; i += 33) {
                 HttpResponse<String> got = api.post(
                         "DynamoDB_20120810.GetItem",
@@ -65,7 +87,7 @@ class CrashRecoveryIT {
                         .isEqualTo("{\"Item\":{\"id\":{\"S\":\"k" + i + "\"},\"v\":{\"N\":\"" + i + "\"}}}");
             }
             HttpResponse<String> described = api.post("DynamoDB_20120810.DescribeTable", "{\"TableName\":\"durable\"}");
-            assertThat(described.body()).contains("\"ItemCount\":100");
+            assertThat(described.body()).contains("\"ItemCount\":101");
         }
     }
 

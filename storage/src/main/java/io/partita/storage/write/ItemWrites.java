@@ -94,6 +94,7 @@ public final class ItemWrites {
 
     private final Transactions transactions;
     private final PreparedTransactions prepared;
+    private final TransactionTokens tokens;
 
     public ItemWrites(
             RocksStore store,
@@ -117,8 +118,14 @@ public final class ItemWrites {
         this.recorded = new BatchContributor[] {rows, statistics, changeRecords};
         this.plainLocal = new BatchContributor[] {rows, statistics, localIndexes};
         this.recordedLocal = new BatchContributor[] {rows, statistics, localIndexes, changeRecords};
+        this.tokens = new TransactionTokens(this, store);
         this.transactions = new Transactions(this, holds, readHolds, locks, cache, store, conflicts);
         this.prepared = new PreparedTransactions(transactions, this, holds, store, catalog);
+    }
+
+    /** The ClientRequestTokens of the write transactions committed here. */
+    public TransactionTokens tokens() {
+        return tokens;
     }
 
     /** The parts of transactions over several Raft groups this group takes part in. */

@@ -159,7 +159,16 @@ public final class Transactions {
      * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
      */
     public WriteResult write(List<WriteAction> actions) {
-        return write(actions, null);
+        return write(actions, null, null);
+    }
+
+    /**
+     * Runs a write transaction as {@link #write(List)} does, committing the record {@code token} makes (its {@code
+     * ClientRequestToken}'s; {@link TransactionTokens}) in the same batch as its writes. A transaction that writes
+     * nothing (cancelled, only checks, or every item written again unchanged) records nothing.
+     */
+    public WriteResult writeRecorded(List<WriteAction> actions, TransactionTokens.Recorder token) {
+        return write(actions, null, token);
     }
 
     /**
@@ -176,6 +185,10 @@ public final class Transactions {
      * the items stay claimed. A prepared part answers a result with no {@code written} and no {@code reasons}.
      */
     WriteResult write(List<WriteAction> actions, Preparing preparing) {
+        return write(actions, preparing, null);
+    }
+
+    private WriteResult write(List<WriteAction> actions, Preparing preparing, TransactionTokens.Recorder token) {
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
         }
@@ -225,8 +238,14 @@ public final class Transactions {
                 if (preparing != null && !cancelled) {
                     release = false; // from here the claims are the part's (it releases them should it fail)
                     preparing.prepared(items);
-                } else if (!changes.isEmpty()) {
-                    writes.commit(changes);
+                } else if (!changes.isEmpty() || (token != null && !cancelled && writesAny(actions))) {
+                    // A transaction whose writes all leave their items as they were still records its token: a repeat
+                    // must not write them again over later changes.
+                    writes.commit(
+                            changes,
+                            token == null
+                                    ? null
+                                    : batch -> writes.tokens().put(batch, token.record(collectionBytes(planned))));
                 } else {
                     writes.confirmUnwritten(); // a cancellation, or only checks: answered from this replica's state
                 }
@@ -246,6 +265,25 @@ public final class Transactions {
                 holds.release(items);
             }
         }
+    }
+
+    /** Whether any of {@code actions} is a write rather than a ConditionCheck. */
+    private static boolean writesAny(List<WriteAction> actions) {
+        for (WriteAction a : actions) {
+            if (!a.check()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The size of each planned action's item collection after the transaction, -1 when it has none. */
+    private static long[] collectionBytes(ItemWrites.Applied[] planned) {
+        long[] bytes = new long[planned.length];
+        for (int i = 0; i < planned.length; i++) {
+            bytes[i] = planned[i] == null ? -1 : planned[i].collectionBytes();
+        }
+        return bytes;
     }
 
     /** The claims of {@code actions}' items, in their order. */

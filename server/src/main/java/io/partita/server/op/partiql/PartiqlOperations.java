@@ -19,10 +19,10 @@ public final class PartiqlOperations {
             PartiqlScans scans) {
         StatementRunner runner = new StatementRunner(storage, expressions, cache, scans);
         // Its own handler, so its ClientRequestTokens are its own: ExecuteTransaction and TransactWriteItems keep
-        // separate idempotency caches.
+        // separate idempotency caches, and records in the store.
         ExecuteTransactionHandler transaction = new ExecuteTransactionHandler(
                 runner.planner(),
-                new TransactWriteItemsHandler(storage, expressions, storage.clock()),
+                new TransactWriteItemsHandler(storage, expressions, storage.clock(), "ExecuteTransaction"),
                 new TransactGetItemsHandler(storage, expressions));
         registry.register("ExecuteStatement", new ExecuteStatementHandler(runner))
                 .register("BatchExecuteStatement", new BatchExecuteStatementHandler(runner, registry::confirmRefusal))

@@ -26,6 +26,7 @@ import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.WriteDecision;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.write.PreparedTransactions;
+import io.partita.storage.write.TransactionTokens;
 import io.partita.storage.write.Transactions;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -42,17 +43,67 @@ public final class TransactWriteItemsHandler
         implements OperationHandler<TransactWriteItemsInput, TransactWriteItemsOutput> {
     private final StorageEngine storage;
     private final ItemExpressions expressions;
+    private final Clock clock;
+    /** The operation whose tokens these are, in the store ({@link TransactionTokens}). */
+    private final String scope;
+
+    /** Whether the tokens are kept in the store too (a handler with a storage and a clock). */
+    private final boolean durable;
+
     private final IdempotencyTokens<Committed> tokens;
 
-    /** What a repeat of a committed request needs: its items, to be read again, and the first answer's metrics. */
-    record Committed(
-            List<Transactions.ReadAction> items,
-            Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {}
+    /**
+     * What a repeat of a committed request needs: its items, to be read again (each by its table's name and id, so
+     * that a table made again under the name is not taken for it), and the first answer's metrics. Kept with its
+     * token in the store, as JSON.
+     */
+    public record Committed(
+            List<Item> items,
+            Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {
+        /** An item the request wrote or checked. */
+        public record Item(String table, String tableId, AttributeValue partition, AttributeValue sort) {}
 
+        static Committed decode(byte[] json) {
+            return io.partita.protocol.json.DynamoJson.decode(json, Committed.class);
+        }
+
+        byte[] encode() {
+            return io.partita.protocol.json.DynamoJson.encode(this);
+        }
+    }
+
+    /** The handler of TransactWriteItems, its tokens kept in the store under its name. */
     public TransactWriteItemsHandler(StorageEngine storage, ItemExpressions expressions, Clock clock) {
+        this(storage, expressions, clock, "TransactWriteItems");
+    }
+
+    /**
+     * A handler whose tokens are kept in the store under {@code scope} (an operation's name: ExecuteTransaction keeps
+     * its own), and in memory alone without a storage or a clock.
+     */
+    public TransactWriteItemsHandler(StorageEngine storage, ItemExpressions expressions, Clock clock, String scope) {
         this.storage = storage;
         this.expressions = expressions;
-        this.tokens = new IdempotencyTokens<>(clock);
+        this.clock = clock;
+        this.scope = scope;
+        this.durable = storage != null && clock != null;
+        this.tokens = !durable
+                ? new IdempotencyTokens<>(clock)
+                : new IdempotencyTokens<>(clock, new IdempotencyTokens.Durable<>() {
+                    @Override
+                    public IdempotencyTokens.Stored<Committed> find(String token) {
+                        TransactionTokens.Token t = storage.writes().tokens().find(scope, token);
+                        return t == null
+                                ? null
+                                : new IdempotencyTokens.Stored<>(
+                                        t.digest(), t.completedAt(), Committed.decode(t.result()));
+                    }
+
+                    @Override
+                    public void settle() {
+                        storage.writes().tokens().settle();
+                    }
+                });
     }
 
     @Override
@@ -64,41 +115,76 @@ public final class TransactWriteItemsHandler
     public TransactWriteItemsOutput handle(RequestContext context, TransactWriteItemsInput in) {
         List<Planned> planned = check(context, in, -1);
         String token = in.clientRequestToken();
+        byte[] digest = null;
+        IdempotencyTokens.Run<Committed> run = null;
         if (token != null) {
-            Committed repeated = tokens.begin(token, IdempotencyTokens.digest(in.idempotentParameters()));
-            if (repeated != null) {
-                return TransactionRequests.repeat(storage, repeated, in.returnConsumedCapacity());
+            digest = IdempotencyTokens.digest(in.idempotentParameters());
+            run = tokens.begin(token, digest);
+            if (run.repeated() != null) {
+                return TransactionRequests.repeat(storage, run.repeated(), in.returnConsumedCapacity());
             }
         }
         TransactWriteItemsOutput out;
+        Committed[] committed = new Committed[1];
         try {
-            out = run(in, planned);
-        } catch (ApiException e) {
-            // Refused or cancelled: nothing was written, so the token is free again. Anything else (a storage
-            // failure) may have committed; the token then stays in progress until its window has passed, so that a
-            // retry cannot apply the transaction twice.
-            if (token != null) {
-                tokens.abandon(token);
+            out = run(in, planned, token == null || !durable ? null : record(in, planned, token, digest, committed));
+        } catch (ApiException | io.partita.storage.WouldBlock e) {
+            // Refused or cancelled, or to run again off the event loop: nothing was written, so the token is free.
+            if (run != null) {
+                tokens.abandon(run);
             }
             throw e;
-        } catch (io.partita.storage.StorageUnavailableException e) {
-            // Known not written (a cancellation a cluster's leader could not confirm, a write taken back before it
-            // was proposed): free as after a refusal.
-            if (token != null && !e.mayHaveBeenWritten()) {
-                tokens.abandon(token);
+        } catch (RuntimeException | Error e) {
+            if (run != null) {
+                if (e instanceof io.partita.storage.StorageUnavailableException u && !u.mayHaveBeenWritten()) {
+                    // Known not written (a cancellation a cluster's leader could not confirm, a write taken back
+                    // before it was proposed): free as after a refusal.
+                    tokens.abandon(run);
+                } else {
+                    // A storage failure that may have committed: the token stays in progress, and a repeat settles it
+                    // (its record is in the store exactly when the transaction committed).
+                    tokens.unknown(run);
+                }
             }
             throw e;
         }
-        if (token != null) {
+        if (run != null) {
             tokens.complete(
-                    token,
-                    new Committed(
-                            planned.stream()
-                                    .map(p -> new Transactions.ReadAction(p.table(), p.key()))
-                                    .toList(),
-                            out.itemCollectionMetrics()));
+                    run,
+                    committed[0] != null ? committed[0] : new Committed(items(planned), out.itemCollectionMetrics()));
         }
         return out;
+    }
+
+    /**
+     * The token record of a transaction: made as its batch is built, from its item collections' sizes; {@code
+     * committed} gets what it records.
+     */
+    private TransactionTokens.Recorder record(
+            TransactWriteItemsInput in, List<Planned> planned, String token, byte[] digest, Committed[] committed) {
+        return collectionBytes -> {
+            List<Transactions.WriteAction> actions = new ArrayList<>(planned.size());
+            for (Planned p : planned) {
+                actions.add(new Transactions.WriteAction(p.table(), p.key(), null, p.check()));
+            }
+            committed[0] = new Committed(
+                    items(planned),
+                    TransactionRequests.collectionMetrics(
+                            in.returnItemCollectionMetrics(), actions, i -> collectionBytes[i]));
+            return new TransactionTokens.Token(scope, token, digest, clock.millis(), committed[0].encode());
+        };
+    }
+
+    private static List<Committed.Item> items(List<Planned> planned) {
+        List<Committed.Item> items = new ArrayList<>(planned.size());
+        for (Planned p : planned) {
+            items.add(new Committed.Item(
+                    p.table().metadata().name(),
+                    p.table().metadata().id(),
+                    p.key().partition(),
+                    p.key().sort()));
+        }
+        return items;
     }
 
     /**
@@ -182,9 +268,10 @@ public final class TransactWriteItemsHandler
         return planned;
     }
 
-    private TransactWriteItemsOutput run(TransactWriteItemsInput in, List<Planned> planned) {
+    private TransactWriteItemsOutput run(
+            TransactWriteItemsInput in, List<Planned> planned, TransactionTokens.Recorder token) {
         List<Transactions.WriteAction> actions = actions(planned);
-        Transactions.WriteResult result = storage.writes().transactions().write(actions);
+        Transactions.WriteResult result = storage.writes().transactions().writeRecorded(actions, token);
         if (!result.committed()) {
             throw TransactionRequests.cancelled(result.reasons());
         }

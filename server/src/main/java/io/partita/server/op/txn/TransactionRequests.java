@@ -161,23 +161,39 @@ public final class TransactionRequests {
     public static TransactWriteItemsOutput written(
             String consumedMode, String metricsMode, List<Transactions.WriteAction> actions, List<Written> written) {
         Units units = new Units();
+        for (int i = 0; i < actions.size(); i++) {
+            units.add(actions.get(i).table().metadata().name(), written.get(i));
+        }
+        return new TransactWriteItemsOutput(
+                units.consumed(consumedMode, false),
+                collectionMetrics(metricsMode, actions, i -> written.get(i).collectionBytes()));
+    }
+
+    /**
+     * A transaction's {@code ItemCollectionMetrics} by table ({@code metricsMode} SIZE), from the size of each
+     * action's item collection after it ({@code collectionBytes}, -1 for none); null when there are none.
+     */
+    static Map<String, List<ItemCollectionMetrics>> collectionMetrics(
+            String metricsMode,
+            List<Transactions.WriteAction> actions,
+            java.util.function.IntToLongFunction collectionBytes) {
+        if (!"SIZE".equals(metricsMode)) {
+            return null;
+        }
         Map<String, List<ItemCollectionMetrics>> collections = new LinkedHashMap<>();
         for (int i = 0; i < actions.size(); i++) {
             Transactions.WriteAction a = actions.get(i);
-            Written w = written.get(i);
-            String name = a.table().metadata().name();
-            units.add(name, w);
-            if ("SIZE".equals(metricsMode) && w.collectionBytes() >= 0 && !a.check()) {
+            long bytes = collectionBytes.applyAsLong(i);
+            if (bytes >= 0 && !a.check()) {
                 collections
-                        .computeIfAbsent(name, n -> new ArrayList<>())
+                        .computeIfAbsent(a.table().metadata().name(), n -> new ArrayList<>())
                         .add(ItemCollectionMetrics.of(
                                 a.table().metadata().keySchema().partitionKey().name(),
                                 a.key().partition(),
-                                w.collectionBytes()));
+                                bytes));
             }
         }
-        return new TransactWriteItemsOutput(
-                units.consumed(consumedMode, false), collections.isEmpty() ? null : collections);
+        return collections.isEmpty() ? null : collections;
     }
 
     /**
@@ -190,24 +206,20 @@ public final class TransactionRequests {
     static TransactWriteItemsOutput repeat(
             StorageEngine storage, TransactWriteItemsHandler.Committed first, String consumedMode) {
         Units units = new Units();
-        for (Transactions.ReadAction item : first.items()) {
-            Table table = item.table();
-            long size = 0;
-            if (!table.deleted()) {
+        for (TransactWriteItemsHandler.Committed.Item item : first.items()) {
+            // The table by its name and id: one deleted since, or made again under its name, has no item of the first.
+            Table table = storage.tables().find(item.table());
+            if (table != null && !table.deleted() && table.metadata().id().equals(item.tableId())) {
+                PrimaryKey key = new PrimaryKey(item.partition(), item.sort());
                 ItemKeyEncoder.EncodedKey encoded =
-                        ItemKeyEncoder.encode(table.metadata().keySchema(), item.key());
+                        ItemKeyEncoder.encode(table.metadata().keySchema(), key);
                 ItemCache.Entry stored = storage.getStored(table, encoded);
-                size = stored == null ? 0 : stored.itemSize();
+                long size = stored == null ? 0 : stored.itemSize();
                 double read = 2 * CapacityUnits.read(size, true);
-                CapacityGate.charge(
-                        table,
-                        CapacityKind.READ,
-                        read,
-                        encoded.hash(),
-                        item.key().partition());
-                units.add(table.metadata().name(), read);
+                CapacityGate.charge(table, CapacityKind.READ, read, encoded.hash(), key.partition());
+                units.add(item.table(), read);
             } else {
-                units.add(table.metadata().name(), 2 * CapacityUnits.read(0, true));
+                units.add(item.table(), 2 * CapacityUnits.read(0, true));
             }
         }
         return new TransactWriteItemsOutput(units.consumed(consumedMode, true), first.itemCollectionMetrics());

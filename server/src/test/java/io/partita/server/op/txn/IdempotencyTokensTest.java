@@ -54,29 +54,31 @@ class IdempotencyTokensTest {
     void aTokenRunsOnceThenAnswersItsRepeatsForTenMinutes() {
         Hand clock = new Hand();
         IdempotencyTokens<String> tokens = new IdempotencyTokens<>(clock);
-        assertThat(tokens.begin("t", A)).isNull();
+        var first = tokens.begin("t", A);
+        assertThat(first.repeated()).isNull();
         // Still running: a repeat is refused as in progress, another payload as a mismatch.
         assertThat(code(() -> tokens.begin("t", A))).isEqualTo(ErrorCode.TRANSACTION_IN_PROGRESS);
         assertThat(code(() -> tokens.begin("t", B))).isEqualTo(ErrorCode.IDEMPOTENT_PARAMETER_MISMATCH);
         clock.millis = 5_000;
-        tokens.complete("t", "done");
+        tokens.complete(first, "done");
         // The window counts from completion.
         clock.millis = 5_000 + IdempotencyTokens.WINDOW_MILLIS - 1;
-        assertThat(tokens.begin("t", A)).isEqualTo("done");
+        assertThat(tokens.begin("t", A).repeated()).isEqualTo("done");
         assertThatThrownBy(() -> tokens.begin("t", B))
                 .isInstanceOfSatisfying(
                         ApiException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.IDEMPOTENT_PARAMETER_MISMATCH));
         clock.millis = 5_000 + IdempotencyTokens.WINDOW_MILLIS;
-        assertThat(tokens.begin("t", B)).isNull();
+        assertThat(tokens.begin("t", B).repeated()).isNull();
     }
 
     @Test
     void aFailedRequestFreesItsToken() {
         IdempotencyTokens<String> tokens = new IdempotencyTokens<>(new Hand());
-        assertThat(tokens.begin("t", A)).isNull();
-        tokens.abandon("t");
-        assertThat(tokens.begin("t", B)).isNull();
+        var first = tokens.begin("t", A);
+        assertThat(first.repeated()).isNull();
+        tokens.abandon(first);
+        assertThat(tokens.begin("t", B).repeated()).isNull();
         assertThat(tokens.size()).isEqualTo(1);
     }
 
@@ -85,20 +87,99 @@ class IdempotencyTokensTest {
         Hand clock = new Hand();
         IdempotencyTokens<String> tokens = new IdempotencyTokens<>(clock);
         for (int i = 0; i < 100; i++) {
-            tokens.begin("old" + i, A);
-            tokens.complete("old" + i, "r");
+            tokens.complete(tokens.begin("old" + i, A), "r");
         }
         clock.millis = IdempotencyTokens.WINDOW_MILLIS / 2;
         tokens.begin("running", A);
         clock.millis = IdempotencyTokens.WINDOW_MILLIS;
-        tokens.begin("new", A);
+        var fresh = tokens.begin("new", A);
         // The completed ones expired; the running one stays, for a window from its start.
         assertThat(tokens.size()).isEqualTo(2);
         assertThat(code(() -> tokens.begin("running", A))).isEqualTo(ErrorCode.TRANSACTION_IN_PROGRESS);
         clock.millis = IdempotencyTokens.WINDOW_MILLIS * 3 / 2;
-        tokens.complete("new", "r");
+        tokens.complete(fresh, "r");
         tokens.begin("later", A);
         // A request that never completed (its commit may or may not have happened) is forgotten after a window.
-        assertThat(tokens.begin("running", A)).isNull();
+        assertThat(tokens.begin("running", A).repeated()).isNull();
+    }
+
+    /** A store of committed tokens, as a storage engine keeps them with its transactions' writes. */
+    private static final class Store implements IdempotencyTokens.Durable<String> {
+        final Map<String, IdempotencyTokens.Stored<String>> committed = new java.util.HashMap<>();
+        int settles;
+        /** What happens while a request settles. */
+        Runnable meanwhile = () -> {};
+
+        @Override
+        public IdempotencyTokens.Stored<String> find(String token) {
+            return committed.get(token);
+        }
+
+        @Override
+        public void settle() {
+            settles++;
+            meanwhile.run();
+        }
+    }
+
+    @Test
+    void aTokenThisProcessDoesNotHoldIsLookedForInTheStore() {
+        Hand clock = new Hand();
+        Store store = new Store();
+        IdempotencyTokens<String> tokens = new IdempotencyTokens<>(clock, store);
+        clock.millis = 100_000;
+        // Committed by another process (before a restart, or by a cluster's former leader).
+        store.committed.put("t", new IdempotencyTokens.Stored<>(A, 40_000, "first"));
+        assertThat(code(() -> tokens.begin("t", B))).isEqualTo(ErrorCode.IDEMPOTENT_PARAMETER_MISMATCH);
+        assertThat(tokens.begin("t", A).repeated()).isEqualTo("first");
+        // Its window counts from its own completion.
+        clock.millis = 40_000 + IdempotencyTokens.WINDOW_MILLIS - 1;
+        assertThat(tokens.begin("t", A).repeated()).isEqualTo("first");
+        clock.millis = 40_000 + IdempotencyTokens.WINDOW_MILLIS;
+        assertThat(tokens.begin("t", B).repeated()).isNull();
+        assertThat(store.settles).isZero();
+    }
+
+    @Test
+    void aRepeatOfARequestOfUnknownOutcomeSettlesTheStoreAndFindsWhetherItCommitted() {
+        Hand clock = new Hand();
+        Store store = new Store();
+        IdempotencyTokens<String> tokens = new IdempotencyTokens<>(clock, store);
+        var lost = tokens.begin("lost", A);
+        assertThat(lost.repeated()).isNull();
+        tokens.unknown(lost);
+        var kept = tokens.begin("kept", A);
+        assertThat(kept.repeated()).isNull();
+        tokens.unknown(kept);
+        // The second's commit reached the store, the first's did not. A repeat while another settles is in progress.
+        store.committed.put("kept", new IdempotencyTokens.Stored<>(A, 0, "first"));
+        ErrorCode[] meanwhile = new ErrorCode[1];
+        store.meanwhile = () -> meanwhile[0] = code(() -> tokens.begin("kept", A));
+        assertThat(tokens.begin("kept", A).repeated()).isEqualTo("first");
+        assertThat(store.settles).isEqualTo(1);
+        assertThat(meanwhile[0]).isEqualTo(ErrorCode.TRANSACTION_IN_PROGRESS);
+        store.meanwhile = () -> {};
+        var again = tokens.begin("lost", A);
+        assertThat(again.repeated()).as("runs again").isNull();
+        assertThat(store.settles).isEqualTo(2);
+        // This run is in progress, not of unknown outcome.
+        assertThat(code(() -> tokens.begin("lost", A))).isEqualTo(ErrorCode.TRANSACTION_IN_PROGRESS);
+        assertThat(store.settles).isEqualTo(2);
+        // The first run's end, late, is not this run's.
+        tokens.unknown(lost);
+        tokens.abandon(lost);
+        assertThat(code(() -> tokens.begin("lost", A))).isEqualTo(ErrorCode.TRANSACTION_IN_PROGRESS);
+        assertThat(store.settles).isEqualTo(2);
+        tokens.complete(again, "second");
+        assertThat(tokens.begin("lost", A).repeated()).isEqualTo("second");
+    }
+
+    @Test
+    void withoutAStoreARequestOfUnknownOutcomeStaysInProgress() {
+        IdempotencyTokens<String> tokens = new IdempotencyTokens<>(new Hand());
+        var first = tokens.begin("t", A);
+        assertThat(first.repeated()).isNull();
+        tokens.unknown(first);
+        assertThat(code(() -> tokens.begin("t", A))).isEqualTo(ErrorCode.TRANSACTION_IN_PROGRESS);
     }
 }
