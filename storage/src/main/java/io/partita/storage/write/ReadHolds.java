@@ -102,7 +102,6 @@ final class ReadHolds {
         long unknown = unknowns.get();
         Hold h = new Hold(
                 term, nanos.getAsLong(), List.copyOf(items), List.copyOf(tables), unknown, settled.get() >= unknown);
-        holding.incrementAndGet();
         heldItems.addAndGet(h.items.size());
         for (TransactionHolds.Item item : h.items) {
             byItem.compute(item, (k, holds) -> {
@@ -111,6 +110,9 @@ final class ReadHolds {
                 return out;
             });
         }
+        // Counted once it is on its items, so that a count above zero means a commit finds it there. A commit that
+        // counted none before this skipped its items, and the read, whose locks come after, then reads what it wrote.
+        holding.incrementAndGet();
         // Found by its id only once it is on its items: a release or an expiry then takes it off them all.
         if (byId.putIfAbsent(id, h) != null) {
             forget(h);
