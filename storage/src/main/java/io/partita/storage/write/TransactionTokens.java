@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -49,6 +50,12 @@ public final class TransactionTokens {
 
     /** Makes a transaction's token record as its batch is built, from what the transaction writes. */
     public interface Recorder {
+        /** The operation the token belongs to. */
+        String scope();
+
+        /** The token. */
+        String token();
+
         /**
          * The record for a transaction whose actions' item collections will have {@code collectionBytes} (-1 for an
          * action with none, or a ConditionCheck), in its actions' order.
@@ -59,11 +66,26 @@ public final class TransactionTokens {
     private final ItemWrites writes;
     private final RocksStore store;
     private final ColumnFamilyHandle family;
+    /**
+     * Held, by token, around a commit that records a token ({@link #stripe}), and all of them around a batch of {@link
+     * #forget}: a record forget read as old cannot be replaced by a new one before forget's batch has committed.
+     */
+    private final ReentrantLock[] stripes = new ReentrantLock[64];
+    /** Where the next {@link #forget} starts: past the keys earlier ones deleted, rather than over their tombstones. */
+    private byte[] forgetFrom = TOKEN_AT;
 
     TransactionTokens(ItemWrites writes, RocksStore store) {
         this.writes = writes;
         this.store = store;
         this.family = store.family(new String(org.rocksdb.RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8));
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+    }
+
+    /** The lock held around a commit that records {@code token} of {@code scope}. */
+    ReentrantLock stripe(String scope, String token) {
+        return stripes[(31 * scope.hashCode() + token.hashCode()) & (stripes.length - 1)];
     }
 
     /** The record of {@code token} in {@code scope}, or null when none is kept (never used, or forgotten). */
@@ -124,49 +146,65 @@ public final class TransactionTokens {
      * been written; returns how many. A token used again since keeps its new record (its time is another). A record's
      * deletion commits as any write does, so in a cluster only its leader forgets (a follower's write is refused).
      */
-    public int forget(long nowMillis, int maxBatches) {
+    public synchronized int forget(long nowMillis, int maxBatches) {
         byte[] through = concat(TOKEN_AT, String.format("%016x/", Math.max(0, nowMillis - WINDOW_MILLIS + 1)));
-        byte[] from = TOKEN_AT;
         int forgotten = 0;
         for (int b = 0; b < maxBatches; b++) {
             List<byte[]> old = new ArrayList<>();
-            store.range(family, from, through, true, (k, v) -> {
+            store.range(family, forgetFrom, through, true, (k, v) -> {
                 old.add(k);
                 return old.size() < FORGET_BATCH;
             });
             if (old.isEmpty()) {
+                // Later records have later times (a leader's clock, which another leader's may lag a little: an engine
+                // that opens starts from the first again).
+                forgetFrom = through;
                 break;
             }
-            List<byte[]> deleted = new ArrayList<>(2 * old.size());
-            for (byte[] k : old) {
-                deleted.add(k);
-                // The scope and token after the time's 16 hex digits and its slash.
-                String time = new String(k, TOKEN_AT.length, 16, StandardCharsets.ISO_8859_1);
-                byte[] rest = Arrays.copyOfRange(k, TOKEN_AT.length + 17, k.length);
-                byte[] record = Arrays.copyOf(TOKEN, TOKEN.length + rest.length);
-                System.arraycopy(rest, 0, record, TOKEN.length, rest.length);
-                if (completedAt(store.get(family, record)) == Long.parseUnsignedLong(time, 16)) {
-                    deleted.add(record);
+            for (ReentrantLock l : stripes) {
+                l.lock();
+            }
+            try {
+                forgetBatch(old);
+            } finally {
+                for (ReentrantLock l : stripes) {
+                    l.unlock();
                 }
             }
-            writes.commit(List.of(), batch -> {
-                for (byte[] k : deleted) {
-                    try {
-                        batch.delete(family, k);
-                    } catch (RocksDBException e) {
-                        throw new StorageException("transaction token write failed", e);
-                    }
-                }
-            });
             forgotten += old.size();
+            byte[] last = old.get(old.size() - 1);
+            forgetFrom = Arrays.copyOf(last, last.length + 1);
             if (old.size() < FORGET_BATCH) {
+                forgetFrom = through;
                 break;
             }
-            // On past the keys just deleted, rather than over their tombstones again.
-            byte[] last = old.get(old.size() - 1);
-            from = Arrays.copyOf(last, last.length + 1);
         }
         return forgotten;
+    }
+
+    /** Deletes {@code old} keys by time, and each one's record unless it has been written again since. */
+    private void forgetBatch(List<byte[]> old) {
+        List<byte[]> deleted = new ArrayList<>(2 * old.size());
+        for (byte[] k : old) {
+            deleted.add(k);
+            // The scope and token after the time's 16 hex digits and its slash.
+            String time = new String(k, TOKEN_AT.length, 16, StandardCharsets.ISO_8859_1);
+            byte[] rest = Arrays.copyOfRange(k, TOKEN_AT.length + 17, k.length);
+            byte[] record = Arrays.copyOf(TOKEN, TOKEN.length + rest.length);
+            System.arraycopy(rest, 0, record, TOKEN.length, rest.length);
+            if (completedAt(store.get(family, record)) == Long.parseUnsignedLong(time, 16)) {
+                deleted.add(record);
+            }
+        }
+        writes.commit(List.of(), batch -> {
+            for (byte[] k : deleted) {
+                try {
+                    batch.delete(family, k);
+                } catch (RocksDBException e) {
+                    throw new StorageException("transaction token write failed", e);
+                }
+            }
+        });
     }
 
     /** When the record {@code v} completed; -1 for none. */

@@ -241,11 +241,7 @@ public final class Transactions {
                 } else if (!changes.isEmpty() || (token != null && !cancelled && writesAny(actions))) {
                     // A transaction whose writes all leave their items as they were still records its token: a repeat
                     // must not write them again over later changes.
-                    writes.commit(
-                            changes,
-                            token == null
-                                    ? null
-                                    : batch -> writes.tokens().put(batch, token.record(collectionBytes(planned))));
+                    commit(changes, planned, token);
                 } else {
                     writes.confirmUnwritten(); // a cancellation, or only checks: answered from this replica's state
                 }
@@ -264,6 +260,22 @@ public final class Transactions {
             if (release) {
                 holds.release(items);
             }
+        }
+    }
+
+    /** Commits {@code changes}, with {@code token}'s record when there is one, under its token's lock. */
+    private void commit(
+            List<ItemWrites.Applied> changes, ItemWrites.Applied[] planned, TransactionTokens.Recorder token) {
+        if (token == null) {
+            writes.commit(changes);
+            return;
+        }
+        java.util.concurrent.locks.ReentrantLock stripe = writes.tokens().stripe(token.scope(), token.token());
+        stripe.lock();
+        try {
+            writes.commit(changes, batch -> writes.tokens().put(batch, token.record(collectionBytes(planned))));
+        } finally {
+            stripe.unlock();
         }
     }
 

@@ -56,10 +56,23 @@ class TransactionTokensIT {
     }
 
     private static TransactionTokens.Recorder token(String token, long at, List<long[]> seen) {
-        return bytes -> {
-            seen.add(bytes);
-            return new TransactionTokens.Token(
-                    "TransactWriteItems", token, DIGEST, at, token.getBytes(StandardCharsets.UTF_8));
+        return new TransactionTokens.Recorder() {
+            @Override
+            public String scope() {
+                return "TransactWriteItems";
+            }
+
+            @Override
+            public String token() {
+                return token;
+            }
+
+            @Override
+            public TransactionTokens.Token record(long[] bytes) {
+                seen.add(bytes);
+                return new TransactionTokens.Token(
+                        "TransactWriteItems", token, DIGEST, at, token.getBytes(StandardCharsets.UTF_8));
+            }
         };
     }
 

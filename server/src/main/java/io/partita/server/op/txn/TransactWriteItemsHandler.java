@@ -162,16 +162,29 @@ public final class TransactWriteItemsHandler
      */
     private TransactionTokens.Recorder record(
             TransactWriteItemsInput in, List<Planned> planned, String token, byte[] digest, Committed[] committed) {
-        return collectionBytes -> {
-            List<Transactions.WriteAction> actions = new ArrayList<>(planned.size());
-            for (Planned p : planned) {
-                actions.add(new Transactions.WriteAction(p.table(), p.key(), null, p.check()));
+        return new TransactionTokens.Recorder() {
+            @Override
+            public String scope() {
+                return scope;
             }
-            committed[0] = new Committed(
-                    items(planned),
-                    TransactionRequests.collectionMetrics(
-                            in.returnItemCollectionMetrics(), actions, i -> collectionBytes[i]));
-            return new TransactionTokens.Token(scope, token, digest, clock.millis(), committed[0].encode());
+
+            @Override
+            public String token() {
+                return token;
+            }
+
+            @Override
+            public TransactionTokens.Token record(long[] collectionBytes) {
+                List<Transactions.WriteAction> actions = new ArrayList<>(planned.size());
+                for (Planned p : planned) {
+                    actions.add(new Transactions.WriteAction(p.table(), p.key(), null, p.check()));
+                }
+                committed[0] = new Committed(
+                        items(planned),
+                        TransactionRequests.collectionMetrics(
+                                in.returnItemCollectionMetrics(), actions, i -> collectionBytes[i]));
+                return new TransactionTokens.Token(scope, token, digest, clock.millis(), committed[0].encode());
+            }
         };
     }
 
