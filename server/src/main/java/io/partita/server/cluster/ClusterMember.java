@@ -1029,6 +1029,7 @@ public final class ClusterMember implements AutoCloseable {
         List<TransactWriteSpread.Share<UUID>> parts;
         String requestToken;
         Object idempotent;
+        byte[] digest;
         int n;
         try {
             if (kind == TransactWriteSpread.Kind.ACTIONS) {
@@ -1047,13 +1048,16 @@ public final class ClusterMember implements AutoCloseable {
                         ? 0
                         : in.transactStatements().size();
             }
+            digest = requestToken == null ? null : io.partita.server.op.txn.IdempotencyTokens.digest(idempotent);
             parts = TransactWriteSpread.split(
                     kind,
                     request.body(),
                     groupOf,
                     expressions,
                     UUID.randomUUID().toString(),
-                    System.currentTimeMillis() + TransactWriteSpread.DEADLINE_MILLIS);
+                    System.currentTimeMillis() + TransactWriteSpread.DEADLINE_MILLIS,
+                    requestToken,
+                    digest);
         } catch (io.partita.protocol.error.ApiException e) {
             return refused(e);
         }
@@ -1067,7 +1071,7 @@ public final class ClusterMember implements AutoCloseable {
         io.partita.server.op.txn.IdempotencyTokens.Run<ClusterRouter.Reply> begun = null;
         if (token != null) {
             try {
-                begun = transactionTokens.begin(token, io.partita.server.op.txn.IdempotencyTokens.digest(idempotent));
+                begun = transactionTokens.begin(token, digest);
             } catch (io.partita.protocol.error.ApiException e) {
                 Unsettled left = e.code() == io.partita.protocol.error.ErrorCode.TRANSACTION_IN_PROGRESS
                         ? unsettled.remove(token)
@@ -1108,8 +1112,9 @@ public final class ClusterMember implements AutoCloseable {
                 System.nanoTime(),
                 begun);
         return TransactWriteSpread.run(parts, n, sender, batches).whenComplete((reply, failed) -> {
-            if (token != null && reply != null) {
-                ended(token, reply, run);
+            if (token != null) {
+                // A run that failed (not an answer, a bug's exception) is answered 500: its outcome is not known.
+                ended(token, reply != null ? reply : new ClusterRouter.Reply(500, new byte[0]), run);
             }
         });
     }

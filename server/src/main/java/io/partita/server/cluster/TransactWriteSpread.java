@@ -117,7 +117,9 @@ final class TransactWriteSpread {
             Function<String, G> groupOf,
             ItemExpressions expressions,
             String id,
-            long deadline) {
+            long deadline,
+            String token,
+            byte[] digest) {
         long payload = -1;
         if (kind == Kind.ACTIONS) {
             payload = TransactWriteItemsHandler.checkShape(
@@ -153,6 +155,12 @@ final class TransactWriteSpread {
                     .put("Deadline", deadline);
             // Every group's: the deciding group keeps them with a decision COMMITTED, and tells them before it closes.
             participants.forEach(share.putArray("Participants")::add);
+            if (token != null) {
+                // Each group keeps the token with its part's commit: the deciding group answers a repeat of it, and
+                // any refuses it with other parameters.
+                share.put("Token", token)
+                        .put("TokenDigest", java.util.Base64.getEncoder().encodeToString(digest));
+            }
             if (kind == Kind.ACTIONS) {
                 share.put("Payload", payload);
             } else {
@@ -201,20 +209,31 @@ final class TransactWriteSpread {
                         prepared -> {
                             ClusterRouter.Reply tooLarge =
                                     shares.get(0).kind() == Kind.STATEMENTS ? tooLarge(prepared) : null;
-                            if (tooLarge == null && prepared.stream().allMatch(r -> r.status() == 200)) {
+                            boolean repeated = repeated(prepared.get(0));
+                            if (tooLarge == null
+                                    && !repeated
+                                    && prepared.stream().allMatch(r -> r.status() == 200)) {
                                 return commit(shares, n, sender, work);
                             }
                             // Every part that may be prepared (prepared, or not known: a 5xx) is aborted; the
-                            // deciding group's abort also records the decision, which a late prepare there finds.
+                            // deciding group's abort also records the decision, which a late prepare there finds. A
+                            // repeat's deciding part prepared nothing, and its transaction's decision is kept.
                             List<Share<G>> undo = new ArrayList<>();
-                            for (int i = 0; i < shares.size(); i++) {
+                            for (int i = repeated ? 1 : 0; i < shares.size(); i++) {
                                 int status = prepared.get(i).status();
                                 if (status == 200 || status >= 500) {
                                     undo.add(shares.get(i));
                                 }
                             }
-                            return all(undo, sender, ABORT)
-                                    .thenApply(aborted -> tooLarge != null ? tooLarge : refusal(shares, prepared, n));
+                            return all(undo, sender, ABORT).thenApply(aborted -> {
+                                if (tooLarge != null) {
+                                    return tooLarge;
+                                }
+                                if (repeated && !refusedFirst(shares, prepared)) {
+                                    return answer(shares, List.of(prepared.get(0)));
+                                }
+                                return refusal(shares, prepared, n);
+                            });
                         },
                         work);
     }
@@ -241,6 +260,22 @@ final class TransactWriteSpread {
         } catch (ApiException e) {
             return reply(e);
         }
+    }
+
+    /** Whether a deciding part's answer is {@code Repeated}: a transaction with its token committed before. */
+    private static boolean repeated(ClusterRouter.Reply r) {
+        ObjectNode body = r.status() == 200 ? BatchSpread.object(r.body()) : null;
+        return body != null && body.path("Repeated").asBoolean(false);
+    }
+
+    /**
+     * Whether a part refused the request in a way a single node finds before it looks at the token (a table, an item,
+     * one action per item, the 4 MB): that refusal is the answer rather than the repeat's.
+     */
+    private static <G> boolean refusedFirst(List<Share<G>> shares, List<ClusterRouter.Reply> prepared) {
+        int[] stage = TransactSpread.stages(
+                prepared, shares.stream().map(Share::positions).toList(), TransactWriteSpread::stage);
+        return Arrays.stream(stage).min().orElse(Integer.MAX_VALUE) < TOKEN;
     }
 
     private static <G> CompletableFuture<List<ClusterRouter.Reply>> all(
@@ -441,14 +476,16 @@ final class TransactWriteSpread {
     private static final int REPEATED = 2;
     /** More than 4 MB. */
     private static final int TOO_LARGE = 3;
+    /** The token used before with other parameters (the deciding group's refusal). */
+    private static final int TOKEN = 4;
     /** A cancellation for keys of the wrong shape, before anything ran (after the checks above, on a single node). */
-    private static final int KEYS_CANCELLED = 4;
+    private static final int KEYS_CANCELLED = 5;
     /** A cancellation for a conflict: another transaction holds an item. */
-    private static final int CONFLICT = 5;
+    private static final int CONFLICT = 6;
     /** A cancellation for throttled items. */
-    private static final int THROTTLED = 6;
+    private static final int THROTTLED = 7;
     /** A cancellation for failed conditions and writes that cannot apply. */
-    private static final int PLANNED = 7;
+    private static final int PLANNED = 8;
 
     /**
      * The answer when not every group prepared, as a single node would answer, which checks in stages: every action's
@@ -465,7 +502,7 @@ final class TransactWriteSpread {
         if (lowest == Integer.MAX_VALUE) {
             return BatchSpread.unavailable("a Raft group of the transaction's tables did not answer; send it again");
         }
-        if (lowest == REFUSED || lowest == REPEATED || lowest == TOO_LARGE) {
+        if (lowest == REFUSED || lowest == REPEATED || lowest == TOO_LARGE || lowest == TOKEN) {
             ClusterRouter.Reply first = TransactSpread.firstRefusal(prepared, positions, stage, lowest);
             ObjectNode error = BatchSpread.object(first.body());
             if (error == null || error.remove(TransactWriteItemsHandler.Prepare.REFUSED_AT) == null) {
@@ -528,6 +565,9 @@ final class TransactWriteSpread {
                 }
             }
             return stage;
+        }
+        if ("IdempotentParameterMismatchException".equals(BatchSpread.typeOf(error))) {
+            return TOKEN;
         }
         return TransactSpread.refusedStage(error, REPEATED, TOO_LARGE, REFUSED);
     }

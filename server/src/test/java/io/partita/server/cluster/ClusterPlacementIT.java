@@ -891,6 +891,45 @@ class ClusterPlacementIT {
                 .containsExactly("users", "orders");
         assertThat(getFrom(as(0, 1), "users", "t")).isEqualTo("1");
         assertThat(getFrom(as(0, 2), "orders", "t")).isEqualTo("1");
+        // Its ClientRequestToken is kept by each group with its part: a repeat through another node (which never saw
+        // it) is answered as a repeat by the deciding group, and the same token with other parameters is refused.
+        var once = software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest.builder()
+                .clientRequestToken("once-over-two-groups")
+                .transactItems(
+                        software.amazon.awssdk.services.dynamodb.model.TransactWriteItem.builder()
+                                .update(u -> u.tableName("users")
+                                        .key(Map.of("pk", AttributeValue.fromS("once")))
+                                        .updateExpression("ADD c :one")
+                                        .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1"))))
+                                .build(),
+                        software.amazon.awssdk.services.dynamodb.model.TransactWriteItem.builder()
+                                .update(u -> u.tableName("orders")
+                                        .key(Map.of("pk", AttributeValue.fromS("once")))
+                                        .updateExpression("ADD c :one")
+                                        .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1"))))
+                                .build())
+                .build();
+        as(0, 3).transactWriteItems(once);
+        as(0, 1).transactWriteItems(once);
+        // Other parameters: the same tables the other way round (the other group decides), and one table alone.
+        for (var other : List.of(
+                List.of(once.transactItems().get(1), once.transactItems().get(0)),
+                once.transactItems().subList(1, 2))) {
+            assertThatThrownBy(() -> as(0, 2).transactWriteItems(
+                                    once.toBuilder().transactItems(other).build()))
+                    .isInstanceOf(
+                            software.amazon.awssdk.services.dynamodb.model.IdempotentParameterMismatchException.class);
+        }
+        for (String table : List.of("users", "orders")) {
+            assertThat(as(0, 0).getItem(g -> g.tableName(table)
+                                    .key(Map.of("pk", AttributeValue.fromS("once")))
+                                    .consistentRead(true))
+                            .item()
+                            .get("c")
+                            .n())
+                    .as("%s added to once", table)
+                    .isEqualTo("1");
+        }
         assertThatThrownBy(() -> as(0, 1).transactWriteItems(r -> r.transactItems(
                         t -> t.put(p -> p.tableName("orders")
                                 .item(Map.of("pk", AttributeValue.fromS("t"), "v", AttributeValue.fromS("2")))),

@@ -41,7 +41,7 @@ class TransactWriteSpreadTest {
 
     private static List<TransactWriteSpread.Share<Integer>> split() {
         return TransactWriteSpread.split(
-                TransactWriteSpread.Kind.ACTIONS, WRITE, GROUPS::get, EXPRESSIONS, "tx1", 1234);
+                TransactWriteSpread.Kind.ACTIONS, WRITE, GROUPS::get, EXPRESSIONS, "tx1", 1234, null, null);
     }
 
     private static ClusterRouter.Reply reply(int status, String json) {
@@ -109,7 +109,9 @@ class TransactWriteSpreadTest {
                         GROUPS::get,
                         EXPRESSIONS,
                         "tx2",
-                        0))
+                        0,
+                        null,
+                        null))
                 .hasSize(1);
     }
 
@@ -123,7 +125,7 @@ class TransactWriteSpreadTest {
         byte[] writes = bytes("{'TransactStatements':[" + delete.formatted("a") + "," + delete.formatted("b") + ","
                 + delete.formatted("c") + "],'ClientRequestToken':'tok'}");
         var shares = TransactWriteSpread.split(
-                TransactWriteSpread.Kind.STATEMENTS, writes, GROUPS::get, EXPRESSIONS, "tx3", 99);
+                TransactWriteSpread.Kind.STATEMENTS, writes, GROUPS::get, EXPRESSIONS, "tx3", 99, null, null);
         assertThat(shares).extracting(TransactWriteSpread.Share::group).containsExactly(1, 2);
         JsonNode first = json(shares.get(0).body());
         assertThat(first.get("Positions")).extracting(JsonNode::asInt).containsExactly(0, 2);
@@ -141,7 +143,9 @@ class TransactWriteSpreadTest {
                         GROUPS::get,
                         EXPRESSIONS,
                         "tx4",
-                        0))
+                        0,
+                        null,
+                        null))
                 .isNull();
         // Its answer has the empty Responses a single node gives.
         Groups groups =
@@ -202,7 +206,9 @@ class TransactWriteSpreadTest {
                 GROUPS::get,
                 EXPRESSIONS,
                 "tx5",
-                99);
+                99,
+                null,
+                null);
         String cancelled = "{'__type':'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',"
                 + "'message':'Transaction cancelled','CancellationReasons':[{'Code':'ConditionalCheckFailed'}],"
                 + "'PartPayload':3000000}";
@@ -237,7 +243,9 @@ class TransactWriteSpreadTest {
                         GROUPS::get,
                         EXPRESSIONS,
                         "tx",
-                        0))
+                        0,
+                        null,
+                        null))
                 .isInstanceOf(ApiException.class)
                 .hasMessage("TransactItems can only contain one of Check, Put, Update or Delete");
         assertThatThrownBy(() -> TransactWriteSpread.split(
@@ -247,7 +255,9 @@ class TransactWriteSpreadTest {
                         GROUPS::get,
                         EXPRESSIONS,
                         "tx",
-                        0))
+                        0,
+                        null,
+                        null))
                 .isInstanceOf(ApiException.class)
                 .hasMessageContaining("attribute name: #x");
     }
@@ -277,6 +287,68 @@ class TransactWriteSpreadTest {
     }
 
     private static final ClusterRouter.Reply PREPARED = reply(200, "{'Prepared':true}");
+
+    @Test
+    void everyGroupGetsTheTokenAndTheRequestsDigest() throws Exception {
+        byte[] digest = {1, 2, 3};
+        var shares = TransactWriteSpread.split(
+                TransactWriteSpread.Kind.ACTIONS, WRITE, GROUPS::get, EXPRESSIONS, "tx1", 1234, "tok", digest);
+        for (var share : shares) {
+            JsonNode body = json(share.body());
+            assertThat(body.get("Token").asText()).isEqualTo("tok");
+            assertThat(body.get("TokenDigest").asText()).isEqualTo("AQID");
+            assertThat(body.has("ClientRequestToken")).isFalse();
+        }
+    }
+
+    /**
+     * A repeat whose token the deciding group keeps (a transaction it decided COMMITTED): the other parts, prepared
+     * anew, are aborted, and the answer is the repeat's; unless a part refused the request before the token counts.
+     */
+    @Test
+    void aRepeatTheDecidingGroupKnowsAbortsTheOtherPartsAndAnswersAsARepeat() throws Exception {
+        Groups groups = new Groups(what -> switch (what) {
+            case "Prepare2" ->
+                reply(
+                        200,
+                        "{'Prepared':false,'PartPayload':6,'Repeated':true,"
+                                + "'ConsumedCapacity':[{'TableName':'b','CapacityUnits':2.0}]}");
+            case "Prepare1" -> PREPARED;
+            case "Abort1" -> reply(200, "{'Decision':'ABORTED'}");
+            default -> throw new AssertionError(what);
+        });
+        ClusterRouter.Reply r = run(groups);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(groups.sent).containsExactlyInAnyOrder("Prepare1", "Prepare2", "Abort1");
+        JsonNode out = json(r.body());
+        assertThat(out.get("ConsumedCapacity"))
+                .extracting(c -> c.get("TableName").asText())
+                .containsExactly("b");
+        assertThat(out.has("Repeated")).isFalse();
+
+        ClusterRouter.Reply missing = reply(
+                400,
+                "{'__type':'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException',"
+                        + "'message':'Requested resource not found'}");
+        Groups refused = new Groups(what -> switch (what) {
+            case "Prepare2" -> reply(200, "{'Prepared':false,'Repeated':true}");
+            case "Prepare1" -> missing;
+            default -> throw new AssertionError(what);
+        });
+        assertThat(run(refused).status()).isEqualTo(400);
+        assertThat(refused.sent).containsExactlyInAnyOrder("Prepare1", "Prepare2");
+
+        // The token with other parameters: the deciding group's refusal, before any cancellation elsewhere.
+        ClusterRouter.Reply mismatch = reply(
+                400,
+                "{'__type':'com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException','message':'m'}");
+        Groups other = new Groups(what -> switch (what) {
+            case "Prepare2" -> mismatch;
+            case "Prepare1" -> cancelled("None", "ConditionalCheckFailed");
+            default -> throw new AssertionError(what);
+        });
+        assertThat(json(run(other).body()).get("__type").asText()).endsWith("IdempotentParameterMismatchException");
+    }
 
     @Test
     void everyGroupPreparedThenTheDecidingOneCommitsFirstAndTheUnitsFollowTheActionsOrder() throws Exception {

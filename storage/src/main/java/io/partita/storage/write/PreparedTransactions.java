@@ -157,6 +157,15 @@ public final class PreparedTransactions {
         default List<String> participants(byte[] body) {
             return List.of();
         }
+
+        /**
+         * The part's {@code ClientRequestToken} record, made as its commit's batch is built from the {@code actions}
+         * {@link #read} gave, committed with its writes (in the deciding group, with the decision COMMITTED; {@link
+         * TransactionTokens}); null for none (the default).
+         */
+        default TransactionTokens.Recorder token(byte[] body, List<Transactions.WriteAction> actions) {
+            return null;
+        }
     }
 
     /** A decision COMMITTED not told yet: the transaction's id, and the groups that took part in it. */
@@ -211,6 +220,7 @@ public final class PreparedTransactions {
                             untell(batch, id, actionsOf.participants(recorded.body()));
                         }
                     },
+                    actionsOf.token(recorded.body(), actions),
                     () -> release(id));
             release(id);
             return new Finished(Decision.COMMITTED, written);

@@ -270,10 +270,18 @@ public final class Transactions {
             writes.commit(changes);
             return;
         }
+        commit(changes, batch -> writes.tokens().put(batch, token.record(collectionBytes(planned))), token);
+    }
+
+    /** Commits {@code changes} with {@code rows}, which record {@code token}, under the token's lock. */
+    private void commit(
+            List<ItemWrites.Applied> changes,
+            java.util.function.Consumer<org.rocksdb.WriteBatch> rows,
+            TransactionTokens.Recorder token) {
         java.util.concurrent.locks.ReentrantLock stripe = writes.tokens().stripe(token.scope(), token.token());
         stripe.lock();
         try {
-            writes.commit(changes, batch -> writes.tokens().put(batch, token.record(collectionBytes(planned))));
+            writes.commit(changes, rows);
         } finally {
             stripe.unlock();
         }
@@ -312,10 +320,14 @@ public final class Transactions {
      * since it was prepared, are as its plan found them then; planned again under their locks and written in one
      * batch with {@code also}'s rows. An action that cannot go ahead after all (its item collection grown past its
      * limit by other items meanwhile) writes nothing and is charged nothing; a table deleted meanwhile has none. Once
-     * the batch has committed, {@code committed} runs under the locks (the caller releases the claims there).
+     * the batch has committed, {@code committed} runs under the locks (the caller releases the claims there). With
+     * {@code token}, its record commits in the same batch (the deciding part's, with the decision).
      */
     WriteResult commitPrepared(
-            List<WriteAction> actions, java.util.function.Consumer<org.rocksdb.WriteBatch> also, Runnable committed) {
+            List<WriteAction> actions,
+            java.util.function.Consumer<org.rocksdb.WriteBatch> also,
+            TransactionTokens.Recorder token,
+            Runnable committed) {
         int n = actions.size();
         Target[] targets = new Target[n];
         for (int i = 0; i < n; i++) {
@@ -344,7 +356,17 @@ public final class Transactions {
                     changes.add(planned[i]);
                 }
             }
-            writes.commit(changes, also);
+            if (token == null) {
+                writes.commit(changes, also);
+            } else {
+                commit(
+                        changes,
+                        batch -> {
+                            also.accept(batch);
+                            writes.tokens().put(batch, token.record(collectionBytes(planned)));
+                        },
+                        token);
+            }
             committed.run(); // the claims go before the locks: a write that waited for one then finds none
         } finally {
             unlock(stripes);

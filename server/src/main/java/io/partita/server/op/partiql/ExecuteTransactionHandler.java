@@ -200,7 +200,9 @@ public final class ExecuteTransactionHandler
                 Long deadline,
                 List<ExecuteTransactionInput.ParameterizedStatement> transactStatements,
                 String returnConsumedCapacity,
-                List<Integer> positions) {}
+                List<Integer> positions,
+                String token,
+                String tokenDigest) {}
 
         private final ExecuteTransactionHandler transaction;
         private final TransactWriteItemsHandler.Prepare prepare;
@@ -247,6 +249,9 @@ public final class ExecuteTransactionHandler
                                 items,
                                 in.returnConsumedCapacity(),
                                 null,
+                                null,
+                                in.token(),
+                                in.tokenDigest(),
                                 null));
             } catch (ApiException e) {
                 throw e.code() == ErrorCode.TRANSACTION_CANCELED ? duplicates(e, inserts) : e;

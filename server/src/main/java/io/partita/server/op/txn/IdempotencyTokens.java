@@ -212,7 +212,8 @@ public final class IdempotencyTokens<R> {
         }
     }
 
-    private static ApiException mismatch() {
+    /** A repeat of a token with other parameters: {@code IdempotentParameterMismatchException}. */
+    static ApiException mismatch() {
         // IdempotentParameterMismatchException's description in the API reference; no answer of DynamoDB's with a
         // message has been published.
         return new ApiException(

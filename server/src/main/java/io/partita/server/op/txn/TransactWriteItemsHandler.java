@@ -321,7 +321,11 @@ public final class TransactWriteItemsHandler
      * names a table of the group that does, {@code DecidingGroup} that group's id, and {@code Deadline} (epoch
      * milliseconds) when the part may be resolved without its coordinator: all for the resolver of a part left
      * behind. {@code Participants} names every group's id, which the deciding group keeps with a decision COMMITTED
-     * (and tells them before it closes).
+     * (and tells them before it closes). Each part carries the request's {@code ClientRequestToken} ({@code Token},
+     * and its request's digest, {@code TokenDigest}, in base64), recorded with the part and committed with it: a
+     * token this group keeps with other parameters is refused ({@code IdempotentParameterMismatchException}), and one
+     * the deciding group keeps with these answers its part as a repeat ({@code Repeated}, with the units of reading
+     * its items again).
      */
     public static final class Prepare implements OperationHandler<Prepare.Input, Prepare.Output> {
         public record Input(
@@ -335,15 +339,26 @@ public final class TransactWriteItemsHandler
                 List<TransactWriteItem> transactItems,
                 String returnConsumedCapacity,
                 String returnItemCollectionMetrics,
-                String region) {
+                String region,
+                String token,
+                String tokenDigest,
+                String tokenScope) {
             TransactWriteItemsInput request() {
                 return new TransactWriteItemsInput(
                         transactItems, returnConsumedCapacity, returnItemCollectionMetrics, null);
             }
         }
 
-        /** Prepared; {@code PartPayload}: the part's own size toward the 4 MB, which the coordinator sums. */
-        public record Output(Boolean prepared, Long partPayload) {}
+        /**
+         * Prepared, or {@code Repeated} (its token kept here: nothing prepared, and the units and metrics a repeat
+         * answers); {@code PartPayload}: the part's own size toward the 4 MB, which the coordinator sums.
+         */
+        public record Output(
+                Boolean prepared,
+                Long partPayload,
+                Boolean repeated,
+                List<io.partita.protocol.message.ConsumedCapacity> consumedCapacity,
+                Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {}
 
         /**
          * A member of a part's cancellation that says it came before anything ran (keys of the wrong shape): the
@@ -405,6 +420,22 @@ public final class TransactWriteItemsHandler
             for (Planned p : planned) {
                 size += p.size();
             }
+            boolean decides = Boolean.TRUE.equals(in.decides());
+            if (in.token() != null) {
+                // After the request's checks and before it runs, as a single node looks at a token. A group that
+                // does not decide goes on with a repeat: the deciding group answers it, and this part is aborted.
+                TransactionTokens.Token kept = writes.storage.writes().tokens().find(as.operation(), in.token());
+                if (kept != null && as.clock().millis() - kept.completedAt() < IdempotencyTokens.WINDOW_MILLIS) {
+                    if (!java.util.Arrays.equals(kept.digest(), digestOf(in))) {
+                        throw IdempotencyTokens.mismatch();
+                    }
+                    if (decides) {
+                        TransactWriteItemsOutput again = TransactionRequests.repeat(
+                                writes.storage, Committed.decode(kept.result()), in.returnConsumedCapacity());
+                        return new Output(false, size, true, again.consumedCapacity(), again.itemCollectionMetrics());
+                    }
+                }
+            }
             List<Transactions.WriteAction> actions;
             try {
                 actions = actions(planned);
@@ -416,7 +447,7 @@ public final class TransactWriteItemsHandler
             }
             Input recorded = new Input(
                     in.transaction(),
-                    Boolean.TRUE.equals(in.decides()),
+                    decides,
                     in.decidingTable(),
                     in.decidingGroup(),
                     in.participants(),
@@ -425,7 +456,10 @@ public final class TransactWriteItemsHandler
                     in.transactItems(),
                     in.returnConsumedCapacity(),
                     in.returnItemCollectionMetrics(),
-                    as.region());
+                    as.region(),
+                    in.token(),
+                    in.token() != null ? in.tokenDigest() : null,
+                    in.token() != null ? as.operation() : null);
             Transactions.WriteResult result = writes.storage
                     .writes()
                     .prepared()
@@ -440,7 +474,16 @@ public final class TransactWriteItemsHandler
                 marked.put(PART_PAYLOAD, size);
                 throw new ApiException(cancelled.code(), cancelled.getMessage(), marked);
             }
-            return new Output(true, size);
+            return new Output(true, size, null, null, null);
+        }
+
+        /** The digest a deciding part's token was sent with ({@code TokenDigest}). */
+        private static byte[] digestOf(Input in) {
+            try {
+                return java.util.Base64.getDecoder().decode(in.tokenDigest() == null ? "" : in.tokenDigest());
+            } catch (IllegalArgumentException e) {
+                throw ApiException.validation("TokenDigest is not base64");
+            }
         }
     }
 
@@ -479,6 +522,50 @@ public final class TransactWriteItemsHandler
             List<Transactions.WriteAction> actions = new ArrayList<>();
             var ended = prepared.commit(
                     in.transaction(), decides, context.clock().millis(), new PreparedTransactions.ActionsOf() {
+                        @Override
+                        public TransactionTokens.Recorder token(byte[] body, List<Transactions.WriteAction> read) {
+                            Prepare.Input recorded = part[0];
+                            if (recorded == null || recorded.token() == null || recorded.tokenScope() == null) {
+                                return null;
+                            }
+                            byte[] digest = Prepare.digestOf(recorded);
+                            return new TransactionTokens.Recorder() {
+                                @Override
+                                public String scope() {
+                                    return recorded.tokenScope();
+                                }
+
+                                @Override
+                                public String token() {
+                                    return recorded.token();
+                                }
+
+                                @Override
+                                public TransactionTokens.Token record(long[] collectionBytes) {
+                                    List<Committed.Item> items = new ArrayList<>(read.size());
+                                    for (Transactions.WriteAction a : read) {
+                                        items.add(new Committed.Item(
+                                                a.table().metadata().name(),
+                                                a.table().metadata().id(),
+                                                a.key().partition(),
+                                                a.key().sort()));
+                                    }
+                                    Committed committed = new Committed(
+                                            items,
+                                            TransactionRequests.collectionMetrics(
+                                                    recorded.returnItemCollectionMetrics(),
+                                                    read,
+                                                    i -> collectionBytes[i]));
+                                    return new TransactionTokens.Token(
+                                            recorded.tokenScope(),
+                                            recorded.token(),
+                                            digest,
+                                            context.clock().millis(),
+                                            committed.encode());
+                                }
+                            };
+                        }
+
                         @Override
                         public List<String> participants(byte[] body) {
                             List<String> named = io.partita.protocol.json.DynamoJson.decode(body, Prepare.Input.class)
