@@ -225,15 +225,18 @@ final class TransactWriteSpread {
                                     undo.add(shares.get(i));
                                 }
                             }
-                            return all(undo, sender, ABORT).thenApply(aborted -> {
-                                if (tooLarge != null) {
-                                    return tooLarge;
-                                }
-                                if (repeated && !refusedFirst(shares, prepared)) {
-                                    return answer(shares, List.of(prepared.get(0)));
-                                }
-                                return refusal(shares, prepared, n);
-                            });
+                            return all(undo, sender, ABORT)
+                                    .thenComposeAsync(
+                                            aborted -> {
+                                                if (tooLarge != null) {
+                                                    return CompletableFuture.completedFuture(tooLarge);
+                                                }
+                                                if (repeated && !refusedFirst(shares, prepared)) {
+                                                    return repeat(shares, prepared.get(0), sender, work);
+                                                }
+                                                return CompletableFuture.completedFuture(refusal(shares, prepared, n));
+                                            },
+                                            work);
                         },
                         work);
     }
@@ -260,6 +263,38 @@ final class TransactWriteSpread {
         } catch (ApiException e) {
             return reply(e);
         }
+    }
+
+    /**
+     * The answer to a repeat of a transaction that committed ({@code deciding}: its deciding group's answer, which
+     * names the first run): the first run's other parts are committed (sent again while not answered; a part ended
+     * before answers as committed), so that the repeat answers only once every group has written its part, with the
+     * units of reading the deciding group's items again. A part that does not answer makes it a 500, as a first run's
+     * would.
+     */
+    private static <G> CompletableFuture<ClusterRouter.Reply> repeat(
+            List<Share<G>> shares, ClusterRouter.Reply deciding, Sender<G> sender, Executor work) {
+        String first = BatchSpread.object(deciding.body()).path("Transaction").asText("");
+        if (first.isEmpty()) {
+            return CompletableFuture.completedFuture(answer(shares, List.of(deciding)));
+        }
+        List<CompletableFuture<ClusterRouter.Reply>> sent = new ArrayList<>();
+        for (Share<G> s : shares.subList(1, shares.size())) {
+            Share<G> firstRun = new Share<>(
+                    s.kind(),
+                    s.group(),
+                    s.positions(),
+                    s.tables(),
+                    null,
+                    BatchSpread.bytes(ending(first, false, s.tables())));
+            sent.add(commitUntilAnswered(firstRun, sender, work, COMMIT_TRIES));
+        }
+        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+                .thenApplyAsync(
+                        done -> sent.stream().allMatch(f -> decisionOf(f.join()) != null)
+                                ? answer(shares, List.of(deciding))
+                                : PART_LATE,
+                        work);
     }
 
     /** Whether a deciding part's answer is {@code Repeated}: a transaction with its token committed before. */

@@ -265,6 +265,9 @@ class TransactWriteSpreadTest {
     /** A sender that answers each (group, operation) from {@code answers}, and records what it was sent. */
     private static final class Groups implements TransactWriteSpread.Sender<Integer> {
         final List<String> sent = new CopyOnWriteArrayList<>();
+        /** The transaction each request named, in the order sent. */
+        final List<String> transactions = new CopyOnWriteArrayList<>();
+
         final Function<String, ClusterRouter.Reply> answers;
 
         Groups(Function<String, ClusterRouter.Reply> answers) {
@@ -278,6 +281,11 @@ class TransactWriteSpreadTest {
                             .replace("ExecuteTransaction", "")
                     + group;
             sent.add(what);
+            try {
+                transactions.add(json(body).path("Transaction").asText());
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
             return CompletableFuture.completedFuture(answers.apply(what));
         }
     }
@@ -303,23 +311,27 @@ class TransactWriteSpreadTest {
 
     /**
      * A repeat whose token the deciding group keeps (a transaction it decided COMMITTED): the other parts, prepared
-     * anew, are aborted, and the answer is the repeat's; unless a part refused the request before the token counts.
+     * anew, are aborted, the first run's other parts are committed (if they were not yet), and the answer is the
+     * repeat's; unless a part refused the request before the token counts.
      */
     @Test
     void aRepeatTheDecidingGroupKnowsAbortsTheOtherPartsAndAnswersAsARepeat() throws Exception {
+        ClusterRouter.Reply repeated = reply(
+                200,
+                "{'Prepared':false,'PartPayload':6,'Repeated':true,'Transaction':'first',"
+                        + "'ConsumedCapacity':[{'TableName':'b','CapacityUnits':2.0}]}");
         Groups groups = new Groups(what -> switch (what) {
-            case "Prepare2" ->
-                reply(
-                        200,
-                        "{'Prepared':false,'PartPayload':6,'Repeated':true,"
-                                + "'ConsumedCapacity':[{'TableName':'b','CapacityUnits':2.0}]}");
+            case "Prepare2" -> repeated;
             case "Prepare1" -> PREPARED;
             case "Abort1" -> reply(200, "{'Decision':'ABORTED'}");
+            case "Commit1" -> reply(200, "{'Decision':'COMMITTED'}");
             default -> throw new AssertionError(what);
         });
         ClusterRouter.Reply r = run(groups);
         assertThat(r.status()).isEqualTo(200);
-        assertThat(groups.sent).containsExactlyInAnyOrder("Prepare1", "Prepare2", "Abort1");
+        assertThat(groups.sent).containsExactlyInAnyOrder("Prepare1", "Prepare2", "Abort1", "Commit1");
+        assertThat(groups.transactions.get(groups.sent.indexOf("Abort1"))).isEqualTo("tx1");
+        assertThat(groups.transactions.get(groups.sent.indexOf("Commit1"))).isEqualTo("first");
         JsonNode out = json(r.body());
         assertThat(out.get("ConsumedCapacity"))
                 .extracting(c -> c.get("TableName").asText())

@@ -113,6 +113,17 @@ public final class PreparedTransactions {
      */
     public Transactions.WriteResult prepare(
             String id, boolean decides, byte[] body, List<Transactions.WriteAction> actions) {
+        return prepare(id, decides, body, actions, null);
+    }
+
+    /**
+     * Prepares as {@link #prepare(String, boolean, byte[], List)} does, with {@code onClaimed} run once the part's
+     * items are claimed, before it is planned: what it throws ends the prepare there (nothing recorded, nothing held),
+     * and is thrown. (A deciding group looks there for the transaction's token, which a commit of the same items that
+     * released them has written.)
+     */
+    public Transactions.WriteResult prepare(
+            String id, boolean decides, byte[] body, List<Transactions.WriteAction> actions, Runnable onClaimed) {
         ReentrantLock lock = lockOf(id);
         lock.lock();
         try {
@@ -124,17 +135,20 @@ public final class PreparedTransactions {
                 return new Transactions.WriteResult(null, Transactions.conflictOn(actions.size(), 0));
             }
             byte[] record = encode(actions, body);
-            return transactions.write(actions, items -> {
-                claimed.put(id, new Claim(items, body));
-                try {
-                    write(batch -> put(batch, key(PREPARED, id), record));
-                } catch (RuntimeException e) {
-                    if (!mayHaveBeenWritten(e)) {
-                        release(id); // nothing recorded: nothing to hold
-                    }
-                    throw e;
-                }
-            });
+            return transactions.write(
+                    actions,
+                    items -> {
+                        claimed.put(id, new Claim(items, body));
+                        try {
+                            write(batch -> put(batch, key(PREPARED, id), record));
+                        } catch (RuntimeException e) {
+                            if (!mayHaveBeenWritten(e)) {
+                                release(id); // nothing recorded: nothing to hold
+                            }
+                            throw e;
+                        }
+                    },
+                    onClaimed);
         } finally {
             lock.unlock();
         }

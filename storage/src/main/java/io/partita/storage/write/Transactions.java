@@ -159,7 +159,7 @@ public final class Transactions {
      * @throws WouldBlock on a {@link NonBlockingThread}, before anything has happened
      */
     public WriteResult write(List<WriteAction> actions) {
-        return write(actions, null, null);
+        return write(actions, null, null, null);
     }
 
     /**
@@ -168,7 +168,7 @@ public final class Transactions {
      * nothing (cancelled, only checks, or every item written again unchanged) records nothing.
      */
     public WriteResult writeRecorded(List<WriteAction> actions, TransactionTokens.Recorder token) {
-        return write(actions, null, token);
+        return write(actions, null, token, null);
     }
 
     /**
@@ -185,10 +185,19 @@ public final class Transactions {
      * the items stay claimed. A prepared part answers a result with no {@code written} and no {@code reasons}.
      */
     WriteResult write(List<WriteAction> actions, Preparing preparing) {
-        return write(actions, preparing, null);
+        return write(actions, preparing, null, null);
     }
 
-    private WriteResult write(List<WriteAction> actions, Preparing preparing, TransactionTokens.Recorder token) {
+    /**
+     * As {@link #write(List, Preparing)}, with {@code claimed} run once the items are claimed, before anything is
+     * planned: what it throws ends the transaction there (the claims released), and is thrown.
+     */
+    WriteResult write(List<WriteAction> actions, Preparing preparing, Runnable claimed) {
+        return write(actions, preparing, null, claimed);
+    }
+
+    private WriteResult write(
+            List<WriteAction> actions, Preparing preparing, TransactionTokens.Recorder token, Runnable claimed) {
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
         }
@@ -211,6 +220,9 @@ public final class Transactions {
         // transaction that locked its items are released before the locks (a write waiting for one then finds none).
         boolean release = true;
         try {
+            if (claimed != null) {
+                claimed.run();
+            }
             Reason[] refused = admitWrites(actions, targets);
             if (refused != null) {
                 return new WriteResult(null, Arrays.asList(refused));

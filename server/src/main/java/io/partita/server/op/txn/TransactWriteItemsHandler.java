@@ -59,7 +59,15 @@ public final class TransactWriteItemsHandler
      */
     public record Committed(
             List<Item> items,
-            Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {
+            Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics,
+            String transaction) {
+        /** What a transaction in one group commits; {@code transaction} names a part's over several. */
+        public Committed(
+                List<Item> items,
+                Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {
+            this(items, itemCollectionMetrics, null);
+        }
+
         /** An item the request wrote or checked. */
         public record Item(String table, String tableId, AttributeValue partition, AttributeValue sort) {}
 
@@ -350,15 +358,17 @@ public final class TransactWriteItemsHandler
         }
 
         /**
-         * Prepared, or {@code Repeated} (its token kept here: nothing prepared, and the units and metrics a repeat
-         * answers); {@code PartPayload}: the part's own size toward the 4 MB, which the coordinator sums.
+         * Prepared, or {@code Repeated} (its token kept here: nothing prepared, the units and metrics a repeat answers,
+         * and the first run's {@code Transaction}); {@code PartPayload}: the part's own size toward the 4 MB, which
+         * the coordinator sums.
          */
         public record Output(
                 Boolean prepared,
                 Long partPayload,
                 Boolean repeated,
                 List<io.partita.protocol.message.ConsumedCapacity> consumedCapacity,
-                Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics) {}
+                Map<String, List<io.partita.protocol.message.ItemCollectionMetrics>> itemCollectionMetrics,
+                String transaction) {}
 
         /**
          * A member of a part's cancellation that says it came before anything ran (keys of the wrong shape): the
@@ -421,19 +431,20 @@ public final class TransactWriteItemsHandler
                 size += p.size();
             }
             boolean decides = Boolean.TRUE.equals(in.decides());
+            byte[] digest = in.token() == null ? null : digestOf(in);
+            Runnable claimed = null;
             if (in.token() != null) {
                 // After the request's checks and before it runs, as a single node looks at a token. A group that
                 // does not decide goes on with a repeat: the deciding group answers it, and this part is aborted.
-                TransactionTokens.Token kept = writes.storage.writes().tokens().find(as.operation(), in.token());
-                if (kept != null && as.clock().millis() - kept.completedAt() < IdempotencyTokens.WINDOW_MILLIS) {
-                    if (!java.util.Arrays.equals(kept.digest(), digestOf(in))) {
-                        throw IdempotencyTokens.mismatch();
-                    }
-                    if (decides) {
-                        TransactWriteItemsOutput again = TransactionRequests.repeat(
-                                writes.storage, Committed.decode(kept.result()), in.returnConsumedCapacity());
-                        return new Output(false, size, true, again.consumedCapacity(), again.itemCollectionMetrics());
-                    }
+                try {
+                    checkToken(as, in, digest, decides);
+                } catch (Kept kept) {
+                    return repeat(kept.committed, size, in);
+                }
+                if (decides) {
+                    // Again once its items are claimed: a commit of the same items by the first run, which released
+                    // them, wrote the token in its batch.
+                    claimed = () -> checkToken(as, in, digest, true);
                 }
             }
             List<Transactions.WriteAction> actions;
@@ -460,27 +471,76 @@ public final class TransactWriteItemsHandler
                     in.token(),
                     in.token() != null ? in.tokenDigest() : null,
                     in.token() != null ? as.operation() : null);
-            Transactions.WriteResult result = writes.storage
-                    .writes()
-                    .prepared()
-                    .prepare(
-                            in.transaction(),
-                            Boolean.TRUE.equals(in.decides()),
-                            io.partita.protocol.json.DynamoJson.encode(recorded),
-                            actions);
+            Transactions.WriteResult result;
+            try {
+                result = writes.storage
+                        .writes()
+                        .prepared()
+                        .prepare(
+                                in.transaction(),
+                                decides,
+                                io.partita.protocol.json.DynamoJson.encode(recorded),
+                                actions,
+                                claimed);
+            } catch (Kept kept) {
+                return repeat(kept.committed, size, in);
+            }
             if (result.reasons() != null) {
                 ApiException cancelled = TransactionRequests.cancelled(result.reasons());
                 Map<String, Object> marked = new java.util.LinkedHashMap<>(cancelled.extraFields());
                 marked.put(PART_PAYLOAD, size);
                 throw new ApiException(cancelled.code(), cancelled.getMessage(), marked);
             }
-            return new Output(true, size, null, null, null);
+            return new Output(true, size, null, null, null, null);
+        }
+
+        /** A token kept here with the request's digest, found by the deciding group: the first run's commit. */
+        private static final class Kept extends RuntimeException {
+            private static final long serialVersionUID = 1L;
+
+            final transient Committed committed;
+
+            Kept(Committed committed) {
+                super(null, null, false, false);
+                this.committed = committed;
+            }
+        }
+
+        /**
+         * Refuses a token this group keeps (within its window) with another digest; throws {@link Kept} for one the
+         * deciding group keeps with this one.
+         */
+        private void checkToken(RequestContext as, Input in, byte[] digest, boolean decides) {
+            TransactionTokens.Token kept = writes.storage.writes().tokens().find(as.operation(), in.token());
+            if (kept == null || as.clock().millis() - kept.completedAt() >= IdempotencyTokens.WINDOW_MILLIS) {
+                return;
+            }
+            if (!java.util.Arrays.equals(kept.digest(), digest)) {
+                throw IdempotencyTokens.mismatch();
+            }
+            if (decides) {
+                throw new Kept(Committed.decode(kept.result()));
+            }
+        }
+
+        /**
+         * The deciding part's answer to a repeat: nothing prepared; the units of reading its items again, and the
+         * first run's transaction, whose other parts the coordinator commits before it answers.
+         */
+        private Output repeat(Committed first, long size, Input in) {
+            TransactWriteItemsOutput again =
+                    TransactionRequests.repeat(writes.storage, first, in.returnConsumedCapacity());
+            return new Output(
+                    false, size, true, again.consumedCapacity(), again.itemCollectionMetrics(), first.transaction());
         }
 
         /** The digest a deciding part's token was sent with ({@code TokenDigest}). */
         private static byte[] digestOf(Input in) {
+            if (in.tokenDigest() == null) {
+                throw ApiException.validation("TokenDigest is required with Token");
+            }
             try {
-                return java.util.Base64.getDecoder().decode(in.tokenDigest() == null ? "" : in.tokenDigest());
+                return java.util.Base64.getDecoder().decode(in.tokenDigest());
             } catch (IllegalArgumentException e) {
                 throw ApiException.validation("TokenDigest is not base64");
             }
@@ -555,7 +615,8 @@ public final class TransactWriteItemsHandler
                                             TransactionRequests.collectionMetrics(
                                                     recorded.returnItemCollectionMetrics(),
                                                     read,
-                                                    i -> collectionBytes[i]));
+                                                    i -> collectionBytes[i]),
+                                            in.transaction());
                                     return new TransactionTokens.Token(
                                             recorded.tokenScope(),
                                             recorded.token(),
