@@ -511,7 +511,7 @@ final class TransactWriteSpread {
     private static final int REPEATED = 2;
     /** More than 4 MB. */
     private static final int TOO_LARGE = 3;
-    /** The token used before with other parameters (the deciding group's refusal). */
+    /** The token used before with other parameters, or by a run not ended yet (a group's refusal). */
     private static final int TOKEN = 4;
     /** A cancellation for keys of the wrong shape, before anything ran (after the checks above, on a single node). */
     private static final int KEYS_CANCELLED = 5;
@@ -601,7 +601,8 @@ final class TransactWriteSpread {
             }
             return stage;
         }
-        if ("IdempotentParameterMismatchException".equals(BatchSpread.typeOf(error))) {
+        String type = BatchSpread.typeOf(error);
+        if ("IdempotentParameterMismatchException".equals(type) || "TransactionInProgressException".equals(type)) {
             return TOKEN;
         }
         return TransactSpread.refusedStage(error, REPEATED, TOO_LARGE, REFUSED);

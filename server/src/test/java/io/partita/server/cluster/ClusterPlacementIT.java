@@ -121,6 +121,12 @@ class ClusterPlacementIT {
     }
 
     /** Sends {@code json} as Partita's own operation {@code target} for account {@code a} to {@code via}, signed. */
+    /** A TransactWriteItems member that adds 1 to {@code c} of item {@code pk} of {@code table}, as JSON. */
+    private static String adding(String table, String pk) {
+        return "{\"Update\":{\"TableName\":\"" + table + "\",\"Key\":{\"pk\":{\"S\":\"" + pk + "\"}},"
+                + "\"UpdateExpression\":\"ADD c :one\",\"ExpressionAttributeValues\":{\":one\":{\"N\":\"1\"}}}}";
+    }
+
     private int partita(int a, ClusterConfig.Member via, String target, String json) throws Exception {
         byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
@@ -920,6 +926,51 @@ class ClusterPlacementIT {
                     .isInstanceOf(
                             software.amazon.awssdk.services.dynamodb.model.IdempotentParameterMismatchException.class);
         }
+        // While a first run still holds its part in the deciding group (prepared here by hand), a repeat is in
+        // progress.
+        String flight = "{\"TransactItems\":[" + adding("users", "flight") + "," + adding("orders", "flight") + "]}";
+        String digest = java.util.Base64.getEncoder()
+                .encodeToString(
+                        io.partita.server.op.txn.IdempotencyTokens.digest(io.partita.protocol.json.DynamoJson.decode(
+                                        flight.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                        io.partita.protocol.message.TransactWriteItemsInput.class)
+                                .idempotentParameters()));
+        String heldPart = "{\"Transaction\":\"in-flight\",\"Decides\":true,\"DecidingTable\":\"users\","
+                + "\"DecidingGroup\":\""
+                + tableGroup(n0, a0, "users").get("group").asText() + "\","
+                + "\"Deadline\":" + (System.currentTimeMillis() + 60_000) + ",\"Payload\":10,\"Token\":\"flight\","
+                + "\"TokenDigest\":\"" + digest + "\",\"TransactItems\":[" + adding("users", "flight") + "]}";
+        assertThat(partita(0, members.get(2), TransactWriteSpread.PREPARE, heldPart))
+                .isEqualTo(200);
+        var sdkFlight = software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest.builder()
+                .clientRequestToken("flight")
+                .transactItems(once.transactItems().stream()
+                        .map(i -> i.toBuilder()
+                                .update(i.update().toBuilder()
+                                        .key(Map.of("pk", AttributeValue.fromS("flight")))
+                                        .build())
+                                .build())
+                        .toList())
+                .build();
+        // (Sent once: the SDKs send TransactionInProgressException again, until the first run ends.)
+        try (DynamoDbClient once3 = DynamoDbClient.builder()
+                .endpointOverride(
+                        URI.create("http://127.0.0.1:" + members.get(3).apiPort()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AK0", "secret-0"))
+                .overrideConfiguration(c -> c.retryStrategy(r -> r.maxAttempts(1)))
+                .build()) {
+            assertThatThrownBy(() -> once3.transactWriteItems(sdkFlight))
+                    .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TransactionInProgressException.class);
+        }
+        assertThat(partita(
+                        0,
+                        members.get(2),
+                        TransactWriteSpread.ABORT,
+                        "{\"Transaction\":\"in-flight\",\"Decides\":true,\"TransactItems\":[{\"ConditionCheck\":"
+                                + "{\"TableName\":\"users\"}}]}"))
+                .isEqualTo(200);
+        as(0, 3).transactWriteItems(sdkFlight);
         for (String table : List.of("users", "orders")) {
             assertThat(as(0, 0).getItem(g -> g.tableName(table)
                                     .key(Map.of("pk", AttributeValue.fromS("once")))

@@ -360,6 +360,17 @@ class TransactWriteSpreadTest {
             default -> throw new AssertionError(what);
         });
         assertThat(json(run(other).body()).get("__type").asText()).endsWith("IdempotentParameterMismatchException");
+
+        // The first run still holding its part in the deciding group: in progress, as a single node answers.
+        Groups running = new Groups(what -> switch (what) {
+            case "Prepare2" ->
+                reply(
+                        400,
+                        "{'__type':'com.amazonaws.dynamodb.v20120810#TransactionInProgressException','message':'p'}");
+            case "Prepare1" -> cancelled("TransactionConflict", "None");
+            default -> throw new AssertionError(what);
+        });
+        assertThat(json(run(running).body()).get("__type").asText()).endsWith("TransactionInProgressException");
     }
 
     @Test

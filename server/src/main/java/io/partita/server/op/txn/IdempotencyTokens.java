@@ -222,7 +222,8 @@ public final class IdempotencyTokens<R> {
                         + " idempotent token that was already used.");
     }
 
-    private static ApiException inProgress() {
+    /** A repeat while the first request still runs: {@code TransactionInProgressException}. */
+    static ApiException inProgress() {
         return new ApiException(
                 ErrorCode.TRANSACTION_IN_PROGRESS, "Transaction from previous request is still in progress");
     }

@@ -486,12 +486,34 @@ public final class TransactWriteItemsHandler
                 return repeat(kept.committed, size, in);
             }
             if (result.reasons() != null) {
+                if (decides && in.token() != null && conflicted(result.reasons()) && running(as, in)) {
+                    // As a single node answers a repeat while the first still runs: its items are held by it here.
+                    throw IdempotencyTokens.inProgress();
+                }
                 ApiException cancelled = TransactionRequests.cancelled(result.reasons());
                 Map<String, Object> marked = new java.util.LinkedHashMap<>(cancelled.extraFields());
                 marked.put(PART_PAYLOAD, size);
                 throw new ApiException(cancelled.code(), cancelled.getMessage(), marked);
             }
             return new Output(true, size, null, null, null, null);
+        }
+
+        private static boolean conflicted(List<Transactions.Reason> reasons) {
+            return reasons.stream().anyMatch(r -> Transactions.TRANSACTION_CONFLICT.equals(r.code()));
+        }
+
+        /** Whether a part prepared here carries {@code in}'s token and digest: the first run, not yet ended. */
+        private boolean running(RequestContext as, Input in) {
+            for (PreparedTransactions.Part p :
+                    writes.storage.writes().prepared().prepared()) {
+                Input other = io.partita.protocol.json.DynamoJson.decode(p.body(), Input.class);
+                if (in.token().equals(other.token())
+                        && as.operation().equals(other.tokenScope())
+                        && java.util.Objects.equals(in.tokenDigest(), other.tokenDigest())) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** A token kept here with the request's digest, found by the deciding group: the first run's commit. */
