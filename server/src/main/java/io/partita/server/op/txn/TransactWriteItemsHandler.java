@@ -54,8 +54,8 @@ public final class TransactWriteItemsHandler
 
     /**
      * What a repeat of a committed request needs: its items, to be read again (each by its table's name and id, so
-     * that a table made again under the name is not taken for it), and the first answer's metrics. Kept with its
-     * token in the store, as JSON.
+     * that a table made again under the name is not taken for it), the first answer's metrics, and for a part of a
+     * transaction over several groups that transaction's id. Kept with its token in the store, as JSON.
      */
     public record Committed(
             List<Item> items,
@@ -556,7 +556,7 @@ public final class TransactWriteItemsHandler
                     false, size, true, again.consumedCapacity(), again.itemCollectionMetrics(), first.transaction());
         }
 
-        /** The digest a deciding part's token was sent with ({@code TokenDigest}). */
+        /** The digest a part's token was sent with ({@code TokenDigest}). */
         private static byte[] digestOf(Input in) {
             if (in.tokenDigest() == null) {
                 throw ApiException.validation("TokenDigest is required with Token");
