@@ -338,6 +338,7 @@ public final class PartitaServer implements AutoCloseable {
                         new io.partita.server.op.txn.TransactGetItemsHandler.Release(storage))
                 .register("Query", new QueryHandler(storage, cache))
                 .register("Scan", new ScanHandler(storage, cache))
+                .registerPartita("ScanRange", ScanHandler.ofRange(storage, cache))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
                 .register("ListContributorInsights", new ListContributorInsightsHandler(storage))

@@ -130,6 +130,28 @@ public final class KeyConditionPlanner {
     }
 
     /**
+     * The value a key condition compares top-level attribute {@code name} to by equality, or null for none: where a
+     * cluster with a group per partition sends a Query, before the table's schema is at hand.
+     *
+     * @throws ApiException as {@link #checkShape} does for a malformed condition
+     */
+    public static AttributeValue equalityOf(Condition condition, String name) {
+        List<Condition> parts = new ArrayList<>();
+        List<Path> subjects = new ArrayList<>();
+        shape(condition, parts, subjects);
+        for (int i = 0; i < parts.size(); i++) {
+            Path path = subjects.get(i);
+            if (path.isTopLevel()
+                    && path.head().name().equals(name)
+                    && parts.get(i) instanceof Condition.Compare cmp
+                    && cmp.comparator() == Condition.Comparator.EQ) {
+                return value(cmp.right() instanceof Path ? cmp.left() : cmp.right());
+            }
+        }
+        return null;
+    }
+
+    /**
      * The checks of a key condition that need no key schema (its operators, operands and attributes), which DynamoDB
      * makes before it looks the table up: a request with a malformed key condition on a table that does not exist is
      * refused for the condition, as expression errors are.

@@ -283,6 +283,13 @@ public final class Main implements Callable<Integer> {
     boolean clusterTableGroups;
 
     @Option(
+            names = {"--cluster-partition-groups"},
+            description = "With --cluster-table-groups: make each partition of a new table (one with no global"
+                    + " secondary index and no stream) a Raft group of its own, its hash range's, so that one table's"
+                    + " writes spread over the nodes (docs/CLUSTER.md).")
+    boolean clusterPartitionGroups;
+
+    @Option(
             names = {"--cluster-follower-reads"},
             description = "While this node follows, it answers eventually consistent reads (GetItem, BatchGetItem,"
                     + " Query and Scan without ConsistentRead) from its own replica, which may lag the leader's"
@@ -452,6 +459,9 @@ public final class Main implements Callable<Integer> {
             }
             if (clusterTableGroups) {
                 cluster = cluster.withTableGroups(true);
+            }
+            if (clusterPartitionGroups) {
+                cluster = cluster.withPartitionGroups(true);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());

@@ -27,6 +27,9 @@ import java.util.Set;
  *     members), or 0 for every member (the default)
  * @param tableGroups whether each table an account makes is a Raft group of its own, placed on {@code replicas}
  *     members ({@code --cluster-table-groups}, docs/CLUSTER.md); only with {@code replicas}
+ * @param partitionGroups whether each partition of a new table (with no global secondary index and no stream) is a Raft
+ *     group of its own, its hash range's ({@code --cluster-partition-groups}, docs/CLUSTER.md); only with {@code
+ *     tableGroups}
  */
 public record ClusterConfig(
         String name,
@@ -36,7 +39,8 @@ public record ClusterConfig(
         boolean followerReads,
         boolean readLease,
         int replicas,
-        boolean tableGroups) {
+        boolean tableGroups,
+        boolean partitionGroups) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -71,35 +75,50 @@ public record ClusterConfig(
             throw new IllegalArgumentException("a group per table (--cluster-table-groups) is placed on some of the"
                     + " members: give --cluster-replicas too");
         }
+        if (partitionGroups && !tableGroups) {
+            throw new IllegalArgumentException("a group per partition (--cluster-partition-groups) is a table's group"
+                    + " cut by hash ranges: give --cluster-table-groups too");
+        }
     }
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false, false, true, 0, false);
+        this(name, nodeId, members, false, false, true, 0, false, false);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
     public ClusterConfig joining(boolean join) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
+        return new ClusterConfig(
+                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
     }
 
     /** The same node, answering eventually consistent reads itself while it follows ({@code followerReads}). */
     public ClusterConfig withFollowerReads(boolean followerReads) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
+        return new ClusterConfig(
+                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
     }
 
     /** The same node, with its read lease on or off ({@code readLease}). */
     public ClusterConfig withReadLease(boolean readLease) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
+        return new ClusterConfig(
+                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
     }
 
     /** The same node, its cluster's groups each placed on {@code replicas} members (0: on every member). */
     public ClusterConfig withReplicas(int replicas) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
+        return new ClusterConfig(
+                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
     }
 
     /** The same node, each new table of its cluster a group of its own ({@code tableGroups}), or not. */
     public ClusterConfig withTableGroups(boolean tableGroups) {
-        return new ClusterConfig(name, nodeId, members, join, followerReads, readLease, replicas, tableGroups);
+        return new ClusterConfig(
+                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+    }
+
+    /** The same node, each partition of its cluster's new tables a group of its own ({@code partitionGroups}). */
+    public ClusterConfig withPartitionGroups(boolean partitionGroups) {
+        return new ClusterConfig(
+                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
     }
 
     /** Whether each group is placed on some of the members only, as {@link #replicas} says, rather than on all. */
@@ -154,8 +173,9 @@ public record ClusterConfig(
      * Reads a properties file with {@code cluster.name}, {@code node.id}, {@code members} (in {@link
      * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default),
      * {@code read.lease} ({@code true}, the default, or {@code false}), {@code replicas} (on how many members each
-     * group is placed; every member by default) and {@code table.groups} (a group per table, {@code false} by
-     * default); {@code nodeId}, when not null, overrides the file's.
+     * group is placed; every member by default), {@code table.groups} (a group per table, {@code false} by
+     * default) and {@code table.partition-groups} (a group per partition, {@code false} by default); {@code nodeId},
+     * when not null, overrides the file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
         Properties p = new Properties();
@@ -173,7 +193,8 @@ public record ClusterConfig(
                 .withFollowerReads(flag(p, file, "follower.reads", false))
                 .withReadLease(flag(p, file, "read.lease", true))
                 .withReplicas(replicas(p, file))
-                .withTableGroups(flag(p, file, "table.groups", false));
+                .withTableGroups(flag(p, file, "table.groups", false))
+                .withPartitionGroups(flag(p, file, "table.partition-groups", false));
     }
 
     private static int replicas(Properties p, Path file) {

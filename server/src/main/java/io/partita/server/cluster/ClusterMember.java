@@ -136,6 +136,11 @@ public final class ClusterMember implements AutoCloseable {
         /** For a table's group ({@code --cluster-table-groups}): the table it was made for; null for an account's. */
         final String table;
         /**
+         * For a group of one of a table's hash ranges but its first ({@code --cluster-partition-groups}): the range's
+         * place among them; 0 for any other group. Set before the group is known to others.
+         */
+        volatile int range;
+        /**
          * For a table's group this node leads: whether it is being closed, empty ({@link #collect}); new tables are
          * refused meanwhile.
          */
@@ -830,6 +835,10 @@ public final class ClusterMember implements AutoCloseable {
             }
             default -> {}
         }
+        Routed byRange = rangeRouted(request, target, tables, home);
+        if (byRange != null) {
+            return byRange;
+        }
         // A client's BatchGetItem, BatchWriteItem, BatchExecuteStatement, TransactGetItems or ExecuteTransaction over
         // several groups, the account's own among them, runs from here.
         boolean batch = (BatchSpread.runs(target)
@@ -878,6 +887,96 @@ public final class ClusterMember implements AutoCloseable {
         }
         return new Routed(g, null);
     }
+
+    /**
+     * Where a request on a table whose partitions are Raft groups of their own goes ({@code
+     * --cluster-partition-groups}, docs/CLUSTER.md), or null for a request that names no such table. One forwarded
+     * to one of the table's groups is served there (a share of a request run from another node, or an item's request
+     * routed there). An item's request (GetItem, PutItem, UpdateItem, DeleteItem, Query) goes to the group of its
+     * partition key's range, or to the table's first group when the request names none (which answers its error). A
+     * client's Scan, DescribeTable, and a change every group makes ({@link RangeSpread#EVERY}, a CreateTable once its
+     * account's group placed it) run from here ({@link #runRanged}); a request over several tables, or one that is
+     * not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any other (the descriptions of its settings,
+     * its tags) goes to its first group.
+     */
+    private Routed rangeRouted(
+            io.netty.handler.codec.http.FullHttpRequest request, String target, TableRoute tables, Group home) {
+        java.util.Map<String, TableRanges> ranged = membersReplica.unlessInstalling(store -> {
+            java.util.Map<String, TableRanges> out = new java.util.LinkedHashMap<>();
+            for (String t : tables.tables()) {
+                TableRanges r = tableRangesOf(store, home.account, t);
+                if (r != null) {
+                    out.put(t, r);
+                }
+            }
+            return out;
+        });
+        if (ranged == null) {
+            return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
+        }
+        if (ranged.isEmpty()) {
+            return null;
+        }
+        String name = ranged.keySet().iterator().next();
+        TableRanges ranges = ranged.get(name);
+        UUID chosen = chosenGroup(request);
+        if (chosen != null && ranges.has(chosen)) {
+            return routedTo(chosen);
+        }
+        String operation = operationOf(target);
+        if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
+            return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
+        }
+        boolean client = !request.headers().contains(ClusterRouter.FORWARDED)
+                && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                && !io.partita.server.admin.AdminRoutes.handles(request.uri());
+        if (RangeSpread.BY_KEY.contains(operation)) {
+            io.partita.protocol.model.AttributeValue key = TableRanges.partitionKey(
+                    operation, io.netty.buffer.ByteBufUtil.getBytes(request.content()), ranges.key(), keyConditions);
+            return routedTo(key == null ? ranges.groups().get(0) : ranges.groupOf(key));
+        }
+        if (operation.equals("ImportTable")) {
+            return new Routed(
+                    null, io.partita.protocol.error.ApiException.resourceInUse("Table already exists: " + name));
+        }
+        // A CreateTable of a table placed already (sent again after a group did not answer, say) makes it in every
+        // group that lacks it; its first group answers as it would.
+        boolean spreads =
+                operation.equals("Scan") || operation.equals("DescribeTable") || RangeSpread.EVERY.contains(operation);
+        if (spreads && client) {
+            return new Routed(null, null, true);
+        }
+        return routedTo(ranges.groups().get(0));
+    }
+
+    /** Group {@code id}, or a wait while this node does not know it yet (the mover makes or finds it). */
+    private Routed routedTo(UUID id) {
+        Group g = tableGroups.get(id);
+        if (g == null) {
+            nudge();
+            return new Routed(null, null);
+        }
+        return new Routed(g, null);
+    }
+
+    /** DynamoDB's (or DynamoDB Streams') operation {@code target} names, or null for another (Partita's own). */
+    private static String operationOf(String target) {
+        if (target.equals(RangeSpread.SCAN_RANGE)) {
+            return "Scan";
+        }
+        for (String prefix : List.of(
+                io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX,
+                io.partita.server.route.OperationRegistry.STREAMS_PREFIX)) {
+            if (target.startsWith(prefix)) {
+                return target.substring(prefix.length());
+            }
+        }
+        return null;
+    }
+
+    /** Parses the key conditions of Queries on tables whose partitions are groups of their own, to route them. */
+    private final io.partita.protocol.expr.ExpressionCache keyConditions =
+            new io.partita.protocol.expr.ExpressionCache(256);
 
     /** The refusal of a request Partita does not run over the several groups its {@code tables} are in. */
     private static io.partita.protocol.error.ApiException differentGroups(List<String> tables) {
@@ -930,6 +1029,57 @@ public final class ClusterMember implements AutoCloseable {
         return reply.whenComplete((r, e) -> batchKilobytes.release(kb));
     }
 
+    /**
+     * Runs a client's request on a table whose partitions are Raft groups of their own ({@link #rangeRouted}) from
+     * here, over the table's groups ({@link RangeSpread}): a Scan's walk, DescribeTable, or a change every group
+     * makes. Null for a request that names no such table.
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runRanged(
+            ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {
+        String operation = operationOf(target);
+        if (operation == null
+                || !(operation.equals("Scan")
+                        || operation.equals("DescribeTable")
+                        || RangeSpread.EVERY.contains(operation))) {
+            return null;
+        }
+        TableRoute named;
+        try {
+            named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e); // a body in memory: not reached
+        }
+        if (named.tables().size() != 1) {
+            return null;
+        }
+        String table = named.tables().get(0);
+        String account = caller.accountId();
+        java.util.Optional<TableRanges> found = membersReplica.unlessInstalling(
+                store -> java.util.Optional.ofNullable(tableRangesOf(store, account, table)));
+        if (found == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+        }
+        if (found.isEmpty()) {
+            return null;
+        }
+        TableRanges ranges = found.get();
+        RangeSpread.Sender sender = (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body);
+        if (operation.equals("Scan")) {
+            return RangeSpread.scan(request.body(), ranges, sender);
+        }
+        if (operation.equals("DescribeTable")) {
+            return RangeSpread.describe(target, request.body(), ranges.groups(), sender);
+        }
+        if (operation.equals("UpdateTable")) {
+            io.partita.protocol.error.ApiException refused = RangeSpread.refusedUpdate(request.body(), table);
+            if (refused != null) {
+                return refused(refused);
+            }
+        }
+        return RangeSpread.everyGroup(operation, target, request.body(), ranges.groups(), sender, batches);
+    }
+
     /** The bodies the requests over several groups under way on this node may hold, in KB: 256 MB. */
     private final java.util.concurrent.Semaphore batchKilobytes = new java.util.concurrent.Semaphore(256 * 1024);
 
@@ -944,6 +1094,10 @@ public final class ClusterMember implements AutoCloseable {
         ListSpread.Kind list = ListSpread.Kind.of(target);
         if (list != null) {
             return runList(request, caller, list);
+        }
+        java.util.concurrent.CompletableFuture<ClusterRouter.Reply> ranged = runRanged(request, caller, target);
+        if (ranged != null) {
+            return ranged;
         }
         if (target.equals("DynamoDB_20120810.RestoreTableFromBackup")
                 || target.equals("DynamoDB_20120810.RestoreTableToPointInTime")) {
@@ -2630,6 +2784,13 @@ public final class ClusterMember implements AutoCloseable {
     /** Where the members' group records which group each table is in, by account and table: {@code <account>/<t>}. */
     private static final String TABLE_RECORD = "cluster/table/";
 
+    /**
+     * The most groups a table's hash ranges are placed in ({@code --cluster-partition-groups}): a table that needs
+     * more partitions at its creation has several in each range's group (each group's store cuts its partitions as a
+     * single node's does), so that a CreateTable stays within a few new groups' elections.
+     */
+    static final int MAX_RANGES = 8;
+
     /** A key the members' group never records: a compare-and-set that expects a value there changes nothing. */
     private static final String BARRIER = "cluster/barrier";
 
@@ -2673,7 +2834,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         List<String> on = new java.util.ArrayList<>();
         r.get("on").forEach(p -> on.add(p.get("id").asText()));
-        return new Group(
+        Group g = new Group(
                 account,
                 tableStorage(id),
                 List.copyOf(on),
@@ -2681,6 +2842,8 @@ public final class ClusterMember implements AutoCloseable {
                 "table-" + id,
                 r.get("place").asInt(),
                 r.get("table").asText());
+        g.range = r.path("range").asInt(0);
+        return g;
     }
 
     /**
@@ -2799,15 +2962,16 @@ public final class ClusterMember implements AutoCloseable {
      * keeps its group, and this one's record is taken back. Every node then makes the group, or finds it
      * ({@link #syncTables}); the request goes there.
      */
-    private void placeTable(String account, String name) {
+    private void placeTable(String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
         // A record gone meanwhile (its group's close removed it): placed again, a few times at most.
-        for (int attempt = 0; attempt < 3 && !placeTableOnce(account, name); attempt++) {
+        for (int attempt = 0; attempt < 3 && !placeTableOnce(account, name, layout); attempt++) {
             log.debug("node {}: table {} of account {} is placed again", nodeId(), name, account);
         }
     }
 
     /** One attempt of {@link #placeTable}: false when the table's record was gone by the time it was placed. */
-    private boolean placeTableOnce(String account, String name) {
+    private boolean placeTableOnce(
+            String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
         String key = TABLE_RECORD + account + "/" + name;
         try {
             // Read together, with no checkpoint replacing the store in between: a record absent is absent.
@@ -2836,30 +3000,61 @@ public final class ClusterMember implements AutoCloseable {
                 return java.util.Arrays.equals(
                         membersGroup.recordIf(membersReplica, key, was, revived, RECORD_TIME), revived);
             }
-            UUID id = UUID.randomUUID();
+            // With --cluster-partition-groups, each of the table's partitions at its creation is a group of its own,
+            // its hash range's, each placed as a table's group is (the next places spread their leaders); the first
+            // is the table's own group.
+            int ranges = cluster.partitionGroups() ? Math.min(MAX_RANGES, layout.partitions()) : 1;
             int place = groups.size() + groupRecords.size();
-            com.fasterxml.jackson.databind.node.ArrayNode on =
-                    peersOf(io.partita.cluster.Placement.of(ids(membersGroup.members()), place, cluster.replicas()));
-            if (on == null) {
-                throw new io.partita.storage.StorageUnavailableException("the members are changing", null, false);
+            List<UUID> ids = new java.util.ArrayList<>(ranges);
+            List<byte[]> groupValues = new java.util.ArrayList<>(ranges);
+            com.fasterxml.jackson.databind.node.ArrayNode on = null;
+            for (int i = 0; i < ranges; i++) {
+                com.fasterxml.jackson.databind.node.ArrayNode members = peersOf(
+                        io.partita.cluster.Placement.of(ids(membersGroup.members()), place + i, cluster.replicas()));
+                if (members == null) {
+                    throw new io.partita.storage.StorageUnavailableException("the members are changing", null, false);
+                }
+                on = on == null ? members : on;
+                com.fasterxml.jackson.databind.node.ObjectNode group = JSON.createObjectNode()
+                        .put("account", account)
+                        .put("table", name)
+                        .put("place", place + i);
+                if (i > 0) {
+                    group.put("range", i);
+                }
+                group.set("on", members);
+                ids.add(UUID.randomUUID());
+                groupValues.add(JSON.writeValueAsBytes(group));
             }
-            com.fasterxml.jackson.databind.node.ObjectNode group = JSON.createObjectNode()
-                    .put("account", account)
-                    .put("table", name)
-                    .put("place", place);
-            group.set("on", on);
-            byte[] groupValue = JSON.writeValueAsBytes(group);
-            membersGroup.recordIf(membersReplica, GROUP_RECORD + id, null, groupValue, RECORD_TIME);
-            byte[] table = tableRecord(id, true, System.currentTimeMillis());
+            for (int i = 0; i < ranges; i++) {
+                membersGroup.recordIf(membersReplica, GROUP_RECORD + ids.get(i), null, groupValues.get(i), RECORD_TIME);
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode record = (com.fasterxml.jackson.databind.node.ObjectNode)
+                    JSON.readTree(tableRecord(ids.get(0), true, System.currentTimeMillis()));
+            if (ranges > 1) {
+                record.put("key", layout.partitionKey());
+                record.set(
+                        "ranges", TableRanges.even(layout.partitionKey(), ids).toJson());
+            }
+            byte[] table = JSON.writeValueAsBytes(record);
             // Expecting the record there was: none, or one whose group is gone (a close that stopped midway).
             byte[] now = membersGroup.recordIf(membersReplica, key, was, table, RECORD_TIME);
             if (!java.util.Arrays.equals(now, table)) {
-                // Placed by another request meanwhile (or its record removed by a close): this group holds nothing,
-                // and goes (a group record the delete misses is closed by its leader, empty).
-                membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
+                // Placed by another request meanwhile (or its record removed by a close): these groups hold nothing,
+                // and go (a group record the delete misses is closed by its leader, empty).
+                for (int i = 0; i < ranges; i++) {
+                    membersGroup.recordIf(
+                            membersReplica, GROUP_RECORD + ids.get(i), groupValues.get(i), null, RECORD_TIME);
+                }
                 return now != null;
             }
-            log.info("node {} placed table {} of account {} on {}", nodeId(), name, account, group.get("on"));
+            log.info(
+                    "node {} placed table {} of account {} on {}{}",
+                    nodeId(),
+                    name,
+                    account,
+                    on,
+                    ranges > 1 ? ", its " + ranges + " partitions each a group of its own" : "");
             return true;
         } catch (IOException | io.partita.storage.StorageUnavailableException e) {
             throw new io.partita.protocol.error.ApiException(
@@ -2881,9 +3076,39 @@ public final class ClusterMember implements AutoCloseable {
                 .put("at", placedAt));
     }
 
+    /** Table record {@code was} with {@code live} as given: its group, ranges and time as they were. */
+    private static byte[] withLive(byte[] was, boolean live) throws IOException {
+        com.fasterxml.jackson.databind.node.ObjectNode r =
+                (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(was);
+        r.put("live", live);
+        return JSON.writeValueAsBytes(r);
+    }
+
+    /**
+     * The hash ranges of table {@code name} of {@code account}, when its partitions are groups of their own ({@code
+     * --cluster-partition-groups}), as the members' group's store {@code records} (this node's replica) has them; or
+     * null for a table in one group, or none.
+     */
+    private static TableRanges tableRangesOf(RocksStore records, String account, String name) {
+        byte[] r = meta(records, TABLE_RECORD + account + "/" + name);
+        if (r == null) {
+            return null;
+        }
+        try {
+            TableRanges ranges = TableRanges.of(JSON.readTree(r));
+            // A table's record whose first group is gone (a close that stopped between the two): placed anew when made.
+            return ranges == null
+                            || meta(records, GROUP_RECORD + ranges.groups().get(0)) == null
+                    ? null
+                    : ranges;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /**
      * The group table {@code name} of {@code account} is in, as the members' group's store {@code records} (this node's
-     * replica) has it; or null.
+     * replica) has it; or null. For a table whose partitions are groups of their own, its first range's.
      */
     private static UUID tableGroupOf(RocksStore records, String account, String name) {
         byte[] r = meta(records, TABLE_RECORD + account + "/" + name);
@@ -2945,7 +3170,8 @@ public final class ClusterMember implements AutoCloseable {
         }
 
         @Override
-        public boolean placeElsewhere(String account, String name) {
+        public boolean placeElsewhere(
+                String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
             if (g.table != null) {
                 return false;
             }
@@ -2957,7 +3183,7 @@ public final class ClusterMember implements AutoCloseable {
                         || (own != null && own.storage().tables().find(name) != null)) {
                     return false;
                 }
-                placeTable(account, name);
+                placeTable(account, name, layout);
                 return true;
             } finally {
                 g.naming.unlock();
@@ -3112,12 +3338,7 @@ public final class ClusterMember implements AutoCloseable {
             }
             com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(was);
             if (r.get("group").asText().equals(g.id.toString()) && r.get("live").asBoolean()) {
-                membersGroup.recordIf(
-                        membersReplica,
-                        key,
-                        was,
-                        tableRecord(g.id, false, r.get("at").asLong()),
-                        RECORD_TIME);
+                membersGroup.recordIf(membersReplica, key, was, withLive(was, false), RECORD_TIME);
             }
         } catch (IOException | RuntimeException e) {
             log.warn(
@@ -3495,7 +3716,7 @@ public final class ClusterMember implements AutoCloseable {
                 kept = true;
             } else if (live || there) {
                 membersGroup.recordIf(
-                        membersReplica, e.getKey(), e.getValue(), tableRecord(g.id, there, at), RECORD_TIME);
+                        membersReplica, e.getKey(), e.getValue(), withLive(e.getValue(), there), RECORD_TIME);
                 kept |= there;
             } else if (!table.equals(g.table)
                     && System.currentTimeMillis() - at > PLACED_GRACE_MILLIS
@@ -3503,6 +3724,14 @@ public final class ClusterMember implements AutoCloseable {
                 // A table restored here and deleted, with no backup of its own: its name is free again in any group.
                 membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME);
             }
+        }
+        if (!kept && g.range > 0) {
+            // A group of one of a table's hash ranges but its first: kept while the table's record is there and names
+            // it (a CreateTable that did not reach it yet is sent again, and makes it here).
+            byte[] record = records.get(prefix + g.table);
+            com.fasterxml.jackson.databind.JsonNode r = record == null ? null : JSON.readTree(record);
+            TableRanges ranges = r == null ? null : TableRanges.of(r);
+            kept = ranges != null && ranges.has(g.id) && r.get("live").asBoolean();
         }
         if (!kept && holdsTransactions(g, own)) {
             kept = true;
@@ -4002,6 +4231,9 @@ public final class ClusterMember implements AutoCloseable {
             if (g.table != null) {
                 one.put("table", g.table);
             }
+            if (g.range > 0) {
+                one.put("range", g.range);
+            }
             try {
                 putGroup(one, g, node);
                 // Each group's own: they differ while a change of the members is made to one group after another.
@@ -4025,6 +4257,9 @@ public final class ClusterMember implements AutoCloseable {
                         .put("leader", locator == null ? null : locator.leader());
                 if (g.table != null) {
                     one.put("table", g.table);
+                }
+                if (g.range > 0) {
+                    one.put("range", g.range);
                 }
                 g.placed.forEach(one.putArray("placed")::add);
             }

@@ -84,6 +84,7 @@ class ClusterPlacementIT {
                 new ClusterConfig("placed", "n" + i, members)
                         .withReplicas(replicas)
                         .withTableGroups(tableGroups)
+                        .withPartitionGroups(tableGroups)
                         .withFollowerReads(true),
                 i,
                 accounts);
@@ -1314,6 +1315,196 @@ class ClusterPlacementIT {
         assertThat(getFrom(as(0, 1), "users", "u")).isNull();
         assertThat(tableGroup(nodes[1], a0, "users").get("group").asText()).isNotEqualTo(users);
         assertThat(as(0, 3).listTables().tableNames()).containsExactly("orders", "users");
+
+        eachPartitionOfATableIsAGroupOfItsOwn(a0);
+    }
+
+    /**
+     * With {@code --cluster-partition-groups} (on with table groups here; the on-demand tables above stayed whole): a
+     * provisioned table's partitions at its creation are groups of their own, each its hash range's. Items, Query and
+     * Scan through any node, a change every group makes, the refusals of what is not cut by ranges yet, and the
+     * groups closed once the table is deleted.
+     */
+    @SuppressWarnings("unchecked")
+    private void eachPartitionOfATableIsAGroupOfItsOwn(String account) throws Exception {
+        // 2,500 write units need three partitions of 1,000: three groups.
+        as(0, 1).createTable(r -> r.tableName("hot")
+                .attributeDefinitions(
+                        a -> a.attributeName("pk").attributeType(ScalarAttributeType.S),
+                        a -> a.attributeName("sk").attributeType(ScalarAttributeType.N))
+                .keySchema(
+                        k -> k.attributeName("pk").keyType(KeyType.HASH),
+                        k -> k.attributeName("sk").keyType(KeyType.RANGE))
+                .provisionedThroughput(p -> p.readCapacityUnits(10L).writeCapacityUnits(2_500L)));
+        await(
+                "every node knowing the table's three groups",
+                () -> java.util.Arrays.stream(nodes, 0, 4)
+                        .allMatch(m -> rangeGroups(m, account, "hot").size() == 3));
+        java.util.Map<String, Long> before = commits(account, "hot");
+        for (int via = 0; via < 4; via++) {
+            assertThat(as(0, via).describeTable(r -> r.tableName("hot")).table().tableStatus())
+                    .isEqualTo(TableStatus.ACTIVE);
+        }
+        // Twenty partition keys of three items each, through every node; each item read back through another.
+        for (int i = 0; i < 20; i++) {
+            for (int j = 0; j < 3; j++) {
+                int k = i;
+                int n = j;
+                as(0, (i + j) % 4)
+                        .putItem(r -> r.tableName("hot")
+                                .item(Map.of(
+                                        "pk", AttributeValue.fromS("k" + k),
+                                        "sk", AttributeValue.fromN(Integer.toString(n)),
+                                        "v", AttributeValue.fromS("v" + k + "." + n))));
+            }
+        }
+        for (int i = 0; i < 20; i++) {
+            int k = i;
+            assertThat(as(0, (i + 1) % 4)
+                            .getItem(r -> r.tableName("hot")
+                                    .consistentRead(true)
+                                    .key(Map.of("pk", AttributeValue.fromS("k" + k), "sk", AttributeValue.fromN("2"))))
+                            .item()
+                            .get("v")
+                            .s())
+                    .isEqualTo("v" + k + ".2");
+        }
+        // Every group took writes: each range's group's log grew.
+        java.util.Map<String, Long> after = commits(account, "hot");
+        for (var e : before.entrySet()) {
+            assertThat(after.get(e.getKey()))
+                    .as("range %s's commits", e.getKey())
+                    .isGreaterThan(e.getValue() + 3);
+        }
+        // A condition and an update go to the item's group.
+        assertThatThrownBy(() -> as(0, 2).putItem(r -> r.tableName("hot")
+                        .item(Map.of("pk", AttributeValue.fromS("k3"), "sk", AttributeValue.fromN("1")))
+                        .conditionExpression("attribute_not_exists(pk)")))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException.class);
+        assertThat(as(0, 3).updateItem(r -> r.tableName("hot")
+                                .key(Map.of("pk", AttributeValue.fromS("k3"), "sk", AttributeValue.fromN("1")))
+                                .updateExpression("ADD c :one")
+                                .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))
+                                .returnValues("UPDATED_NEW"))
+                        .attributes()
+                        .get("c")
+                        .n())
+                .isEqualTo("1");
+        // A Query goes to its partition key's group, by expression or by KeyConditions.
+        assertThat(as(0, 1).query(r -> r.tableName("hot")
+                                .keyConditionExpression("pk = :p AND sk >= :one")
+                                .expressionAttributeValues(
+                                        Map.of(":p", AttributeValue.fromS("k7"), ":one", AttributeValue.fromN("1"))))
+                        .items())
+                .extracting(i -> i.get("v").s())
+                .containsExactly("v7.1", "v7.2");
+        assertThat(as(0, 2).query(r -> r.tableName("hot")
+                                .keyConditions(Map.of(
+                                        "pk",
+                                        software.amazon.awssdk.services.dynamodb.model.Condition.builder()
+                                                .comparisonOperator("EQ")
+                                                .attributeValueList(AttributeValue.fromS("k11"))
+                                                .build())))
+                        .count())
+                .isEqualTo(3);
+        // A Scan walks the groups in hash order: one page for the whole table, pages of a Limit, segments.
+        var whole = as(0, 3).scan(r -> r.tableName("hot"));
+        assertThat(whole.count()).isEqualTo(60);
+        assertThat(whole.lastEvaluatedKey()).isEmpty();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        Map<String, AttributeValue> start = null;
+        int pages = 0;
+        do {
+            Map<String, AttributeValue> from = start;
+            var page = as(0, pages % 4).scan(r -> r.tableName("hot").limit(7).exclusiveStartKey(from));
+            assertThat(page.count()).isLessThanOrEqualTo(7);
+            page.items().forEach(i -> assertThat(seen.add(i.get("v").s())).isTrue());
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+            pages++;
+        } while (start != null);
+        assertThat(seen).hasSize(60);
+        assertThat(pages).isBetween(9, 12); // 60 / 7, and a page that ends at a group's end
+        int segmented = 0;
+        for (int s = 0; s < 4; s++) {
+            int segment = s;
+            segmented += as(0, s).scan(r -> r.tableName("hot").segment(segment).totalSegments(4))
+                    .count();
+        }
+        assertThat(segmented).isEqualTo(60);
+        assertThat(as(0, 1).scan(r -> r.tableName("hot")
+                                .select("COUNT")
+                                .filterExpression("sk = :two")
+                                .expressionAttributeValues(Map.of(":two", AttributeValue.fromN("2"))))
+                        .count())
+                .isEqualTo(20);
+        // DescribeTable sums its groups' items; UpdateTable and UpdateTimeToLive reach every group.
+        assertThat(as(0, 2).describeTable(r -> r.tableName("hot")).table().itemCount())
+                .isEqualTo(60L);
+        as(0, 0).updateTable(r -> r.tableName("hot")
+                .provisionedThroughput(p -> p.readCapacityUnits(20L).writeCapacityUnits(2_500L)));
+        await(
+                "the new read capacity on the table",
+                () -> as(0, 3).describeTable(r -> r.tableName("hot"))
+                                .table()
+                                .provisionedThroughput()
+                                .readCapacityUnits()
+                        == 20L);
+        as(0, 1).updateTimeToLive(r ->
+                r.tableName("hot").timeToLiveSpecification(t -> t.enabled(true).attributeName("ttl")));
+        assertThat(as(0, 2).describeTimeToLive(r -> r.tableName("hot"))
+                        .timeToLiveDescription()
+                        .attributeName())
+                .isEqualTo("ttl");
+        // What is not cut by ranges yet is refused, and changes nothing.
+        assertThatThrownBy(() -> as(0, 3).batchWriteItem(r -> r.requestItems(Map.of(
+                        "hot",
+                        List.of(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                                .putRequest(p -> p.item(
+                                        Map.of("pk", AttributeValue.fromS("b"), "sk", AttributeValue.fromN("1"))))
+                                .build())))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("does not run BatchWriteItem on table hot yet");
+        assertThatThrownBy(() -> as(0, 0).updateTable(r -> r.tableName("hot")
+                        .streamSpecification(s -> s.streamEnabled(true).streamViewType("NEW_IMAGE"))))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("not run UpdateTable with global secondary indexes, a stream or replicas");
+        assertThat(as(0, 1).describeTable(r -> r.tableName("hot")).table().streamSpecification())
+                .isNull();
+        // Deleted: every group is empty, and closed.
+        as(0, 2).deleteTable(r -> r.tableName("hot"));
+        assertThatThrownBy(() -> as(0, 3).describeTable(r -> r.tableName("hot")))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
+        await(
+                "the table's groups closed on every node",
+                () -> java.util.Arrays.stream(nodes, 0, 4)
+                        .allMatch(m -> rangeGroups(m, account, "hot").isEmpty()));
+    }
+
+    /** The commit index of each group of table {@code table} of {@code account}, the highest any node has. */
+    private java.util.Map<String, Long> commits(String account, String table) {
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        for (int i = 0; i < 4; i++) {
+            rangeGroups(nodes[i], account, table).forEach((range, index) -> out.merge(range, index, Math::max));
+        }
+        return out;
+    }
+
+    /**
+     * Node {@code m}'s view of the groups of table {@code table} of account {@code account}, by their place among the
+     * table's ranges, each with its commit index as the node has it (-1 for a group not on the node).
+     */
+    private static java.util.Map<String, Long> rangeGroups(ClusterMember m, String account, String table) {
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        JsonNode v = view(m);
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : v.get(list)) {
+                if (g.path("table").asText().equals(table)
+                        && g.get("account").asText().equals(account)) {
+                    out.put(g.path("range").asText("0"), g.path("commitIndex").asLong(-1));
+                }
+            }
+        }
+        return out;
     }
 
     private void awaitPlaced(List<String> memberIds) throws InterruptedException {

@@ -32,7 +32,8 @@ final class PageReader {
             int count,
             int scanned,
             Map<String, AttributeValue> lastEvaluatedKey,
-            long bytesRead) {}
+            long bytesRead,
+            Map<String, AttributeValue> lastScannedKey) {}
 
     static Page read(
             StorageEngine storage,
@@ -43,7 +44,8 @@ final class PageReader {
             Condition filter,
             List<Path> projection,
             boolean countOnly,
-            boolean fetch) {
+            boolean fetch,
+            boolean keyAtEnd) {
         Table table = target.table();
         KeySchema schema = table.metadata().keySchema();
         List<Map<String, AttributeValue>> items = new ArrayList<>();
@@ -87,6 +89,12 @@ final class PageReader {
             Map<String, AttributeValue> lastItem = (Map<String, AttributeValue>) last[0];
             lastKey = target.lastKey(lastItem);
         }
-        return new Page(items, counts[0], counts[1], lastKey, bytes[0]);
+        Map<String, AttributeValue> lastScanned = null;
+        if (keyAtEnd && !stopped[0] && last[0] != null) {
+            @SuppressWarnings("unchecked")
+            Map<String, AttributeValue> lastItem = (Map<String, AttributeValue>) last[0];
+            lastScanned = target.lastKey(lastItem);
+        }
+        return new Page(items, counts[0], counts[1], lastKey, bytes[0], lastScanned);
     }
 }

@@ -121,7 +121,8 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                         filter,
                         projection,
                         "COUNT".equals(in.select()),
-                        fetch));
+                        fetch,
+                        false));
     }
 
     /** The operators a key can be queried by ("Query": EQ, LE, LT, GE, GT, BEGINS_WITH, BETWEEN). */

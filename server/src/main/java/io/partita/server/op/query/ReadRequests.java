@@ -88,7 +88,8 @@ final class ReadRequests {
                 page.count(),
                 page.scanned(),
                 page.lastEvaluatedKey(),
-                consumed);
+                consumed,
+                page.lastScannedKey());
     }
 
     /**

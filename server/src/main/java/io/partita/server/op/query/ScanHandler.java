@@ -28,10 +28,27 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
 
     private final StorageEngine storage;
     private final ExpressionCache cache;
+    /** Whether a page that reaches the end of the store's items names the last item it scanned. */
+    private final boolean keyAtEnd;
 
     public ScanHandler(StorageEngine storage, ExpressionCache cache) {
+        this(storage, cache, false);
+    }
+
+    private ScanHandler(StorageEngine storage, ExpressionCache cache, boolean keyAtEnd) {
         this.storage = storage;
         this.cache = cache;
+        this.keyAtEnd = keyAtEnd;
+    }
+
+    /**
+     * Partita's own {@code Partita.ScanRange}: a Scan of the hash ranges of a table that one group of a cluster holds
+     * ({@code --cluster-partition-groups}, docs/CLUSTER.md), whose page, when it reaches their end, names the last item
+     * it scanned ({@link ReadPageOutput#partitaLastScannedKey}): the node that walks the table's groups goes on with
+     * the next group, or answers with that key as the page's {@code LastEvaluatedKey}.
+     */
+    public static ScanHandler ofRange(StorageEngine storage, ExpressionCache cache) {
+        return new ScanHandler(storage, cache, true);
     }
 
     @Override
@@ -122,7 +139,8 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                         filter,
                         projection,
                         "COUNT".equals(in.select()),
-                        fetch));
+                        fetch,
+                        keyAtEnd));
     }
 
     /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */

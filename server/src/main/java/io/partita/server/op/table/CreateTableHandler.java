@@ -88,7 +88,18 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         m = m.withWarmThroughput(warmRead, warmWrite)
                 .withSseKey(SseSpecs.keyArn(context, SseSpecs.parse(in.sseSpecification())));
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
-        placeElsewhere(placement, storage, context, in.tableName());
+        // With --cluster-partition-groups, each partition its declared throughput (provisioned capacity, or a warm
+        // throughput) needs at its creation is a Raft group of its own. An on-demand table that declared neither
+        // starts whole, in one group (its four partitions are headroom, not a need); so does one with a global
+        // secondary index or a stream, which are not cut by ranges yet.
+        boolean declared = !m.onDemand() || warmRead != null || warmWrite != null;
+        boolean global = indexes.stream().anyMatch(IndexDefinition::global);
+        TablePlacement.Layout layout = global || stream || !declared
+                ? TablePlacement.Layout.WHOLE
+                : new TablePlacement.Layout(
+                        io.partita.storage.partition.TablePartitions.initialCount(m),
+                        schema.partitionKey().name());
+        placeElsewhere(placement, storage, context, in.tableName(), layout);
         TableMetadata made = m;
         java.util.function.Supplier<Table> make = () -> {
             Table t = storage.tables().create(made);
@@ -108,10 +119,15 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
      * ErrorCode#TABLE_PLACED}, and the node the client sent the request to sends it there. A table of that name here
      * (made before the cluster had a group per table) is refused as usual.
      */
-    static void placeElsewhere(TablePlacement placement, StorageEngine storage, RequestContext context, String name) {
+    static void placeElsewhere(
+            TablePlacement placement,
+            StorageEngine storage,
+            RequestContext context,
+            String name,
+            TablePlacement.Layout layout) {
         if (placement != null
                 && storage.tables().find(name) == null
-                && placement.placeElsewhere(context.accountId(), name)) {
+                && placement.placeElsewhere(context.accountId(), name, layout)) {
             throw new ApiException(ErrorCode.TABLE_PLACED, "Table " + name + " is placed in a group of its own");
         }
     }

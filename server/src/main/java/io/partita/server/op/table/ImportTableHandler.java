@@ -101,7 +101,7 @@ public final class ImportTableHandler implements OperationHandler<ImportTableInp
             throw ApiException.resourceInUse("Table already exists: " + name);
         }
         if (name != null) {
-            CreateTableHandler.placeElsewhere(placement, storage, context, name);
+            CreateTableHandler.placeElsewhere(placement, storage, context, name, TablePlacement.Layout.WHOLE);
         }
         long now = context.clock().millis();
         String id = S3Transfers.id(now);

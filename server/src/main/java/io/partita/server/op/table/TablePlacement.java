@@ -17,7 +17,18 @@ public interface TablePlacement {
      * @throws io.partita.protocol.error.ApiException a 503 when the cluster could not record the placement (DynamoDB's
      *     soft quota of 2,500 tables an account is not enforced, as on a single node)
      */
-    boolean placeElsewhere(String account, String name);
+    boolean placeElsewhere(String account, String name, Layout layout);
+
+    /**
+     * What a new table's placement may cut it by: its {@code partitions} at creation (DynamoDB's count for its
+     * throughput), of which a cluster with a group per partition ({@code --cluster-partition-groups}) makes each hash
+     * range a group of its own, and the name of its partition key, by which requests then find their range's group.
+     * One partition for a table with a global secondary index or a stream, which are not cut yet.
+     */
+    record Layout(int partitions, String partitionKey) {
+        /** A table kept whole, in one group. */
+        public static final Layout WHOLE = new Layout(1, null);
+    }
 
     /**
      * Makes table {@code name} in this server's store with {@code make}, which the caller runs here once {@link

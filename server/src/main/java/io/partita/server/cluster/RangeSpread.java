@@ -1,0 +1,416 @@
+package io.partita.server.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.server.route.OperationRegistry;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The requests on a table whose partitions are Raft groups of their own ({@code --cluster-partition-groups},
+ * docs/CLUSTER.md) that concern more than one of its hash ranges, run from the node the client sent them to: a Scan
+ * walks the groups in hash order ({@link #scan}); DescribeTable asks every group and sums their items and bytes
+ * ({@link #describe}); CreateTable, DeleteTable, UpdateTable, UpdateTimeToLive, TagResource, UntagResource and
+ * UpdateContributorInsights go to every group ({@link #everyGroup}). An item's request goes to its range's group alone,
+ * and needs none of this.
+ */
+final class RangeSpread {
+    /** A Scan of one group's ranges, whose page names the last item it scanned when it reaches their end. */
+    static final String SCAN_RANGE = OperationRegistry.PARTITA_PREFIX + "ScanRange";
+
+    /** How long a change that every group must make is sent again to a group that did not answer. */
+    static final long EVERY_GROUP_MILLIS = 15_000;
+
+    /** A page of a walk stops once its answers hold this many bytes, as DynamoDB stops a Scan's page at 1 MB read. */
+    static final long PAGE_BYTES = 1024 * 1024;
+
+    private static final ObjectMapper JSON = DynamoJson.mapper();
+
+    /** The operations of a table that go to every one of its groups. */
+    static final Set<String> EVERY = Set.of(
+            "CreateTable",
+            "DeleteTable",
+            "UpdateTable",
+            "UpdateTimeToLive",
+            "TagResource",
+            "UntagResource",
+            "UpdateContributorInsights");
+
+    /** The operations that read or write one item collection: they go to the group of their partition key's range. */
+    static final Set<String> BY_KEY = Set.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query");
+
+    /**
+     * The operations refused on such a table for now: they would read or write several ranges at once, or need what
+     * is not cut by ranges yet (a stream, backups, point-in-time recovery, a replica, a policy).
+     */
+    static final Set<String> NOT_YET = Set.of(
+            "BatchGetItem",
+            "BatchWriteItem",
+            "TransactGetItems",
+            "TransactWriteItems",
+            "ExecuteStatement",
+            "BatchExecuteStatement",
+            "ExecuteTransaction",
+            "CreateBackup",
+            "UpdateContinuousBackups",
+            "ExportTableToPointInTime",
+            "RestoreTableFromBackup",
+            "RestoreTableToPointInTime",
+            "EnableKinesisStreamingDestination",
+            "UpdateKinesisStreamingDestination",
+            "PutResourcePolicy",
+            "UpdateTableReplicaAutoScaling");
+
+    private RangeSpread() {}
+
+    /** Sends {@code body} as {@code target} to group {@code group}; its future never fails (a 503 or 500 instead). */
+    @FunctionalInterface
+    interface Sender {
+        CompletableFuture<ClusterRouter.Reply> send(UUID group, String target, byte[] body);
+    }
+
+    /** The refusal of {@code operation} on table {@code table}, whose partitions are groups of their own. */
+    static ApiException notYet(String operation, String table) {
+        return ApiException.validation("Partita's cluster does not run " + operation + " on table " + table + " yet:"
+                + " its partitions are Raft groups of their own (--cluster-partition-groups, docs/CLUSTER.md)");
+    }
+
+    /**
+     * Why UpdateTable's {@code body} is refused on such a table, or null: a change of its global secondary indexes,
+     * its stream or its replicas, which are not cut by ranges yet.
+     */
+    static ApiException refusedUpdate(byte[] body, String table) {
+        ObjectNode root = BatchSpread.object(body);
+        if (root == null) {
+            return null; // the first group answers its error
+        }
+        JsonNode stream = root.get("StreamSpecification");
+        if (nonEmpty(root.get("GlobalSecondaryIndexUpdates"))
+                || nonEmpty(root.get("ReplicaUpdates"))
+                || (stream != null && stream.path("StreamEnabled").asBoolean(false))) {
+            return notYet("UpdateTable with global secondary indexes, a stream or replicas", table);
+        }
+        return null;
+    }
+
+    private static boolean nonEmpty(JsonNode n) {
+        return n != null && !n.isNull() && (!n.isContainerNode() || n.size() > 0);
+    }
+
+    /**
+     * Runs {@code operation}, one of {@link #EVERY}, on every group of {@code groups} (the table's, its first group
+     * first in the list). CreateTable is made in the first group first, whose checks are the request's: then in the
+     * others (one that has the table already counts as made, so a CreateTable sent again after a group did not answer
+     * makes it where it lacks). DeleteTable is deleted in the others first (one that lacks the table counts as done),
+     * the first group last, so a DeleteTable sent again after one did not answer deletes what is left, and the table
+     * is listed until its first group's is gone. Any other goes to every group at once. A group that does not answer
+     * is asked again for {@link #EVERY_GROUP_MILLIS}; then the request answers 503 (the SDKs send it again). The answer
+     * is the first group's; a refusal of another group is the request's.
+     */
+    static CompletableFuture<ClusterRouter.Reply> everyGroup(
+            String operation, String target, byte[] body, List<UUID> groups, Sender sender, Executor later) {
+        UUID first = groups.get(0);
+        List<UUID> others = groups.subList(1, groups.size());
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EVERY_GROUP_MILLIS);
+        return switch (operation) {
+            case "CreateTable" ->
+                untilDone(first, target, body, sender, until, later, null).thenCompose(made -> {
+                    if (made.status() != 200 && !is(made, "ResourceInUseException")) {
+                        return CompletableFuture.completedFuture(made);
+                    }
+                    return all(others, g -> untilDone(g, target, body, sender, until, later, "ResourceInUseException"))
+                            .thenApply(replies -> firstRefusal(replies, made));
+                });
+            case "DeleteTable" ->
+                all(others, g -> untilDone(g, target, body, sender, until, later, "ResourceNotFoundException"))
+                        .thenCompose(replies -> {
+                            ClusterRouter.Reply refused = firstRefusal(replies, null);
+                            return refused != null
+                                    ? CompletableFuture.completedFuture(refused)
+                                    : untilDone(first, target, body, sender, until, later, null);
+                        });
+            default ->
+                all(groups, g -> untilDone(g, target, body, sender, until, later, null))
+                        .thenApply(replies -> replies.get(0).status() != 200
+                                ? replies.get(0)
+                                : firstRefusal(replies.subList(1, replies.size()), replies.get(0)));
+        };
+    }
+
+    /** The first reply of {@code replies} that is not a 200, or {@code otherwise}. */
+    private static ClusterRouter.Reply firstRefusal(List<ClusterRouter.Reply> replies, ClusterRouter.Reply otherwise) {
+        for (ClusterRouter.Reply r : replies) {
+            if (r.status() != 200) {
+                return r;
+            }
+        }
+        return otherwise;
+    }
+
+    /** Every group's reply, in the order of {@code groups}, asked at once. */
+    private static CompletableFuture<List<ClusterRouter.Reply>> all(
+            List<UUID> groups, java.util.function.Function<UUID, CompletableFuture<ClusterRouter.Reply>> ask) {
+        List<CompletableFuture<ClusterRouter.Reply>> asked = new ArrayList<>(groups.size());
+        for (UUID g : groups) {
+            asked.add(ask.apply(g));
+        }
+        return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<ClusterRouter.Reply> out = new ArrayList<>(asked.size());
+            for (CompletableFuture<ClusterRouter.Reply> f : asked) {
+                out.add(f.join());
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Group {@code group}'s reply, sent again while it is a 503 (nothing was done: the group had no leader, a new
+     * group's first election under way, say) until {@code until}; a refusal of type {@code done} counts as a 200 (what
+     * it would make is there).
+     */
+    private static CompletableFuture<ClusterRouter.Reply> untilDone(
+            UUID group, String target, byte[] body, Sender sender, long until, Executor later, String done) {
+        return sender.send(group, target, body).thenCompose(r -> {
+            if (done != null && is(r, done)) {
+                return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, r.body()));
+            }
+            if (r.status() != 503) {
+                return CompletableFuture.completedFuture(r);
+            }
+            if (System.nanoTime() - until > 0) {
+                return CompletableFuture.completedFuture(BatchSpread.unavailable("not every Raft group of the table's"
+                        + " partitions answered (the change may be made in some): send it again"));
+            }
+            Executor delayed = CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS, later);
+            return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(x -> untilDone(group, target, body, sender, until, later, done));
+        });
+    }
+
+    private static boolean is(ClusterRouter.Reply r, String type) {
+        return r.status() == 400
+                && BatchSpread.typeOf(BatchSpread.object(r.body())).equals(type);
+    }
+
+    /**
+     * DescribeTable of a table of {@code groups}: every group asked at once; the first group's answer, with the items
+     * and bytes of every group that answered summed ({@code ItemCount}, {@code TableSizeBytes}, and each local
+     * secondary index's), and the status of a group whose table is not {@code ACTIVE} yet (a waiter for the table
+     * waits for every group's). The first group's refusal is the answer.
+     */
+    static CompletableFuture<ClusterRouter.Reply> describe(
+            String target, byte[] body, List<UUID> groups, Sender sender) {
+        return all(groups, g -> sender.send(g, target, body)).thenApply(RangeSpread::describeMerge);
+    }
+
+    static ClusterRouter.Reply describeMerge(List<ClusterRouter.Reply> replies) {
+        ClusterRouter.Reply first = replies.get(0);
+        ObjectNode root = first.status() == 200 ? BatchSpread.object(first.body()) : null;
+        if (root == null || !(root.get("Table") instanceof ObjectNode table)) {
+            return first;
+        }
+        long items = table.path("ItemCount").asLong(0);
+        long bytes = table.path("TableSizeBytes").asLong(0);
+        Map<String, long[]> indexes = new java.util.HashMap<>();
+        for (int i = 1; i < replies.size(); i++) {
+            ObjectNode other = replies.get(i).status() == 200
+                    ? BatchSpread.object(replies.get(i).body())
+                    : null;
+            JsonNode t = other == null ? null : other.get("Table");
+            if (t == null) {
+                continue;
+            }
+            items += t.path("ItemCount").asLong(0);
+            bytes += t.path("TableSizeBytes").asLong(0);
+            String status = t.path("TableStatus").asText("ACTIVE");
+            if (!status.equals("ACTIVE") && table.path("TableStatus").asText("").equals("ACTIVE")) {
+                table.put("TableStatus", status);
+            }
+            for (JsonNode index : t.path("LocalSecondaryIndexes")) {
+                long[] sum = indexes.computeIfAbsent(index.path("IndexName").asText(), n -> new long[2]);
+                sum[0] += index.path("ItemCount").asLong(0);
+                sum[1] += index.path("IndexSizeBytes").asLong(0);
+            }
+        }
+        table.put("ItemCount", items);
+        table.put("TableSizeBytes", bytes);
+        for (JsonNode index : table.path("LocalSecondaryIndexes")) {
+            long[] sum = indexes.get(index.path("IndexName").asText());
+            if (sum != null && index instanceof ObjectNode o) {
+                o.put("ItemCount", o.path("ItemCount").asLong(0) + sum[0]);
+                o.put("IndexSizeBytes", o.path("IndexSizeBytes").asLong(0) + sum[1]);
+            }
+        }
+        return new ClusterRouter.Reply(200, bytes(root));
+    }
+
+    /**
+     * A Scan of a table of {@code ranges}: the groups in hash order, from the range of its {@code
+     * ExclusiveStartKey}'s partition key (or the first of its segment's, or the first), each asked for a page of its
+     * own ranges ({@link #SCAN_RANGE}) with what is left of the {@code Limit}; the pages joined into one. The walk
+     * stops at a page that stops short of its group's end (its {@code LastEvaluatedKey} is the answer's), at the
+     * {@code Limit}, or once the answers hold {@link #PAGE_BYTES} (the last item scanned is then the answer's {@code
+     * LastEvaluatedKey}), or after the last group of the walk. A parallel scan's segment is a slice of the hash space,
+     * as on a single node: the walk goes over the groups whose ranges meet it, each reading the segment's part of
+     * its own. A refusal of a group is the answer.
+     */
+    static CompletableFuture<ClusterRouter.Reply> scan(byte[] body, TableRanges ranges, Sender sender) {
+        ObjectNode root = BatchSpread.object(body);
+        if (root == null) {
+            return sender.send(ranges.groups().get(0), SCAN_RANGE, body); // its error
+        }
+        int from = 0;
+        int to = ranges.groups().size() - 1;
+        JsonNode segment = root.get("Segment");
+        JsonNode total = root.get("TotalSegments");
+        if (segment != null && segment.canConvertToInt() && total != null && total.canConvertToInt()) {
+            int s = segment.asInt();
+            int n = total.asInt();
+            if (n > 0 && s >= 0 && s < n) {
+                from = ranges.indexOf(hashBound(s, n));
+                to = s == n - 1 ? to : ranges.indexOf(hashBound(s + 1, n) - 1);
+            }
+        }
+        AttributeValue start = TableRanges.startKey(body, ranges.key());
+        if (start != null) {
+            from = Math.max(from, ranges.indexOf(io.partita.storage.key.ItemKeyEncoder.partitionHash(start)));
+        }
+        JsonNode limit = root.get("Limit");
+        Long left = limit != null && limit.canConvertToLong() ? limit.asLong() : null;
+        Walk walk = new Walk(root, ranges, sender, Math.min(from, to), to, left);
+        return walk.page(walk.from, true);
+    }
+
+    /** The first hash of segment {@code segment} of {@code total}, as a single node's Scan cuts the hash space. */
+    static long hashBound(int segment, int total) {
+        return BigInteger.ONE
+                .shiftLeft(64)
+                .multiply(BigInteger.valueOf(segment))
+                .divide(BigInteger.valueOf(total))
+                .longValue();
+    }
+
+    /** One Scan's walk over the groups, and the page it has joined so far. */
+    private static final class Walk {
+        final ObjectNode request;
+        final TableRanges ranges;
+        final Sender sender;
+        final int from;
+        final int to;
+        /** What is left of the request's {@code Limit}, or null for none. */
+        Long left;
+
+        final ArrayNode items = JSON.createArrayNode();
+        long count;
+        long scanned;
+        long bytes;
+        ObjectNode consumed;
+
+        Walk(ObjectNode request, TableRanges ranges, Sender sender, int from, int to, Long left) {
+            this.request = request;
+            this.ranges = ranges;
+            this.sender = sender;
+            this.from = from;
+            this.to = to;
+            this.left = left;
+        }
+
+        /** Asks the group of range {@code at} for its page, with the request's start key when {@code first}. */
+        CompletableFuture<ClusterRouter.Reply> page(int at, boolean first) {
+            ObjectNode share = request.deepCopy();
+            if (!first) {
+                share.remove("ExclusiveStartKey");
+            }
+            if (left != null) {
+                share.put("Limit", left);
+            }
+            return sender.send(ranges.groups().get(at), SCAN_RANGE, bytes(share))
+                    .thenCompose(reply -> joined(at, first, reply));
+        }
+
+        private CompletableFuture<ClusterRouter.Reply> joined(int at, boolean first, ClusterRouter.Reply reply) {
+            ObjectNode answer = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
+            if (answer == null) {
+                return CompletableFuture.completedFuture(reply); // a refusal, or a group that did not answer
+            }
+            if (answer.get("Items") instanceof ArrayNode page) {
+                items.addAll(page);
+            }
+            count += answer.path("Count").asLong(0);
+            long read = answer.path("ScannedCount").asLong(0);
+            scanned += read;
+            bytes += reply.body().length;
+            if (answer.get("ConsumedCapacity") instanceof ObjectNode units) {
+                consumed = consumed == null ? units : add(consumed, units);
+            }
+            if (left != null) {
+                left = Math.max(0, left - read);
+            }
+            JsonNode stopped = answer.get("LastEvaluatedKey");
+            if (stopped != null && !stopped.isNull()) {
+                return done(stopped); // stopped short of its group's end
+            }
+            JsonNode last = answer.get("PartitaLastScannedKey");
+            if (at >= to) {
+                return done(null);
+            }
+            if (last != null && ((left != null && left == 0) || bytes >= PAGE_BYTES)) {
+                return done(last); // scanned to the group's end (else its page would have stopped short of it)
+            }
+            return page(at + 1, false);
+        }
+
+        private CompletableFuture<ClusterRouter.Reply> done(JsonNode lastKey) {
+            ObjectNode out = JSON.createObjectNode();
+            if (!"COUNT".equals(request.path("Select").asText(""))) {
+                out.set("Items", items);
+            }
+            out.put("Count", count);
+            out.put("ScannedCount", scanned);
+            if (lastKey != null && !lastKey.isNull()) {
+                out.set("LastEvaluatedKey", lastKey);
+            }
+            if (consumed != null) {
+                out.set("ConsumedCapacity", consumed);
+            }
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, bytes(out)));
+        }
+    }
+
+    /** {@code a} with every number of {@code b} added to its own, field by field (units of consumed capacity). */
+    static ObjectNode add(ObjectNode a, ObjectNode b) {
+        ObjectNode out = a.deepCopy();
+        for (Map.Entry<String, JsonNode> f : b.properties()) {
+            JsonNode mine = out.get(f.getKey());
+            if (f.getValue().isNumber() && (mine == null || mine.isNumber())) {
+                out.put(
+                        f.getKey(),
+                        (mine == null ? 0 : mine.asDouble()) + f.getValue().asDouble());
+            } else if (f.getValue() instanceof ObjectNode inner && (mine == null || mine instanceof ObjectNode)) {
+                out.set(f.getKey(), mine == null ? inner.deepCopy() : add((ObjectNode) mine, inner));
+            }
+        }
+        return out;
+    }
+
+    static byte[] bytes(JsonNode node) {
+        try {
+            return JSON.writeValueAsBytes(node);
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.partita.server.cluster;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.expr.ExpressionResolver;
+import io.partita.protocol.expr.KeyConditionPlanner;
+import io.partita.protocol.json.AttributeValueCodec;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.LegacyCondition;
+import io.partita.protocol.message.QueryInput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.partition.PartitionMap;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * A table whose partitions are Raft groups of their own ({@code --cluster-partition-groups}, docs/CLUSTER.md): its
+ * partition key's name, and the hash ranges the table was cut into at its creation, each with its group, in hash order.
+ * Range {@code i} holds the items whose partition key hashes ({@link ItemKeyEncoder#partitionHash}, as the store places
+ * them) from {@code starts[i]} (unsigned) up to the next range's start; the first range's group is the table's own, as
+ * a table's record names it.
+ *
+ * @param key the name of the table's partition key
+ * @param starts each range's first hash, in unsigned order, the first 0
+ * @param groups each range's group
+ */
+record TableRanges(String key, long[] starts, List<UUID> groups) {
+    TableRanges {
+        groups = List.copyOf(groups);
+        if (starts.length != groups.size() || starts.length == 0 || starts[0] != 0) {
+            throw new IllegalArgumentException("ranges " + java.util.Arrays.toString(starts) + " of groups " + groups);
+        }
+    }
+
+    /**
+     * A table cut into {@code n} ranges of equal width, as its store cuts its {@code n} partitions at its creation
+     * ({@link PartitionMap#evenStarts}), so that each group's items are its store's partition of the same place.
+     */
+    static TableRanges even(String key, List<UUID> groups) {
+        return new TableRanges(key, PartitionMap.evenStarts(groups.size()), groups);
+    }
+
+    /** The group of the range hash {@code hash} falls in. */
+    UUID groupOf(long hash) {
+        return groups.get(indexOf(hash));
+    }
+
+    /** The place of the range hash {@code hash} falls in. */
+    int indexOf(long hash) {
+        int at = 0;
+        for (int i = 1; i < starts.length && Long.compareUnsigned(starts[i], hash) <= 0; i++) {
+            at = i;
+        }
+        return at;
+    }
+
+    /** The group of the range of the items whose partition key is {@code value}. */
+    UUID groupOf(AttributeValue value) {
+        return groupOf(ItemKeyEncoder.partitionHash(value));
+    }
+
+    /** Whether group {@code id} holds one of the ranges. */
+    boolean has(UUID id) {
+        return groups.contains(id);
+    }
+
+    /** The ranges in a table's record of the members' group: {@code [{"from": <hash>, "group": <id>}, ...]}. */
+    ArrayNode toJson() {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (int i = 0; i < starts.length; i++) {
+            out.addObject()
+                    .put("from", Long.toUnsignedString(starts[i]))
+                    .put("group", groups.get(i).toString());
+        }
+        return out;
+    }
+
+    /** The ranges of a table's record {@code record}, or null for a table kept whole, in one group. */
+    static TableRanges of(JsonNode record) {
+        JsonNode ranges = record.get("ranges");
+        JsonNode key = record.get("key");
+        if (ranges == null || !ranges.isArray() || key == null || !key.isTextual()) {
+            return null;
+        }
+        long[] starts = new long[ranges.size()];
+        List<UUID> groups = new ArrayList<>(ranges.size());
+        for (int i = 0; i < starts.length; i++) {
+            starts[i] = Long.parseUnsignedLong(ranges.get(i).get("from").asText());
+            groups.add(UUID.fromString(ranges.get(i).get("group").asText()));
+        }
+        return new TableRanges(key.asText(), starts, groups);
+    }
+
+    /**
+     * The partition key a request of {@code operation} names, from its JSON {@code body}: GetItem's, UpdateItem's and
+     * DeleteItem's in its {@code Key}, PutItem's in its {@code Item}, a Query's in its key condition (its equality on
+     * the partition key, by expression or by {@code KeyConditions}); null when it names none, or not as it should (the
+     * table's first group then answers the request, and its error, as a single node would).
+     */
+    static AttributeValue partitionKey(String operation, byte[] body, String key, ExpressionCache cache) {
+        try {
+            return switch (operation) {
+                case "GetItem", "UpdateItem", "DeleteItem" -> member(body, "Key", key);
+                case "PutItem" -> member(body, "Item", key);
+                case "Query" -> queried(body, key, cache);
+                default -> null;
+            };
+        } catch (IOException | RuntimeException malformed) {
+            return null;
+        }
+    }
+
+    /** The partition key of a Scan's {@code ExclusiveStartKey} in its JSON {@code body}, or null. */
+    static AttributeValue startKey(byte[] body, String key) {
+        try {
+            return member(body, "ExclusiveStartKey", key);
+        } catch (IOException | RuntimeException malformed) {
+            return null;
+        }
+    }
+
+    /** The value of member {@code key} of the body's top-level map {@code field}, or null. */
+    private static AttributeValue member(byte[] body, String field, String key) throws IOException {
+        try (JsonParser p = DynamoJson.factory().createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            AttributeValue found = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                if (!name.equals(field) || value != JsonToken.START_OBJECT) {
+                    p.skipChildren();
+                    continue;
+                }
+                found = null; // a field given twice: the last, as the server's parser takes it
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String attribute = p.currentName();
+                    p.nextToken();
+                    if (attribute.equals(key)) {
+                        found = AttributeValueCodec.read(p);
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+            }
+            return found;
+        }
+    }
+
+    /** The partition key a Query's key condition gives by equality, or null. */
+    private static AttributeValue queried(byte[] body, String key, ExpressionCache cache) {
+        QueryInput in = DynamoJson.decode(body, QueryInput.class);
+        if (in.keyConditionExpression() != null) {
+            ExpressionResolver resolver =
+                    new ExpressionResolver(in.expressionAttributeNames(), in.expressionAttributeValues());
+            return KeyConditionPlanner.equalityOf(
+                    resolver.resolve(
+                            cache.condition(in.keyConditionExpression(), "KeyConditionExpression"),
+                            "KeyConditionExpression"),
+                    key);
+        }
+        LegacyCondition c =
+                in.keyConditions() == null ? null : in.keyConditions().get(key);
+        return c != null
+                        && "EQ".equals(c.comparisonOperator())
+                        && c.attributeValueList() != null
+                        && c.attributeValueList().size() == 1
+                ? c.attributeValueList().get(0)
+                : null;
+    }
+}

@@ -1,0 +1,360 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.storage.key.ItemKeyEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ForkJoinPool;
+import org.junit.jupiter.api.Test;
+
+class RangeSpreadTest {
+    private static final ObjectMapper JSON = DynamoJson.mapper();
+    private static final List<UUID> GROUPS =
+            List.of(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID());
+    private static final TableRanges RANGES = TableRanges.even("pk", GROUPS);
+
+    /**
+     * Four groups holding the items {@code k0} to {@code k<n-1>} of their ranges, each ordered by hash, answering
+     * {@link RangeSpread#SCAN_RANGE} as a group's store does: a page stops at its Limit (its last key the
+     * LastEvaluatedKey), and one that reaches the end of the group's items names the last item it scanned.
+     */
+    private static final class Groups implements RangeSpread.Sender {
+        final Map<UUID, List<String>> items = new java.util.HashMap<>();
+        final List<UUID> asked = new CopyOnWriteArrayList<>();
+
+        Groups(int n, Set<Integer> emptyRanges) {
+            GROUPS.forEach(g -> items.put(g, new ArrayList<>()));
+            for (int i = 0; i < n; i++) {
+                String k = "k" + i;
+                int at = RANGES.indexOf(hash(k));
+                if (!emptyRanges.contains(at)) {
+                    items.get(GROUPS.get(at)).add(k);
+                }
+            }
+            items.values().forEach(l -> l.sort((a, b) -> Long.compareUnsigned(hash(a), hash(b))));
+        }
+
+        @Override
+        public CompletableFuture<ClusterRouter.Reply> send(UUID group, String target, byte[] body) {
+            asked.add(group);
+            assertThat(target).isEqualTo(RangeSpread.SCAN_RANGE);
+            JsonNode in = tree(body);
+            List<String> mine = items.get(group);
+            int from = 0;
+            if (in.has("ExclusiveStartKey")) {
+                from = mine.indexOf(
+                                in.get("ExclusiveStartKey").get("pk").get("S").asText())
+                        + 1;
+            }
+            long lower = 0;
+            long upper = -1;
+            if (in.has("TotalSegments")) {
+                int s = in.get("Segment").asInt();
+                int total = in.get("TotalSegments").asInt();
+                lower = RangeSpread.hashBound(s, total);
+                upper = s == total - 1 ? -1 : RangeSpread.hashBound(s + 1, total) - 1;
+            }
+            long limit = in.has("Limit") ? in.get("Limit").asLong() : Long.MAX_VALUE;
+            ObjectNode out = JSON.createObjectNode();
+            ArrayNode page = out.putArray("Items");
+            String last = null;
+            boolean stopped = false;
+            for (int i = from; i < mine.size(); i++) {
+                long h = hash(mine.get(i));
+                if (Long.compareUnsigned(h, lower) < 0 || Long.compareUnsigned(h, upper) > 0) {
+                    continue;
+                }
+                page.addObject().putObject("pk").put("S", mine.get(i));
+                last = mine.get(i);
+                if (page.size() >= limit) {
+                    stopped = true;
+                    break;
+                }
+            }
+            out.put("Count", page.size()).put("ScannedCount", page.size());
+            out.putObject("ConsumedCapacity").put("TableName", "t").put("CapacityUnits", 0.5);
+            if (last != null) {
+                out.putObject(stopped ? "LastEvaluatedKey" : "PartitaLastScannedKey")
+                        .putObject("pk")
+                        .put("S", last);
+            }
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
+        }
+    }
+
+    private static long hash(String k) {
+        return ItemKeyEncoder.partitionHash(new AttributeValue.S(k));
+    }
+
+    private static JsonNode tree(byte[] body) {
+        try {
+            return JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Every page of a Scan of {@code request} (JSON), from the first, each item once. */
+    private static List<String> scanAll(Groups groups, String request, int[] pages) {
+        List<String> seen = new ArrayList<>();
+        ObjectNode r = (ObjectNode) tree(request.getBytes(StandardCharsets.UTF_8));
+        while (true) {
+            ClusterRouter.Reply reply =
+                    RangeSpread.scan(RangeSpread.bytes(r), RANGES, groups).join();
+            assertThat(reply.status()).isEqualTo(200);
+            JsonNode out = tree(reply.body());
+            assertThat(out.has("PartitaLastScannedKey")).isFalse();
+            out.get("Items").forEach(i -> seen.add(i.get("pk").get("S").asText()));
+            assertThat(out.get("Count").asInt()).isEqualTo(out.get("Items").size());
+            pages[0]++;
+            if (!out.has("LastEvaluatedKey")) {
+                return seen;
+            }
+            r.set("ExclusiveStartKey", out.get("LastEvaluatedKey"));
+        }
+    }
+
+    @Test
+    void aScanWalksTheGroupsInHashOrderOnePageWhenItFits() {
+        Groups groups = new Groups(50, Set.of());
+        int[] pages = {0};
+        List<String> seen = scanAll(groups, "{\"TableName\":\"t\"}", pages);
+        assertThat(pages[0]).isEqualTo(1);
+        assertThat(seen).hasSize(50).doesNotHaveDuplicates();
+        assertThat(groups.asked).containsExactlyElementsOf(GROUPS);
+        List<Long> hashes = seen.stream().map(RangeSpreadTest::hash).toList();
+        assertThat(hashes).isSortedAccordingTo(Long::compareUnsigned);
+    }
+
+    @Test
+    void pagesOfALimitCoverEveryItemOnceAcrossTheGroupsEnds() {
+        for (int limit : new int[] {1, 3, 7, 12, 13, 49, 50, 51}) {
+            Groups groups = new Groups(50, Set.of());
+            int[] pages = {0};
+            List<String> seen = scanAll(groups, "{\"TableName\":\"t\",\"Limit\":" + limit + "}", pages);
+            assertThat(seen).as("Limit %d", limit).hasSize(50).doesNotHaveDuplicates();
+            // A page is full, but where the Limit ends exactly at a group's end: one more, empty, page then.
+            assertThat(pages[0]).as("Limit %d", limit).isBetween((50 + limit - 1) / limit, 50 / limit + 4);
+        }
+    }
+
+    @Test
+    void emptyGroupsAreWalkedPast() {
+        Groups groups = new Groups(40, Set.of(0, 2));
+        int[] pages = {0};
+        List<String> seen = scanAll(groups, "{\"TableName\":\"t\",\"Limit\":5}", pages);
+        assertThat(seen)
+                .hasSize(groups.items.values().stream().mapToInt(List::size).sum());
+        assertThat(groups.items.get(GROUPS.get(0))).isEmpty();
+    }
+
+    @Test
+    void aSegmentWalksOnlyTheGroupsItMeets() {
+        Groups groups = new Groups(60, Set.of());
+        Set<String> all = new HashSet<>();
+        for (int s = 0; s < 3; s++) {
+            groups.asked.clear();
+            int[] pages = {0};
+            List<String> seen =
+                    scanAll(groups, "{\"TableName\":\"t\",\"Segment\":" + s + ",\"TotalSegments\":3}", pages);
+            for (String k : seen) {
+                assertThat(all.add(k)).as(k + " in one segment only").isTrue();
+            }
+            // A third of the hash space meets two of the four ranges.
+            assertThat(new HashSet<>(groups.asked)).hasSize(2);
+        }
+        assertThat(all).hasSize(60);
+    }
+
+    @Test
+    void theUnitsOfEveryGroupReadAreAdded() {
+        Groups groups = new Groups(10, Set.of());
+        JsonNode out = tree(RangeSpread.scan(
+                        "{\"TableName\":\"t\",\"ReturnConsumedCapacity\":\"TOTAL\"}".getBytes(StandardCharsets.UTF_8),
+                        RANGES,
+                        groups)
+                .join()
+                .body());
+        assertThat(out.get("ConsumedCapacity").get("CapacityUnits").asDouble()).isEqualTo(2.0);
+        assertThat(out.get("ConsumedCapacity").get("TableName").asText()).isEqualTo("t");
+    }
+
+    @Test
+    void aGroupsRefusalIsTheScans() {
+        byte[] refusal = "{\"__type\":\"x#ValidationException\",\"message\":\"no\"}".getBytes(StandardCharsets.UTF_8);
+        ClusterRouter.Reply reply = RangeSpread.scan(
+                        "{\"TableName\":\"t\"}".getBytes(StandardCharsets.UTF_8),
+                        RANGES,
+                        (g, t, b) -> CompletableFuture.completedFuture(new ClusterRouter.Reply(400, refusal)))
+                .join();
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(reply.body()).isEqualTo(refusal);
+    }
+
+    @Test
+    void describeSumsTheGroupsItemsAndWaitsForEveryGroupsTable() {
+        ClusterRouter.Reply merged = RangeSpread.describeMerge(List.of(
+                describe("ACTIVE", 10, 100),
+                describe("CREATING", 5, 50),
+                new ClusterRouter.Reply(503, new byte[0]),
+                describe("ACTIVE", 1, 7)));
+        JsonNode t = tree(merged.body()).get("Table");
+        assertThat(t.get("ItemCount").asLong()).isEqualTo(16);
+        assertThat(t.get("TableSizeBytes").asLong()).isEqualTo(157);
+        assertThat(t.get("TableStatus").asText()).isEqualTo("CREATING");
+        assertThat(t.get("LocalSecondaryIndexes").get(0).get("ItemCount").asLong())
+                .isEqualTo(16);
+        ClusterRouter.Reply missing = new ClusterRouter.Reply(400, "{}".getBytes(StandardCharsets.UTF_8));
+        assertThat(RangeSpread.describeMerge(List.of(missing, describe("ACTIVE", 1, 1))))
+                .isSameAs(missing);
+    }
+
+    private static ClusterRouter.Reply describe(String status, long items, long bytes) {
+        ObjectNode root = JSON.createObjectNode();
+        ObjectNode t = root.putObject("Table")
+                .put("TableName", "t")
+                .put("TableStatus", status)
+                .put("ItemCount", items)
+                .put("TableSizeBytes", bytes);
+        t.putArray("LocalSecondaryIndexes")
+                .addObject()
+                .put("IndexName", "l")
+                .put("ItemCount", items)
+                .put("IndexSizeBytes", bytes);
+        return new ClusterRouter.Reply(200, RangeSpread.bytes(root));
+    }
+
+    /** A sender that answers each group as {@code answers} says, in turn, recording what it was asked. */
+    private static RangeSpread.Sender answering(List<String> asked, Map<UUID, List<Integer>> answers) {
+        return (group, target, body) -> {
+            asked.add(GROUPS.indexOf(group) + ":" + target);
+            List<Integer> left = answers.get(group);
+            int status = left.size() > 1 ? left.remove(0) : left.get(0);
+            String type = status == 409 ? "ResourceInUseException" : status == 404 ? "ResourceNotFoundException" : "X";
+            byte[] out = ("{\"__type\":\"x#" + type + "\",\"g\":" + GROUPS.indexOf(group) + "}")
+                    .getBytes(StandardCharsets.UTF_8);
+            return CompletableFuture.completedFuture(
+                    new ClusterRouter.Reply(status == 404 || status == 409 ? 400 : status, out));
+        };
+    }
+
+    private static Map<UUID, List<Integer>> statuses(Integer... each) {
+        Map<UUID, List<Integer>> out = new java.util.HashMap<>();
+        for (int i = 0; i < GROUPS.size(); i++) {
+            out.put(GROUPS.get(i), new ArrayList<>(List.of(each[i])));
+        }
+        return out;
+    }
+
+    @Test
+    void aCreateTableIsMadeInTheFirstGroupFirstThenWhereItLacks() {
+        List<String> asked = new CopyOnWriteArrayList<>();
+        Map<UUID, List<Integer>> answers = statuses(200, 200, 409, 200);
+        answers.get(GROUPS.get(1)).add(0, 503); // no leader yet, once: asked again
+        ClusterRouter.Reply reply = RangeSpread.everyGroup(
+                        "CreateTable", "T", new byte[0], GROUPS, answering(asked, answers), ForkJoinPool.commonPool())
+                .join();
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(tree(reply.body()).get("g").asInt())
+                .as("the first group's answer")
+                .isZero();
+        assertThat(asked.get(0)).isEqualTo("0:T");
+        assertThat(asked).hasSize(5).filteredOn(a -> a.equals("1:T")).hasSize(2);
+        // Refused by the first group: made nowhere else.
+        asked.clear();
+        reply = RangeSpread.everyGroup(
+                        "CreateTable",
+                        "T",
+                        new byte[0],
+                        GROUPS,
+                        answering(asked, statuses(400, 200, 200, 200)),
+                        ForkJoinPool.commonPool())
+                .join();
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(asked).containsExactly("0:T");
+    }
+
+    @Test
+    void aDeleteTableDeletesTheOtherGroupsFirst() {
+        List<String> asked = new CopyOnWriteArrayList<>();
+        ClusterRouter.Reply reply = RangeSpread.everyGroup(
+                        "DeleteTable",
+                        "T",
+                        new byte[0],
+                        GROUPS,
+                        answering(asked, statuses(200, 404, 200, 200)),
+                        ForkJoinPool.commonPool())
+                .join();
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(asked).hasSize(4).last().isEqualTo("0:T");
+        // A refusal elsewhere (deletion protection, say) is the answer; the first group keeps its table.
+        asked.clear();
+        reply = RangeSpread.everyGroup(
+                        "DeleteTable",
+                        "T",
+                        new byte[0],
+                        GROUPS,
+                        answering(asked, statuses(200, 200, 400, 200)),
+                        ForkJoinPool.commonPool())
+                .join();
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(asked).doesNotContain("0:T");
+    }
+
+    @Test
+    void aChangeOfEveryGroupAnswersTheFirstGroupsAnswerOrAnotherGroupsRefusal() {
+        List<String> asked = new CopyOnWriteArrayList<>();
+        ClusterRouter.Reply reply = RangeSpread.everyGroup(
+                        "UpdateTimeToLive",
+                        "T",
+                        new byte[0],
+                        GROUPS,
+                        answering(asked, statuses(200, 200, 200, 200)),
+                        ForkJoinPool.commonPool())
+                .join();
+        assertThat(tree(reply.body()).get("g").asInt()).isZero();
+        assertThat(asked).hasSize(4);
+        reply = RangeSpread.everyGroup(
+                        "UpdateTimeToLive",
+                        "T",
+                        new byte[0],
+                        GROUPS,
+                        answering(asked, statuses(200, 200, 500, 200)),
+                        ForkJoinPool.commonPool())
+                .join();
+        assertThat(reply.status()).isEqualTo(500);
+    }
+
+    @Test
+    void anUpdateOfWhatIsNotCutByRangesIsRefused() {
+        assertThat(RangeSpread.refusedUpdate(
+                        "{\"TableName\":\"t\",\"BillingMode\":\"PAY_PER_REQUEST\"}".getBytes(StandardCharsets.UTF_8),
+                        "t"))
+                .isNull();
+        assertThat(RangeSpread.refusedUpdate(
+                        "{\"StreamSpecification\":{\"StreamEnabled\":false}}".getBytes(StandardCharsets.UTF_8), "t"))
+                .isNull();
+        for (String body : List.of(
+                "{\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"KEYS_ONLY\"}}",
+                "{\"GlobalSecondaryIndexUpdates\":[{\"Delete\":{\"IndexName\":\"g\"}}]}",
+                "{\"ReplicaUpdates\":[{\"Create\":{\"RegionName\":\"eu-west-1\"}}]}")) {
+            assertThat(RangeSpread.refusedUpdate(body.getBytes(StandardCharsets.UTF_8), "t"))
+                    .as(body)
+                    .isNotNull();
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.key.KeyRanges;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+class TableRangesTest {
+    private static final List<UUID> FOUR =
+            List.of(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID());
+    private static final ExpressionCache CACHE = new ExpressionCache(8);
+
+    @Test
+    void rangesCutTheHashSpaceEvenlyInUnsignedOrder() {
+        TableRanges r = TableRanges.even("pk", FOUR);
+        assertThat(r.starts()).containsExactly(0L, 1L << 62, Long.MIN_VALUE, 3L << 62);
+        assertThat(r.indexOf(0)).isZero();
+        assertThat(r.indexOf((1L << 62) - 1)).isZero();
+        assertThat(r.indexOf(1L << 62)).isEqualTo(1);
+        assertThat(r.indexOf(Long.MAX_VALUE)).isEqualTo(1);
+        assertThat(r.indexOf(Long.MIN_VALUE)).isEqualTo(2);
+        assertThat(r.indexOf(-1L)).isEqualTo(3);
+        assertThat(r.groupOf(-1L)).isEqualTo(FOUR.get(3));
+    }
+
+    @Test
+    void aTableRecordKeepsItsRanges() {
+        TableRanges r = TableRanges.even("id", FOUR.subList(0, 3));
+        var record =
+                io.partita.protocol.json.DynamoJson.mapper().createObjectNode().put("group", "x");
+        assertThat(TableRanges.of(record)).isNull();
+        record.put("key", "id");
+        record.set("ranges", r.toJson());
+        TableRanges back = TableRanges.of(record);
+        assertThat(back.key()).isEqualTo("id");
+        assertThat(back.starts()).containsExactly(r.starts());
+        assertThat(back.groups()).isEqualTo(r.groups());
+    }
+
+    /** A parallel scan's segment starts where a single node's Scan starts it. */
+    @Property(tries = 200)
+    void segmentsStartWhereTheStoreCutsThem(
+            @ForAll @IntRange(min = 1, max = 1_000_000) int total, @ForAll @IntRange(min = 0) int seed) {
+        int segment = seed % total;
+        byte[] lower = KeyRanges.segment(segment, total).lower();
+        long expected = lower == null ? 0 : ByteBuffer.wrap(lower).getLong();
+        assertThat(RangeSpread.hashBound(segment, total)).isEqualTo(expected);
+    }
+
+    @Test
+    void anItemsRequestNamesItsPartitionKey() {
+        AttributeValue k = new AttributeValue.S("user#7");
+        assertThat(key("GetItem", "{\"TableName\":\"t\",\"Key\":{\"sk\":{\"N\":\"1\"},\"pk\":{\"S\":\"user#7\"}}}"))
+                .isEqualTo(k);
+        assertThat(key("PutItem", "{\"Item\":{\"pk\":{\"S\":\"user#7\"},\"v\":{\"L\":[{\"S\":\"x\"}]}}}"))
+                .isEqualTo(k);
+        assertThat(key("UpdateItem", "{\"Key\":{\"pk\":{\"S\":\"other\"}},\"Key\":{\"pk\":{\"S\":\"user#7\"}}}"))
+                .as("a field given twice: the last")
+                .isEqualTo(k);
+        assertThat(key(
+                        "Query",
+                        "{\"KeyConditionExpression\":\"#k = :v AND sk > :s\",\"ExpressionAttributeNames\":"
+                                + "{\"#k\":\"pk\"},\"ExpressionAttributeValues\":"
+                                + "{\":v\":{\"S\":\"user#7\"},\":s\":{\"N\":\"1\"}}}"))
+                .isEqualTo(k);
+        assertThat(key(
+                        "Query",
+                        "{\"KeyConditions\":{\"pk\":{\"ComparisonOperator\":\"EQ\",\"AttributeValueList\":"
+                                + "[{\"S\":\"user#7\"}]}}}"))
+                .isEqualTo(k);
+        // None, or not as it should be: the table's first group answers the request, and its error.
+        assertThat(key("GetItem", "{\"Key\":{\"sk\":{\"N\":\"1\"}}}")).isNull();
+        assertThat(key("GetItem", "not json")).isNull();
+        assertThat(key(
+                        "Query",
+                        "{\"KeyConditionExpression\":\"pk < :v\",\"ExpressionAttributeValues\":"
+                                + "{\":v\":{\"S\":\"a\"}}}"))
+                .isNull();
+        assertThat(key("Query", "{\"KeyConditionExpression\":\"pk = :missing\"}"))
+                .isNull();
+        assertThat(key("Scan", "{\"ExclusiveStartKey\":{\"pk\":{\"S\":\"user#7\"}}}"))
+                .isNull();
+        assertThat(TableRanges.startKey(bytes("{\"ExclusiveStartKey\":{\"pk\":{\"S\":\"user#7\"}}}"), "pk"))
+                .isEqualTo(k);
+    }
+
+    /** A number routes as the store hashes it: by its value, whatever its spelling. */
+    @Test
+    void aNumberKeyRoutesByItsValue() {
+        TableRanges r = TableRanges.even("pk", FOUR);
+        AttributeValue a = key("GetItem", "{\"Key\":{\"pk\":{\"N\":\"10\"}}}");
+        AttributeValue b = key("GetItem", "{\"Key\":{\"pk\":{\"N\":\"1.0E1\"}}}");
+        assertThat(ItemKeyEncoder.partitionHash(a)).isEqualTo(ItemKeyEncoder.partitionHash(b));
+        assertThat(r.groupOf(a)).isEqualTo(r.groupOf(b));
+    }
+
+    private static AttributeValue key(String operation, String json) {
+        return TableRanges.partitionKey(operation, bytes(json), "pk", CACHE);
+    }
+
+    private static byte[] bytes(String json) {
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
+}
