@@ -10,6 +10,8 @@ import java.util.Map;
  * @param partitaLastScannedKey Partita's own {@code Partita.ScanRange} only: the key of the last item scanned by a page
  *     that reached the end of its group's hash ranges, where a cluster's walk over a table's groups goes on
  *     (docs/CLUSTER.md); null otherwise, and never in DynamoDB's answers
+ * @param partitaScannedBytes {@code Partita.ScanRange} only: the bytes the page read, of which a walk's page reads 1 MB
+ *     at most; null otherwise
  */
 public record ReadPageOutput(
         List<Map<String, AttributeValue>> items,
@@ -17,7 +19,8 @@ public record ReadPageOutput(
         Integer scannedCount,
         Map<String, AttributeValue> lastEvaluatedKey,
         ConsumedCapacity consumedCapacity,
-        Map<String, AttributeValue> partitaLastScannedKey) {
+        Map<String, AttributeValue> partitaLastScannedKey,
+        Long partitaScannedBytes) {
     /** A page as DynamoDB answers it. */
     public ReadPageOutput(
             List<Map<String, AttributeValue>> items,
@@ -25,6 +28,6 @@ public record ReadPageOutput(
             Integer scannedCount,
             Map<String, AttributeValue> lastEvaluatedKey,
             ConsumedCapacity consumedCapacity) {
-        this(items, count, scannedCount, lastEvaluatedKey, consumedCapacity, null);
+        this(items, count, scannedCount, lastEvaluatedKey, consumedCapacity, null, null);
     }
 }

@@ -858,11 +858,14 @@ public final class ClusterMember implements AutoCloseable {
         in.remove(HOME);
         UUID chosen = chosenGroup(request);
         if (chosen != null
-                && (tables.kind() == TableRoute.Kind.TABLES || tables.kind() == TableRoute.Kind.RESTORES)
+                && (tables.kind() == TableRoute.Kind.TABLES
+                        || tables.kind() == TableRoute.Kind.RESTORES
+                        || madeFor(chosen, tables))
                 && (in.isEmpty() || in.equals(Set.of(chosen)))) {
             // Forwarded to the group the forwarding node found its tables in, which this node may not have applied the
             // table's record of yet: served there (only tables of no other group, and never a new table made, but a
-            // restore's, which stays in its source's group).
+            // restore's, which stays in its source's group, and a CreateTable of one of a table's hash ranges in the
+            // group made for it).
             in = Set.of(chosen);
         }
         if (in.isEmpty()) {
@@ -924,6 +927,16 @@ public final class ClusterMember implements AutoCloseable {
             return routedTo(chosen);
         }
         String operation = operationOf(target);
+        if (!ranges.live()) {
+            // Deleted: its first group answers that it is gone. A new table of the name is placed anew by the account's
+            // group (a CreateTable it placed a moment ago waits for the new record), never made in the old groups.
+            if (tables.kind() == TableRoute.Kind.CREATES) {
+                return request.headers().contains(ClusterRouter.PLACED)
+                        ? new Routed(null, null)
+                        : new Routed(home, null);
+            }
+            return routedTo(ranges.groups().get(0));
+        }
         if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
             return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
         }
@@ -947,6 +960,19 @@ public final class ClusterMember implements AutoCloseable {
             return new Routed(null, null, true);
         }
         return routedTo(ranges.groups().get(0));
+    }
+
+    /**
+     * Whether {@code tables} is a CreateTable of the one table group {@code chosen} was made for: a share of a
+     * CreateTable over a table's hash ranges ({@link RangeSpread#everyGroup}), on a node that has not applied the
+     * table's record yet.
+     */
+    private boolean madeFor(UUID chosen, TableRoute tables) {
+        Group g = tableGroups.get(chosen);
+        return tables.kind() == TableRoute.Kind.CREATES
+                && tables.tables().size() == 1
+                && g != null
+                && tables.tables().get(0).equals(g.table);
     }
 
     /** Group {@code id}, or a wait while this node does not know it yet (the mover makes or finds it). */
@@ -1050,7 +1076,8 @@ public final class ClusterMember implements AutoCloseable {
             throw new java.io.UncheckedIOException(e); // a body in memory: not reached
         }
         if (named.tables().size() != 1) {
-            return null;
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("the request's table is not known here now; send it again"));
         }
         String table = named.tables().get(0);
         String account = caller.accountId();
@@ -1060,8 +1087,11 @@ public final class ClusterMember implements AutoCloseable {
             return java.util.concurrent.CompletableFuture.completedFuture(
                     BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
         }
-        if (found.isEmpty()) {
-            return null;
+        if (found.isEmpty() || !found.get().live()) {
+            // Routed here as a table cut by ranges, and no longer (deleted a moment ago, say): sent again, it goes
+            // where its table is now.
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("table " + table + "'s record changed meanwhile; send it again"));
         }
         TableRanges ranges = found.get();
         RangeSpread.Sender sender = (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body);
@@ -1077,7 +1107,7 @@ public final class ClusterMember implements AutoCloseable {
                 return refused(refused);
             }
         }
-        return RangeSpread.everyGroup(operation, target, request.body(), ranges.groups(), sender, batches);
+        return RangeSpread.everyGroup(operation, target, request.body(), ranges.groups(), sender);
     }
 
     /** The bodies the requests over several groups under way on this node may hold, in KB: 256 MB. */
@@ -2993,12 +3023,17 @@ public final class ClusterMember implements AutoCloseable {
                 // Placed already: a retry, or a table of a group kept for its backups (or restored there). A record
                 // not live is made live anew, so that collect, which drops a restored table's record once it is gone,
                 // finds it changed, and the table is made in that group before the grace ends.
-                if (JSON.readTree(was).get("live").asBoolean()) {
+                com.fasterxml.jackson.databind.JsonNode record = JSON.readTree(was);
+                if (record.get("live").asBoolean()) {
                     return true;
                 }
-                byte[] revived = tableRecord((UUID) read[2], true, System.currentTimeMillis());
-                return java.util.Arrays.equals(
-                        membersGroup.recordIf(membersReplica, key, was, revived, RECORD_TIME), revived);
+                // A deleted table cut by ranges is placed anew (as its new definition says), below: its groups, which
+                // no record names then, close.
+                if (TableRanges.of(record) == null) {
+                    byte[] revived = tableRecord((UUID) read[2], true, System.currentTimeMillis());
+                    return java.util.Arrays.equals(
+                            membersGroup.recordIf(membersReplica, key, was, revived, RECORD_TIME), revived);
+                }
             }
             // With --cluster-partition-groups, each of the table's partitions at its creation is a group of its own,
             // its hash range's, each placed as a table's group is (the next places spread their leaders); the first

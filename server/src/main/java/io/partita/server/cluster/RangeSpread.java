@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,9 +31,9 @@ final class RangeSpread {
     static final String SCAN_RANGE = OperationRegistry.PARTITA_PREFIX + "ScanRange";
 
     /** How long a change that every group must make is sent again to a group that did not answer. */
-    static final long EVERY_GROUP_MILLIS = 15_000;
+    static final long EVERY_GROUP_MILLIS = 25_000;
 
-    /** A page of a walk stops once its answers hold this many bytes, as DynamoDB stops a Scan's page at 1 MB read. */
+    /** A page of a walk stops once its groups have read this many bytes, as DynamoDB stops a Scan's page at 1 MB. */
     static final long PAGE_BYTES = 1024 * 1024;
 
     private static final ObjectMapper JSON = DynamoJson.mapper();
@@ -113,41 +112,125 @@ final class RangeSpread {
     /**
      * Runs {@code operation}, one of {@link #EVERY}, on every group of {@code groups} (the table's, its first group
      * first in the list). CreateTable is made in the first group first, whose checks are the request's: then in the
-     * others (one that has the table already counts as made, so a CreateTable sent again after a group did not answer
-     * makes it where it lacks). DeleteTable is deleted in the others first (one that lacks the table counts as done),
-     * the first group last, so a DeleteTable sent again after one did not answer deletes what is left, and the table
-     * is listed until its first group's is gone. Any other goes to every group at once. A group that does not answer
-     * is asked again for {@link #EVERY_GROUP_MILLIS}; then the request answers 503 (the SDKs send it again). The answer
-     * is the first group's; a refusal of another group is the request's.
+     * others. When the first group has the table already (a CreateTable sent again after a group did not answer, or
+     * two at once), the others that lack it get the first group's table as its DescribeTable says ({@link
+     * #createOf}), never another definition, and the answer is the first group's {@code ResourceInUseException}.
+     * DeleteTable is deleted in the others first (one that lacks the table counts as done), the first group last, so
+     * a DeleteTable sent again after one did not answer deletes what is left, and the table is listed until its first
+     * group's is gone. Any other goes to every group at once. A group that does not answer is asked again for {@link
+     * #EVERY_GROUP_MILLIS}; then the request answers 503 (the SDKs send it again). The answer is the first group's; a
+     * refusal of another group is the request's.
      */
     static CompletableFuture<ClusterRouter.Reply> everyGroup(
-            String operation, String target, byte[] body, List<UUID> groups, Sender sender, Executor later) {
+            String operation, String target, byte[] body, List<UUID> groups, Sender sender) {
         UUID first = groups.get(0);
         List<UUID> others = groups.subList(1, groups.size());
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EVERY_GROUP_MILLIS);
         return switch (operation) {
             case "CreateTable" ->
-                untilDone(first, target, body, sender, until, later, null).thenCompose(made -> {
-                    if (made.status() != 200 && !is(made, "ResourceInUseException")) {
+                untilDone(first, target, body, sender, until, null).thenCompose(made -> {
+                    if (made.status() == 200) {
+                        return all(others, g -> untilDone(g, target, body, sender, until, "ResourceInUseException"))
+                                .thenApply(replies -> firstRefusal(replies, made));
+                    }
+                    if (!is(made, "ResourceInUseException")) {
                         return CompletableFuture.completedFuture(made);
                     }
-                    return all(others, g -> untilDone(g, target, body, sender, until, later, "ResourceInUseException"))
-                            .thenApply(replies -> firstRefusal(replies, made));
+                    return sender.send(first, DESCRIBE, nameOf(body)).thenCompose(described -> {
+                        byte[] create = described.status() == 200 ? createOf(described.body()) : null;
+                        if (create == null) {
+                            return CompletableFuture.completedFuture(made);
+                        }
+                        return all(others, g -> untilDone(g, target, create, sender, until, "ResourceInUseException"))
+                                .thenApply(replies -> firstRefusal(replies, made));
+                    });
                 });
             case "DeleteTable" ->
-                all(others, g -> untilDone(g, target, body, sender, until, later, "ResourceNotFoundException"))
+                all(others, g -> untilDone(g, target, body, sender, until, "ResourceNotFoundException"))
                         .thenCompose(replies -> {
                             ClusterRouter.Reply refused = firstRefusal(replies, null);
                             return refused != null
                                     ? CompletableFuture.completedFuture(refused)
-                                    : untilDone(first, target, body, sender, until, later, null);
+                                    : untilDone(first, target, body, sender, until, null);
                         });
             default ->
-                all(groups, g -> untilDone(g, target, body, sender, until, later, null))
+                all(groups, g -> untilDone(g, target, body, sender, until, null))
                         .thenApply(replies -> replies.get(0).status() != 200
                                 ? replies.get(0)
                                 : firstRefusal(replies.subList(1, replies.size()), replies.get(0)));
         };
+    }
+
+    private static final String DESCRIBE = OperationRegistry.DYNAMODB_PREFIX + "DescribeTable";
+
+    /** A DescribeTable of the table request {@code body} names ({@code TableName}). */
+    private static byte[] nameOf(byte[] body) {
+        ObjectNode out = JSON.createObjectNode();
+        ObjectNode root = BatchSpread.object(body);
+        if (root != null && root.has("TableName")) {
+            out.set("TableName", root.get("TableName"));
+        }
+        return bytes(out);
+    }
+
+    /**
+     * A CreateTable of the table a DescribeTable answer {@code described} describes: its name, keys, attribute
+     * definitions, local secondary indexes, billing and capacity (on-demand maximums, warm throughput), class and
+     * deletion protection; null for an answer that describes none. (Its tags and encryption settings are the first
+     * group's to describe.)
+     */
+    static byte[] createOf(byte[] described) {
+        ObjectNode root = BatchSpread.object(described);
+        JsonNode t = root == null ? null : root.get("Table");
+        if (t == null || !t.has("TableName") || !t.has("KeySchema")) {
+            return null;
+        }
+        ObjectNode out = JSON.createObjectNode();
+        out.set("TableName", t.get("TableName"));
+        out.set("KeySchema", t.get("KeySchema"));
+        out.set("AttributeDefinitions", t.get("AttributeDefinitions"));
+        String billing = t.path("BillingModeSummary").path("BillingMode").asText("PROVISIONED");
+        out.put("BillingMode", billing);
+        if (billing.equals("PROVISIONED")) {
+            out.putObject("ProvisionedThroughput")
+                    .put(
+                            "ReadCapacityUnits",
+                            t.path("ProvisionedThroughput")
+                                    .path("ReadCapacityUnits")
+                                    .asLong())
+                    .put(
+                            "WriteCapacityUnits",
+                            t.path("ProvisionedThroughput")
+                                    .path("WriteCapacityUnits")
+                                    .asLong());
+        } else if (t.has("OnDemandThroughput")) {
+            out.set("OnDemandThroughput", t.get("OnDemandThroughput"));
+        }
+        JsonNode warm = t.get("WarmThroughput");
+        if (warm != null && (warm.has("ReadUnitsPerSecond") || warm.has("WriteUnitsPerSecond"))) {
+            ObjectNode w = out.putObject("WarmThroughput");
+            for (String f : List.of("ReadUnitsPerSecond", "WriteUnitsPerSecond")) {
+                if (warm.has(f)) {
+                    w.set(f, warm.get(f));
+                }
+            }
+        }
+        if (t.get("LocalSecondaryIndexes") instanceof ArrayNode locals && !locals.isEmpty()) {
+            ArrayNode indexes = out.putArray("LocalSecondaryIndexes");
+            for (JsonNode l : locals) {
+                indexes.addObject()
+                        .put("IndexName", l.path("IndexName").asText())
+                        .<ObjectNode>set("KeySchema", l.get("KeySchema"))
+                        .set("Projection", l.get("Projection"));
+            }
+        }
+        if (t.has("TableClassSummary")) {
+            out.set("TableClass", t.get("TableClassSummary").get("TableClass"));
+        }
+        if (t.has("DeletionProtectionEnabled")) {
+            out.set("DeletionProtectionEnabled", t.get("DeletionProtectionEnabled"));
+        }
+        return bytes(out);
     }
 
     /** The first reply of {@code replies} that is not a 200, or {@code otherwise}. */
@@ -182,7 +265,7 @@ final class RangeSpread {
      * it would make is there).
      */
     private static CompletableFuture<ClusterRouter.Reply> untilDone(
-            UUID group, String target, byte[] body, Sender sender, long until, Executor later, String done) {
+            UUID group, String target, byte[] body, Sender sender, long until, String done) {
         return sender.send(group, target, body).thenCompose(r -> {
             if (done != null && is(r, done)) {
                 return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, r.body()));
@@ -194,9 +277,10 @@ final class RangeSpread {
                 return CompletableFuture.completedFuture(BatchSpread.unavailable("not every Raft group of the table's"
                         + " partitions answered (the change may be made in some): send it again"));
             }
-            Executor delayed = CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS, later);
+            // On the common pool, which never refuses a task: a future left undone would hold the client's answer.
+            java.util.concurrent.Executor delayed = CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS);
             return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(x -> untilDone(group, target, body, sender, until, later, done));
+                    .thenCompose(x -> untilDone(group, target, body, sender, until, done));
         });
     }
 
@@ -207,9 +291,10 @@ final class RangeSpread {
 
     /**
      * DescribeTable of a table of {@code groups}: every group asked at once; the first group's answer, with the items
-     * and bytes of every group that answered summed ({@code ItemCount}, {@code TableSizeBytes}, and each local
-     * secondary index's), and the status of a group whose table is not {@code ACTIVE} yet (a waiter for the table
-     * waits for every group's). The first group's refusal is the answer.
+     * and bytes of every group summed ({@code ItemCount}, {@code TableSizeBytes}, and each local secondary index's),
+     * and the status of a group whose table is not {@code ACTIVE} yet, or {@code CREATING} for a group that lacks it
+     * (a CreateTable that did not reach it yet): a waiter for the table waits for every group's. The first group's
+     * refusal is the answer, and another group's 5xx (its items are not known now).
      */
     static CompletableFuture<ClusterRouter.Reply> describe(
             String target, byte[] body, List<UUID> groups, Sender sender) {
@@ -226,11 +311,17 @@ final class RangeSpread {
         long bytes = table.path("TableSizeBytes").asLong(0);
         Map<String, long[]> indexes = new java.util.HashMap<>();
         for (int i = 1; i < replies.size(); i++) {
-            ObjectNode other = replies.get(i).status() == 200
-                    ? BatchSpread.object(replies.get(i).body())
-                    : null;
+            ClusterRouter.Reply reply = replies.get(i);
+            if (reply.status() >= 500) {
+                return reply;
+            }
+            ObjectNode other = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
             JsonNode t = other == null ? null : other.get("Table");
             if (t == null) {
+                if (is(reply, "ResourceNotFoundException")
+                        && table.path("TableStatus").asText("").equals("ACTIVE")) {
+                    table.put("TableStatus", "CREATING");
+                }
                 continue;
             }
             items += t.path("ItemCount").asLong(0);
@@ -352,7 +443,7 @@ final class RangeSpread {
             count += answer.path("Count").asLong(0);
             long read = answer.path("ScannedCount").asLong(0);
             scanned += read;
-            bytes += reply.body().length;
+            bytes += answer.path("PartitaScannedBytes").asLong(reply.body().length);
             if (answer.get("ConsumedCapacity") instanceof ObjectNode units) {
                 consumed = consumed == null ? units : add(consumed, units);
             }

@@ -30,8 +30,10 @@ import java.util.UUID;
  * @param key the name of the table's partition key
  * @param starts each range's first hash, in unsigned order, the first 0
  * @param groups each range's group
+ * @param live whether the table is there ({@code live} in its record): a deleted table's record keeps its ranges until
+ *     the name is placed anew
  */
-record TableRanges(String key, long[] starts, List<UUID> groups) {
+record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
     TableRanges {
         groups = List.copyOf(groups);
         if (starts.length != groups.size() || starts.length == 0 || starts[0] != 0) {
@@ -44,7 +46,7 @@ record TableRanges(String key, long[] starts, List<UUID> groups) {
      * ({@link PartitionMap#evenStarts}), so that each group's items are its store's partition of the same place.
      */
     static TableRanges even(String key, List<UUID> groups) {
-        return new TableRanges(key, PartitionMap.evenStarts(groups.size()), groups);
+        return new TableRanges(key, PartitionMap.evenStarts(groups.size()), groups, true);
     }
 
     /** The group of the range hash {@code hash} falls in. */
@@ -95,7 +97,7 @@ record TableRanges(String key, long[] starts, List<UUID> groups) {
             starts[i] = Long.parseUnsignedLong(ranges.get(i).get("from").asText());
             groups.add(UUID.fromString(ranges.get(i).get("group").asText()));
         }
-        return new TableRanges(key.asText(), starts, groups);
+        return new TableRanges(key.asText(), starts, groups, record.path("live").asBoolean(true));
     }
 
     /**

@@ -1470,14 +1470,49 @@ class ClusterPlacementIT {
                 .hasMessageContaining("not run UpdateTable with global secondary indexes, a stream or replicas");
         assertThat(as(0, 1).describeTable(r -> r.tableName("hot")).table().streamSpecification())
                 .isNull();
-        // Deleted: every group is empty, and closed.
+        // Deleted, and made again at once with another key, on demand: placed anew, whole, in a group of its own;
+        // the old groups, which no record names, close.
         as(0, 2).deleteTable(r -> r.tableName("hot"));
         assertThatThrownBy(() -> as(0, 3).describeTable(r -> r.tableName("hot")))
                 .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException.class);
-        await(
-                "the table's groups closed on every node",
-                () -> java.util.Arrays.stream(nodes, 0, 4)
-                        .allMatch(m -> rangeGroups(m, account, "hot").isEmpty()));
+        java.util.Set<String> old = groupIds(account, "hot");
+        as(0, 3).createTable(r -> r.tableName("hot")
+                .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.N))
+                .keySchema(k -> k.attributeName("id").keyType(KeyType.HASH))
+                .billingMode(BillingMode.PAY_PER_REQUEST));
+        for (int i = 0; i < 8; i++) {
+            int id = i;
+            as(0, i % 4)
+                    .putItem(r -> r.tableName("hot")
+                            .item(Map.of(
+                                    "id",
+                                    AttributeValue.fromN(Integer.toString(id)),
+                                    "pk",
+                                    AttributeValue.fromS("k1"))));
+        }
+        assertThat(as(0, 1).scan(r -> r.tableName("hot")).count()).isEqualTo(8);
+        await("the old groups closed, the new one alone", () -> {
+            java.util.Set<String> now = groupIds(account, "hot");
+            return now.size() == 1 && java.util.Collections.disjoint(now, old);
+        });
+        as(0, 0).deleteTable(r -> r.tableName("hot"));
+    }
+
+    /** The ids of the groups of table {@code table} of {@code account} that any node knows. */
+    private java.util.Set<String> groupIds(String account, String table) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            JsonNode v = view(nodes[i]);
+            for (String list : List.of("groups", "elsewhere")) {
+                for (JsonNode g : v.get(list)) {
+                    if (g.path("table").asText().equals(table)
+                            && g.get("account").asText().equals(account)) {
+                        out.add(g.get("group").asText());
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** The commit index of each group of table {@code table} of {@code account}, the highest any node has. */

@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ForkJoinPool;
 import org.junit.jupiter.api.Test;
 
 class RangeSpreadTest {
@@ -207,20 +206,89 @@ class RangeSpreadTest {
 
     @Test
     void describeSumsTheGroupsItemsAndWaitsForEveryGroupsTable() {
-        ClusterRouter.Reply merged = RangeSpread.describeMerge(List.of(
-                describe("ACTIVE", 10, 100),
-                describe("CREATING", 5, 50),
-                new ClusterRouter.Reply(503, new byte[0]),
-                describe("ACTIVE", 1, 7)));
+        ClusterRouter.Reply merged = RangeSpread.describeMerge(
+                List.of(describe("ACTIVE", 10, 100), describe("CREATING", 5, 50), describe("ACTIVE", 1, 7)));
         JsonNode t = tree(merged.body()).get("Table");
         assertThat(t.get("ItemCount").asLong()).isEqualTo(16);
         assertThat(t.get("TableSizeBytes").asLong()).isEqualTo(157);
         assertThat(t.get("TableStatus").asText()).isEqualTo("CREATING");
         assertThat(t.get("LocalSecondaryIndexes").get(0).get("ItemCount").asLong())
                 .isEqualTo(16);
-        ClusterRouter.Reply missing = new ClusterRouter.Reply(400, "{}".getBytes(StandardCharsets.UTF_8));
+        ClusterRouter.Reply missing = new ClusterRouter.Reply(
+                400, "{\"__type\":\"x#ResourceNotFoundException\"}".getBytes(StandardCharsets.UTF_8));
         assertThat(RangeSpread.describeMerge(List.of(missing, describe("ACTIVE", 1, 1))))
                 .isSameAs(missing);
+        // A group that lacks the table (a CreateTable that did not reach it yet): not ACTIVE. One that does not
+        // answer: its items are not known, a 503.
+        JsonNode lacking = tree(RangeSpread.describeMerge(List.of(describe("ACTIVE", 1, 1), missing))
+                        .body())
+                .get("Table");
+        assertThat(lacking.get("TableStatus").asText()).isEqualTo("CREATING");
+        ClusterRouter.Reply silent = new ClusterRouter.Reply(503, new byte[0]);
+        assertThat(RangeSpread.describeMerge(List.of(describe("ACTIVE", 1, 1), silent)))
+                .isSameAs(silent);
+    }
+
+    @Test
+    void aTableMadeAgainWhereItLacksIsTheFirstGroupsAsItDescribesIt() {
+        ObjectNode root = JSON.createObjectNode();
+        ObjectNode t = root.putObject("Table").put("TableName", "hot").put("TableStatus", "ACTIVE");
+        t.putArray("KeySchema").addObject().put("AttributeName", "pk").put("KeyType", "HASH");
+        t.putArray("AttributeDefinitions")
+                .addObject()
+                .put("AttributeName", "pk")
+                .put("AttributeType", "S");
+        t.putObject("ProvisionedThroughput")
+                .put("ReadCapacityUnits", 10)
+                .put("WriteCapacityUnits", 3000)
+                .put("NumberOfDecreasesToday", 0);
+        t.putObject("WarmThroughput").put("ReadUnitsPerSecond", 12000).put("Status", "ACTIVE");
+        ObjectNode lsi = t.putArray("LocalSecondaryIndexes")
+                .addObject()
+                .put("IndexName", "l")
+                .put("ItemCount", 3);
+        lsi.putArray("KeySchema").addObject().put("AttributeName", "pk").put("KeyType", "HASH");
+        lsi.putObject("Projection").put("ProjectionType", "KEYS_ONLY");
+        t.put("DeletionProtectionEnabled", true);
+        JsonNode create = tree(RangeSpread.createOf(RangeSpread.bytes(root)));
+        assertThat(create.get("TableName").asText()).isEqualTo("hot");
+        assertThat(create.get("BillingMode").asText()).isEqualTo("PROVISIONED");
+        assertThat(create.get("ProvisionedThroughput").toString())
+                .isEqualTo("{\"ReadCapacityUnits\":10,\"WriteCapacityUnits\":3000}");
+        assertThat(create.get("WarmThroughput").toString()).isEqualTo("{\"ReadUnitsPerSecond\":12000}");
+        assertThat(create.get("LocalSecondaryIndexes").get(0).has("ItemCount")).isFalse();
+        assertThat(create.get("DeletionProtectionEnabled").asBoolean()).isTrue();
+        // Decoded as the server decodes a CreateTable.
+        var in = DynamoJson.decode(RangeSpread.bytes(create), io.partita.protocol.message.CreateTableInput.class);
+        assertThat(in.localSecondaryIndexes()).hasSize(1);
+        assertThat(RangeSpread.createOf("{}".getBytes(StandardCharsets.UTF_8))).isNull();
+
+        // Refused by the first group as made already: the others that lack it get the first group's definition.
+        List<String> asked = new CopyOnWriteArrayList<>();
+        List<byte[]> bodies = new CopyOnWriteArrayList<>();
+        RangeSpread.Sender sender = (group, target, body) -> {
+            asked.add(GROUPS.indexOf(group) + ":" + target);
+            bodies.add(body);
+            if (target.endsWith("DescribeTable")) {
+                return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, RangeSpread.bytes(root)));
+            }
+            int status = GROUPS.indexOf(group) == 0 || GROUPS.indexOf(group) == 2 ? 400 : 200;
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(
+                    status, "{\"__type\":\"x#ResourceInUseException\"}".getBytes(StandardCharsets.UTF_8)));
+        };
+        byte[] other = "{\"TableName\":\"hot\",\"KeySchema\":[]}".getBytes(StandardCharsets.UTF_8);
+        ClusterRouter.Reply reply = RangeSpread.everyGroup("CreateTable", "C", other, GROUPS, sender)
+                .join();
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(asked.subList(0, 2))
+                .containsExactly(
+                        "0:C", "0:" + io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "DescribeTable");
+        assertThat(asked).hasSize(5);
+        for (int i = 2; i < 5; i++) {
+            assertThat(tree(bodies.get(i)).get("ProvisionedThroughput"))
+                    .as("the first group's table")
+                    .isNotNull();
+        }
     }
 
     private static ClusterRouter.Reply describe(String status, long items, long bytes) {
@@ -266,7 +334,7 @@ class RangeSpreadTest {
         Map<UUID, List<Integer>> answers = statuses(200, 200, 409, 200);
         answers.get(GROUPS.get(1)).add(0, 503); // no leader yet, once: asked again
         ClusterRouter.Reply reply = RangeSpread.everyGroup(
-                        "CreateTable", "T", new byte[0], GROUPS, answering(asked, answers), ForkJoinPool.commonPool())
+                        "CreateTable", "T", new byte[0], GROUPS, answering(asked, answers))
                 .join();
         assertThat(reply.status()).isEqualTo(200);
         assertThat(tree(reply.body()).get("g").asInt())
@@ -277,12 +345,7 @@ class RangeSpreadTest {
         // Refused by the first group: made nowhere else.
         asked.clear();
         reply = RangeSpread.everyGroup(
-                        "CreateTable",
-                        "T",
-                        new byte[0],
-                        GROUPS,
-                        answering(asked, statuses(400, 200, 200, 200)),
-                        ForkJoinPool.commonPool())
+                        "CreateTable", "T", new byte[0], GROUPS, answering(asked, statuses(400, 200, 200, 200)))
                 .join();
         assertThat(reply.status()).isEqualTo(400);
         assertThat(asked).containsExactly("0:T");
@@ -292,24 +355,14 @@ class RangeSpreadTest {
     void aDeleteTableDeletesTheOtherGroupsFirst() {
         List<String> asked = new CopyOnWriteArrayList<>();
         ClusterRouter.Reply reply = RangeSpread.everyGroup(
-                        "DeleteTable",
-                        "T",
-                        new byte[0],
-                        GROUPS,
-                        answering(asked, statuses(200, 404, 200, 200)),
-                        ForkJoinPool.commonPool())
+                        "DeleteTable", "T", new byte[0], GROUPS, answering(asked, statuses(200, 404, 200, 200)))
                 .join();
         assertThat(reply.status()).isEqualTo(200);
         assertThat(asked).hasSize(4).last().isEqualTo("0:T");
         // A refusal elsewhere (deletion protection, say) is the answer; the first group keeps its table.
         asked.clear();
         reply = RangeSpread.everyGroup(
-                        "DeleteTable",
-                        "T",
-                        new byte[0],
-                        GROUPS,
-                        answering(asked, statuses(200, 200, 400, 200)),
-                        ForkJoinPool.commonPool())
+                        "DeleteTable", "T", new byte[0], GROUPS, answering(asked, statuses(200, 200, 400, 200)))
                 .join();
         assertThat(reply.status()).isEqualTo(400);
         assertThat(asked).doesNotContain("0:T");
@@ -319,22 +372,12 @@ class RangeSpreadTest {
     void aChangeOfEveryGroupAnswersTheFirstGroupsAnswerOrAnotherGroupsRefusal() {
         List<String> asked = new CopyOnWriteArrayList<>();
         ClusterRouter.Reply reply = RangeSpread.everyGroup(
-                        "UpdateTimeToLive",
-                        "T",
-                        new byte[0],
-                        GROUPS,
-                        answering(asked, statuses(200, 200, 200, 200)),
-                        ForkJoinPool.commonPool())
+                        "UpdateTimeToLive", "T", new byte[0], GROUPS, answering(asked, statuses(200, 200, 200, 200)))
                 .join();
         assertThat(tree(reply.body()).get("g").asInt()).isZero();
         assertThat(asked).hasSize(4);
         reply = RangeSpread.everyGroup(
-                        "UpdateTimeToLive",
-                        "T",
-                        new byte[0],
-                        GROUPS,
-                        answering(asked, statuses(200, 200, 500, 200)),
-                        ForkJoinPool.commonPool())
+                        "UpdateTimeToLive", "T", new byte[0], GROUPS, answering(asked, statuses(200, 200, 500, 200)))
                 .join();
         assertThat(reply.status()).isEqualTo(500);
     }

@@ -42,6 +42,8 @@ class TableRangesTest {
         record.put("key", "id");
         record.set("ranges", r.toJson());
         TableRanges back = TableRanges.of(record);
+        assertThat(back.live()).isTrue();
+        assertThat(TableRanges.of(record.put("live", false)).live()).isFalse();
         assertThat(back.key()).isEqualTo("id");
         assertThat(back.starts()).containsExactly(r.starts());
         assertThat(back.groups()).isEqualTo(r.groups());
@@ -92,6 +94,25 @@ class TableRangesTest {
                 .isNull();
         assertThat(TableRanges.startKey(bytes("{\"ExclusiveStartKey\":{\"pk\":{\"S\":\"user#7\"}}}"), "pk"))
                 .isEqualTo(k);
+    }
+
+    /**
+     * A key given twice is the last, as the server's own decoding takes it; given again after every other field, the
+     * server refuses the request, so it writes nothing in the group the router chose.
+     */
+    @Test
+    void theServerTakesTheLastOfAKeyGivenTwiceAsTheRouterDoes() {
+        String twice = "{\"TableName\":\"t\",\"Key\":{\"pk\":{\"S\":\"first\"}},\"ConsistentRead\":true,"
+                + "\"Key\":{\"pk\":{\"S\":\"last\"}}}";
+        var in = io.partita.protocol.json.DynamoJson.decode(
+                bytes(twice), io.partita.protocol.message.GetItemInput.class);
+        assertThat(in.key().get("pk")).isEqualTo(key("GetItem", twice)).isEqualTo(new AttributeValue.S("last"));
+        String afterAll = "{\"TableName\":\"t\",\"Key\":{\"pk\":{\"S\":\"first\"}},\"AttributesToGet\":[\"a\"],"
+                + "\"ConsistentRead\":true,\"ReturnConsumedCapacity\":\"NONE\",\"ProjectionExpression\":\"a\","
+                + "\"ExpressionAttributeNames\":{\"#a\":\"a\"},\"Key\":{\"pk\":{\"S\":\"last\"}}}";
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.partita.protocol.json.DynamoJson.decode(
+                        bytes(afterAll), io.partita.protocol.message.GetItemInput.class))
+                .isInstanceOf(io.partita.protocol.error.ApiException.class);
     }
 
     /** A number routes as the store hashes it: by its value, whatever its spelling. */

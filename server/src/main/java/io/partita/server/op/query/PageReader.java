@@ -33,7 +33,8 @@ final class PageReader {
             int scanned,
             Map<String, AttributeValue> lastEvaluatedKey,
             long bytesRead,
-            Map<String, AttributeValue> lastScannedKey) {}
+            Map<String, AttributeValue> lastScannedKey,
+            Long scannedBytes) {}
 
     static Page read(
             StorageEngine storage,
@@ -95,6 +96,6 @@ final class PageReader {
             Map<String, AttributeValue> lastItem = (Map<String, AttributeValue>) last[0];
             lastScanned = target.lastKey(lastItem);
         }
-        return new Page(items, counts[0], counts[1], lastKey, bytes[0], lastScanned);
+        return new Page(items, counts[0], counts[1], lastKey, bytes[0], lastScanned, keyAtEnd ? bytes[0] : null);
     }
 }

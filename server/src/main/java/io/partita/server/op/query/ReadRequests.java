@@ -89,7 +89,8 @@ final class ReadRequests {
                 page.scanned(),
                 page.lastEvaluatedKey(),
                 consumed,
-                page.lastScannedKey());
+                page.lastScannedKey(),
+                page.scannedBytes());
     }
 
     /**
