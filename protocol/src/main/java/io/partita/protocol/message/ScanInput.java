@@ -4,7 +4,12 @@ import io.partita.protocol.model.AttributeValue;
 import java.util.List;
 import java.util.Map;
 
-/** DynamoDB's {@code ScanInput}. */
+/**
+ * DynamoDB's {@code ScanInput}.
+ *
+ * @param partitaPageBytes Partita's own {@code Partita.ScanRange} only: the bytes its page may read, what is left of a
+ *     walk's 1 MB over a table's groups (docs/CLUSTER.md); a Scan ignores it
+ */
 public record ScanInput(
         String tableName,
         String indexName,
@@ -21,4 +26,5 @@ public record ScanInput(
         String filterExpression,
         Map<String, String> expressionAttributeNames,
         Map<String, AttributeValue> expressionAttributeValues,
-        Boolean consistentRead) {}
+        Boolean consistentRead,
+        Long partitaPageBytes) {}

@@ -923,7 +923,14 @@ public final class ClusterMember implements AutoCloseable {
         String name = ranged.keySet().iterator().next();
         TableRanges ranges = ranged.get(name);
         UUID chosen = chosenGroup(request);
-        if (chosen != null && ranges.has(chosen)) {
+        Group made = chosen == null ? null : tableGroups.get(chosen);
+        if (chosen != null
+                && tables.tables().size() == 1
+                && (ranges.has(chosen)
+                        || (made != null && made.account.equals(home.account) && name.equals(made.table)))) {
+            // A share of a request over the table's groups, or a request another node routed to one of them: served
+            // there, whatever this node's replica of the records says yet. (A CreateTable there is made only if the
+            // table's record, after a barrier, names the group: Placing.placedHere.)
             return routedTo(chosen);
         }
         String operation = operationOf(target);
@@ -940,7 +947,9 @@ public final class ClusterMember implements AutoCloseable {
         if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
             return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
         }
-        boolean client = !request.headers().contains(ClusterRouter.FORWARDED)
+        // A request over the table's groups is run from here unless it is a group's share (which names its group): one
+        // another node forwarded to its account's group (that node had no record of the table yet) included.
+        boolean whole = chosen == null
                 && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                 && !io.partita.server.admin.AdminRoutes.handles(request.uri());
         if (RangeSpread.BY_KEY.contains(operation)) {
@@ -956,7 +965,7 @@ public final class ClusterMember implements AutoCloseable {
         // group that lacks it; its first group answers as it would.
         boolean spreads =
                 operation.equals("Scan") || operation.equals("DescribeTable") || RangeSpread.EVERY.contains(operation);
-        if (spreads && client) {
+        if (spreads && whole) {
             return new Routed(null, null, true);
         }
         return routedTo(ranges.groups().get(0));
@@ -3004,6 +3013,9 @@ public final class ClusterMember implements AutoCloseable {
             String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
         String key = TABLE_RECORD + account + "/" + name;
         try {
+            // After a barrier, so that a record placed or deleted through another node a moment ago is seen.
+            byte[] never = {0};
+            membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
             // Read together, with no checkpoint replacing the store in between: a record absent is absent.
             Object[] read = membersReplica.unlessInstalling(store -> new Object[] {
                 membersReplica.recordedUnder(TABLE_RECORD + account + "/"),
@@ -3081,7 +3093,7 @@ public final class ClusterMember implements AutoCloseable {
                     membersGroup.recordIf(
                             membersReplica, GROUP_RECORD + ids.get(i), groupValues.get(i), null, RECORD_TIME);
                 }
-                return now != null;
+                return now != null && JSON.readTree(now).path("live").asBoolean(false);
             }
             log.info(
                     "node {} placed table {} of account {} on {}{}",
@@ -3208,6 +3220,7 @@ public final class ClusterMember implements AutoCloseable {
         public boolean placeElsewhere(
                 String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
             if (g.table != null) {
+                placedHere(account, name, layout);
                 return false;
             }
             g.naming.lock();
@@ -3222,6 +3235,38 @@ public final class ClusterMember implements AutoCloseable {
                 return true;
             } finally {
                 g.naming.unlock();
+            }
+        }
+
+        /**
+         * Before this table's group makes table {@code name} of {@code account}: after a barrier through the members'
+         * group, the table's record must be live and name this group, as its group, or as one of its ranges' with
+         * the partition key and the cut {@code layout} gives; else a 503. A node that sent the CreateTable here had not
+         * applied a newer record (the name deleted and placed anew meanwhile): sent again, it goes where the table is
+         * placed now, and a deleted table's groups never make a table of another definition.
+         */
+        private void placedHere(String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
+            boolean here;
+            try {
+                byte[] never = {0};
+                membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+                byte[] r = membersReplica.recorded(TABLE_RECORD + account + "/" + name);
+                com.fasterxml.jackson.databind.JsonNode record = r == null ? null : JSON.readTree(r);
+                TableRanges ranges = record == null ? null : TableRanges.of(record);
+                here = record != null
+                        && record.path("live").asBoolean(false)
+                        && (ranges == null
+                                ? record.path("group").asText().equals(g.id.toString())
+                                : ranges.has(g.id)
+                                        && layout.partitions() > 1
+                                        && ranges.key().equals(layout.partitionKey()));
+            } catch (IOException | RuntimeException e) {
+                here = false;
+            }
+            if (!here) {
+                throw new io.partita.protocol.error.ApiException(
+                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                        "table " + name + " is not placed in this Raft group now (its record changed): try again");
             }
         }
 
@@ -3828,7 +3873,13 @@ public final class ClusterMember implements AutoCloseable {
             return;
         }
         for (var e : records.entrySet()) {
-            if (JSON.readTree(e.getValue()).get("group").asText().equals(g.id.toString())
+            com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(e.getValue());
+            TableRanges ranges = TableRanges.of(r);
+            if (g.range > 0 && ranges != null && ranges.live() && ranges.has(g.id)) {
+                reopen(g); // one of a live table's ranges: it stays
+                return;
+            }
+            if (r.get("group").asText().equals(g.id.toString())
                     && membersGroup.recordIf(membersReplica, e.getKey(), e.getValue(), null, RECORD_TIME) != null) {
                 return; // changed meanwhile (placed here again): looked at again at the next pass
             }

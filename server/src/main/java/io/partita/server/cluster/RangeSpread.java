@@ -353,10 +353,10 @@ final class RangeSpread {
      * ExclusiveStartKey}'s partition key (or the first of its segment's, or the first), each asked for a page of its
      * own ranges ({@link #SCAN_RANGE}) with what is left of the {@code Limit}; the pages joined into one. The walk
      * stops at a page that stops short of its group's end (its {@code LastEvaluatedKey} is the answer's), at the
-     * {@code Limit}, or once the answers hold {@link #PAGE_BYTES} (the last item scanned is then the answer's {@code
-     * LastEvaluatedKey}), or after the last group of the walk. A parallel scan's segment is a slice of the hash space,
-     * as on a single node: the walk goes over the groups whose ranges meet it, each reading the segment's part of
-     * its own. A refusal of a group is the answer.
+     * {@code Limit}, or once the groups have read {@link #PAGE_BYTES} (each group's page reads what is left of it; the
+     * last item scanned is then the answer's {@code LastEvaluatedKey}), or after the last group of the walk. A
+     * parallel scan's segment is a slice of the hash space, as on a single node: the walk goes over the groups whose
+     * ranges meet it, each reading the segment's part of its own. A refusal of a group is the answer.
      */
     static CompletableFuture<ClusterRouter.Reply> scan(byte[] body, TableRanges ranges, Sender sender) {
         ObjectNode root = BatchSpread.object(body);
@@ -428,6 +428,7 @@ final class RangeSpread {
             if (left != null) {
                 share.put("Limit", left);
             }
+            share.put("PartitaPageBytes", PAGE_BYTES - bytes);
             return sender.send(ranges.groups().get(at), SCAN_RANGE, bytes(share))
                     .thenCompose(reply -> joined(at, first, reply));
         }

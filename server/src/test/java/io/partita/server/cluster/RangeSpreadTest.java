@@ -68,6 +68,9 @@ class RangeSpreadTest {
                 upper = s == total - 1 ? -1 : RangeSpread.hashBound(s + 1, total) - 1;
             }
             long limit = in.has("Limit") ? in.get("Limit").asLong() : Long.MAX_VALUE;
+            assertThat(in.get("PartitaPageBytes").asLong())
+                    .as("what is left of 1 MB")
+                    .isBetween(1L, 1L << 20);
             ObjectNode out = JSON.createObjectNode();
             ArrayNode page = out.putArray("Items");
             String last = null;

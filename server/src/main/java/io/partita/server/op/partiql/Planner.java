@@ -254,7 +254,8 @@ final class Planner {
                         filter,
                         x.names(),
                         x.values(),
-                        consistentRead));
+                        consistentRead,
+                        null));
     }
 
     /** A Query of the one partition whose key the WHERE binds by equality: the sort key's condition as its key. */

@@ -46,7 +46,8 @@ final class PageReader {
             List<Path> projection,
             boolean countOnly,
             boolean fetch,
-            boolean keyAtEnd) {
+            boolean keyAtEnd,
+            long maxBytes) {
         Table table = target.table();
         KeySchema schema = table.metadata().keySchema();
         List<Map<String, AttributeValue>> items = new ArrayList<>();
@@ -73,7 +74,7 @@ final class PageReader {
                     items.add(projection == null ? item : ProjectionApplier.project(item, projection));
                 }
             }
-            if ((limit != null && counts[1] >= limit) || bytes[0] >= MAX_PAGE_BYTES) {
+            if ((limit != null && counts[1] >= limit) || bytes[0] >= maxBytes) {
                 stopped[0] = true;
                 return false;
             }

@@ -122,7 +122,8 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                         projection,
                         "COUNT".equals(in.select()),
                         fetch,
-                        false));
+                        false,
+                        PageReader.MAX_PAGE_BYTES));
     }
 
     /** The operators a key can be queried by ("Query": EQ, LE, LT, GE, GT, BEGINS_WITH, BETWEEN). */

@@ -115,6 +115,10 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
             range = range.resumeAfter(start, true);
         }
         KeyRanges.Range pageRange = range;
+        // A group's page of a walk over a table's groups reads what is left of the walk's 1 MB (at least one item).
+        long pageBytes = keyAtEnd && in.partitaPageBytes() != null
+                ? Math.max(1, Math.min(PageReader.MAX_PAGE_BYTES, in.partitaPageBytes()))
+                : PageReader.MAX_PAGE_BYTES;
         // A page is admitted and charged on the partition where it starts.
         long startHash = range.lower() == null || range.lower().length < 8
                 ? 0
@@ -140,7 +144,8 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                         projection,
                         "COUNT".equals(in.select()),
                         fetch,
-                        keyAtEnd));
+                        keyAtEnd,
+                        pageBytes));
     }
 
     /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */
