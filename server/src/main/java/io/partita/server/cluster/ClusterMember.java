@@ -923,17 +923,26 @@ public final class ClusterMember implements AutoCloseable {
         String name = ranged.keySet().iterator().next();
         TableRanges ranges = ranged.get(name);
         UUID chosen = chosenGroup(request);
-        Group made = chosen == null ? null : tableGroups.get(chosen);
+        String operation = operationOf(target);
+        if (chosen != null && tables.tables().size() == 1 && !ranges.has(chosen)) {
+            // Another node sent it to a group this node's record of the table does not name: one of the two replicas of
+            // the records is behind (the name deleted and placed anew meanwhile). It waits until they agree, and is
+            // answered 503 after a while, which its sender sends again; never served by a record's stale groups.
+            if (!tableGroups.containsKey(chosen)) {
+                nudge();
+            }
+            return new Routed(null, null);
+        }
         if (chosen != null
                 && tables.tables().size() == 1
-                && (ranges.has(chosen)
-                        || (made != null && made.account.equals(home.account) && name.equals(made.table)))) {
-            // A share of a request over the table's groups, or a request another node routed to one of them: served
-            // there, whatever this node's replica of the records says yet. (A CreateTable there is made only if the
-            // table's record, after a barrier, names the group: Placing.placedHere.)
+                && ranges.live()
+                && (operation == null || !RangeSpread.NOT_YET.contains(operation))
+                && !RangeSpread.BY_KEY.contains(operation)) {
+            // A group's share of a request over the table's groups (a Scan's page, a change every group makes): served
+            // there. An item's request goes by its own key, below, whichever group it names. (A CreateTable there is
+            // made only if the table's record, after a barrier, names the group: Placing.placedHere.)
             return routedTo(chosen);
         }
-        String operation = operationOf(target);
         if (!ranges.live()) {
             // Deleted: its first group answers that it is gone. A new table of the name is placed anew by the account's
             // group (a CreateTable it placed a moment ago waits for the new record), never made in the old groups.
@@ -3240,8 +3249,8 @@ public final class ClusterMember implements AutoCloseable {
 
         /**
          * Before this table's group makes table {@code name} of {@code account}: after a barrier through the members'
-         * group, the table's record must be live and name this group, as its group, or as one of its ranges' with
-         * the partition key and the cut {@code layout} gives; else a 503. A node that sent the CreateTable here had not
+         * group, the table's record must name this group, as its group, or, live, as one of its ranges' with the
+         * partition key and the cut {@code layout} gives; else a 503. A node that sent the CreateTable here had not
          * applied a newer record (the name deleted and placed anew meanwhile): sent again, it goes where the table is
          * placed now, and a deleted table's groups never make a table of another definition.
          */
@@ -3253,11 +3262,13 @@ public final class ClusterMember implements AutoCloseable {
                 byte[] r = membersReplica.recorded(TABLE_RECORD + account + "/" + name);
                 com.fasterxml.jackson.databind.JsonNode record = r == null ? null : JSON.readTree(r);
                 TableRanges ranges = record == null ? null : TableRanges.of(record);
+                // A whole table's record may be not live: a table deleted here and made again (its group kept for its
+                // backups, or not closed yet), which collect then records live again.
                 here = record != null
-                        && record.path("live").asBoolean(false)
                         && (ranges == null
                                 ? record.path("group").asText().equals(g.id.toString())
-                                : ranges.has(g.id)
+                                : ranges.live()
+                                        && ranges.has(g.id)
                                         && layout.partitions() > 1
                                         && ranges.key().equals(layout.partitionKey()));
             } catch (IOException | RuntimeException e) {

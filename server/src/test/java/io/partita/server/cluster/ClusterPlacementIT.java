@@ -850,7 +850,7 @@ class ClusterPlacementIT {
         java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
         var writer = java.util.concurrent.CompletableFuture.runAsync(() -> {
             try {
-                for (int n = 1; n <= 150; n++) {
+                for (int n = 1; n <= 80; n++) {
                     putIn(as(0, 1), "orders", "n", Integer.toString(n));
                     putIn(as(0, 2), "users", "n", Integer.toString(n));
                 }
@@ -1495,6 +1495,15 @@ class ClusterPlacementIT {
             java.util.Set<String> now = groupIds(account, "hot");
             return now.size() == 1 && java.util.Collections.disjoint(now, old);
         });
+        // A whole table deleted and made again at once: made again (in its group, which has not closed yet) and
+        // served, with no refusal to wait out.
+        as(0, 0).deleteTable(r -> r.tableName("hot"));
+        as(0, 1).createTable(r -> r.tableName("hot")
+                .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.N))
+                .keySchema(k -> k.attributeName("id").keyType(KeyType.HASH))
+                .billingMode(BillingMode.PAY_PER_REQUEST));
+        as(0, 2).putItem(r -> r.tableName("hot").item(Map.of("id", AttributeValue.fromN("1"))));
+        assertThat(as(0, 3).scan(r -> r.tableName("hot")).count()).isEqualTo(1);
         as(0, 0).deleteTable(r -> r.tableName("hot"));
     }
 

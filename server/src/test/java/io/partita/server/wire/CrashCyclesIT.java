@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * client had in flight when the process died, whose outcome it never learned), and no transaction half applied.
  */
 class CrashCyclesIT {
-    private static final int DEFAULT_CYCLES = 25;
+    private static final int DEFAULT_CYCLES = 15;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TABLE = "crash";
     private static final int CAS_WORKERS = 3;
