@@ -1121,7 +1121,8 @@ class ReplicatedStoreIT {
 
     /**
      * Writes item {@code item} through group {@code id}'s leader; again through the next when the one found had just
-     * handed the leadership on (a preferred member back up to date), which refuses the write: nothing was applied.
+     * handed the leadership on, or was handing it on (a preferred member back up to date), which refuses the write
+     * before it appends it: nothing was applied.
      */
     private void writeTo(ClusterNode.Host[] hosts, Map<String, ReplicaStore> stores, java.util.UUID id, int item) {
         long deadline = System.nanoTime() + 30_000_000_000L;
@@ -1131,8 +1132,9 @@ class ReplicatedStoreIT {
                 write(new Replica(storeOf(stores, leader, id), groupOn(hosts[leader], id)), item);
                 return;
             } catch (StorageUnavailableException e) {
-                if (!(e.getCause() instanceof org.apache.ratis.protocol.exceptions.NotLeaderException)
-                        || System.nanoTime() > deadline) {
+                boolean handedOn = e.getCause() instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
+                        || e.getCause() instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+                if (!handedOn || System.nanoTime() > deadline) {
                     throw e;
                 }
             }
