@@ -83,10 +83,47 @@ class ReplicatedStoreIT {
 
     @AfterEach
     void stop() throws IOException {
-        for (Replica r : replicas) {
-            if (r != null) {
-                r.stop();
+        atOnce(java.util.Arrays.stream(replicas)
+                .filter(java.util.Objects::nonNull)
+                .map(r -> (Stop) r::stop)
+                .toList());
+    }
+
+    /** A node's stop. */
+    @FunctionalInterface
+    interface Stop {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code stops} at once, each on a thread of its own, and waits for them all. A node's stop waits up to a
+     * second for each of its groups' log writers (Ratis's worker polls its queue by the second, and stops only when a
+     * poll ends): nodes stopped in turn would add their waits up.
+     */
+    static void atOnce(List<Stop> stops) throws IOException {
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (Stop s : stops) {
+            Thread t = new Thread(() -> {
+                try {
+                    s.run();
+                } catch (IOException | RuntimeException e) {
+                    failed.add(e);
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while the nodes stop", e);
             }
+        }
+        if (!failed.isEmpty()) {
+            throw new IOException("a node failed to stop", failed.get(0));
         }
     }
 
@@ -124,9 +161,15 @@ class ReplicatedStoreIT {
         }
     }
 
+    /** A replica leading and ready, taken when one is seen (looked for again, it may have stepped down). */
     private Replica leader() {
-        await("a leader", () -> live().stream().anyMatch(r -> r.node().isLeaderReady()));
-        return live().stream().filter(r -> r.node().isLeaderReady()).findFirst().orElseThrow();
+        java.util.concurrent.atomic.AtomicReference<Replica> found =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        await("a leader", () -> {
+            live().stream().filter(r -> r.node().isLeaderReady()).findFirst().ifPresent(found::set);
+            return found.get() != null;
+        });
+        return found.get();
     }
 
     private List<Replica> live() {
@@ -898,11 +941,10 @@ class ReplicatedStoreIT {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("is a group this node no longer has");
         } finally {
-            for (Node n : nodes) {
-                if (n != null) {
-                    n.stop();
-                }
-            }
+            atOnce(java.util.Arrays.stream(nodes)
+                    .filter(java.util.Objects::nonNull)
+                    .map(n -> (Stop) n::stop)
+                    .toList());
         }
     }
 
@@ -934,11 +976,10 @@ class ReplicatedStoreIT {
             }
             assertThat(nodes[0].host().groups().get(1).members()).hasSize(3);
         } finally {
-            for (Node n : nodes) {
-                if (n != null) {
-                    n.stop();
-                }
-            }
+            atOnce(java.util.Arrays.stream(nodes)
+                    .filter(java.util.Objects::nonNull)
+                    .map(n -> (Stop) n::stop)
+                    .toList());
         }
     }
 
@@ -1104,19 +1145,19 @@ class ReplicatedStoreIT {
 
     /** The node that leads group {@code id} and may serve it, once one does. */
     private static int leaderOf(ClusterNode.Host[] hosts, java.util.UUID id) {
-        await(
-                "a leader of group " + id,
-                () -> java.util.Arrays.stream(hosts).anyMatch(h -> {
-                    ClusterNode g = groupOn(h, id);
-                    return g != null && g.canServe();
-                }));
-        for (int i = 0; i < hosts.length; i++) {
-            ClusterNode g = groupOn(hosts[i], id);
-            if (g != null && g.canServe()) {
-                return i;
+        // The index is taken when a leader is seen: looked for again, it may have handed the leadership on already.
+        int[] found = {-1};
+        await("a leader of group " + id, () -> {
+            for (int i = 0; i < hosts.length; i++) {
+                ClusterNode g = groupOn(hosts[i], id);
+                if (g != null && g.canServe()) {
+                    found[0] = i;
+                    return true;
+                }
             }
-        }
-        throw new AssertionError("no leader of group " + id);
+            return false;
+        });
+        return found[0];
     }
 
     /**
@@ -1292,11 +1333,10 @@ class ReplicatedStoreIT {
             awaitOn(stores, added, List.of(0, 1, 2), 22);
             assertThat(ids(groupOn(hosts[0], added).members())).isEqualTo(before);
         } finally {
-            for (ClusterNode.Host h : hosts) {
-                if (h != null) {
-                    h.close();
-                }
-            }
+            atOnce(java.util.Arrays.stream(hosts)
+                    .filter(java.util.Objects::nonNull)
+                    .map(h -> (Stop) h::close)
+                    .toList());
             stores.values().forEach(ReplicaStore::close);
         }
     }

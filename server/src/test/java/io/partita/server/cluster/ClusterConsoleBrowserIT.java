@@ -45,11 +45,7 @@ class ClusterConsoleBrowserIT {
         if (browser != null) {
             browser.quit();
         }
-        for (ClusterMember m : nodes) {
-            if (m != null) {
-                m.close();
-            }
-        }
+        ClusterStrictIT.closeAtOnce(nodes);
     }
 
     @Test

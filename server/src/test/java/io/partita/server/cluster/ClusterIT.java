@@ -44,11 +44,7 @@ class ClusterIT {
 
     @AfterEach
     void stopAll() {
-        for (ClusterMember m : nodes) {
-            if (m != null) {
-                m.close();
-            }
-        }
+        ClusterStrictIT.closeAtOnce(nodes);
     }
 
     private ClusterNode.LogRetention retention = ClusterNode.LogRetention.defaults();

@@ -58,13 +58,30 @@ class ClusterStrictIT {
 
     @AfterEach
     void stopAll() {
-        for (ClusterMember m : nodes) {
+        closeAtOnce(nodes[0], nodes[1], nodes[2], fourth);
+    }
+
+    /**
+     * Closes {@code members} (nulls skipped) at once, each on a thread of its own, and waits for them all. A node's
+     * close waits up to a second for each of its groups' log writers (Ratis's worker polls its queue by the second, and
+     * stops only when a poll ends): nodes closed in turn would add their waits up.
+     */
+    static void closeAtOnce(ClusterMember... members) {
+        List<Thread> closing = new java.util.ArrayList<>();
+        for (ClusterMember m : members) {
             if (m != null) {
-                m.close();
+                Thread t = new Thread(m::close, "closing-" + m.nodeId());
+                t.start();
+                closing.add(t);
             }
         }
-        if (fourth != null) {
-            fourth.close();
+        for (Thread t : closing) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
         }
     }
 
@@ -377,10 +394,8 @@ class ClusterStrictIT {
                     .billingMode("PAY_PER_REQUEST"));
             put(ddb, "k", "from-open-mode");
         }
-        for (int i = 0; i < 3; i++) {
-            nodes[i].close();
-            nodes[i] = null;
-        }
+        closeAtOnce(nodes);
+        java.util.Arrays.fill(nodes, null);
 
         // Strict mode on the same directories, with account 000000000000 first and another: the open cluster's group is
         // account 000000000000's, and its leader makes it prefer n0; the new account's group prefers n1 from the start.

@@ -47,11 +47,7 @@ class ClusterTlsIT {
 
     @AfterEach
     void stopAll() {
-        for (ClusterMember m : nodes) {
-            if (m != null) {
-                m.close();
-            }
-        }
+        ClusterStrictIT.closeAtOnce(nodes);
     }
 
     @Test
