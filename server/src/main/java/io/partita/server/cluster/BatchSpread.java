@@ -27,6 +27,10 @@ import java.util.function.Function;
  * docs/CLUSTER.md), run as one share per group and answered as one batch, as DynamoDB answers a batch over tables on
  * different partitions.
  *
+ * <p>A table whose partitions are Raft groups of their own ({@code --cluster-partition-groups}) is cut further: each of
+ * its keys (a read's, a delete's) or items (a put's) goes to its range's group, and the answers of one table from
+ * several groups are joined (its items, its unprocessed keys, its units added into one entry).
+ *
  * <p>The node the client sent it to checks the request as a whole first, as a single node does before it looks at a
  * table ({@link #split}: the JSON, the shape, the limits over all tables). Each share then goes to its group's leader
  * as a request of its own. A BatchWriteItem's shares are first only checked there ({@code
@@ -78,6 +82,17 @@ final class BatchSpread {
      * @throws ApiException DynamoDB's error for a request that is bad as a whole
      */
     static <G> List<Share<G>> split(String operation, byte[] body, Function<String, G> groupOf) {
+        return split(operation, body, groupOf, table -> null);
+    }
+
+    /**
+     * The shares of {@code operation}'s {@code body} as {@link #split(String, byte[], Function)} cuts them, a table
+     * that {@code cut} gives a function for (a table whose partitions are groups of their own) cut further by the group
+     * of each of its keys or items: one part of the table per group, in the order of each group's first key, each part
+     * with the table's other members (a read's projection, its consistency).
+     */
+    static <G> List<Share<G>> split(
+            String operation, byte[] body, Function<String, G> groupOf, Function<String, Function<JsonNode, G>> cut) {
         if (operation.equals(GET)) {
             BatchGetItemHandler.checkShape(DynamoJson.decode(body, BatchGetItemInput.class));
         } else {
@@ -88,14 +103,20 @@ final class BatchSpread {
         List<ObjectNode> runs = new ArrayList<>();
         List<List<String>> tables = new ArrayList<>();
         for (Map.Entry<String, JsonNode> e : root.get("RequestItems").properties()) {
-            G group = groupOf.apply(e.getKey());
-            if (groups.isEmpty() || !groups.get(groups.size() - 1).equals(group)) {
-                groups.add(group);
-                runs.add(JSON.createObjectNode());
-                tables.add(new ArrayList<>());
+            Function<JsonNode, G> byKey = cut.apply(e.getKey());
+            Map<G, JsonNode> parts = byKey == null
+                    ? Map.of(groupOf.apply(e.getKey()), e.getValue())
+                    : byRange(operation.equals(GET), e.getValue(), byKey);
+            for (Map.Entry<G, JsonNode> part : parts.entrySet()) {
+                G group = part.getKey();
+                if (groups.isEmpty() || !groups.get(groups.size() - 1).equals(group)) {
+                    groups.add(group);
+                    runs.add(JSON.createObjectNode());
+                    tables.add(new ArrayList<>());
+                }
+                runs.get(runs.size() - 1).set(e.getKey(), part.getValue());
+                tables.get(tables.size() - 1).add(e.getKey());
             }
-            runs.get(runs.size() - 1).set(e.getKey(), e.getValue());
-            tables.get(tables.size() - 1).add(e.getKey());
         }
         List<Share<G>> shares = new ArrayList<>(groups.size());
         for (int i = 0; i < groups.size(); i++) {
@@ -106,6 +127,27 @@ final class BatchSpread {
                     bytes(sharing(root, "RequestItems", runs.get(i)))));
         }
         return shares;
+    }
+
+    /**
+     * A cut table's entry of {@code RequestItems} ({@code entry}) in parts by group ({@code byKey} of each key or
+     * item), in the order of each group's first: a read's {@code Keys}, each part with the entry's other members; a
+     * write's requests, by a put's {@code Item} or a delete's {@code Key} (a request that has neither, which its group
+     * refuses, by null).
+     */
+    private static <G> Map<G, JsonNode> byRange(boolean get, JsonNode entry, Function<JsonNode, G> byKey) {
+        Map<G, ArrayNode> lists = new LinkedHashMap<>();
+        for (JsonNode one : get ? entry.path("Keys") : entry) {
+            JsonNode key = get
+                    ? one
+                    : one.has("PutRequest")
+                            ? one.path("PutRequest").get("Item")
+                            : one.path("DeleteRequest").get("Key");
+            lists.computeIfAbsent(byKey.apply(key), g -> JSON.createArrayNode()).add(one);
+        }
+        Map<G, JsonNode> parts = new LinkedHashMap<>();
+        lists.forEach((g, list) -> parts.put(g, get ? ((ObjectNode) entry.deepCopy()).set("Keys", list) : list));
+        return parts;
     }
 
     /** The request {@code body} as a tree; the caller decoded it before, so it is an object. */
@@ -152,14 +194,28 @@ final class BatchSpread {
 
     /** Groups {@code items} by the group ({@code groupOf}) of each one's table ({@code tableOf}). */
     static <G> Grouped<G> group(JsonNode items, Function<JsonNode, String> tableOf, Function<String, G> groupOf) {
+        return group(items, tableOf, groupOf, table -> null, item -> null);
+    }
+
+    /**
+     * Groups {@code items} by the group ({@code groupOf}) of each one's table ({@code tableOf}); an item of a table
+     * that {@code cut} gives a function for (a table whose partitions are groups of their own) by the group of its key
+     * ({@code keyOf}: its {@code Key}, or a put's {@code Item}).
+     */
+    static <G> Grouped<G> group(
+            JsonNode items,
+            Function<JsonNode, String> tableOf,
+            Function<String, G> groupOf,
+            Function<String, Function<JsonNode, G>> cut,
+            Function<JsonNode, JsonNode> keyOf) {
         Map<G, List<Integer>> positions = new LinkedHashMap<>();
         String[] tables = new String[items.size()];
         for (int i = 0; i < items.size(); i++) {
             String t = tableOf.apply(items.get(i));
             tables[i] = t != null && t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t;
-            positions
-                    .computeIfAbsent(groupOf.apply(tables[i]), g -> new ArrayList<>())
-                    .add(i);
+            Function<JsonNode, G> byKey = tables[i] == null ? null : cut.apply(tables[i]);
+            G group = byKey == null ? groupOf.apply(tables[i]) : byKey.apply(keyOf.apply(items.get(i)));
+            positions.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
         }
         Map<G, int[]> places = new LinkedHashMap<>();
         positions.forEach(
@@ -270,7 +326,7 @@ final class BatchSpread {
                 } else {
                     refused = refused == null ? reply : refused;
                 }
-                unprocessed.setAll(share.items());
+                append(unprocessed, share.items());
                 continue;
             }
             if (answer.get("ConsumedCapacity") instanceof ArrayNode units) {
@@ -278,20 +334,20 @@ final class BatchSpread {
                 consumed.addAll(units);
             }
             if (get && done > 0 && bytes + reply.body().length > maxBytes) {
-                unprocessed.setAll(share.items()); // read, and not answered: DynamoDB's 16 MB
+                append(unprocessed, share.items()); // read, and not answered: DynamoDB's 16 MB
                 continue;
             }
             bytes += reply.body().length;
             done++;
             if (answer.get("Responses") instanceof ObjectNode found) {
-                responses.setAll(found);
+                append(responses, found);
             }
             if (answer.get(get ? "UnprocessedKeys" : "UnprocessedItems") instanceof ObjectNode left) {
-                unprocessed.setAll(left);
+                append(unprocessed, left);
             }
             if (answer.get("ItemCollectionMetrics") instanceof ObjectNode metrics) {
                 collections = collections == null ? JSON.createObjectNode() : collections;
-                collections.setAll(metrics);
+                append(collections, metrics);
             }
         }
         if (get && refused != null) {
@@ -311,7 +367,7 @@ final class BatchSpread {
             out.set("UnprocessedItems", unprocessed);
         }
         if (consumed != null) {
-            out.set("ConsumedCapacity", consumed);
+            out.set("ConsumedCapacity", byTable(consumed));
         }
         if (collections != null) {
             out.set("ItemCollectionMetrics", collections);
@@ -321,6 +377,45 @@ final class BatchSpread {
         } catch (IOException impossible) {
             throw new IllegalStateException(impossible);
         }
+    }
+
+    /**
+     * Adds {@code part}'s tables to {@code into}'s: a table's list (items, requests, metrics) joined to the same
+     * table's from another share, a read's unprocessed {@code Keys} to the same table's (its other members, a
+     * projection, are the same in both); a table new to it set whole.
+     */
+    static void append(ObjectNode into, ObjectNode part) {
+        for (Map.Entry<String, JsonNode> f : part.properties()) {
+            JsonNode mine = into.get(f.getKey());
+            if (mine == null) {
+                into.set(f.getKey(), f.getValue().deepCopy());
+            } else if (mine instanceof ArrayNode list && f.getValue() instanceof ArrayNode more) {
+                list.addAll(more);
+            } else if (mine.get("Keys") instanceof ArrayNode keys
+                    && f.getValue().get("Keys") instanceof ArrayNode more) {
+                keys.addAll(more);
+            }
+        }
+    }
+
+    /**
+     * The units of consumed capacity {@code consumed}, one entry per table as DynamoDB answers a batch: the entries of
+     * one table from several groups (a table whose partitions are groups of their own) added into one.
+     */
+    static ArrayNode byTable(ArrayNode consumed) {
+        Map<String, ObjectNode> tables = new LinkedHashMap<>();
+        ArrayNode other = JSON.createArrayNode();
+        for (JsonNode entry : consumed) {
+            JsonNode name = entry.get("TableName");
+            if (entry instanceof ObjectNode units && name != null && name.isTextual()) {
+                tables.merge(name.asText(), units, RangeSpread::add);
+            } else {
+                other.add(entry);
+            }
+        }
+        ArrayNode out = JSON.createArrayNode();
+        tables.values().forEach(out::add);
+        return out.addAll(other);
     }
 
     /** A 503 of DynamoDB's shape: nothing was done, and the SDKs send the request again. */

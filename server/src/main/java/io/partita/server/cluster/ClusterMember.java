@@ -898,8 +898,9 @@ public final class ClusterMember implements AutoCloseable {
      * routed there). An item's request (GetItem, PutItem, UpdateItem, DeleteItem, Query) goes to the group of its
      * partition key's range, or to the table's first group when the request names none (which answers its error). A
      * client's Scan, DescribeTable, and a change every group makes ({@link RangeSpread#EVERY}, a CreateTable once its
-     * account's group placed it) run from here ({@link #runRanged}); a request over several tables, or one that is
-     * not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any other (the descriptions of its settings,
+     * account's group placed it) run from here ({@link #runRanged}), as do its batches and transactions ({@link
+     * #cutByKey}, each key to its range's group: {@link #runSpread}); another request over several tables, or one that
+     * is not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any other (the descriptions of its settings,
      * its tags) goes to its first group.
      */
     private Routed rangeRouted(
@@ -924,10 +925,11 @@ public final class ClusterMember implements AutoCloseable {
         TableRanges ranges = ranged.get(name);
         UUID chosen = chosenGroup(request);
         String operation = operationOf(target);
-        if (chosen != null && tables.tables().size() == 1 && !ranges.has(chosen)) {
-            // Another node sent it to a group this node's record of the table does not name: one of the two replicas of
-            // the records is behind (the name deleted and placed anew meanwhile). It waits until they agree, and is
-            // answered 503 after a while, which its sender sends again; never served by a record's stale groups.
+        if (chosen != null && (tables.tables().size() > 1 || !ranges.has(chosen))) {
+            // Another node sent it to a group this node's record of the table does not name (or a share over several
+            // tables, none of which shares a group with a table cut by ranges): one of the two replicas of the records
+            // is behind (the name deleted and placed anew meanwhile). It waits until they agree, and is answered 503
+            // after a while, which its sender sends again; never served by a record's stale groups.
             if (!tableGroups.containsKey(chosen)) {
                 nudge();
             }
@@ -935,13 +937,21 @@ public final class ClusterMember implements AutoCloseable {
         }
         if (chosen != null
                 && tables.tables().size() == 1
-                && ranges.live()
-                && (operation == null || !RangeSpread.NOT_YET.contains(operation))
-                && !RangeSpread.BY_KEY.contains(operation)) {
-            // A group's share of a request over the table's groups (a Scan's page, a change every group makes): served
-            // there. An item's request goes by its own key, below, whichever group it names. (A CreateTable there is
-            // made only if the table's record, after a barrier, names the group: Placing.placedHere.)
+                && (operation == null
+                        || (ranges.live()
+                                && !RangeSpread.NOT_YET.contains(operation)
+                                && !RangeSpread.BY_KEY.contains(operation)))) {
+            // A group's share of a request over the table's groups (a Scan's page, a change every group makes, a
+            // batch's or a transaction's part, whose commit or abort comes to its group even once the table is
+            // deleted): served there. An item's request goes by its own key, below, whichever group it names. (A
+            // CreateTable there is made only if the table's record, after a barrier, names the group:
+            // Placing.placedHere.)
             return routedTo(chosen);
+        }
+        if (operation == null && chosen == null && request.headers().contains(ClusterRouter.FORWARDED)) {
+            // A part of a batch or transaction that a node with no record of the table yet sent to the account's group:
+            // it waits, and is answered 503 after a while; sent again, it goes to its range's group.
+            return new Routed(null, null);
         }
         if (!ranges.live()) {
             // Deleted: its first group answers that it is gone. A new table of the name is placed anew by the account's
@@ -953,14 +963,18 @@ public final class ClusterMember implements AutoCloseable {
             }
             return routedTo(ranges.groups().get(0));
         }
-        if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
-            return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
-        }
         // A request over the table's groups is run from here unless it is a group's share (which names its group): one
         // another node forwarded to its account's group (that node had no record of the table yet) included.
         boolean whole = chosen == null
                 && request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                 && !io.partita.server.admin.AdminRoutes.handles(request.uri());
+        if (whole && cutByKey(target)) {
+            // Each key to its range's group (BatchSpread, TransactSpread, TransactWriteSpread), other tables' too.
+            return new Routed(null, null, true);
+        }
+        if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
+            return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
+        }
         if (RangeSpread.BY_KEY.contains(operation)) {
             io.partita.protocol.model.AttributeValue key = TableRanges.partitionKey(
                     operation, io.netty.buffer.ByteBufUtil.getBytes(request.content()), ranges.key(), keyConditions);
@@ -978,6 +992,16 @@ public final class ClusterMember implements AutoCloseable {
             return new Routed(null, null, true);
         }
         return routedTo(ranges.groups().get(0));
+    }
+
+    /**
+     * Whether {@code target} runs over a table whose partitions are groups of their own with each key in its range's
+     * group: BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems (not PartiQL yet).
+     */
+    private static boolean cutByKey(String target) {
+        return BatchSpread.runs(target)
+                || target.equals(TransactSpread.Kind.GETS.target)
+                || target.equals(TransactWriteSpread.TARGET);
     }
 
     /**
@@ -1152,28 +1176,42 @@ public final class ClusterMember implements AutoCloseable {
             return runRestore(request, caller, target);
         }
         String operation = target.substring(io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX.length());
-        java.util.Map<String, UUID> placed;
+        java.util.Map<String, UUID> placed = new java.util.HashMap<>();
+        java.util.Map<String, TableRanges> cut = new java.util.LinkedHashMap<>();
         try {
             String account = caller.accountId();
             TableRoute named = TableRoute.of(target, new java.io.ByteArrayInputStream(request.body()));
-            placed = membersReplica.unlessInstalling(store -> {
-                java.util.Map<String, UUID> out = new java.util.LinkedHashMap<>();
+            Boolean read = membersReplica.unlessInstalling(store -> {
                 for (String t : named.tables()) {
                     UUID id = tableGroupOf(store, account, t);
-                    out.put(t, id == null ? HOME : id);
+                    placed.put(t, id == null ? HOME : id);
+                    TableRanges ranges = tableRangesOf(store, account, t);
+                    if (ranges != null && ranges.live()) {
+                        cut.put(t, ranges);
+                    }
                 }
-                return out;
+                return true;
             });
+            if (read == null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+            }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e); // a body in memory: not reached
-        }
-        if (placed == null) {
-            return java.util.concurrent.CompletableFuture.completedFuture(
-                    BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
         }
         // A table named by its ARN was looked up by its name.
         java.util.function.Function<String, UUID> groupOf =
                 t -> t == null ? HOME : placed.getOrDefault(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t, HOME);
+        if (!cut.isEmpty() && !cutByKey(target)) {
+            // Routed here before its table was cut by ranges (deleted and made again meanwhile): refused as it is now.
+            return refused(RangeSpread.notYet(operation, cut.keySet().iterator().next()));
+        }
+        // Each key of a table cut by ranges goes to its range's group.
+        java.util.function.Function<String, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, UUID>>
+                byKey = t -> {
+                    TableRanges ranges = cut.get(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t);
+                    return ranges == null ? null : ranges::groupOfEntry;
+                };
         if (StatementSpread.runs(target)) {
             List<StatementSpread.Share<UUID>> parts;
             try {
@@ -1184,7 +1222,7 @@ public final class ClusterMember implements AutoCloseable {
             return StatementSpread.run(parts, (group, body) -> sendTo(request, caller, group, target, body), batches);
         }
         if (target.equals(TransactWriteSpread.TARGET)) {
-            return runTransaction(request, caller, groupOf, TransactWriteSpread.Kind.ACTIONS);
+            return runTransaction(request, caller, groupOf, byKey, TransactWriteSpread.Kind.ACTIONS);
         }
         if (TransactSpread.runs(target)) {
             List<TransactSpread.Share<UUID>> parts;
@@ -1193,6 +1231,7 @@ public final class ClusterMember implements AutoCloseable {
                         TransactSpread.Kind.of(target),
                         request.body(),
                         groupOf,
+                        byKey,
                         expressions,
                         UUID.randomUUID().toString());
             } catch (io.partita.protocol.error.ApiException e) {
@@ -1200,14 +1239,14 @@ public final class ClusterMember implements AutoCloseable {
             }
             if (parts == null) {
                 // An ExecuteTransaction of writes: a write transaction over several groups.
-                return runTransaction(request, caller, groupOf, TransactWriteSpread.Kind.STATEMENTS);
+                return runTransaction(request, caller, groupOf, byKey, TransactWriteSpread.Kind.STATEMENTS);
             }
             return TransactSpread.run(
                     parts, (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body), batches);
         }
         List<BatchSpread.Share<UUID>> shares;
         try {
-            shares = BatchSpread.split(operation, request.body(), groupOf);
+            shares = BatchSpread.split(operation, request.body(), groupOf, byKey);
         } catch (io.partita.protocol.error.ApiException e) {
             return refused(e);
         }
@@ -1227,6 +1266,9 @@ public final class ClusterMember implements AutoCloseable {
             ClusterRouter.Sent request,
             io.partita.server.auth.Credentials caller,
             java.util.function.Function<String, UUID> groupOf,
+            java.util.function.Function<
+                            String, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, UUID>>
+                    byKey,
             TransactWriteSpread.Kind kind) {
         List<TransactWriteSpread.Share<UUID>> parts;
         String requestToken;
@@ -1255,6 +1297,7 @@ public final class ClusterMember implements AutoCloseable {
                     kind,
                     request.body(),
                     groupOf,
+                    byKey,
                     expressions,
                     UUID.randomUUID().toString(),
                     System.currentTimeMillis() + TransactWriteSpread.DEADLINE_MILLIS,
@@ -1292,7 +1335,7 @@ public final class ClusterMember implements AutoCloseable {
                         .thenCompose(reply -> {
                             if (reply == null) {
                                 transactionTokens.abandon(left.run()); // aborted everywhere: it runs anew
-                                return runTransaction(request, caller, groupOf, kind);
+                                return runTransaction(request, caller, groupOf, byKey, kind);
                             }
                             ended(token, reply, left);
                             return java.util.concurrent.CompletableFuture.completedFuture(reply);

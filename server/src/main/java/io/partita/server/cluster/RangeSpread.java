@@ -56,10 +56,6 @@ final class RangeSpread {
      * is not cut by ranges yet (a stream, backups, point-in-time recovery, a replica, a policy).
      */
     static final Set<String> NOT_YET = Set.of(
-            "BatchGetItem",
-            "BatchWriteItem",
-            "TransactGetItems",
-            "TransactWriteItems",
             "ExecuteStatement",
             "BatchExecuteStatement",
             "ExecuteTransaction",

@@ -68,6 +68,24 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
         return groupOf(ItemKeyEncoder.partitionHash(value));
     }
 
+    /**
+     * The group of a batch's key or item {@code keyOrItem} (a JSON map of attributes, as the request gave it): its
+     * partition key's range's; the first group's for one that names none as it should, which refuses it as a single
+     * node would.
+     */
+    UUID groupOfEntry(JsonNode keyOrItem) {
+        JsonNode value = keyOrItem == null ? null : keyOrItem.get(key);
+        if (value == null || !value.isObject()) {
+            return groups.get(0);
+        }
+        try (JsonParser p = DynamoJson.mapper().treeAsTokens(value)) {
+            p.nextToken();
+            return groupOf(AttributeValueCodec.read(p));
+        } catch (IOException | RuntimeException malformed) {
+            return groups.get(0);
+        }
+    }
+
     /** Whether group {@code id} holds one of the ranges. */
     boolean has(UUID id) {
         return groups.contains(id);

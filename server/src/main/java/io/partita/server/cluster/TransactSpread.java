@@ -111,6 +111,21 @@ final class TransactSpread {
      */
     static <G> List<Share<G>> split(
             Kind kind, byte[] body, Function<String, G> groupOf, ItemExpressions expressions, String hold) {
+        return split(kind, body, groupOf, table -> null, expressions, hold);
+    }
+
+    /**
+     * The shares as {@link #split(Kind, byte[], Function, ItemExpressions, String)} cuts them, a Get of a table that
+     * {@code cut} gives a function for (a table whose partitions are groups of their own) in the group of its key's
+     * range.
+     */
+    static <G> List<Share<G>> split(
+            Kind kind,
+            byte[] body,
+            Function<String, G> groupOf,
+            Function<String, Function<JsonNode, G>> cut,
+            ItemExpressions expressions,
+            String hold) {
         if (kind == Kind.GETS) {
             TransactGetItemsHandler.checkShape(DynamoJson.decode(body, TransactGetItemsInput.class), expressions);
         } else {
@@ -126,7 +141,9 @@ final class TransactSpread {
                 item -> kind == Kind.GETS
                         ? item.get("Get").get("TableName").asText()
                         : TableRoute.statementTable(item.path("Statement").asText()),
-                groupOf);
+                groupOf,
+                cut,
+                item -> item.path("Get").get("Key"));
         List<Share<G>> shares = new ArrayList<>(grouped.places().size());
         for (Map.Entry<G, int[]> e : grouped.places().entrySet()) {
             int[] at = e.getValue();
@@ -367,9 +384,7 @@ final class TransactSpread {
             }
             bytes += read.path("ItemBytes").asLong();
             if (read.get("ConsumedCapacity") instanceof ArrayNode consumed) {
-                for (JsonNode c : consumed) {
-                    units.put(c.path("TableName").asText(), c);
-                }
+                TransactWriteSpread.addUnits(units, consumed);
             }
         }
         try {

@@ -120,6 +120,24 @@ final class TransactWriteSpread {
             long deadline,
             String token,
             byte[] digest) {
+        return split(kind, body, groupOf, table -> null, expressions, id, deadline, token, digest);
+    }
+
+    /**
+     * The parts as {@link #split(Kind, byte[], Function, ItemExpressions, String, long, String, byte[])} cuts them,
+     * an action on a table that {@code cut} gives a function for (a table whose partitions are groups of their own)
+     * in the group of its key's range (its {@code Key}, a Put's {@code Item}).
+     */
+    static <G> List<Share<G>> split(
+            Kind kind,
+            byte[] body,
+            Function<String, G> groupOf,
+            Function<String, Function<JsonNode, G>> cut,
+            ItemExpressions expressions,
+            String id,
+            long deadline,
+            String token,
+            byte[] digest) {
         long payload = -1;
         if (kind == Kind.ACTIONS) {
             payload = TransactWriteItemsHandler.checkShape(
@@ -137,7 +155,12 @@ final class TransactWriteSpread {
                 item -> kind == Kind.ACTIONS
                         ? actionOf(item).path("TableName").asText()
                         : TableRoute.statementTable(item.path("Statement").asText()),
-                groupOf);
+                groupOf,
+                cut,
+                item -> {
+                    JsonNode action = actionOf(item);
+                    return action.has("Item") ? action.get("Item") : action.get("Key");
+                });
         String deciding = grouped.tables()[0];
         String decidingGroup =
                 String.valueOf(grouped.places().keySet().iterator().next());
@@ -172,6 +195,19 @@ final class TransactWriteSpread {
                     kind, e.getKey(), at, own, BatchSpread.bytes(share), BatchSpread.bytes(ending(id, decides, own))));
         }
         return shares;
+    }
+
+    /**
+     * Adds each table's units of {@code consumed} to {@code units}: a table in several groups (cut by ranges) answers
+     * one entry, its groups' units added.
+     */
+    static void addUnits(Map<String, JsonNode> units, ArrayNode consumed) {
+        for (JsonNode c : consumed) {
+            units.merge(
+                    c.path("TableName").asText(),
+                    c,
+                    (a, b) -> a instanceof ObjectNode x && b instanceof ObjectNode y ? RangeSpread.add(x, y) : b);
+        }
     }
 
     /** The one action of a TransactWriteItems member (checked to have one): its Put, Update, Delete or check. */
@@ -461,12 +497,17 @@ final class TransactWriteSpread {
                 continue;
             }
             if (out.get("ConsumedCapacity") instanceof ArrayNode consumed) {
-                for (JsonNode c : consumed) {
-                    units.put(c.path("TableName").asText(), c);
-                }
+                addUnits(units, consumed);
             }
             if (out.get("ItemCollectionMetrics") instanceof ObjectNode metrics) {
-                metrics.properties().forEach(e -> collections.put(e.getKey(), e.getValue()));
+                // A table cut by ranges has item collections in several groups: one list.
+                metrics.properties()
+                        .forEach(e -> collections.merge(
+                                e.getKey(),
+                                e.getValue(),
+                                (a, b) -> a.isArray() && b.isArray()
+                                        ? ((ArrayNode) a.deepCopy()).addAll((ArrayNode) b)
+                                        : b));
             }
         }
         List<String> order = new ArrayList<>(new LinkedHashSet<>(tablesInOrder(shares)));

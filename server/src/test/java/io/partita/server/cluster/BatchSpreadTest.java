@@ -79,6 +79,136 @@ class BatchSpreadTest {
                 .isInstanceOf(ApiException.class);
     }
 
+    /** Table t cut by ranges: an id below "5" in group 10, any other in group 11; an entry without one in 10. */
+    private static Integer rangeOf(JsonNode keyOrItem) {
+        JsonNode id = keyOrItem == null ? null : keyOrItem.path("id").get("S");
+        return id == null || id.asText().compareTo("5") < 0 ? 10 : 11;
+    }
+
+    private static List<BatchSpread.Share<Integer>> splitCut(String operation, byte[] body) {
+        return BatchSpread.split(
+                operation,
+                body,
+                t -> t.equals("t") ? 10 : GROUPS.get(t),
+                t -> t.equals("t") ? BatchSpreadTest::rangeOf : null);
+    }
+
+    @Test
+    void aTableCutByRangesGoesToEachKeysGroupWithItsOtherMembers() throws Exception {
+        byte[] get = bytes("{'RequestItems':{'a':" + key(1) + ",'t':{'Keys':[{'id':{'S':'7'}},{'id':{'S':'1'}},"
+                + "{'id':{'S':'8'}}],'ProjectionExpression':'id','ConsistentRead':true},'b':" + key(2) + "}}");
+        List<BatchSpread.Share<Integer>> shares = splitCut(BatchSpread.GET, get);
+        // In the order of each group's first key; t's parts each a share of their own.
+        assertThat(shares).extracting(BatchSpread.Share::group).containsExactly(1, 11, 10, 2);
+        assertThat(shares)
+                .extracting(BatchSpread.Share::tables)
+                .containsExactly(List.of("a"), List.of("t"), List.of("t"), List.of("b"));
+        JsonNode high = json(shares.get(1).body()).get("RequestItems").get("t");
+        assertThat(high.get("Keys"))
+                .extracting(k -> k.get("id").get("S").asText())
+                .containsExactly("7", "8");
+        assertThat(high.get("ProjectionExpression").asText()).isEqualTo("id");
+        assertThat(high.get("ConsistentRead").asBoolean()).isTrue();
+        JsonNode low = json(shares.get(2).body()).get("RequestItems").get("t");
+        assertThat(low.get("Keys"))
+                .extracting(k -> k.get("id").get("S").asText())
+                .containsExactly("1");
+        // A write by each put's Item and each delete's Key; a request naming neither goes to the first range.
+        byte[] write = bytes("{'RequestItems':{'t':[{'PutRequest':{'Item':{'id':{'S':'9'},'v':{'N':'1'}}}},"
+                + "{'DeleteRequest':{'Key':{'id':{'S':'2'}}}},{'DeleteRequest':{'Key':{'id':{'S':'6'}}}},"
+                + "{'PutRequest':{}}]}}");
+        shares = splitCut(BatchSpread.WRITE, write);
+        assertThat(shares).extracting(BatchSpread.Share::group).containsExactly(11, 10);
+        assertThat(json(shares.get(0).body()).get("RequestItems").get("t")).hasSize(2);
+        assertThat(json(shares.get(1).body())
+                        .get("RequestItems")
+                        .get("t")
+                        .get(1)
+                        .has("PutRequest"))
+                .isTrue();
+        // The whole is checked before it is cut: 26 writes over two ranges are refused as one request.
+        StringBuilder puts = new StringBuilder();
+        for (int i = 0; i < 26; i++) {
+            puts.append(i == 0 ? "" : ",").append("{'PutRequest':{'Item':{'id':{'S':'" + i % 10 + "'}}}}");
+        }
+        assertThatThrownBy(() -> splitCut(BatchSpread.WRITE, bytes("{'RequestItems':{'t':[" + puts + "]}}")))
+                .isInstanceOf(ApiException.class);
+    }
+
+    @Test
+    void aCutTablesAnswersFromSeveralGroupsAreJoinedIntoOne() throws Exception {
+        byte[] get = bytes("{'RequestItems':{'t':{'Keys':[{'id':{'S':'7'}},{'id':{'S':'1'}},{'id':{'S':'3'}}],"
+                + "'ProjectionExpression':'id'}},'ReturnConsumedCapacity':'INDEXES'}");
+        List<BatchSpread.Share<Integer>> shares = splitCut(BatchSpread.GET, get);
+        ClusterRouter.Reply merged = merge(
+                BatchSpread.GET,
+                shares,
+                ok("{'Responses':{'t':[{'id':{'S':'7'}}]},'UnprocessedKeys':{},'ConsumedCapacity':[{'TableName':'t',"
+                        + "'CapacityUnits':0.5,'Table':{'CapacityUnits':0.5}}]}"),
+                ok("{'Responses':{'t':[{'id':{'S':'1'}}]},'UnprocessedKeys':{'t':{'Keys':[{'id':{'S':'3'}}],"
+                        + "'ProjectionExpression':'id'}},'ConsumedCapacity':[{'TableName':'t','CapacityUnits':1.0,"
+                        + "'Table':{'CapacityUnits':1.0}}]}"));
+        JsonNode out = json(merged.body());
+        assertThat(out.get("Responses").get("t"))
+                .extracting(i -> i.get("id").get("S").asText())
+                .containsExactly("7", "1");
+        assertThat(out.get("UnprocessedKeys").get("t").get("Keys")).hasSize(1);
+        assertThat(out.get("UnprocessedKeys")
+                        .get("t")
+                        .get("ProjectionExpression")
+                        .asText())
+                .isEqualTo("id");
+        // One entry for the table, its units added, as DynamoDB answers a batch.
+        assertThat(out.get("ConsumedCapacity")).hasSize(1);
+        assertThat(out.get("ConsumedCapacity").get(0).get("CapacityUnits").asDouble())
+                .isEqualTo(1.5);
+        assertThat(out.get("ConsumedCapacity")
+                        .get(0)
+                        .get("Table")
+                        .get("CapacityUnits")
+                        .asDouble())
+                .isEqualTo(1.5);
+        // A range's share throttled, the other done: its keys join those the other left.
+        merged = merge(
+                BatchSpread.GET,
+                shares,
+                error(400, "ProvisionedThroughputExceededException"),
+                ok("{'Responses':{'t':[{'id':{'S':'1'}}]},'UnprocessedKeys':{'t':{'Keys':[{'id':{'S':'3'}}],"
+                        + "'ProjectionExpression':'id'}}}"));
+        out = json(merged.body());
+        assertThat(out.get("UnprocessedKeys").get("t").get("Keys"))
+                .extracting(k -> k.get("id").get("S").asText())
+                .containsExactlyInAnyOrder("7", "3");
+        assertThat(out.get("UnprocessedKeys")
+                        .get("t")
+                        .get("ProjectionExpression")
+                        .asText())
+                .isEqualTo("id");
+        // Both ranges' keys left (an AttributesToGet list is the table's, not joined).
+        byte[] listed = bytes("{'RequestItems':{'t':{'Keys':[{'id':{'S':'7'}},{'id':{'S':'1'}}],"
+                + "'AttributesToGet':['id','v']}}}");
+        List<BatchSpread.Share<Integer>> both = splitCut(BatchSpread.GET, listed);
+        merged = merge(
+                BatchSpread.GET,
+                both,
+                error(503, "ServiceUnavailableException"),
+                ok("{'Responses':{},'UnprocessedKeys':{'t':{'Keys':[{'id':{'S':'1'}}],"
+                        + "'AttributesToGet':['id','v']}}}"));
+        out = json(merged.body()).get("UnprocessedKeys").get("t");
+        assertThat(out.get("Keys")).hasSize(2);
+        assertThat(out.get("AttributesToGet")).hasSize(2);
+        // A write's unprocessed requests of one table from two groups are one list.
+        byte[] write = bytes("{'RequestItems':{'t':[{'PutRequest':{'Item':{'id':{'S':'9'}}}},"
+                + "{'PutRequest':{'Item':{'id':{'S':'2'}}}}]}}");
+        List<BatchSpread.Share<Integer>> writes = splitCut(BatchSpread.WRITE, write);
+        merged = merge(
+                BatchSpread.WRITE,
+                writes,
+                ok("{'UnprocessedItems':{'t':[{'PutRequest':{'Item':{'id':{'S':'9'}}}}]}}"),
+                error(503, "ServiceUnavailableException"));
+        assertThat(json(merged.body()).get("UnprocessedItems").get("t")).hasSize(2);
+    }
+
     private static ClusterRouter.Reply ok(String json) {
         return new ClusterRouter.Reply(200, bytes(json));
     }

@@ -71,11 +71,7 @@ class ClusterPlacementIT {
     @AfterEach
     void stopAll() {
         clients.values().forEach(DynamoDbClient::close);
-        for (ClusterMember m : nodes) {
-            if (m != null) {
-                m.close();
-            }
-        }
+        ClusterStrictIT.closeAtOnce(nodes);
     }
 
     private ClusterMember start(int i, int replicas) throws Exception {
@@ -1455,15 +1451,110 @@ class ClusterPlacementIT {
                         .timeToLiveDescription()
                         .attributeName())
                 .isEqualTo("ttl");
-        // What is not cut by ranges yet is refused, and changes nothing.
-        assertThatThrownBy(() -> as(0, 3).batchWriteItem(r -> r.requestItems(Map.of(
+        // A batch goes to each key's range's group: 24 puts and a delete in one BatchWriteItem, read back by one
+        // BatchGetItem, its units one entry for the table.
+        List<software.amazon.awssdk.services.dynamodb.model.WriteRequest> writes = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            Map<String, AttributeValue> item =
+                    Map.of("pk", AttributeValue.fromS("b" + i), "sk", AttributeValue.fromN("9"));
+            writes.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                    .putRequest(p -> p.item(item))
+                    .build());
+        }
+        writes.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                .deleteRequest(d -> d.key(Map.of("pk", AttributeValue.fromS("k5"), "sk", AttributeValue.fromN("0"))))
+                .build());
+        Map<String, List<software.amazon.awssdk.services.dynamodb.model.WriteRequest>> left = Map.of("hot", writes);
+        for (int round = 0; !left.isEmpty(); round++) {
+            assertThat(round).as("rounds of unprocessed writes").isLessThan(10);
+            var todo = left;
+            left = as(0, 3).batchWriteItem(r -> r.requestItems(todo)).unprocessedItems();
+        }
+        List<Map<String, AttributeValue>> keys = new ArrayList<>();
+        for (int i = 0; i < 24; i += 2) {
+            keys.add(Map.of("pk", AttributeValue.fromS("b" + i), "sk", AttributeValue.fromN("9")));
+        }
+        keys.add(Map.of("pk", AttributeValue.fromS("k5"), "sk", AttributeValue.fromN("0")));
+        keys.add(Map.of("pk", AttributeValue.fromS("k6"), "sk", AttributeValue.fromN("0")));
+        var got = as(0, 1).batchGetItem(r -> r.returnConsumedCapacity("TOTAL")
+                .requestItems(Map.of(
                         "hot",
-                        List.of(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
-                                .putRequest(p -> p.item(
-                                        Map.of("pk", AttributeValue.fromS("b"), "sk", AttributeValue.fromN("1"))))
-                                .build())))))
+                        software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes.builder()
+                                .keys(keys)
+                                .consistentRead(true)
+                                .build())));
+        assertThat(got.unprocessedKeys()).isEmpty();
+        assertThat(got.responses().get("hot"))
+                .extracting(i -> i.get("pk").s())
+                .containsExactlyInAnyOrder(
+                        "b0", "b2", "b4", "b6", "b8", "b10", "b12", "b14", "b16", "b18", "b20", "b22", "k6");
+        assertThat(got.consumedCapacity()).hasSize(1);
+        assertThat(got.consumedCapacity().get(0).capacityUnits()).isEqualTo(14.0); // 14 keys, strongly consistent
+        // A batch with one bad item in one range and good ones in others: refused as a whole, nothing written.
+        assertThatThrownBy(() -> as(0, 2).batchWriteItem(r -> r.requestItems(Map.of(
+                        "hot",
+                        List.of(
+                                software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                                        .putRequest(p -> p.item(Map.of(
+                                                "pk", AttributeValue.fromS("c1"), "sk", AttributeValue.fromN("1"))))
+                                        .build(),
+                                software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                                        .putRequest(p -> p.item(Map.of(
+                                                "pk", AttributeValue.fromS("c2"), "sk", AttributeValue.fromS("x"))))
+                                        .build(),
+                                software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                                        .putRequest(p -> p.item(Map.of(
+                                                "pk", AttributeValue.fromS("c3"), "sk", AttributeValue.fromN("1"))))
+                                        .build())))))
                 .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("does not run BatchWriteItem on table hot yet");
+                .hasMessageContaining("The provided key element does not match the schema");
+        assertThat(as(0, 0).scan(r -> r.tableName("hot")
+                                .filterExpression("begins_with(pk, :c)")
+                                .expressionAttributeValues(Map.of(":c", AttributeValue.fromS("c"))))
+                        .count())
+                .isZero();
+        assertThat(as(0, 0).describeTable(r -> r.tableName("hot")).table().itemCount())
+                .isEqualTo(83L);
+        // A transaction over several ranges' groups: cancelled by one range's condition, nothing written; then
+        // committed in every one, and read back at once by a TransactGetItems.
+        List<String> spread = List.of("t0", "t1", "t2", "t3", "t4", "t5");
+        assertThat(spread.stream().map(ClusterPlacementIT::rangeOf).distinct().count())
+                .as("ranges of the transaction's keys")
+                .isGreaterThan(1L);
+        List<software.amazon.awssdk.services.dynamodb.model.TransactWriteItem> puts = new ArrayList<>();
+        for (String pk : spread) {
+            puts.add(software.amazon.awssdk.services.dynamodb.model.TransactWriteItem.builder()
+                    .put(p -> p.tableName("hot")
+                            .item(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromN("1"))))
+                    .build());
+        }
+        List<software.amazon.awssdk.services.dynamodb.model.TransactWriteItem> failing = new ArrayList<>(puts);
+        failing.add(software.amazon.awssdk.services.dynamodb.model.TransactWriteItem.builder()
+                .conditionCheck(c -> c.tableName("hot")
+                        .key(Map.of("pk", AttributeValue.fromS("k9"), "sk", AttributeValue.fromN("0")))
+                        .conditionExpression("attribute_not_exists(pk)"))
+                .build());
+        assertThatThrownBy(() -> as(0, 2).transactWriteItems(r -> r.transactItems(failing)))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException.class)
+                .hasMessageContaining("ConditionalCheckFailed");
+        assertThat(as(0, 3).scan(r -> r.tableName("hot")
+                                .filterExpression("begins_with(pk, :t)")
+                                .expressionAttributeValues(Map.of(":t", AttributeValue.fromS("t"))))
+                        .count())
+                .isZero();
+        as(0, 3).transactWriteItems(r -> r.transactItems(puts));
+        var read = as(0, 0).transactGetItems(r -> r.transactItems(spread.stream()
+                .map(pk -> software.amazon.awssdk.services.dynamodb.model.TransactGetItem.builder()
+                        .get(g -> g.tableName("hot")
+                                .key(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromN("1"))))
+                        .build())
+                .toList()));
+        assertThat(read.responses()).extracting(i -> i.item().get("pk").s()).containsExactlyElementsOf(spread);
+        // What is not cut by ranges yet is refused, and changes nothing.
+        assertThatThrownBy(
+                        () -> as(0, 3).executeStatement(r -> r.statement("INSERT INTO hot VALUE {'pk': 'p', 'sk': 1}")))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("does not run ExecuteStatement on table hot yet");
         assertThatThrownBy(() -> as(0, 0).updateTable(r -> r.tableName("hot")
                         .streamSpecification(s -> s.streamEnabled(true).streamViewType("NEW_IMAGE"))))
                 .isInstanceOf(DynamoDbException.class)
@@ -1505,6 +1596,14 @@ class ClusterPlacementIT {
         as(0, 2).putItem(r -> r.tableName("hot").item(Map.of("id", AttributeValue.fromN("1"))));
         assertThat(as(0, 3).scan(r -> r.tableName("hot")).count()).isEqualTo(1);
         as(0, 0).deleteTable(r -> r.tableName("hot"));
+    }
+
+    /** The place among table hot's three ranges of the items of partition key {@code pk} (a string). */
+    private static int rangeOf(String pk) {
+        return TableRanges.even(
+                        "pk", List.of(new java.util.UUID(0, 1), new java.util.UUID(0, 2), new java.util.UUID(0, 3)))
+                .indexOf(io.partita.storage.key.ItemKeyEncoder.partitionHash(
+                        new io.partita.protocol.model.AttributeValue.S(pk)));
     }
 
     /** The ids of the groups of table {@code table} of {@code account} that any node knows. */
