@@ -975,6 +975,22 @@ public final class ClusterMember implements AutoCloseable {
         if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
             return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
         }
+        if (operation.equals("ExecuteStatement")) {
+            TableRanges.Statement statement;
+            try {
+                statement = TableRanges.statement(
+                        BatchSpread.object(io.netty.buffer.ByteBufUtil.getBytes(request.content())));
+            } catch (RuntimeException malformed) {
+                statement = null;
+            }
+            io.partita.protocol.model.AttributeValue key =
+                    statement == null ? null : TableRanges.statementKey(statement.parsed(), ranges.key());
+            if (key == null && statement != null && statement.reads()) {
+                return new Routed(null, RangeSpread.selectOfEveryRange(name));
+            }
+            // One that does not parse, or writes no one item, goes to the first group, which answers its error.
+            return routedTo(key == null ? ranges.groups().get(0) : ranges.groupOf(key));
+        }
         if (RangeSpread.BY_KEY.contains(operation)) {
             io.partita.protocol.model.AttributeValue key = TableRanges.partitionKey(
                     operation, io.netty.buffer.ByteBufUtil.getBytes(request.content()), ranges.key(), keyConditions);
@@ -996,11 +1012,13 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * Whether {@code target} runs over a table whose partitions are groups of their own with each key in its range's
-     * group: BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems (not PartiQL yet).
+     * group: BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems, BatchExecuteStatement and
+     * ExecuteTransaction (each statement by the partition key it binds).
      */
     private static boolean cutByKey(String target) {
         return BatchSpread.runs(target)
-                || target.equals(TransactSpread.Kind.GETS.target)
+                || TransactSpread.runs(target)
+                || StatementSpread.runs(target)
                 || target.equals(TransactWriteSpread.TARGET);
     }
 
@@ -1206,16 +1224,17 @@ public final class ClusterMember implements AutoCloseable {
             // Routed here before its table was cut by ranges (deleted and made again meanwhile): refused as it is now.
             return refused(RangeSpread.notYet(operation, cut.keySet().iterator().next()));
         }
-        // Each key of a table cut by ranges goes to its range's group.
+        // Each key (or statement) of a table cut by ranges goes to its range's group.
+        boolean statements = StatementSpread.runs(target) || target.equals(TransactSpread.Kind.STATEMENTS.target);
         java.util.function.Function<String, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, UUID>>
                 byKey = t -> {
                     TableRanges ranges = cut.get(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t);
-                    return ranges == null ? null : ranges::groupOfEntry;
+                    return ranges == null ? null : statements ? ranges::groupOfStatement : ranges::groupOfEntry;
                 };
         if (StatementSpread.runs(target)) {
             List<StatementSpread.Share<UUID>> parts;
             try {
-                parts = StatementSpread.split(request.body(), groupOf);
+                parts = StatementSpread.split(request.body(), groupOf, byKey);
             } catch (io.partita.protocol.error.ApiException e) {
                 return refused(e);
             }

@@ -48,17 +48,19 @@ final class RangeSpread {
             "UntagResource",
             "UpdateContributorInsights");
 
-    /** The operations that read or write one item collection: they go to the group of their partition key's range. */
-    static final Set<String> BY_KEY = Set.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query");
+    /**
+     * The operations that read or write one item collection: they go to the group of their partition key's range (an
+     * ExecuteStatement by the key its statement binds; a SELECT that binds none, which would read every range, is
+     * refused for now).
+     */
+    static final Set<String> BY_KEY =
+            Set.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "ExecuteStatement");
 
     /**
      * The operations refused on such a table for now: they would read or write several ranges at once, or need what
      * is not cut by ranges yet (a stream, backups, point-in-time recovery, a replica, a policy).
      */
     static final Set<String> NOT_YET = Set.of(
-            "ExecuteStatement",
-            "BatchExecuteStatement",
-            "ExecuteTransaction",
             "CreateBackup",
             "UpdateContinuousBackups",
             "ExportTableToPointInTime",
@@ -75,6 +77,16 @@ final class RangeSpread {
     @FunctionalInterface
     interface Sender {
         CompletableFuture<ClusterRouter.Reply> send(UUID group, String target, byte[] body);
+    }
+
+    /**
+     * The refusal of an ExecuteStatement's SELECT on table {@code table}, whose partitions are groups of their own,
+     * that binds no one value of its partition key by equality (a scan, or a Query of several partitions).
+     */
+    static ApiException selectOfEveryRange(String table) {
+        return ApiException.validation("Partita's cluster does not run a SELECT that binds no one value of the"
+                + " partition key by equality on table " + table + " yet: its partitions are Raft groups of their own"
+                + " (--cluster-partition-groups, docs/CLUSTER.md)");
     }
 
     /** The refusal of {@code operation} on table {@code table}, whose partitions are groups of their own. */

@@ -62,6 +62,16 @@ final class StatementSpread {
      * @throws ApiException DynamoDB's error for a request that is bad as a whole
      */
     static <G> List<Share<G>> split(byte[] body, Function<String, G> groupOf) {
+        return split(body, groupOf, table -> null);
+    }
+
+    /**
+     * The shares as {@link #split(byte[], Function)} cuts them, a statement on a table that {@code cut} gives a
+     * function for (a table whose partitions are groups of their own) in the group that function gives the statement
+     * (its {@code Statement} and {@code Parameters}): its partition key's range's.
+     */
+    static <G> List<Share<G>> split(
+            byte[] body, Function<String, G> groupOf, Function<String, Function<JsonNode, G>> cut) {
         List<Object> parsed =
                 BatchExecuteStatementHandler.check(DynamoJson.decode(body, BatchExecuteStatementInput.class));
         ObjectNode root = BatchSpread.root(body);
@@ -82,9 +92,9 @@ final class StatementSpread {
             if (table != null && table.startsWith("arn:")) {
                 table = TableRoute.tableOfArn(table);
             }
-            positions
-                    .computeIfAbsent(groupOf.apply(table), g -> new ArrayList<>())
-                    .add(i);
+            Function<JsonNode, G> byKey = table == null ? null : cut.apply(table);
+            G group = byKey == null ? groupOf.apply(table) : byKey.apply(statements.get(i));
+            positions.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
         }
         List<Share<G>> shares = new ArrayList<>(positions.size());
         for (Map.Entry<G, List<Integer>> e : positions.entrySet()) {

@@ -10,9 +10,12 @@ import io.partita.protocol.expr.ExpressionResolver;
 import io.partita.protocol.expr.KeyConditionPlanner;
 import io.partita.protocol.json.AttributeValueCodec;
 import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.ExecuteStatementInput;
 import io.partita.protocol.message.LegacyCondition;
 import io.partita.protocol.message.QueryInput;
 import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.partiql.Partiql;
+import io.partita.protocol.partiql.PartiqlParser;
 import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.partition.PartitionMap;
 import java.io.IOException;
@@ -84,6 +87,83 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
         } catch (IOException | RuntimeException malformed) {
             return groups.get(0);
         }
+    }
+
+    /**
+     * The group of a PartiQL statement of a batch or transaction ({@code entry}: its {@code Statement} and {@code
+     * Parameters}, as the request gave them): its partition key's range's, by {@link #statementKey}; the first group's
+     * for one that binds none, or does not parse, which refuses it as a single node would (each statement of a batch
+     * or transaction names one item).
+     */
+    UUID groupOfStatement(JsonNode entry) {
+        Statement s = statement(entry);
+        AttributeValue value = s == null ? null : statementKey(s.parsed(), key);
+        return value == null ? groups.get(0) : groupOf(value);
+    }
+
+    /** A statement as a request gives it, parsed; and whether it only reads (a SELECT, or EXISTS). */
+    record Statement(Partiql.Statement parsed, boolean reads) {}
+
+    /**
+     * The PartiQL statement of {@code entry} (an ExecuteStatement's body, or one statement of a batch or transaction:
+     * its {@code Statement} and {@code Parameters}), parsed with its parameters; null for one that does not parse.
+     */
+    static Statement statement(JsonNode entry) {
+        try {
+            com.fasterxml.jackson.databind.node.ObjectNode only = JsonNodeFactory.instance.objectNode();
+            only.set("Statement", entry.get("Statement"));
+            if (entry.get("Parameters") != null) {
+                only.set("Parameters", entry.get("Parameters"));
+            }
+            ExecuteStatementInput in =
+                    DynamoJson.decode(DynamoJson.mapper().writeValueAsBytes(only), ExecuteStatementInput.class);
+            Partiql.Statement s = PartiqlParser.parse(in.statement(), in.parameters());
+            return new Statement(s, s instanceof Partiql.Select || s instanceof Partiql.Exists);
+        } catch (IOException | RuntimeException malformed) {
+            return null;
+        }
+    }
+
+    /**
+     * The partition key (attribute {@code key}) statement {@code s} names: an INSERT's in its item, an UPDATE's,
+     * DELETE's or SELECT's where its WHERE binds it by equality (among the conditions it joins by AND); null for one
+     * that binds none, or several values of it (an IN list, an OR).
+     */
+    static AttributeValue statementKey(Partiql.Statement s, String key) {
+        if (s instanceof Partiql.Insert i) {
+            return i.item().values().get(key);
+        }
+        Partiql.Expr where = s instanceof Partiql.Update u
+                ? u.where()
+                : s instanceof Partiql.Delete d
+                        ? d.where()
+                        : s instanceof Partiql.Select select
+                                ? select.where()
+                                : s instanceof Partiql.Exists e ? e.select().where() : null;
+        return equality(where, key);
+    }
+
+    /** The value {@code where} binds attribute {@code key} to by equality, itself or in a conjunct; or null. */
+    private static AttributeValue equality(Partiql.Expr where, String key) {
+        if (where instanceof Partiql.Logic l && l.and()) {
+            AttributeValue left = equality(l.left(), key);
+            return left != null ? left : equality(l.right(), key);
+        }
+        if (where instanceof Partiql.Compare c && c.op().equals("=")) {
+            if (c.left() instanceof Partiql.Path p
+                    && p.simple()
+                    && p.head().equals(key)
+                    && c.right() instanceof Partiql.Value v) {
+                return v.value();
+            }
+            if (c.right() instanceof Partiql.Path p
+                    && p.simple()
+                    && p.head().equals(key)
+                    && c.left() instanceof Partiql.Value v) {
+                return v.value();
+            }
+        }
+        return null;
     }
 
     /** Whether group {@code id} holds one of the ranges. */

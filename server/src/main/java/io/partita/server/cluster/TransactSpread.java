@@ -116,8 +116,8 @@ final class TransactSpread {
 
     /**
      * The shares as {@link #split(Kind, byte[], Function, ItemExpressions, String)} cuts them, a Get of a table that
-     * {@code cut} gives a function for (a table whose partitions are groups of their own) in the group of its key's
-     * range.
+     * {@code cut} gives a function for (a table whose partitions are groups of their own) in the group that function
+     * gives its {@code Key} (a statement: the statement, with its {@code Parameters}), its range's.
      */
     static <G> List<Share<G>> split(
             Kind kind,
@@ -143,7 +143,7 @@ final class TransactSpread {
                         : TableRoute.statementTable(item.path("Statement").asText()),
                 groupOf,
                 cut,
-                item -> item.path("Get").get("Key"));
+                item -> kind == Kind.GETS ? item.path("Get").get("Key") : item); // a statement: parsed by cut's
         List<Share<G>> shares = new ArrayList<>(grouped.places().size());
         for (Map.Entry<G, int[]> e : grouped.places().entrySet()) {
             int[] at = e.getValue();

@@ -126,7 +126,8 @@ final class TransactWriteSpread {
     /**
      * The parts as {@link #split(Kind, byte[], Function, ItemExpressions, String, long, String, byte[])} cuts them,
      * an action on a table that {@code cut} gives a function for (a table whose partitions are groups of their own)
-     * in the group of its key's range (its {@code Key}, a Put's {@code Item}).
+     * in the group that function gives its {@code Key} (a Put's {@code Item}; a statement: the statement, with its
+     * {@code Parameters}), its range's.
      */
     static <G> List<Share<G>> split(
             Kind kind,
@@ -158,6 +159,9 @@ final class TransactWriteSpread {
                 groupOf,
                 cut,
                 item -> {
+                    if (kind == Kind.STATEMENTS) {
+                        return item; // the statement, with its parameters: parsed by cut's function
+                    }
                     JsonNode action = actionOf(item);
                     return action.has("Item") ? action.get("Item") : action.get("Key");
                 });

@@ -1550,11 +1550,49 @@ class ClusterPlacementIT {
                         .build())
                 .toList()));
         assertThat(read.responses()).extracting(i -> i.item().get("pk").s()).containsExactlyElementsOf(spread);
-        // What is not cut by ranges yet is refused, and changes nothing.
-        assertThatThrownBy(
-                        () -> as(0, 3).executeStatement(r -> r.statement("INSERT INTO hot VALUE {'pk': 'p', 'sk': 1}")))
+        // PartiQL: each statement goes to the group of the partition key it binds. Single statements through every
+        // node; a batch of updates and a transaction over several ranges; a SELECT of every range is refused.
+        for (int i = 0; i < spread.size(); i++) {
+            String pk = spread.get(i);
+            as(0, i % 4)
+                    .executeStatement(r -> r.statement("INSERT INTO hot VALUE {'pk': ?, 'sk': 2}")
+                            .parameters(AttributeValue.fromS(pk)));
+        }
+        for (int i = 0; i < spread.size(); i++) {
+            String pk = spread.get(i);
+            assertThat(as(0, (i + 1) % 4)
+                            .executeStatement(r -> r.statement("SELECT sk FROM hot WHERE pk = ?")
+                                    .parameters(AttributeValue.fromS(pk))
+                                    .consistentRead(true))
+                            .items())
+                    .extracting(item -> item.get("sk").n())
+                    .containsExactly("1", "2");
+        }
+        var batch = as(0, 1).batchExecuteStatement(r -> r.statements(spread.stream()
+                .map(pk -> software.amazon.awssdk.services.dynamodb.model.BatchStatementRequest.builder()
+                        .statement("UPDATE hot SET v = 'batched' WHERE pk = ? AND sk = 2")
+                        .parameters(AttributeValue.fromS(pk))
+                        .build())
+                .toList()));
+        assertThat(batch.responses()).allMatch(response -> response.error() == null);
+        as(0, 2).executeTransaction(r -> r.transactStatements(spread.stream()
+                .map(pk -> software.amazon.awssdk.services.dynamodb.model.ParameterizedStatement.builder()
+                        .statement("UPDATE hot SET w = 'together' WHERE pk = ? AND sk = 2 AND v = 'batched'")
+                        .parameters(AttributeValue.fromS(pk))
+                        .build())
+                .toList()));
+        assertThat(as(0, 3).scan(r -> r.tableName("hot")
+                                .filterExpression("w = :w")
+                                .expressionAttributeValues(Map.of(":w", AttributeValue.fromS("together"))))
+                        .count())
+                .isEqualTo(spread.size());
+        assertThatThrownBy(() -> as(0, 0).executeStatement(r -> r.statement("SELECT * FROM hot WHERE sk = 2")))
                 .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("does not run ExecuteStatement on table hot yet");
+                .hasMessageContaining("does not run a SELECT that binds no one value of the partition key");
+        // What is not cut by ranges yet is refused, and changes nothing.
+        assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("b")))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("does not run CreateBackup on table hot yet");
         assertThatThrownBy(() -> as(0, 0).updateTable(r -> r.tableName("hot")
                         .streamSpecification(s -> s.streamEnabled(true).streamViewType("NEW_IMAGE"))))
                 .isInstanceOf(DynamoDbException.class)

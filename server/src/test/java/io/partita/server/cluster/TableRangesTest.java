@@ -115,6 +115,59 @@ class TableRangesTest {
                 .isInstanceOf(io.partita.protocol.error.ApiException.class);
     }
 
+    @Test
+    void aStatementNamesThePartitionKeyItBindsByEquality() throws Exception {
+        AttributeValue k = new AttributeValue.S("user#7");
+        assertThat(statementKey("{\"Statement\":\"INSERT INTO t VALUE {'pk': 'user#7', 'v': 1}\"}"))
+                .isEqualTo(k);
+        assertThat(statementKey("{\"Statement\":\"UPDATE t SET v = 2 WHERE sk = 1 AND pk = 'user#7'\"}"))
+                .isEqualTo(k);
+        assertThat(statementKey("{\"Statement\":\"DELETE FROM t WHERE 'user#7' = pk AND sk = 1\"}"))
+                .as("the value first")
+                .isEqualTo(k);
+        assertThat(statementKey("{\"Statement\":\"SELECT * FROM t WHERE pk = ? AND sk > ?\","
+                        + "\"Parameters\":[{\"S\":\"user#7\"},{\"N\":\"1\"}]}"))
+                .as("a parameter")
+                .isEqualTo(k);
+        assertThat(statementKey("{\"Statement\":\"SELECT * FROM \\\"t\\\".\\\"byV\\\" WHERE pk = 'user#7'\"}"))
+                .as("a local index")
+                .isEqualTo(k);
+        // None, or several: a SELECT of several partitions, or one whose write names no item.
+        assertThat(statementKey("{\"Statement\":\"SELECT * FROM t\"}")).isNull();
+        assertThat(statementKey("{\"Statement\":\"SELECT * FROM t WHERE pk IN ['a', 'b']\"}"))
+                .isNull();
+        assertThat(statementKey("{\"Statement\":\"SELECT * FROM t WHERE pk = 'a' OR pk = 'b'\"}"))
+                .isNull();
+        assertThat(statementKey("{\"Statement\":\"SELECT * FROM t WHERE pk > 'a'\"}"))
+                .isNull();
+        assertThat(statementKey("{\"Statement\":\"UPDATE t SET v = 2 WHERE sk = 1\"}"))
+                .isNull();
+        assertThat(TableRanges.statement(json("{\"Statement\":\"SELEC * FROM t\"}")))
+                .isNull();
+        assertThat(TableRanges.statement(json("{\"Statement\":\"SELECT * FROM t WHERE pk = ?\"}")))
+                .as("a parameter missing")
+                .isNull();
+        // A batch's or a transaction's statement goes to its key's group, or the first when it names none.
+        TableRanges r = TableRanges.even("pk", FOUR);
+        assertThat(r.groupOfStatement(json("{\"Statement\":\"DELETE FROM t WHERE pk = 'user#7' AND sk = 1\"}")))
+                .isEqualTo(r.groupOf(k));
+        assertThat(r.groupOfStatement(json("{\"Statement\":\"DELETE FROM t WHERE sk = 1\"}")))
+                .isEqualTo(FOUR.get(0));
+        assertThat(TableRanges.statement(json("{\"Statement\":\"EXISTS(SELECT * FROM t WHERE pk = 'a')\"}"))
+                        .reads())
+                .isTrue();
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode json(String text) throws Exception {
+        return io.partita.protocol.json.DynamoJson.mapper().readTree(text);
+    }
+
+    private static AttributeValue statementKey(String entry) throws Exception {
+        TableRanges.Statement s = TableRanges.statement(json(entry));
+        assertThat(s).as(entry).isNotNull();
+        return TableRanges.statementKey(s.parsed(), "pk");
+    }
+
     /** A number routes as the store hashes it: by its value, whatever its spelling. */
     @Test
     void aNumberKeyRoutesByItsValue() {
