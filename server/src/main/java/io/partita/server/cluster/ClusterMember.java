@@ -985,7 +985,7 @@ public final class ClusterMember implements AutoCloseable {
             }
             io.partita.protocol.model.AttributeValue key =
                     statement == null ? null : TableRanges.statementKey(statement.parsed(), ranges.key());
-            if (key == null && statement != null && statement.reads()) {
+            if (key == null && statement != null && statement.scans()) {
                 return new Routed(null, RangeSpread.selectOfEveryRange(name));
             }
             // One that does not parse, or writes no one item, goes to the first group, which answers its error.

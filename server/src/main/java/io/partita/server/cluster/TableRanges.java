@@ -66,8 +66,16 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
         return at;
     }
 
-    /** The group of the range of the items whose partition key is {@code value}. */
+    /**
+     * The group of the range of the items whose partition key is {@code value}; the first group's for a value that is
+     * no key's type (a boolean, a null, a list, a map, a set), which refuses the request as a single node would.
+     */
     UUID groupOf(AttributeValue value) {
+        if (!(value instanceof AttributeValue.S
+                || value instanceof AttributeValue.N
+                || value instanceof AttributeValue.B)) {
+            return groups.get(0);
+        }
         return groupOf(ItemKeyEncoder.partitionHash(value));
     }
 
@@ -101,8 +109,17 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
         return value == null ? groups.get(0) : groupOf(value);
     }
 
-    /** A statement as a request gives it, parsed; and whether it only reads (a SELECT, or EXISTS). */
-    record Statement(Partiql.Statement parsed, boolean reads) {}
+    /** A statement as a request gives it, parsed. */
+    record Statement(Partiql.Statement parsed) {
+        /**
+         * Whether it reads every range of its table when it binds no partition key: a SELECT without ORDER BY (a
+         * single node scans the table; with ORDER BY, or an EXISTS, it refuses the statement).
+         */
+        boolean scans() {
+            return parsed instanceof Partiql.Select s
+                    && (s.orderBy() == null || s.orderBy().isEmpty());
+        }
+    }
 
     /**
      * The PartiQL statement of {@code entry} (an ExecuteStatement's body, or one statement of a batch or transaction:
@@ -117,8 +134,7 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
             }
             ExecuteStatementInput in =
                     DynamoJson.decode(DynamoJson.mapper().writeValueAsBytes(only), ExecuteStatementInput.class);
-            Partiql.Statement s = PartiqlParser.parse(in.statement(), in.parameters());
-            return new Statement(s, s instanceof Partiql.Select || s instanceof Partiql.Exists);
+            return new Statement(PartiqlParser.parse(in.statement(), in.parameters()));
         } catch (IOException | RuntimeException malformed) {
             return null;
         }

@@ -147,15 +147,34 @@ class TableRangesTest {
         assertThat(TableRanges.statement(json("{\"Statement\":\"SELECT * FROM t WHERE pk = ?\"}")))
                 .as("a parameter missing")
                 .isNull();
-        // A batch's or a transaction's statement goes to its key's group, or the first when it names none.
+        // A batch's or a transaction's statement goes to its key's group (one past the first range here), or the first
+        // when it names none, or binds it to a value of no key's type.
         TableRanges r = TableRanges.even("pk", FOUR);
-        assertThat(r.groupOfStatement(json("{\"Statement\":\"DELETE FROM t WHERE pk = 'user#7' AND sk = 1\"}")))
-                .isEqualTo(r.groupOf(k));
+        String far = java.util.stream.IntStream.range(0, 100)
+                .mapToObj(i -> "user#" + i)
+                .filter(pk -> !r.groupOf(new AttributeValue.S(pk)).equals(FOUR.get(0)))
+                .findFirst()
+                .orElseThrow();
+        assertThat(r.groupOfStatement(json("{\"Statement\":\"DELETE FROM t WHERE pk = '" + far + "' AND sk = 1\"}")))
+                .isEqualTo(r.groupOf(new AttributeValue.S(far)))
+                .isNotEqualTo(FOUR.get(0));
         assertThat(r.groupOfStatement(json("{\"Statement\":\"DELETE FROM t WHERE sk = 1\"}")))
                 .isEqualTo(FOUR.get(0));
-        assertThat(TableRanges.statement(json("{\"Statement\":\"EXISTS(SELECT * FROM t WHERE pk = 'a')\"}"))
-                        .reads())
+        assertThat(r.groupOfStatement(json("{\"Statement\":\"DELETE FROM t WHERE pk = true AND sk = 1\"}")))
+                .isEqualTo(FOUR.get(0));
+        assertThat(r.groupOf(statementKey("{\"Statement\":\"SELECT * FROM t WHERE pk = ?\","
+                        + "\"Parameters\":[{\"L\":[{\"S\":\"a\"}]}]}")))
+                .isEqualTo(FOUR.get(0));
+        // Binding none, a SELECT reads every range; with ORDER BY, or an EXISTS, a single node refuses it.
+        assertThat(TableRanges.statement(json("{\"Statement\":\"SELECT * FROM t WHERE v = 1\"}"))
+                        .scans())
                 .isTrue();
+        assertThat(TableRanges.statement(json("{\"Statement\":\"SELECT * FROM t WHERE v = 1 ORDER BY sk\"}"))
+                        .scans())
+                .isFalse();
+        assertThat(TableRanges.statement(json("{\"Statement\":\"EXISTS(SELECT * FROM t WHERE v = 1)\"}"))
+                        .scans())
+                .isFalse();
     }
 
     private static com.fasterxml.jackson.databind.JsonNode json(String text) throws Exception {
