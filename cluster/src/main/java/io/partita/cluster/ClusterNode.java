@@ -1441,7 +1441,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
             Thread.currentThread().interrupt();
             throw new StorageUnavailableException("interrupted while the cluster commits the change", e, true);
         } catch (ExecutionException e) {
-            throw new StorageUnavailableException("the cluster did not commit the change: " + e.getMessage(), e, true);
+            throw new StorageUnavailableException(
+                    "the cluster did not commit the change: " + e.getMessage(), e, !handingOver(e.getCause()));
         } catch (TimeoutException e) {
             if (batches.withdraw(committed)) {
                 // It waited behind an entry the group did not answer, and was never proposed.
@@ -1453,12 +1454,14 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         if (!reply.isSuccess()) {
             // Even a "not the leader" now may come from a leader that stepped down with the entry in its log, which
-            // the next leader may still commit: the outcome is unknown.
+            // the next leader may still commit: the outcome is unknown. But a leader handing its leadership over refuses
+            // the proposal before it appends it (Ratis makes its LeaderSteppingDownException only in
+            // RaftServerImpl.checkLeaderState): nothing was written, and it may be sent again (a 503).
             Exception why = reply.getException();
             throw new StorageUnavailableException(
                     "the cluster did not confirm the change: " + (why == null ? "unknown" : why.getMessage()),
                     why,
-                    true);
+                    !handingOver(why));
         }
     }
 
