@@ -1454,8 +1454,8 @@ public final class ClusterNode implements Replication, AutoCloseable {
         }
         if (!reply.isSuccess()) {
             // Even a "not the leader" now may come from a leader that stepped down with the entry in its log, which
-            // the next leader may still commit: the outcome is unknown. But a leader handing its leadership over refuses
-            // the proposal before it appends it (Ratis makes its LeaderSteppingDownException only in
+            // the next leader may still commit: the outcome is unknown. But a leader handing its leadership over
+            // refuses the proposal before it appends it (Ratis makes its LeaderSteppingDownException only in
             // RaftServerImpl.checkLeaderState): nothing was written, and it may be sent again (a 503).
             Exception why = reply.getException();
             throw new StorageUnavailableException(

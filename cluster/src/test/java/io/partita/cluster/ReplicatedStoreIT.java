@@ -1031,8 +1031,9 @@ class ReplicatedStoreIT {
         neverEndingHandOver(stuck.node(), other.node().id());
         // Refused before it reached the log: known not written, so a client may be told to send it again (a 503).
         assertThatThrownBy(() -> write(stuck, 1))
-                .isInstanceOfSatisfying(StorageUnavailableException.class, e -> assertThat(e.mayHaveBeenWritten())
-                        .isFalse())
+                .isInstanceOfSatisfying(
+                        StorageUnavailableException.class,
+                        e -> assertThat(e.mayHaveBeenWritten()).isFalse())
                 .hasMessageContaining("stepping down");
         // Every proposal refused for five election timeouts on end (no write meanwhile: the watchdog's own empty
         // entries, one a second), the leader steps down; whoever is elected then (Ratis ends a transfer on any
