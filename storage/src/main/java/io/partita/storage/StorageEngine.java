@@ -225,14 +225,6 @@ public final class StorageEngine implements AutoCloseable {
         return store.readBarrier();
     }
 
-    /**
-     * Whether this engine's changes go through a Raft group (cluster mode): each write waits for a round trip through
-     * the group, and writes made at once go together in fewer entries (group commit).
-     */
-    public boolean replicated() {
-        return store.replicated();
-    }
-
     /** The clock everything time-dependent in storage reads: the system's, or a test's. */
     public Clock clock() {
         return clock;

@@ -243,39 +243,6 @@ class ClusterIT {
                             .equals("ACTIVE"));
             // An item's write, which goes through the leader's group commit (the table's own changes do not).
             ddb.putItem(p -> p.tableName(OnceCounters.TABLE).item(key("first")));
-            // A BatchWriteItem's 25 puts are made at once, so the leader's group commit carries them in a few entries
-            // rather than one each.
-            long before = view(nodes[first], "commitIndex");
-            List<software.amazon.awssdk.services.dynamodb.model.WriteRequest> puts = new java.util.ArrayList<>();
-            for (int i = 0; i < 25; i++) {
-                var item = key("batched-" + i);
-                puts.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
-                        .putRequest(p -> p.item(item))
-                        .build());
-            }
-            assertThat(ddb.batchWriteItem(b -> b.requestItems(java.util.Map.of(OnceCounters.TABLE, puts)))
-                            .unprocessedItems())
-                    .isEmpty();
-            assertThat(view(nodes[first], "commitIndex") - before)
-                    .as("the group's entries for 25 puts")
-                    .isLessThan(20);
-            assertThat(ddb.scan(r -> r.tableName(OnceCounters.TABLE).consistentRead(true))
-                            .count())
-                    .isEqualTo(26);
-            // Deleted the same way; the table holds its one item again.
-            List<software.amazon.awssdk.services.dynamodb.model.WriteRequest> deletes = new java.util.ArrayList<>();
-            for (int i = 0; i < 25; i++) {
-                var item = key("batched-" + i);
-                deletes.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
-                        .deleteRequest(d -> d.key(item))
-                        .build());
-            }
-            assertThat(ddb.batchWriteItem(b -> b.requestItems(java.util.Map.of(OnceCounters.TABLE, deletes)))
-                            .unprocessedItems())
-                    .isEmpty();
-            assertThat(ddb.scan(r -> r.tableName(OnceCounters.TABLE).consistentRead(true))
-                            .count())
-                    .isEqualTo(1);
             // Strongly consistent reads: each within the leader's lease or after a barrier.
             for (int i = 0; i < 5; i++) {
                 assertThat(ddb.getItem(g -> g.tableName(OnceCounters.TABLE)

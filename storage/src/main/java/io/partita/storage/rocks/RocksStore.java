@@ -655,11 +655,6 @@ public final class RocksStore implements AutoCloseable {
         this.replication = replication;
     }
 
-    /** Whether this store's changes go through a group ({@link #replicateThrough}). */
-    public boolean replicated() {
-        return replication != null;
-    }
-
     /**
      * Before a strongly consistent read: in cluster mode, waits until this replica has applied everything the group
      * committed ({@link Replication#readBarrier}); a single node's state is always current, and this is one volatile

@@ -15,7 +15,6 @@ import io.partita.server.op.TableNames;
 import io.partita.server.route.OperationHandler;
 import io.partita.server.route.OperationRegistry;
 import io.partita.server.route.RequestContext;
-import io.partita.storage.NonBlockingThread;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.capacity.Throttle;
@@ -67,25 +66,20 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
         Throttle firstThrottle = null;
         boolean processedAny = false;
-        // In a cluster each write waits for a round trip through its group: made at once, they go together in a few
-        // entries (group commit) rather than one after another in as many.
-        Object[] atOnce =
-                storage.replicated() && writes.size() > 1 && !NonBlockingThread.current() ? writeAtOnce(writes) : null;
-        boolean anyWritten = atOnce != null
-                && java.util.Arrays.stream(atOnce).anyMatch(r -> r instanceof Written done && !done.throttled());
         for (int at = 0; at < writes.size(); at++) {
             Write w = writes.get(at);
             Written written;
             try {
-                written = atOnce == null ? write(w) : result(atOnce[at]);
+                written = storage.writes()
+                        .write(ItemWrite.user(
+                                w.table(),
+                                w.key(),
+                                ConditionalWrite.blind(
+                                        w.item() == null
+                                                ? new WriteDecision.Delete()
+                                                : new WriteDecision.Put(w.item())),
+                                0));
             } catch (StorageUnavailableException e) {
-                if (atOnce != null && anyWritten) {
-                    // Made at once, the others are done or not on their own: this one alone is sent again.
-                    unprocessed
-                            .computeIfAbsent(w.requestName(), n -> new ArrayList<>())
-                            .add(w.request());
-                    continue;
-                }
                 if (!processedAny) {
                     throw e; // nothing done yet: the whole batch answers 503 (or 500), which the SDKs send again
                 }
@@ -198,72 +192,6 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             throw ApiException.validation("Too many items requested for the BatchWriteItem call");
         }
     }
-
-    /** Makes write {@code w}: a blind put or delete. */
-    private Written write(Write w) {
-        return storage.writes()
-                .write(ItemWrite.user(
-                        w.table(),
-                        w.key(),
-                        ConditionalWrite.blind(
-                                w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item())),
-                        0));
-    }
-
-    /** What {@link #writeAtOnce} found for one write: returned, or thrown again. */
-    private static Written result(Object outcome) {
-        if (outcome instanceof RuntimeException e) {
-            throw e;
-        }
-        return (Written) outcome;
-    }
-
-    /**
-     * Makes {@code writes} at once, each on a thread of {@link #AT_ONCE} (or this one, when that pool is busy), and
-     * returns each one's {@link Written} or the {@link RuntimeException} it threw, in order.
-     */
-    private Object[] writeAtOnce(List<Write> writes) {
-        Object[] outcomes = new Object[writes.size()];
-        List<java.util.concurrent.Future<?>> running = new ArrayList<>(writes.size());
-        for (int i = 0; i < writes.size(); i++) {
-            int at = i;
-            running.add(AT_ONCE.submit(() -> {
-                try {
-                    outcomes[at] = write(writes.get(at));
-                } catch (RuntimeException e) {
-                    outcomes[at] = e;
-                }
-            }));
-        }
-        for (var f : running) {
-            try {
-                f.get();
-            } catch (java.util.concurrent.ExecutionException impossible) {
-                throw new IllegalStateException(impossible.getCause()); // each task catches its own
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StorageUnavailableException("interrupted while the batch's writes were made", e, true);
-            }
-        }
-        return outcomes;
-    }
-
-    /**
-     * The threads a cluster's batches make their writes on, at once: as many as 25 writes of several batches wait for
-     * their groups together. When all are busy the batch's own thread makes the write (CallerRunsPolicy).
-     */
-    private static final java.util.concurrent.ExecutorService AT_ONCE = new java.util.concurrent.ThreadPoolExecutor(
-            0,
-            256,
-            30,
-            java.util.concurrent.TimeUnit.SECONDS,
-            new java.util.concurrent.SynchronousQueue<>(),
-            r -> {
-                Thread t = new Thread(r, "partita-batch-write");
-                t.setDaemon(true);
-                return t;
-            },
-            new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
 
     /** The whole batch checked, as writes ready to be made: bad input throws before anything is written. */
     private List<Write> validate(RequestContext context, BatchWriteItemInput in) {
