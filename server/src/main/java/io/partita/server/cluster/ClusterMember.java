@@ -1220,10 +1220,6 @@ public final class ClusterMember implements AutoCloseable {
         // A table named by its ARN was looked up by its name.
         java.util.function.Function<String, UUID> groupOf =
                 t -> t == null ? HOME : placed.getOrDefault(t.startsWith("arn:") ? TableRoute.tableOfArn(t) : t, HOME);
-        if (!cut.isEmpty() && !cutByKey(target)) {
-            // Routed here before its table was cut by ranges (deleted and made again meanwhile): refused as it is now.
-            return refused(RangeSpread.notYet(operation, cut.keySet().iterator().next()));
-        }
         // Each key (or statement) of a table cut by ranges goes to its range's group.
         boolean statements = StatementSpread.runs(target) || target.equals(TransactSpread.Kind.STATEMENTS.target);
         java.util.function.Function<String, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, UUID>>
