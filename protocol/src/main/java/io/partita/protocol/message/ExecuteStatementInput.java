@@ -3,7 +3,12 @@ package io.partita.protocol.message;
 import io.partita.protocol.model.AttributeValue;
 import java.util.List;
 
-/** DynamoDB's {@code ExecuteStatementInput}. */
+/**
+ * DynamoDB's {@code ExecuteStatementInput}.
+ *
+ * @param partitaPageBytes Partita's own {@code Partita.SelectRange} only: the bytes its page may read, what is left of
+ *     a walk's 1 MB over a table's groups (docs/CLUSTER.md); ExecuteStatement ignores it
+ */
 public record ExecuteStatementInput(
         String statement,
         List<AttributeValue> parameters,
@@ -11,4 +16,5 @@ public record ExecuteStatementInput(
         String nextToken,
         String returnConsumedCapacity,
         Long limit,
-        String returnValuesOnConditionCheckFailure) {}
+        String returnValuesOnConditionCheckFailure,
+        Long partitaPageBytes) {}

@@ -4,9 +4,33 @@ import io.partita.protocol.model.AttributeValue;
 import java.util.List;
 import java.util.Map;
 
-/** DynamoDB's {@code ExecuteStatementOutput}: {@code Items} is always there, empty for a write without RETURNING. */
+/**
+ * DynamoDB's {@code ExecuteStatementOutput}: {@code Items} is always there, empty for a write without RETURNING.
+ *
+ * @param partitaLastScannedKey Partita's own {@code Partita.SelectRange} only: the key of the last item scanned by a
+ *     page that reached the end of its group's hash ranges, where a cluster's walk over a table's groups goes on
+ *     (docs/CLUSTER.md); null otherwise, and never in DynamoDB's answers
+ * @param partitaLastScannedToken {@code Partita.SelectRange} only: the {@code NextToken} that goes on after {@code
+ *     partitaLastScannedKey}; null otherwise
+ * @param partitaScannedBytes {@code Partita.SelectRange} only: the bytes the page read; null otherwise
+ * @param partitaScannedCount {@code Partita.SelectRange} only: the items the page read, of which the statement's
+ *     {@code Limit} counts; null otherwise
+ */
 public record ExecuteStatementOutput(
         List<Map<String, AttributeValue>> items,
         String nextToken,
         ConsumedCapacity consumedCapacity,
-        Map<String, AttributeValue> lastEvaluatedKey) {}
+        Map<String, AttributeValue> lastEvaluatedKey,
+        Map<String, AttributeValue> partitaLastScannedKey,
+        String partitaLastScannedToken,
+        Long partitaScannedBytes,
+        Long partitaScannedCount) {
+    /** An answer as DynamoDB gives it. */
+    public ExecuteStatementOutput(
+            List<Map<String, AttributeValue>> items,
+            String nextToken,
+            ConsumedCapacity consumedCapacity,
+            Map<String, AttributeValue> lastEvaluatedKey) {
+        this(items, nextToken, consumedCapacity, lastEvaluatedKey, null, null, null, null);
+    }
+}

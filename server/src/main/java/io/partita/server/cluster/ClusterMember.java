@@ -896,8 +896,9 @@ public final class ClusterMember implements AutoCloseable {
      * --cluster-partition-groups}, docs/CLUSTER.md), or null for a request that names no such table. One forwarded
      * to one of the table's groups is served there (a share of a request run from another node, or an item's request
      * routed there). An item's request (GetItem, PutItem, UpdateItem, DeleteItem, Query) goes to the group of its
-     * partition key's range, or to the table's first group when the request names none (which answers its error). A
-     * client's Scan, DescribeTable, and a change every group makes ({@link RangeSpread#EVERY}, a CreateTable once its
+     * partition key's range, or to the table's first group when the request names none (which answers its error); an
+     * ExecuteStatement by the partition key its statement binds. A client's Scan, PartiQL SELECT that binds no
+     * partition key, DescribeTable, and a change every group makes ({@link RangeSpread#EVERY}, a CreateTable once its
      * account's group placed it) run from here ({@link #runRanged}), as do its batches and transactions ({@link
      * #cutByKey}, each key to its range's group: {@link #runSpread}); another request over several tables, or one that
      * is not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any other (the descriptions of its settings,
@@ -986,7 +987,8 @@ public final class ClusterMember implements AutoCloseable {
             io.partita.protocol.model.AttributeValue key =
                     statement == null ? null : TableRanges.statementKey(statement.parsed(), ranges.key());
             if (key == null && statement != null && statement.scans()) {
-                return new Routed(null, RangeSpread.selectOfEveryRange(name));
+                // It reads every range: walked from here over the groups (RangeSpread.select).
+                return whole ? new Routed(null, null, true) : new Routed(null, RangeSpread.selectOfEveryRange(name));
             }
             // One that does not parse, or writes no one item, goes to the first group, which answers its error.
             return routedTo(key == null ? ranges.groups().get(0) : ranges.groupOf(key));
@@ -1125,6 +1127,7 @@ public final class ClusterMember implements AutoCloseable {
         String operation = operationOf(target);
         if (operation == null
                 || !(operation.equals("Scan")
+                        || operation.equals("ExecuteStatement")
                         || operation.equals("DescribeTable")
                         || RangeSpread.EVERY.contains(operation))) {
             return null;
@@ -1157,6 +1160,9 @@ public final class ClusterMember implements AutoCloseable {
         RangeSpread.Sender sender = (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body);
         if (operation.equals("Scan")) {
             return RangeSpread.scan(request.body(), ranges, sender);
+        }
+        if (operation.equals("ExecuteStatement")) {
+            return RangeSpread.select(request.body(), ranges, sender); // a SELECT of every range (rangeRouted)
         }
         if (operation.equals("DescribeTable")) {
             return RangeSpread.describe(target, request.body(), ranges.groups(), sender);

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The requests on a table whose partitions are Raft groups of their own ({@code --cluster-partition-groups},
  * docs/CLUSTER.md) that concern more than one of its hash ranges, run from the node the client sent them to: a Scan
- * walks the groups in hash order ({@link #scan}); DescribeTable asks every group and sums their items and bytes
+ * walks the groups in hash order ({@link #scan}), and so does a PartiQL SELECT that binds no partition key ({@link
+ * #select}); DescribeTable asks every group and sums their items and bytes
  * ({@link #describe}); CreateTable, DeleteTable, UpdateTable, UpdateTimeToLive, TagResource, UntagResource and
  * UpdateContributorInsights go to every group ({@link #everyGroup}). An item's request goes to its range's group alone,
  * and needs none of this.
@@ -29,6 +30,12 @@ import java.util.concurrent.TimeUnit;
 final class RangeSpread {
     /** A Scan of one group's ranges, whose page names the last item it scanned when it reaches their end. */
     static final String SCAN_RANGE = OperationRegistry.PARTITA_PREFIX + "ScanRange";
+
+    /**
+     * An ExecuteStatement SELECT's page of one group's ranges, whose answer names the last item it scanned (and the
+     * token to go on after it) when it reaches their end.
+     */
+    static final String SELECT_RANGE = OperationRegistry.PARTITA_PREFIX + "SelectRange";
 
     /** How long a change that every group must make is sent again to a group that did not answer. */
     static final long EVERY_GROUP_MILLIS = 25_000;
@@ -50,8 +57,7 @@ final class RangeSpread {
 
     /**
      * The operations that read or write one item collection: they go to the group of their partition key's range (an
-     * ExecuteStatement by the key its statement binds; a SELECT that binds none, which would read every range, is
-     * refused for now).
+     * ExecuteStatement by the key its statement binds; a SELECT that binds none reads every range: {@link #select}).
      */
     static final Set<String> BY_KEY =
             Set.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "ExecuteStatement");
@@ -81,7 +87,8 @@ final class RangeSpread {
 
     /**
      * The refusal of an ExecuteStatement's SELECT on table {@code table}, whose partitions are groups of their own,
-     * that binds no one value of its partition key by equality (a scan, or a Query of several partitions).
+     * that binds no one value of its partition key by equality, when it is not a client's request to walk the groups
+     * from this node ({@link #select}).
      */
     static ApiException selectOfEveryRange(String table) {
         return ApiException.validation("Partita's cluster does not run a SELECT that binds no one value of the"
@@ -389,7 +396,40 @@ final class RangeSpread {
         }
         JsonNode limit = root.get("Limit");
         Long left = limit != null && limit.canConvertToLong() ? limit.asLong() : null;
-        Walk walk = new Walk(root, ranges, sender, Math.min(from, to), to, left);
+        Walk walk = new Walk(root, ranges, sender, Math.min(from, to), to, left, false);
+        return walk.page(walk.from, true);
+    }
+
+    /**
+     * An ExecuteStatement SELECT that binds no one value of the partition key, on a table of {@code ranges}: walked
+     * as {@link #scan} walks a Scan, from the range of the key its {@code NextToken} goes on after (or the first), each
+     * group asked for a page of its own items ({@link #SELECT_RANGE}) with what is left of the {@code Limit} (the items
+     * read, as the statement's {@code Limit} counts them). A page that stops short of its group's end gives the
+     * answer its {@code NextToken} and {@code LastEvaluatedKey}; a walk that stops at the {@code Limit} or at 1 MB
+     * after a group's end answers the token and key of the last item scanned. A refusal of a group is the answer (a
+     * SELECT of several partition key values, which the group's planner finds, among them).
+     */
+    static CompletableFuture<ClusterRouter.Reply> select(byte[] body, TableRanges ranges, Sender sender) {
+        ObjectNode root = BatchSpread.object(body);
+        if (root == null) {
+            return sender.send(ranges.groups().get(0), SELECT_RANGE, body); // its error
+        }
+        int from = 0;
+        JsonNode token = root.get("NextToken");
+        Map<String, AttributeValue> after = token != null && token.isTextual()
+                ? io.partita.server.op.partiql.ExecuteStatementHandler.nextTokenKey(token.asText())
+                : null;
+        AttributeValue start = after == null ? null : after.get(ranges.key());
+        if (start != null) {
+            try {
+                from = ranges.indexOf(io.partita.storage.key.ItemKeyEncoder.partitionHash(start));
+            } catch (RuntimeException notAKey) {
+                from = 0; // the first group answers that the token is not one
+            }
+        }
+        JsonNode limit = root.get("Limit");
+        Long left = limit != null && limit.canConvertToLong() ? limit.asLong() : null;
+        Walk walk = new Walk(root, ranges, sender, from, ranges.groups().size() - 1, left, true);
         return walk.page(walk.from, true);
     }
 
@@ -402,13 +442,15 @@ final class RangeSpread {
                 .longValue();
     }
 
-    /** One Scan's walk over the groups, and the page it has joined so far. */
+    /** One Scan's or SELECT's walk over the groups, and the page it has joined so far. */
     private static final class Walk {
         final ObjectNode request;
         final TableRanges ranges;
         final Sender sender;
         final int from;
         final int to;
+        /** An ExecuteStatement SELECT's walk ({@link #select}), not a Scan's. */
+        final boolean statement;
         /** What is left of the request's {@code Limit}, or null for none. */
         Long left;
 
@@ -418,26 +460,27 @@ final class RangeSpread {
         long bytes;
         ObjectNode consumed;
 
-        Walk(ObjectNode request, TableRanges ranges, Sender sender, int from, int to, Long left) {
+        Walk(ObjectNode request, TableRanges ranges, Sender sender, int from, int to, Long left, boolean statement) {
             this.request = request;
             this.ranges = ranges;
             this.sender = sender;
             this.from = from;
             this.to = to;
             this.left = left;
+            this.statement = statement;
         }
 
-        /** Asks the group of range {@code at} for its page, with the request's start key when {@code first}. */
+        /** Asks range {@code at}'s group for its page, with the request's start key or token when {@code first}. */
         CompletableFuture<ClusterRouter.Reply> page(int at, boolean first) {
             ObjectNode share = request.deepCopy();
             if (!first) {
-                share.remove("ExclusiveStartKey");
+                share.remove(statement ? "NextToken" : "ExclusiveStartKey");
             }
             if (left != null) {
                 share.put("Limit", left);
             }
             share.put("PartitaPageBytes", PAGE_BYTES - bytes);
-            return sender.send(ranges.groups().get(at), SCAN_RANGE, bytes(share))
+            return sender.send(ranges.groups().get(at), statement ? SELECT_RANGE : SCAN_RANGE, bytes(share))
                     .thenCompose(reply -> joined(at, first, reply));
         }
 
@@ -450,7 +493,8 @@ final class RangeSpread {
                 items.addAll(page);
             }
             count += answer.path("Count").asLong(0);
-            long read = answer.path("ScannedCount").asLong(0);
+            long read = answer.path(statement ? "PartitaScannedCount" : "ScannedCount")
+                    .asLong(0);
             scanned += read;
             bytes += answer.path("PartitaScannedBytes").asLong(reply.body().length);
             if (answer.get("ConsumedCapacity") instanceof ObjectNode units) {
@@ -461,25 +505,34 @@ final class RangeSpread {
             }
             JsonNode stopped = answer.get("LastEvaluatedKey");
             if (stopped != null && !stopped.isNull()) {
-                return done(stopped); // stopped short of its group's end
+                return done(stopped, answer.get("NextToken")); // stopped short of its group's end
             }
             JsonNode last = answer.get("PartitaLastScannedKey");
             if (at >= to) {
-                return done(null);
+                return done(null, null);
             }
             if (last != null && ((left != null && left == 0) || bytes >= PAGE_BYTES)) {
-                return done(last); // scanned to the group's end (else its page would have stopped short of it)
+                // Scanned to the group's end (else its page would have stopped short of it).
+                return done(last, answer.get("PartitaLastScannedToken"));
             }
             return page(at + 1, false);
         }
 
-        private CompletableFuture<ClusterRouter.Reply> done(JsonNode lastKey) {
+        /** The joined page, going on after {@code lastKey} (a SELECT's with {@code token}), or the last one. */
+        private CompletableFuture<ClusterRouter.Reply> done(JsonNode lastKey, JsonNode token) {
             ObjectNode out = JSON.createObjectNode();
-            if (!"COUNT".equals(request.path("Select").asText(""))) {
+            if (statement) {
                 out.set("Items", items);
+                if (token != null && token.isTextual() && lastKey != null && !lastKey.isNull()) {
+                    out.set("NextToken", token);
+                }
+            } else {
+                if (!"COUNT".equals(request.path("Select").asText(""))) {
+                    out.set("Items", items);
+                }
+                out.put("Count", count);
+                out.put("ScannedCount", scanned);
             }
-            out.put("Count", count);
-            out.put("ScannedCount", scanned);
             if (lastKey != null && !lastKey.isNull()) {
                 out.set("LastEvaluatedKey", lastKey);
             }

@@ -112,6 +112,8 @@ record TableRoute(Kind kind, List<String> tables) {
             operation = "ExecuteTransaction";
         } else if (target.equals(RangeSpread.SCAN_RANGE)) {
             operation = "Scan"; // a group's page of a Scan over a table's hash ranges
+        } else if (target.equals(RangeSpread.SELECT_RANGE)) {
+            operation = "ExecuteStatement"; // a group's page of a SELECT over a table's hash ranges
         } else if (target.startsWith(DYNAMODB)) {
             operation = target.substring(DYNAMODB.length());
         } else if (target.startsWith(STREAMS)) {

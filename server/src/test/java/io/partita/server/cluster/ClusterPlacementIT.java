@@ -1551,7 +1551,7 @@ class ClusterPlacementIT {
                 .toList()));
         assertThat(read.responses()).extracting(i -> i.item().get("pk").s()).containsExactlyElementsOf(spread);
         // PartiQL: each statement goes to the group of the partition key it binds. Single statements through every
-        // node; a batch of updates and a transaction over several ranges; a SELECT of every range is refused.
+        // node; a batch of updates and a transaction over several ranges; a SELECT of every range walks the groups.
         for (int i = 0; i < spread.size(); i++) {
             String pk = spread.get(i);
             as(0, i % 4)
@@ -1586,9 +1586,40 @@ class ClusterPlacementIT {
                                 .expressionAttributeValues(Map.of(":w", AttributeValue.fromS("together"))))
                         .count())
                 .isEqualTo(spread.size());
-        assertThatThrownBy(() -> as(0, 0).executeStatement(r -> r.statement("SELECT * FROM hot WHERE sk = 2")))
+        var scanned = as(0, 3).scan(r -> r.tableName("hot")
+                        .consistentRead(true)
+                        .filterExpression("sk = :two")
+                        .expressionAttributeValues(Map.of(":two", AttributeValue.fromN("2"))))
+                .items();
+        assertThat(scanned).hasSizeGreaterThan(spread.size());
+        assertThat(as(0, 0).executeStatement(r ->
+                                r.statement("SELECT * FROM hot WHERE sk = 2").consistentRead(true))
+                        .items())
+                .as("one page, in the Scan's order")
+                .containsExactlyElementsOf(scanned);
+        List<Map<String, AttributeValue>> paged = new ArrayList<>();
+        String next = null;
+        int statementPages = 0;
+        do {
+            String token = next;
+            var page = as(0, statementPages % 4)
+                    .executeStatement(r -> r.statement("SELECT * FROM hot WHERE sk = ?")
+                            .parameters(AttributeValue.fromN("2"))
+                            .consistentRead(true)
+                            .limit(9)
+                            .nextToken(token));
+            assertThat(page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty())
+                    .isEqualTo(page.nextToken() != null);
+            paged.addAll(page.items());
+            next = page.nextToken();
+            statementPages++;
+        } while (next != null);
+        assertThat(paged).as("pages of 9 items read").containsExactlyElementsOf(scanned);
+        assertThat(statementPages).isGreaterThan(scanned.size() / 9);
+        assertThatThrownBy(() -> as(0, 1).executeStatement(r -> r.statement("SELECT * FROM hot WHERE pk IN [?, ?]")
+                        .parameters(AttributeValue.fromS(spread.get(0)), AttributeValue.fromS(spread.get(1)))))
                 .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("does not run a SELECT that binds no one value of the partition key");
+                .hasMessageContaining("does not run a SELECT of several partition key values (IN, OR) on table hot");
         // What is not cut by ranges yet is refused, and changes nothing.
         assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("b")))
                 .isInstanceOf(DynamoDbException.class)

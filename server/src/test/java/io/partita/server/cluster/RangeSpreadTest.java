@@ -29,7 +29,9 @@ class RangeSpreadTest {
     /**
      * Four groups holding the items {@code k0} to {@code k<n-1>} of their ranges, each ordered by hash, answering
      * {@link RangeSpread#SCAN_RANGE} as a group's store does: a page stops at its Limit (its last key the
-     * LastEvaluatedKey), and one that reaches the end of the group's items names the last item it scanned.
+     * LastEvaluatedKey), and one that reaches the end of the group's items names the last item it scanned; and
+     * {@link RangeSpread#SELECT_RANGE} likewise, in a SELECT's words (NextToken, and the token after the last item
+     * scanned).
      */
     private static final class Groups implements RangeSpread.Sender {
         final Map<UUID, List<String>> items = new java.util.HashMap<>();
@@ -50,14 +52,22 @@ class RangeSpreadTest {
         @Override
         public CompletableFuture<ClusterRouter.Reply> send(UUID group, String target, byte[] body) {
             asked.add(group);
-            assertThat(target).isEqualTo(RangeSpread.SCAN_RANGE);
+            boolean statement = target.equals(RangeSpread.SELECT_RANGE);
+            assertThat(target).isIn(RangeSpread.SCAN_RANGE, RangeSpread.SELECT_RANGE);
             JsonNode in = tree(body);
             List<String> mine = items.get(group);
             int from = 0;
             if (in.has("ExclusiveStartKey")) {
+                assertThat(statement).isFalse();
                 from = mine.indexOf(
                                 in.get("ExclusiveStartKey").get("pk").get("S").asText())
                         + 1;
+            }
+            if (in.has("NextToken")) {
+                assertThat(statement).isTrue();
+                Map<String, AttributeValue> after = io.partita.server.op.partiql.ExecuteStatementHandler.nextTokenKey(
+                        in.get("NextToken").asText());
+                from = mine.indexOf(((AttributeValue.S) after.get("pk")).value()) + 1;
             }
             long lower = 0;
             long upper = -1;
@@ -87,14 +97,59 @@ class RangeSpreadTest {
                     break;
                 }
             }
-            out.put("Count", page.size()).put("ScannedCount", page.size());
+            if (statement) {
+                out.put("PartitaScannedCount", page.size());
+            } else {
+                out.put("Count", page.size()).put("ScannedCount", page.size());
+            }
             out.putObject("ConsumedCapacity").put("TableName", "t").put("CapacityUnits", 0.5);
             if (last != null) {
                 out.putObject(stopped ? "LastEvaluatedKey" : "PartitaLastScannedKey")
                         .putObject("pk")
                         .put("S", last);
+                if (statement) {
+                    out.put(stopped ? "NextToken" : "PartitaLastScannedToken", token(last));
+                }
             }
             return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
+        }
+    }
+
+    /** A SELECT's NextToken that goes on after item {@code k}, as a group's store words it. */
+    private static String token(String k) {
+        String json = "{\"Key\":{\"pk\":{\"S\":\"" + k + "\"}},\"Statement\":\"digest\"}";
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Every page of an ExecuteStatement SELECT of every range, from the first, each item once. */
+    private static List<String> selectAll(Groups groups, Integer limit, int[] pages) {
+        List<String> seen = new ArrayList<>();
+        ObjectNode r = JSON.createObjectNode().put("Statement", "SELECT * FROM t");
+        if (limit != null) {
+            r.put("Limit", limit);
+        }
+        while (true) {
+            ClusterRouter.Reply reply =
+                    RangeSpread.select(RangeSpread.bytes(r), RANGES, groups).join();
+            assertThat(reply.status()).isEqualTo(200);
+            JsonNode out = tree(reply.body());
+            List<String> fields = new ArrayList<>();
+            out.fieldNames().forEachRemaining(fields::add);
+            assertThat(fields)
+                    .as("ExecuteStatement's fields only")
+                    .isSubsetOf("Items", "NextToken", "LastEvaluatedKey", "ConsumedCapacity");
+            out.get("Items").forEach(i -> seen.add(i.get("pk").get("S").asText()));
+            pages[0]++;
+            assertThat(out.has("NextToken")).isEqualTo(out.has("LastEvaluatedKey"));
+            if (!out.has("NextToken")) {
+                return seen;
+            }
+            assertThat(io.partita.server.op.partiql.ExecuteStatementHandler.nextTokenKey(
+                                    out.get("NextToken").asText())
+                            .get("pk"))
+                    .isEqualTo(new AttributeValue.S(
+                            out.get("LastEvaluatedKey").get("pk").get("S").asText()));
+            r.put("NextToken", out.get("NextToken").asText());
         }
     }
 
@@ -162,6 +217,54 @@ class RangeSpreadTest {
         assertThat(seen)
                 .hasSize(groups.items.values().stream().mapToInt(List::size).sum());
         assertThat(groups.items.get(GROUPS.get(0))).isEmpty();
+    }
+
+    @Test
+    void aSelectOfEveryRangeWalksTheGroupsInHashOrderPageByPage() {
+        Groups groups = new Groups(50, Set.of());
+        int[] pages = {0};
+        List<String> seen = selectAll(groups, null, pages);
+        assertThat(pages[0]).isEqualTo(1);
+        assertThat(seen).hasSize(50).doesNotHaveDuplicates();
+        assertThat(groups.asked).containsExactlyElementsOf(GROUPS);
+        assertThat(seen.stream().map(RangeSpreadTest::hash).toList()).isSortedAccordingTo(Long::compareUnsigned);
+        for (int limit : new int[] {1, 4, 12, 13, 50, 51}) {
+            pages[0] = 0;
+            List<String> paged = selectAll(new Groups(50, Set.of(1, 3)), limit, pages);
+            assertThat(paged)
+                    .as("Limit %d", limit)
+                    .containsExactlyElementsOf(selectAll(new Groups(50, Set.of(1, 3)), null, new int[1]));
+            assertThat(pages[0])
+                    .as("Limit %d", limit)
+                    .isBetween((paged.size() + limit - 1) / limit, paged.size() / limit + 3);
+        }
+    }
+
+    @Test
+    void aSelectsNextTokenStartsAtItsKeysGroup() {
+        Groups groups = new Groups(50, Set.of());
+        String third = groups.items.get(GROUPS.get(2)).get(0);
+        ObjectNode r =
+                JSON.createObjectNode().put("Statement", "SELECT * FROM t").put("NextToken", token(third));
+        JsonNode out = tree(
+                RangeSpread.select(RangeSpread.bytes(r), RANGES, groups).join().body());
+        assertThat(groups.asked).containsExactly(GROUPS.get(2), GROUPS.get(3));
+        int rest = groups.items.get(GROUPS.get(2)).size()
+                - 1
+                + groups.items.get(GROUPS.get(3)).size();
+        assertThat(out.get("Items")).hasSize(rest);
+        // A token that is none: the first group is asked, and answers its error.
+        groups.asked.clear();
+        byte[] refusal = "{\"__type\":\"x#ValidationException\",\"message\":\"Invalid NextToken\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        ClusterRouter.Reply reply = RangeSpread.select(
+                        RangeSpread.bytes(r.put("NextToken", "not a token")), RANGES, (g, t, b) -> {
+                            groups.asked.add(g);
+                            return CompletableFuture.completedFuture(new ClusterRouter.Reply(400, refusal));
+                        })
+                .join();
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(groups.asked).containsExactly(GROUPS.get(0));
     }
 
     @Test

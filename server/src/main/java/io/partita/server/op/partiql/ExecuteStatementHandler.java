@@ -18,9 +18,33 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
     static final int MAX_STATEMENT = 8192;
 
     private final StatementRunner runner;
+    /** Partita's own {@code Partita.SelectRange}: one group's page of a SELECT over a table's groups. */
+    private final boolean range;
 
     ExecuteStatementHandler(StatementRunner runner) {
+        this(runner, false);
+    }
+
+    private ExecuteStatementHandler(StatementRunner runner, boolean range) {
         this.runner = runner;
+        this.range = range;
+    }
+
+    /**
+     * Partita's own {@code Partita.SelectRange}: a SELECT of a table whose partitions are Raft groups of their own
+     * ({@code --cluster-partition-groups}, docs/CLUSTER.md), run by one of its groups as its share of the walk over
+     * them that the node the client reached runs ({@link StatementRunner#selectRange}).
+     */
+    static ExecuteStatementHandler ofRange(StatementRunner runner) {
+        return new ExecuteStatementHandler(runner, true);
+    }
+
+    /**
+     * The key a SELECT's {@code NextToken} goes on after (where the walk over a table's groups starts again), or null
+     * for a token that names none or is not one (the group asked answers its error).
+     */
+    public static java.util.Map<String, io.partita.protocol.model.AttributeValue> nextTokenKey(String nextToken) {
+        return StatementRunner.keyOf(nextToken);
     }
 
     /** The member constraints of one statement of a batch or a transaction, at {@code path}. */
@@ -76,6 +100,18 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
                 in.returnValuesOnConditionCheckFailure(),
                 ItemRequests.RETURN_VALUES_ON_CONDITION_CHECK_FAILURE);
         c.check();
+        if (range) {
+            return runner.selectRange(
+                    context,
+                    PartiqlParser.parse(in.statement(), in.parameters()),
+                    in.statement(),
+                    in.parameters(),
+                    in.consistentRead(),
+                    in.limit(),
+                    in.nextToken(),
+                    in.returnConsumedCapacity(),
+                    in.partitaPageBytes());
+        }
         return runner.run(
                 context,
                 PartiqlParser.parse(in.statement(), in.parameters()),

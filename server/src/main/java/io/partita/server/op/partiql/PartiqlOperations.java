@@ -7,7 +7,10 @@ import io.partita.server.op.txn.TransactWriteItemsHandler;
 import io.partita.server.route.OperationRegistry;
 import io.partita.storage.StorageEngine;
 
-/** Registers ExecuteStatement, BatchExecuteStatement and ExecuteTransaction. */
+/**
+ * Registers ExecuteStatement, BatchExecuteStatement and ExecuteTransaction, and Partita's own parts of them that a
+ * cluster sends its groups.
+ */
 public final class PartiqlOperations {
     private PartiqlOperations() {}
 
@@ -25,6 +28,7 @@ public final class PartiqlOperations {
                 new TransactWriteItemsHandler(storage, expressions, storage.clock(), "ExecuteTransaction"),
                 new TransactGetItemsHandler(storage, expressions));
         registry.register("ExecuteStatement", new ExecuteStatementHandler(runner))
+                .registerPartita("SelectRange", ExecuteStatementHandler.ofRange(runner))
                 .register("BatchExecuteStatement", new BatchExecuteStatementHandler(runner, registry::confirmRefusal))
                 .register("ExecuteTransaction", transaction)
                 .registerPartita(

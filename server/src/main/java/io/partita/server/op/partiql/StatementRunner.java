@@ -14,6 +14,7 @@ import io.partita.protocol.message.ExecuteStatementOutput;
 import io.partita.protocol.message.GetItemOutput;
 import io.partita.protocol.message.QueryInput;
 import io.partita.protocol.message.ReadPageOutput;
+import io.partita.protocol.message.ScanInput;
 import io.partita.protocol.message.WriteItemOutput;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
@@ -53,6 +54,7 @@ final class StatementRunner {
     private final GetItemHandler get;
     private final QueryHandler query;
     private final ScanHandler scan;
+    private final ScanHandler scanRange;
     private final PutItemHandler put;
     private final UpdateItemHandler update;
     private final DeleteItemHandler delete;
@@ -65,6 +67,7 @@ final class StatementRunner {
         this.get = new GetItemHandler(storage, expressions);
         this.query = new QueryHandler(storage, cache);
         this.scan = new ScanHandler(storage, cache);
+        this.scanRange = ScanHandler.ofRange(storage, cache);
         this.put = new PutItemHandler(storage, expressions);
         this.update = new UpdateItemHandler(storage, expressions);
         this.delete = new DeleteItemHandler(storage, expressions);
@@ -114,6 +117,19 @@ final class StatementRunner {
         return Base64.getUrlEncoder()
                 .withoutPadding()
                 .encodeToString(DynamoJson.encode(new Token(key, digest, partition)));
+    }
+
+    /** The key a {@code NextToken} of a SELECT goes on after, or null for a token that names none or is not one. */
+    static Map<String, AttributeValue> keyOf(String nextToken) {
+        if (nextToken == null) {
+            return null;
+        }
+        try {
+            Token t = DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
+            return t == null || t.key() == null || t.key().isEmpty() ? null : t.key();
+        } catch (IllegalArgumentException | ApiException e) {
+            return null;
+        }
     }
 
     static Token resume(String nextToken, String digest) {
@@ -199,6 +215,82 @@ final class StatementRunner {
             return written(out);
         }
         throw ApiException.validation("EXISTS can only be used in ExecuteTransaction write requests.");
+    }
+
+    /**
+     * Partita's own {@code Partita.SelectRange}: one group's page of a SELECT that reads every hash range of a table
+     * whose partitions are Raft groups of their own ({@code --cluster-partition-groups}, docs/CLUSTER.md), which the
+     * node the client reached walks group by group. The statement's Scan of this group's items ({@link
+     * ScanHandler#ofRange}) reads at most {@code pageBytes}; when it reaches their end, the answer names the last item
+     * it scanned and the token that goes on after it, where the walk goes on with the next group. A SELECT that
+     * becomes no Scan here (several partition key values, in an {@code IN} list or an {@code OR}) is refused.
+     */
+    ExecuteStatementOutput selectRange(
+            RequestContext context,
+            Partiql.Statement statement,
+            String text,
+            List<AttributeValue> parameters,
+            Boolean consistentRead,
+            Long limit,
+            String nextToken,
+            String returnConsumedCapacity,
+            Long pageBytes) {
+        if (!(statement instanceof Partiql.Select s)) {
+            throw ApiException.validation("Partita.SelectRange runs a SELECT only");
+        }
+        String digest = digest(text, parameters);
+        Token resume = resume(nextToken, digest);
+        Planner.Read plan =
+                planner.select(s, consistentRead, limit, resume == null ? null : resume.key(), returnConsumedCapacity);
+        if (plan.scan() == null) {
+            throw notOneRange(s.table());
+        }
+        if (NonBlockingThread.current()) {
+            throw WouldBlock.INSTANCE;
+        }
+        warnScan(s.table(), text);
+        ScanInput in = plan.scan();
+        ReadPageOutput out = scanRange.handle(
+                context,
+                new ScanInput(
+                        in.tableName(),
+                        in.indexName(),
+                        in.attributesToGet(),
+                        in.limit(),
+                        in.select(),
+                        in.scanFilter(),
+                        in.conditionalOperator(),
+                        in.exclusiveStartKey(),
+                        in.returnConsumedCapacity(),
+                        in.totalSegments(),
+                        in.segment(),
+                        in.projectionExpression(),
+                        in.filterExpression(),
+                        in.expressionAttributeNames(),
+                        in.expressionAttributeValues(),
+                        in.consistentRead(),
+                        pageBytes));
+        List<Map<String, AttributeValue>> items = plan.after() == null ? out.items() : after(plan.after(), out);
+        return new ExecuteStatementOutput(
+                items,
+                token(out.lastEvaluatedKey(), digest),
+                out.consumedCapacity(),
+                out.lastEvaluatedKey(),
+                out.partitaLastScannedKey(),
+                token(out.partitaLastScannedKey(), digest),
+                out.partitaScannedBytes(),
+                out.scannedCount() == null ? null : out.scannedCount().longValue());
+    }
+
+    /**
+     * The refusal of a SELECT on table {@code table}, whose partitions are Raft groups of their own, that reads
+     * several partition key values (an {@code IN} list or an {@code OR} of them): its values' groups are not walked
+     * yet.
+     */
+    static ApiException notOneRange(String table) {
+        return ApiException.validation("Partita's cluster does not run a SELECT of several partition key values (IN,"
+                + " OR) on table " + table + " yet: its partitions are Raft groups of their own"
+                + " (--cluster-partition-groups, docs/CLUSTER.md)");
     }
 
     /**

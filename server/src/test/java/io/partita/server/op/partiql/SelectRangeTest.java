@@ -1,0 +1,120 @@
+package io.partita.server.op.partiql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.message.ExecuteStatementInput;
+import io.partita.protocol.message.ExecuteStatementOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.server.op.KeyedTables;
+import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.OperationRegistry;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageEngine;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Partita's own {@code Partita.SelectRange}, a group's page of a PartiQL SELECT that a cluster walks over a table's
+ * groups (docs/CLUSTER.md): the statement's Scan of the group's items, whose answer, when it reaches their end, names
+ * the last item scanned and the token that goes on after it.
+ */
+class SelectRangeTest {
+    private static final String RANGE = OperationRegistry.PARTITA_PREFIX + "SelectRange";
+    private static final String STATEMENT = OperationRegistry.DYNAMODB_PREFIX + "ExecuteStatement";
+
+    @Test
+    void aPageNamesItsLastScannedItemAtTheEndAndStopsShortWithATokenOtherwise() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("t"));
+            OperationRegistry registry = new OperationRegistry();
+            ExpressionCache cache = new ExpressionCache(100);
+            PartiqlOperations.register(registry, storage, new ItemExpressions(cache), cache, new PartiqlScans());
+            for (int i = 0; i < 30; i++) {
+                run(registry, STATEMENT, "INSERT INTO \"t\" VALUE {'id': 'k" + i + "', 'n': " + i + "}", null, null);
+            }
+
+            // To the end: every item, the last one scanned named with its token, no NextToken.
+            ExecuteStatementOutput whole = run(registry, RANGE, "SELECT * FROM \"t\"", null, null);
+            assertThat(whole.items()).hasSize(30);
+            assertThat(whole.nextToken()).isNull();
+            assertThat(whole.lastEvaluatedKey()).isNull();
+            Map<String, AttributeValue> last =
+                    Map.of("id", whole.items().get(29).get("id"));
+            assertThat(whole.partitaLastScannedKey()).isEqualTo(last);
+            assertThat(ExecuteStatementHandler.nextTokenKey(whole.partitaLastScannedToken()))
+                    .isEqualTo(last);
+            assertThat(whole.partitaScannedCount()).isEqualTo(30L);
+            assertThat(whole.partitaScannedBytes()).isPositive();
+
+            // A filter: the Limit and the count are of the items read, not those that match.
+            ExecuteStatementOutput filtered = run(registry, RANGE, "SELECT id FROM \"t\" WHERE n >= 25", null, null);
+            assertThat(filtered.items()).hasSize(5);
+            assertThat(filtered.partitaScannedCount()).isEqualTo(30L);
+            assertThat(filtered.partitaLastScannedKey()).isEqualTo(last);
+
+            // Pages of a Limit: each stops short with its NextToken and LastEvaluatedKey, and the next goes on there.
+            List<Map<String, AttributeValue>> paged = new ArrayList<>();
+            String token = null;
+            int pages = 0;
+            do {
+                ExecuteStatementOutput page = run(registry, RANGE, "SELECT * FROM \"t\"", 7L, token);
+                paged.addAll(page.items());
+                token = page.nextToken();
+                if (token != null) {
+                    assertThat(page.items()).hasSize(7);
+                    assertThat(page.partitaLastScannedKey()).isNull();
+                    assertThat(ExecuteStatementHandler.nextTokenKey(token)).isEqualTo(page.lastEvaluatedKey());
+                }
+                pages++;
+            } while (token != null);
+            assertThat(paged).containsExactlyElementsOf(whole.items());
+            assertThat(pages).isEqualTo(5);
+
+            // The bytes a page may read: at least one item.
+            ExecuteStatementOutput small = run(registry, RANGE, "SELECT * FROM \"t\"", null, null, 1L);
+            assertThat(small.items()).hasSize(1);
+            assertThat(small.nextToken()).isNotNull();
+
+            // A token of this group's page goes on in ExecuteStatement as well: it is the statement's.
+            ExecuteStatementOutput rest = run(registry, STATEMENT, "SELECT * FROM \"t\"", null, small.nextToken());
+            assertThat(rest.items()).containsExactlyElementsOf(whole.items().subList(1, 30));
+            assertThat(rest.partitaLastScannedKey()).isNull();
+            assertThat(rest.partitaScannedCount()).isNull();
+
+            // Several partition key values: not walked yet.
+            assertThatThrownBy(() -> run(registry, RANGE, "SELECT * FROM \"t\" WHERE id IN ['k1', 'k2']", null, null))
+                    .isInstanceOf(ApiException.class)
+                    .hasMessageContaining("does not run a SELECT of several partition key values (IN, OR) on table t");
+            assertThatThrownBy(() -> run(registry, RANGE, "SELECT * FROM \"t\"", null, "not a token"))
+                    .isInstanceOf(ApiException.class)
+                    .hasMessage("Invalid NextToken");
+            assertThatThrownBy(() -> run(registry, RANGE, "SELECT id FROM \"t\"", null, small.nextToken()))
+                    .isInstanceOf(ApiException.class)
+                    .hasMessage("NextToken does not match request");
+        }
+    }
+
+    private static ExecuteStatementOutput run(
+            OperationRegistry registry, String target, String statement, Long limit, String nextToken) {
+        return run(registry, target, statement, limit, nextToken, null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ExecuteStatementOutput run(
+            OperationRegistry registry, String target, String statement, Long limit, String nextToken, Long pageBytes) {
+        OperationHandler<ExecuteStatementInput, ExecuteStatementOutput> handler =
+                (OperationHandler<ExecuteStatementInput, ExecuteStatementOutput>) registry.find(target);
+        RequestContext context =
+                new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), target, false);
+        return handler.handle(
+                context, new ExecuteStatementInput(statement, null, null, nextToken, null, limit, null, pageBytes));
+    }
+}
