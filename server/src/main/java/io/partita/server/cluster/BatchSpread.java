@@ -423,7 +423,8 @@ final class BatchSpread {
         return new ClusterRouter.Reply(503, ErrorBody.of(new ApiException(ErrorCode.SERVICE_UNAVAILABLE, message)));
     }
 
-    private static ClusterRouter.Reply internal() {
+    /** A 500 of DynamoDB's shape: what was done is not known. */
+    static ClusterRouter.Reply internal() {
         return new ClusterRouter.Reply(
                 500, ErrorBody.of(new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error")));
     }

@@ -942,8 +942,8 @@ public final class ClusterMember implements AutoCloseable {
                         || (ranges.live()
                                 && !RangeSpread.NOT_YET.contains(operation)
                                 && !RangeSpread.BY_KEY.contains(operation)))) {
-            // A group's share of a request over the table's groups (a Scan's page, a change every group makes, a
-            // batch's or a transaction's part, whose commit or abort comes to its group even once the table is
+            // A group's share of a request over the table's groups (a Scan's or a SELECT's page, a change every group
+            // makes, a batch's or a transaction's part, whose commit or abort comes to its group even once the table is
             // deleted): served there. An item's request goes by its own key, below, whichever group it names. (A
             // CreateTable there is made only if the table's record, after a barrier, names the group:
             // Placing.placedHere.)
@@ -1047,7 +1047,11 @@ public final class ClusterMember implements AutoCloseable {
         return new Routed(g, null);
     }
 
-    /** DynamoDB's (or DynamoDB Streams') operation {@code target} names, or null for another (Partita's own). */
+    /**
+     * DynamoDB's (or DynamoDB Streams') operation {@code target} names, or null for another (Partita's own). A group's
+     * page of a SELECT's walk ({@link RangeSpread#SELECT_RANGE}) is null too, so that {@link #rangeRouted} serves it in
+     * the group it names: as an ExecuteStatement it would go by its statement's key, or be walked again.
+     */
     private static String operationOf(String target) {
         if (target.equals(RangeSpread.SCAN_RANGE)) {
             return "Scan";
@@ -1119,8 +1123,8 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * Runs a client's request on a table whose partitions are Raft groups of their own ({@link #rangeRouted}) from
-     * here, over the table's groups ({@link RangeSpread}): a Scan's walk, DescribeTable, or a change every group
-     * makes. Null for a request that names no such table.
+     * here, over the table's groups ({@link RangeSpread}): a Scan's or a PartiQL SELECT's walk, DescribeTable, or a
+     * change every group makes. Null for a request that names no such table.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runRanged(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {

@@ -476,6 +476,9 @@ final class RangeSpread {
             if (!first) {
                 share.remove(statement ? "NextToken" : "ExclusiveStartKey");
             }
+            if (statement && at != from) {
+                share.put("PartitaLaterShare", true); // the page's scan is counted once, by its first group
+            }
             if (left != null) {
                 share.put("Limit", left);
             }
@@ -522,8 +525,13 @@ final class RangeSpread {
         private CompletableFuture<ClusterRouter.Reply> done(JsonNode lastKey, JsonNode token) {
             ObjectNode out = JSON.createObjectNode();
             if (statement) {
+                boolean goesOn = lastKey != null && !lastKey.isNull();
+                if (goesOn && (token == null || !token.isTextual())) {
+                    // Each group's page names both (StatementRunner.selectRange): a page that could not go on.
+                    return CompletableFuture.completedFuture(BatchSpread.internal());
+                }
                 out.set("Items", items);
-                if (token != null && token.isTextual() && lastKey != null && !lastKey.isNull()) {
+                if (goesOn) {
                     out.set("NextToken", token);
                 }
             } else {

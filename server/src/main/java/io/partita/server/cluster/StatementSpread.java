@@ -198,7 +198,9 @@ final class StatementSpread {
             }
         }
         if (done == 0) {
-            return lost != null ? (lost.status() == 500 ? lost : internal()) : refused != null ? refused : unavailable;
+            return lost != null
+                    ? (lost.status() == 500 ? lost : BatchSpread.internal())
+                    : refused != null ? refused : unavailable;
         }
         ObjectNode out = JSON.createObjectNode();
         out.set("Responses", JSON.createArrayNode().addAll(java.util.Arrays.asList(responses)));
@@ -232,12 +234,5 @@ final class StatementSpread {
             case "AccessDeniedException" -> "AccessDenied";
             default -> "ValidationError";
         };
-    }
-
-    private static ClusterRouter.Reply internal() {
-        return new ClusterRouter.Reply(
-                500,
-                io.partita.server.http.ErrorBody.of(new ApiException(
-                        io.partita.protocol.error.ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error")));
     }
 }

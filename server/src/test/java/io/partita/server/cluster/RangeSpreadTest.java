@@ -35,6 +35,11 @@ class RangeSpreadTest {
      */
     private static final class Groups implements RangeSpread.Sender {
         final Map<UUID, List<String>> items = new java.util.HashMap<>();
+        /** The bytes each item read counts against a page's {@code PartitaPageBytes}; 0 for none (the body's size). */
+        long itemBytes;
+        /** Each SELECT share's group, and whether it was marked a later share of its page. */
+        final List<Map.Entry<UUID, Boolean>> laterShares = new CopyOnWriteArrayList<>();
+
         final List<UUID> asked = new CopyOnWriteArrayList<>();
 
         Groups(int n, Set<Integer> emptyRanges) {
@@ -78,9 +83,11 @@ class RangeSpreadTest {
                 upper = s == total - 1 ? -1 : RangeSpread.hashBound(s + 1, total) - 1;
             }
             long limit = in.has("Limit") ? in.get("Limit").asLong() : Long.MAX_VALUE;
-            assertThat(in.get("PartitaPageBytes").asLong())
-                    .as("what is left of 1 MB")
-                    .isBetween(1L, 1L << 20);
+            long pageBytes = in.get("PartitaPageBytes").asLong();
+            assertThat(pageBytes).as("what is left of 1 MB").isBetween(1L, 1L << 20);
+            if (statement) {
+                laterShares.add(Map.entry(group, in.path("PartitaLaterShare").asBoolean(false)));
+            }
             ObjectNode out = JSON.createObjectNode();
             ArrayNode page = out.putArray("Items");
             String last = null;
@@ -92,10 +99,13 @@ class RangeSpreadTest {
                 }
                 page.addObject().putObject("pk").put("S", mine.get(i));
                 last = mine.get(i);
-                if (page.size() >= limit) {
-                    stopped = true;
+                if (page.size() >= limit || (itemBytes > 0 && page.size() * itemBytes >= pageBytes)) {
+                    stopped = i + 1 < mine.size() || page.size() >= limit;
                     break;
                 }
+            }
+            if (itemBytes > 0) {
+                out.put("PartitaScannedBytes", page.size() * itemBytes);
             }
             if (statement) {
                 out.put("PartitaScannedCount", page.size());
@@ -123,6 +133,11 @@ class RangeSpreadTest {
 
     /** Every page of an ExecuteStatement SELECT of every range, from the first, each item once. */
     private static List<String> selectAll(Groups groups, Integer limit, int[] pages) {
+        return selectAll(groups, limit, pages, new ArrayList<>());
+    }
+
+    /** {@link #selectAll}, noting each page's number of items in {@code sizes}. */
+    private static List<String> selectAll(Groups groups, Integer limit, int[] pages, List<Integer> sizes) {
         List<String> seen = new ArrayList<>();
         ObjectNode r = JSON.createObjectNode().put("Statement", "SELECT * FROM t");
         if (limit != null) {
@@ -139,6 +154,7 @@ class RangeSpreadTest {
                     .as("ExecuteStatement's fields only")
                     .isSubsetOf("Items", "NextToken", "LastEvaluatedKey", "ConsumedCapacity");
             out.get("Items").forEach(i -> seen.add(i.get("pk").get("S").asText()));
+            sizes.add(out.get("Items").size());
             pages[0]++;
             assertThat(out.has("NextToken")).isEqualTo(out.has("LastEvaluatedKey"));
             if (!out.has("NextToken")) {
@@ -230,14 +246,39 @@ class RangeSpreadTest {
         assertThat(seen.stream().map(RangeSpreadTest::hash).toList()).isSortedAccordingTo(Long::compareUnsigned);
         for (int limit : new int[] {1, 4, 12, 13, 50, 51}) {
             pages[0] = 0;
-            List<String> paged = selectAll(new Groups(50, Set.of(1, 3)), limit, pages);
+            Groups some = new Groups(50, Set.of(1, 3));
+            List<String> paged = selectAll(some, limit, pages);
             assertThat(paged)
                     .as("Limit %d", limit)
+                    .hasSize(some.items.get(GROUPS.get(0)).size()
+                            + some.items.get(GROUPS.get(2)).size())
                     .containsExactlyElementsOf(selectAll(new Groups(50, Set.of(1, 3)), null, new int[1]));
             assertThat(pages[0])
                     .as("Limit %d", limit)
                     .isBetween((paged.size() + limit - 1) / limit, paged.size() / limit + 3);
         }
+    }
+
+    @Test
+    void aSelectsPageReadsAMegabyteOverItsGroupsCountsItsScanOnceAndAddsTheirUnits() {
+        Groups groups = new Groups(50, Set.of());
+        groups.itemBytes = 100_000;
+        int[] pages = {0};
+        List<Integer> sizes = new ArrayList<>();
+        List<String> seen = selectAll(groups, null, pages, sizes);
+        assertThat(seen).hasSize(50).doesNotHaveDuplicates();
+        // 11 items of 100 KB to a page at most (the item that passes 1 MB ends it), over the groups' ends.
+        assertThat(sizes).allMatch(n -> n <= 11);
+        assertThat(pages[0]).isBetween(5, 9);
+        // The first share of each page is counted as the statement's scan; the page's later shares are not.
+        long firsts = groups.laterShares.stream().filter(e -> !e.getValue()).count();
+        assertThat(firsts).isEqualTo(pages[0]);
+        ObjectNode r =
+                JSON.createObjectNode().put("Statement", "SELECT * FROM t").put("ReturnConsumedCapacity", "TOTAL");
+        JsonNode out = tree(RangeSpread.select(RangeSpread.bytes(r), RANGES, new Groups(10, Set.of()))
+                .join()
+                .body());
+        assertThat(out.get("ConsumedCapacity").get("CapacityUnits").asDouble()).isEqualTo(2.0);
     }
 
     @Test

@@ -110,7 +110,8 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
                     in.limit(),
                     in.nextToken(),
                     in.returnConsumedCapacity(),
-                    in.partitaPageBytes());
+                    in.partitaPageBytes(),
+                    !Boolean.TRUE.equals(in.partitaLaterShare()));
         }
         return runner.run(
                 context,

@@ -223,7 +223,9 @@ final class StatementRunner {
      * node the client reached walks group by group. The statement's Scan of this group's items ({@link
      * ScanHandler#ofRange}) reads at most {@code pageBytes}; when it reaches their end, the answer names the last item
      * it scanned and the token that goes on after it, where the walk goes on with the next group. A SELECT that
-     * becomes no Scan here (several partition key values, in an {@code IN} list or an {@code OR}) is refused.
+     * becomes no Scan here (several partition key values, in an {@code IN} list or an {@code OR}) is refused. The
+     * scan is counted and logged ({@link #warnScan}) by the first group of each page the client asked for, when {@code
+     * counted}.
      */
     ExecuteStatementOutput selectRange(
             RequestContext context,
@@ -234,7 +236,8 @@ final class StatementRunner {
             Long limit,
             String nextToken,
             String returnConsumedCapacity,
-            Long pageBytes) {
+            Long pageBytes,
+            boolean counted) {
         if (!(statement instanceof Partiql.Select s)) {
             throw ApiException.validation("Partita.SelectRange runs a SELECT only");
         }
@@ -248,7 +251,9 @@ final class StatementRunner {
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
         }
-        warnScan(s.table(), text);
+        if (counted) {
+            warnScan(s.table(), text);
+        }
         ScanInput in = plan.scan();
         ReadPageOutput out = scanRange.handle(
                 context,

@@ -115,6 +115,7 @@ class SelectRangeTest {
         RequestContext context =
                 new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), target, false);
         return handler.handle(
-                context, new ExecuteStatementInput(statement, null, null, nextToken, null, limit, null, pageBytes));
+                context,
+                new ExecuteStatementInput(statement, null, null, nextToken, null, limit, null, pageBytes, null));
     }
 }
