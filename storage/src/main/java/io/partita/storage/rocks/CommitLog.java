@@ -42,7 +42,9 @@ import java.util.zip.CRC32C;
  * segment ({@link #release}): unmapping needs {@code sun.misc.Unsafe} on Java 17, and a deleted segment still mapped
  * would hold its disk space until a collection found the buffer. A reused segment still holds its old records; the
  * segment number in every record's check makes them invalid under the new number, so replay stops where the new
- * records end. The log's files therefore take as many segments as were ever live at once, usually two or three.
+ * records end. The log's files therefore take as many segments as were ever live at once, usually two or three. A new
+ * log's segments start small and double ({@link #FIRST_SEGMENT_BYTES} up to the segment size), so that a store that
+ * takes few writes never writes whole segments; the smaller ones go when a roll meets them free.
  *
  * Appends happen one at a time under a short lock, so the log has no holes: a crash can tear only the last record, and
  * replay stops at the first record whose length or checksum is wrong. The batches themselves are applied outside the
@@ -56,8 +58,11 @@ final class CommitLog implements AutoCloseable {
     private static final String SUFFIX = ".log";
     /** The file of the spare segment: not a segment's name, so that replay never reads it. */
     private static final String SPARE = "spare.tmp";
+    /** The size of a log's first new segment; each new one after it is twice the last, up to the segment size. */
+    static final long FIRST_SEGMENT_BYTES = 1L << 20;
 
     private final Path dir;
+    /** The size the segments grow to, and the appends after which a checkpoint is wanted. */
     private final long segmentBytes;
     /** Appends wait while this many bytes have been appended since the last checkpoint. */
     private final long maxBytesSinceCheckpoint;
@@ -82,18 +87,25 @@ final class CommitLog implements AutoCloseable {
     private boolean closed;
     /** A new segment allocated ahead of need, off the lock ({@link #prepareSpare}), named {@link #SPARE}; or null. */
     private MappedByteBuffer spare;
+    /**
+     * The size of the next segment made anew: {@link #FIRST_SEGMENT_BYTES} (or the segment size, if smaller) at first,
+     * then twice the last made, up to the segment size. A store that takes few writes (a cluster's group of a quiet
+     * table, a test's) so writes a few megabytes of segments when it opens, not two whole segments.
+     */
+    private long nextNewBytes;
     /** When a failure to extend the log was last logged (at most once a minute), in nanoseconds; 0 for never. */
     private long lastFailureLogged;
     /** Why appends are refused now (the store cannot flush: {@link #refuse}), or null. */
     private volatile String refusal;
 
-    private CommitLog(Path dir, long firstSegment, long segmentBytes, Runnable wantCheckpoint) {
+    private CommitLog(Path dir, long firstSegment, long segmentBytes, long firstBytes, Runnable wantCheckpoint) {
         if (segmentBytes < 4096 || segmentBytes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("log segment size out of range: " + segmentBytes);
         }
         this.dir = dir;
         this.segmentBytes = segmentBytes;
         this.maxBytesSinceCheckpoint = 4 * segmentBytes;
+        this.nextNewBytes = Math.min(segmentBytes, firstBytes);
         this.wantCheckpoint = wantCheckpoint;
         this.segment = firstSegment - 1;
         this.map = null;
@@ -105,7 +117,12 @@ final class CommitLog implements AutoCloseable {
      * bytes has been appended since the last checkpoint.
      */
     static CommitLog start(Path dir, long firstSegment, long segmentBytes, Runnable wantCheckpoint) {
-        CommitLog started = new CommitLog(dir, firstSegment, segmentBytes, wantCheckpoint);
+        return start(dir, firstSegment, segmentBytes, FIRST_SEGMENT_BYTES, wantCheckpoint);
+    }
+
+    /** {@link #start}, with a first new segment of {@code firstBytes} (at most the segment size); for tests. */
+    static CommitLog start(Path dir, long firstSegment, long segmentBytes, long firstBytes, Runnable wantCheckpoint) {
+        CommitLog started = new CommitLog(dir, firstSegment, segmentBytes, firstBytes, wantCheckpoint);
         started.lock.lock();
         try {
             Files.createDirectories(dir);
@@ -305,9 +322,14 @@ final class CommitLog implements AutoCloseable {
 
     private void roll(int recordBytes) throws IOException {
         long next = segment + 1;
-        long size = Math.max(segmentBytes, recordBytes);
+        long size = Math.max(nextNewBytes, recordBytes);
         if (size > Integer.MAX_VALUE) {
             throw new StorageException("a batch of " + recordBytes + " bytes does not fit in a log segment");
+        }
+        // A free segment made while the log was growing is smaller than those it makes now: its file goes (its disk
+        // space once its mapping is collected), so that the log's files stay a few segments of the full size.
+        while (!free.isEmpty() && free.peekFirst().map.capacity() < nextNewBytes) {
+            Files.deleteIfExists(segmentPath(dir, free.removeFirst().number));
         }
         Segment reused = free.peekFirst();
         MappedByteBuffer fresh;
@@ -319,7 +341,13 @@ final class CommitLog implements AutoCloseable {
             Files.move(dir.resolve(SPARE), segmentPath(dir, next), StandardCopyOption.ATOMIC_MOVE);
             fresh = spare;
             spare = null;
+            grew(fresh.capacity());
         } else {
+            if (spare != null && spare.capacity() < nextNewBytes) {
+                // Made while a roll that found no spare grew the log: too small for any roll now.
+                Files.deleteIfExists(dir.resolve(SPARE));
+                spare = null;
+            }
             Path path = segmentPath(dir, next);
             try (FileChannel channel = FileChannel.open(
                     path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -330,6 +358,7 @@ final class CommitLog implements AutoCloseable {
                 throw e;
             }
             fresh.order(ByteOrder.LITTLE_ENDIAN);
+            grew(size);
         }
         live.addLast(new Segment(next, fresh));
         map = fresh;
@@ -337,17 +366,25 @@ final class CommitLog implements AutoCloseable {
         offset = 0;
     }
 
+    /** A segment of {@code size} bytes was made anew: the next is twice as large, up to the segment size. */
+    private void grew(long size) {
+        nextNewBytes = Math.max(nextNewBytes, Math.min(segmentBytes, size * 2));
+    }
+
     /**
      * Allocates a spare segment, outside the lock, for the next roll that finds no segment to reuse: so that an append
-     * seldom waits for a new segment's blocks to be written (64 MB), which only the first rolls of a process need.
-     * Called by the store's checkpoint thread; does nothing if a spare or a free segment is there.
+     * seldom waits for a new segment's blocks to be written (up to 64 MB), which only the first rolls of a process
+     * need. Called by the store's checkpoint thread; does nothing if a spare, or a free segment of the size the next
+     * new one would have, is there.
      *
      * @throws StorageUnavailableException if the disk has no room for it
      */
     void prepareSpare() {
+        long size;
         lock.lock();
         try {
-            if (spare != null || !free.isEmpty() || closed) {
+            size = nextNewBytes;
+            if (spare != null || closed || free.stream().anyMatch(f -> f.map.capacity() >= size)) {
                 return;
             }
         } finally {
@@ -359,8 +396,8 @@ final class CommitLog implements AutoCloseable {
             Files.deleteIfExists(path);
             try (FileChannel channel = FileChannel.open(
                     path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                allocate(channel, segmentBytes);
-                fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, segmentBytes);
+                allocate(channel, size);
+                fresh = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
             }
         } catch (IOException e) {
             try {

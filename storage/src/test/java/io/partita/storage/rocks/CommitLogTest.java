@@ -94,6 +94,42 @@ class CommitLogTest {
     }
 
     @Test
+    void newSegmentsStartSmallAndDoubleToTheSegmentSizeAndTheSmallOnesGoOnceFree(@TempDir Path dir) throws Exception {
+        Random random = new Random(4);
+        List<byte[]> written = new ArrayList<>();
+        long released = 0;
+        int after = 0;
+        try (CommitLog log = CommitLog.start(dir, 1, 32_768, 4096, () -> {})) {
+            assertThat(java.nio.file.Files.size(CommitLog.segmentPath(dir, 1))).isEqualTo(4096);
+            log.prepareSpare();
+            assertThat(java.nio.file.Files.size(dir.resolve("spare.tmp"))).isEqualTo(8192);
+            for (int i = 0; i < 400; i++) {
+                written.add(record(random, 1 + random.nextInt(700)));
+                appendOnly(log, written.get(i));
+                if (log.checkpointWanted()) {
+                    released = quietPosition(log);
+                    after = i + 1;
+                    log.release(released);
+                }
+                log.prepareSpare();
+            }
+            List<Long> sizes = new ArrayList<>();
+            for (long n : CommitLog.segments(dir)) {
+                sizes.add(java.nio.file.Files.size(CommitLog.segmentPath(dir, n)));
+            }
+            assertThat(released).as("checkpoints made").isPositive();
+            // The small ones went as rolls met them free; the rest are whole, live or kept to be reused.
+            assertThat(sizes).containsOnly(32_768L).hasSizeLessThanOrEqualTo(6);
+            assertThat(java.nio.file.Files.size(dir.resolve("spare.tmp")))
+                    .as("no smaller spare")
+                    .isEqualTo(32_768L);
+        }
+        assertThat(replay(dir, released))
+                .as("what followed the last checkpoint")
+                .containsExactlyElementsOf(written.subList(after, written.size()));
+    }
+
+    @Test
     void aRecordLargerThanASegmentGetsASegmentOfItsOwn(@TempDir Path dir) throws Exception {
         Random random = new Random(2);
         List<byte[]> written = List.of(record(random, 100), record(random, 10_000), record(random, 100));
