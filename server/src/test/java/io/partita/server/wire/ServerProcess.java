@@ -55,6 +55,7 @@ final class ServerProcess implements AutoCloseable {
         command.addAll(jvm);
         command.addAll(List.of(
                 "-Dpartita.log.segmentBytes=65536",
+                "-Dpartita.log.firstSegmentBytes=8192",
                 // Ratis at INFO (elections, leader changes) unless PARTITA_RATIS_LOG_LEVEL asks for another level.
                 "-Dpartita.log.ratis=" + Objects.requireNonNullElse(System.getenv("PARTITA_RATIS_LOG_LEVEL"), "INFO"),
                 "-cp",

@@ -44,7 +44,8 @@ import java.util.zip.CRC32C;
  * segment number in every record's check makes them invalid under the new number, so replay stops where the new
  * records end. The log's files therefore take as many segments as were ever live at once, usually two or three. A new
  * log's segments start small and double ({@link #FIRST_SEGMENT_BYTES} up to the segment size), so that a store that
- * takes few writes never writes whole segments; the smaller ones go when a roll meets them free.
+ * takes few writes never writes whole segments; the smaller ones go when a roll meets them free (their files deleted,
+ * their disk space held until their mappings are collected: 63 MB at most, once per open).
  *
  * Appends happen one at a time under a short lock, so the log has no holes: a crash can tear only the last record, and
  * replay stops at the first record whose length or checksum is wrong. The batches themselves are applied outside the
@@ -102,6 +103,9 @@ final class CommitLog implements AutoCloseable {
         if (segmentBytes < 4096 || segmentBytes > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("log segment size out of range: " + segmentBytes);
         }
+        if (firstBytes < 4096) {
+            throw new IllegalArgumentException("first log segment size out of range: " + firstBytes);
+        }
         this.dir = dir;
         this.segmentBytes = segmentBytes;
         this.maxBytesSinceCheckpoint = 4 * segmentBytes;
@@ -120,7 +124,10 @@ final class CommitLog implements AutoCloseable {
         return start(dir, firstSegment, segmentBytes, FIRST_SEGMENT_BYTES, wantCheckpoint);
     }
 
-    /** {@link #start}, with a first new segment of {@code firstBytes} (at most the segment size); for tests. */
+    /**
+     * {@link #start}, with a first new segment of {@code firstBytes} (at least 4096; at most the segment size is used):
+     * for tests, whose small segments would otherwise not grow.
+     */
     static CommitLog start(Path dir, long firstSegment, long segmentBytes, long firstBytes, Runnable wantCheckpoint) {
         CommitLog started = new CommitLog(dir, firstSegment, segmentBytes, firstBytes, wantCheckpoint);
         started.lock.lock();

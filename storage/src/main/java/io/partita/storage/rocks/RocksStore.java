@@ -236,7 +236,13 @@ public final class RocksStore implements AutoCloseable {
                 checkpointer = new Thread(this::runCheckpoints, "partita-log-checkpoint");
                 checkpointer.setDaemon(true);
                 Thread wake = checkpointer;
-                commitLog = CommitLog.start(logDir, firstSegment, logSegmentBytes, () -> LockSupport.unpark(wake));
+                commitLog = CommitLog.start(
+                        logDir,
+                        firstSegment,
+                        logSegmentBytes,
+                        // A test's first segment size, so that its stores grow their segments as a real one does.
+                        Long.getLong("partita.log.firstSegmentBytes", CommitLog.FIRST_SEGMENT_BYTES),
+                        () -> LockSupport.unpark(wake));
                 checkpointer.start();
             } else {
                 checkpointer = null;

@@ -130,6 +130,52 @@ class CommitLogTest {
     }
 
     @Test
+    void aLargeRecordWhileTheLogGrowsGrowsItFurtherAndASpareMadeTooSmallIsDropped(@TempDir Path dir) throws Exception {
+        Random random = new Random(5);
+        List<byte[]> written = new ArrayList<>();
+        try (CommitLog log = CommitLog.start(dir, 1, 65_536, 4096, () -> {})) {
+            log.prepareSpare(); // 8 KB, the next new segment's size
+            assertThat(java.nio.file.Files.size(dir.resolve("spare.tmp"))).isEqualTo(8192);
+            written.add(record(random, 100));
+            written.add(record(random, 10_000)); // larger than the spare: a segment of its own, made at once
+            for (byte[] r : written) {
+                appendOnly(log, r);
+            }
+            assertThat(java.nio.file.Files.size(CommitLog.segmentPath(dir, 2))).isEqualTo(10_008);
+            // The next new segment is twice that: the 8 KB spare is too small for it, and the roll drops it.
+            while (CommitLog.segments(dir).size() < 3) {
+                byte[] r = record(random, 1000);
+                written.add(r);
+                appendOnly(log, r);
+            }
+            assertThat(java.nio.file.Files.size(CommitLog.segmentPath(dir, 3))).isEqualTo(20_016);
+            assertThat(dir.resolve("spare.tmp")).doesNotExist();
+            log.prepareSpare();
+            assertThat(java.nio.file.Files.size(dir.resolve("spare.tmp"))).isEqualTo(40_032);
+        }
+        assertThat(replay(dir, 0))
+                .as("every record, over segments of 4, 10, 20 KB")
+                .containsExactlyElementsOf(written);
+    }
+
+    @Test
+    void aLogStartsWithAOneMegabyteSegmentUnlessItsSegmentsAreSmaller(@TempDir Path dir) throws Exception {
+        try (CommitLog log = CommitLog.start(dir.resolve("big"), 1, 8L << 20, () -> {})) {
+            assertThat(java.nio.file.Files.size(CommitLog.segmentPath(dir.resolve("big"), 1)))
+                    .isEqualTo(CommitLog.FIRST_SEGMENT_BYTES);
+            assertThat(log.bytesSinceCheckpoint()).isZero();
+        }
+        try (CommitLog log = CommitLog.start(dir.resolve("small"), 1, 65_536, () -> {})) {
+            assertThat(java.nio.file.Files.size(CommitLog.segmentPath(dir.resolve("small"), 1)))
+                    .isEqualTo(65_536);
+            assertThat(log.bytesSinceCheckpoint()).isZero();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> CommitLog.start(dir.resolve("bad"), 1, 65_536, 0, () -> {}))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aRecordLargerThanASegmentGetsASegmentOfItsOwn(@TempDir Path dir) throws Exception {
         Random random = new Random(2);
         List<byte[]> written = List.of(record(random, 100), record(random, 10_000), record(random, 100));
