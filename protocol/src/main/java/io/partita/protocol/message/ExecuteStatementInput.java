@@ -10,6 +10,9 @@ import java.util.List;
  *     a walk's 1 MB over a table's groups (docs/CLUSTER.md); ExecuteStatement ignores it
  * @param partitaLaterShare {@code Partita.SelectRange} only: true for a share of a page after the page's first, which
  *     the group does not count or log as a scan again; ExecuteStatement ignores it
+ * @param partitaValue {@code Partita.SelectRange} only: of a SELECT of several partition key values (an {@code IN}
+ *     list or an {@code OR}), the index of the one value whose Query the group runs; null for the first share of a
+ *     page, which the group answers with the values' hashes instead; ExecuteStatement ignores it
  */
 public record ExecuteStatementInput(
         String statement,
@@ -20,4 +23,5 @@ public record ExecuteStatementInput(
         Long limit,
         String returnValuesOnConditionCheckFailure,
         Long partitaPageBytes,
-        Boolean partitaLaterShare) {}
+        Boolean partitaLaterShare,
+        Integer partitaValue) {}

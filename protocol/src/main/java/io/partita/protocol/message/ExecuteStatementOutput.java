@@ -15,6 +15,8 @@ import java.util.Map;
  * @param partitaScannedBytes {@code Partita.SelectRange} only: the bytes the page read; null otherwise
  * @param partitaScannedCount {@code Partita.SelectRange} only: the items the page read, of which the statement's
  *     {@code Limit} counts; null otherwise
+ * @param partitaValueHashes {@code Partita.SelectRange} only, of a SELECT of several partition key values: the hash of
+ *     each value, in the order its Queries run, where the walk sends each value's share; null otherwise
  */
 public record ExecuteStatementOutput(
         List<Map<String, AttributeValue>> items,
@@ -24,13 +26,14 @@ public record ExecuteStatementOutput(
         Map<String, AttributeValue> partitaLastScannedKey,
         String partitaLastScannedToken,
         Long partitaScannedBytes,
-        Long partitaScannedCount) {
+        Long partitaScannedCount,
+        List<Long> partitaValueHashes) {
     /** An answer as DynamoDB gives it. */
     public ExecuteStatementOutput(
             List<Map<String, AttributeValue>> items,
             String nextToken,
             ConsumedCapacity consumedCapacity,
             Map<String, AttributeValue> lastEvaluatedKey) {
-        this(items, nextToken, consumedCapacity, lastEvaluatedKey, null, null, null, null);
+        this(items, nextToken, consumedCapacity, lastEvaluatedKey, null, null, null, null, null);
     }
 }

@@ -492,6 +492,10 @@ final class RangeSpread {
             if (answer == null) {
                 return CompletableFuture.completedFuture(reply); // a refusal, or a group that did not answer
             }
+            if (statement && first && answer.get("PartitaValueHashes") instanceof ArrayNode hashes) {
+                // A SELECT of several partition key values: each value's Query in its own group, in turn.
+                return new Values(request, ranges, sender, hashes, left).page();
+            }
             if (answer.get("Items") instanceof ArrayNode page) {
                 items.addAll(page);
             }
@@ -543,6 +547,106 @@ final class RangeSpread {
             }
             if (lastKey != null && !lastKey.isNull()) {
                 out.set("LastEvaluatedKey", lastKey);
+            }
+            if (consumed != null) {
+                out.set("ConsumedCapacity", consumed);
+            }
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, bytes(out)));
+        }
+    }
+
+    /**
+     * One page of a SELECT of several partition key values (an {@code IN} list or an {@code OR}) over a table's groups,
+     * as a single node runs its Queries in turn (StatementRunner.perPartition): from the value its {@code NextToken}
+     * names (or the first), up to {@link io.partita.server.op.partiql.ExecuteStatementHandler#VALUES_PER_PAGE} values,
+     * each value's Query sent to the group of its hash ({@link #SELECT_RANGE} with its index) with what is left of the
+     * {@code Limit} and of 1 MB. The page stops within a value whose Query stops short (its token and key are the
+     * answer's), at the {@code Limit} or 1 MB (the next value's token), or after the page's last value.
+     */
+    private static final class Values {
+        final ObjectNode request;
+        final TableRanges ranges;
+        final Sender sender;
+        final List<Long> hashes = new ArrayList<>();
+        final int from;
+        final int end;
+        Long left;
+
+        final ArrayNode items = JSON.createArrayNode();
+        long bytes;
+        ObjectNode consumed;
+
+        Values(ObjectNode request, TableRanges ranges, Sender sender, ArrayNode hashes, Long left) {
+            this.request = request;
+            this.ranges = ranges;
+            this.sender = sender;
+            hashes.forEach(h -> this.hashes.add(h.asLong()));
+            this.left = left;
+            JsonNode token = request.get("NextToken");
+            int at = token != null && token.isTextual()
+                    ? io.partita.server.op.partiql.ExecuteStatementHandler.nextTokenValue(token.asText())
+                    : 0;
+            this.from = Math.min(at, Math.max(0, this.hashes.size() - 1));
+            this.end = Math.min(
+                    this.hashes.size(), from + io.partita.server.op.partiql.ExecuteStatementHandler.VALUES_PER_PAGE);
+        }
+
+        CompletableFuture<ClusterRouter.Reply> page() {
+            return hashes.isEmpty() ? done(null, null) : value(from);
+        }
+
+        /** Asks the group of value {@code i} for its Query's page, with the request's token when it is the first. */
+        private CompletableFuture<ClusterRouter.Reply> value(int i) {
+            ObjectNode share = request.deepCopy();
+            if (i != from) {
+                share.remove("NextToken");
+            }
+            if (left != null) {
+                share.put("Limit", left);
+            }
+            share.put("PartitaPageBytes", PAGE_BYTES - bytes);
+            share.put("PartitaValue", i);
+            UUID group = ranges.groups().get(ranges.indexOf(hashes.get(i)));
+            return sender.send(group, SELECT_RANGE, bytes(share)).thenCompose(reply -> joined(i, reply));
+        }
+
+        private CompletableFuture<ClusterRouter.Reply> joined(int i, ClusterRouter.Reply reply) {
+            ObjectNode answer = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
+            if (answer == null) {
+                return CompletableFuture.completedFuture(reply); // a refusal, or a group that did not answer
+            }
+            if (answer.get("Items") instanceof ArrayNode page) {
+                items.addAll(page);
+            }
+            if (answer.get("ConsumedCapacity") instanceof ObjectNode units) {
+                consumed = consumed == null ? units : add(consumed, units);
+            }
+            JsonNode stopped = answer.get("NextToken");
+            if (stopped != null && stopped.isTextual()) {
+                return done(stopped, answer.get("LastEvaluatedKey")); // stopped short within the value
+            }
+            if (left != null) {
+                left = Math.max(0, left - answer.path("PartitaScannedCount").asLong(0));
+            }
+            bytes += answer.path("PartitaScannedBytes").asLong(0);
+            JsonNode next = answer.get("PartitaLastScannedToken");
+            if (i + 1 >= end) {
+                return done(end < hashes.size() ? next : null, null);
+            }
+            if ((left != null && left == 0) || bytes >= PAGE_BYTES) {
+                return done(next, null);
+            }
+            return value(i + 1);
+        }
+
+        private CompletableFuture<ClusterRouter.Reply> done(JsonNode token, JsonNode lastKey) {
+            ObjectNode out = JSON.createObjectNode();
+            out.set("Items", items);
+            if (token != null && token.isTextual()) {
+                out.set("NextToken", token);
+                if (lastKey != null && !lastKey.isNull()) {
+                    out.set("LastEvaluatedKey", lastKey);
+                }
             }
             if (consumed != null) {
                 out.set("ConsumedCapacity", consumed);

@@ -1618,10 +1618,46 @@ class ClusterPlacementIT {
         long stored = as(0, 2).scan(r -> r.tableName("hot").select("COUNT")).count();
         // The Limit counts the items read: a page for each 9 of the table's, and one that ends at a group's end.
         assertThat(statementPages).isBetween((int) (stored + 8) / 9, (int) stored / 9 + 4);
-        assertThatThrownBy(() -> as(0, 1).executeStatement(r -> r.statement("SELECT * FROM hot WHERE pk IN [?, ?]")
-                        .parameters(AttributeValue.fromS(spread.get(0)), AttributeValue.fromS(spread.get(1)))))
-                .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("does not run a SELECT of several partition key values (IN, OR) on table hot");
+        // Several partition key values, over several ranges: each value's Query in its group, in the IN list's order,
+        // in one page and in pages of a Limit of 3 items read; an OR of them too.
+        List<AttributeValue> reversed = new ArrayList<>();
+        List<String> inOrder = new ArrayList<>();
+        for (int i = spread.size() - 1; i >= 0; i--) {
+            reversed.add(AttributeValue.fromS(spread.get(i)));
+            inOrder.add(spread.get(i) + "/1");
+            inOrder.add(spread.get(i) + "/2");
+        }
+        String in = "SELECT pk, sk FROM hot WHERE pk IN [?, ?, ?, ?, ?, ?]";
+        assertThat(as(0, 1).executeStatement(
+                                r -> r.statement(in).parameters(reversed).consistentRead(true))
+                        .items())
+                .extracting(i -> i.get("pk").s() + "/" + i.get("sk").n())
+                .containsExactlyElementsOf(inOrder);
+        List<String> inPaged = new ArrayList<>();
+        String inNext = null;
+        int inPages = 0;
+        do {
+            String token = inNext;
+            var page = as(0, inPages % 4)
+                    .executeStatement(r -> r.statement(in)
+                            .parameters(reversed)
+                            .consistentRead(true)
+                            .limit(3)
+                            .nextToken(token));
+            page.items()
+                    .forEach(
+                            i -> inPaged.add(i.get("pk").s() + "/" + i.get("sk").n()));
+            inNext = page.nextToken();
+            inPages++;
+        } while (inNext != null && inPages < 100);
+        assertThat(inPaged).containsExactlyElementsOf(inOrder);
+        assertThat(inPages).isBetween(4, 7);
+        assertThat(as(0, 2).executeStatement(r -> r.statement("SELECT pk, sk FROM hot WHERE pk = ? OR pk = ?")
+                                .parameters(reversed.get(0), reversed.get(5))
+                                .consistentRead(true))
+                        .items())
+                .extracting(i -> i.get("pk").s() + "/" + i.get("sk").n())
+                .containsExactly(inOrder.get(0), inOrder.get(1), inOrder.get(10), inOrder.get(11));
         // What is not cut by ranges yet is refused, and changes nothing.
         assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("b")))
                 .isInstanceOf(DynamoDbException.class)

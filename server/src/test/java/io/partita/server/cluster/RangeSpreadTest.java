@@ -281,6 +281,122 @@ class RangeSpreadTest {
         assertThat(out.get("ConsumedCapacity").get("CapacityUnits").asDouble()).isEqualTo(2.0);
     }
 
+    /**
+     * Groups answering a SELECT of {@code n} partition key values ({@code v0} ...), each with {@code perValue} items
+     * ({@code sk} 0 ...), as a group's store answers {@link RangeSpread#SELECT_RANGE}: the first share of a page with
+     * the values' hashes; a value's share (its {@code PartitaValue}) with that value's items from the token's key, up to
+     * the Limit, and the next value's token when it reads the value to its end.
+     */
+    private static final class ValueGroups implements RangeSpread.Sender {
+        final int n;
+        final int perValue;
+        final List<String> misrouted = new CopyOnWriteArrayList<>();
+
+        ValueGroups(int n, int perValue) {
+            this.n = n;
+            this.perValue = perValue;
+        }
+
+        @Override
+        public CompletableFuture<ClusterRouter.Reply> send(UUID group, String target, byte[] body) {
+            assertThat(target).isEqualTo(RangeSpread.SELECT_RANGE);
+            JsonNode in = tree(body);
+            ObjectNode out = JSON.createObjectNode();
+            if (!in.has("PartitaValue")) {
+                ArrayNode hashes = out.putArray("PartitaValueHashes");
+                for (int i = 0; i < n; i++) {
+                    hashes.add(hash("v" + i));
+                }
+                return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
+            }
+            int i = in.get("PartitaValue").asInt();
+            if (!group.equals(GROUPS.get(RANGES.indexOf(hash("v" + i))))) {
+                misrouted.add("v" + i);
+            }
+            int from = 0;
+            if (in.has("NextToken")) {
+                JsonNode t = tree(java.util.Base64.getUrlDecoder()
+                        .decode(in.get("NextToken").asText()));
+                assertThat(t.get("Partition").asInt()).isEqualTo(i);
+                from = t.has("Key") ? t.get("Key").get("sk").get("N").asInt() + 1 : 0;
+            }
+            long limit = in.has("Limit") ? in.get("Limit").asLong() : Long.MAX_VALUE;
+            ArrayNode page = out.putArray("Items");
+            int sk = from;
+            for (; sk < perValue && page.size() < limit; sk++) {
+                ObjectNode item = page.addObject();
+                item.putObject("pk").put("S", "v" + i);
+                item.putObject("sk").put("N", Integer.toString(sk));
+            }
+            out.put("PartitaScannedCount", page.size()).put("PartitaScannedBytes", page.size() * 10L);
+            out.putObject("ConsumedCapacity").put("TableName", "t").put("CapacityUnits", 0.5);
+            if (sk < perValue) {
+                ObjectNode key = JSON.createObjectNode();
+                key.putObject("pk").put("S", "v" + i);
+                key.putObject("sk").put("N", Integer.toString(sk - 1));
+                out.put("NextToken", valueToken(key, i)).set("LastEvaluatedKey", key);
+            } else if (i + 1 < n) {
+                out.put("PartitaLastScannedToken", valueToken(null, i + 1));
+            }
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
+        }
+    }
+
+    /** A SELECT's NextToken of several values: value {@code value}, after {@code key} (null: from its start). */
+    private static String valueToken(JsonNode key, int value) {
+        ObjectNode t = JSON.createObjectNode().put("Statement", "digest").put("Partition", value);
+        if (key != null) {
+            t.set("Key", key);
+        }
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(RangeSpread.bytes(t));
+    }
+
+    @Test
+    void aSelectOfSeveralValuesReadsEachInItsGroupInTheirOrderTenToAPage() {
+        for (Integer limit : new Integer[] {null, 1, 3, 4, 5, 100}) {
+            ValueGroups groups = new ValueGroups(23, 4);
+            List<String> seen = new ArrayList<>();
+            ObjectNode r = JSON.createObjectNode().put("Statement", "SELECT * FROM t WHERE pk IN [...]");
+            if (limit != null) {
+                r.put("Limit", limit);
+            }
+            int pages = 0;
+            while (true) {
+                ClusterRouter.Reply reply =
+                        RangeSpread.select(RangeSpread.bytes(r), RANGES, groups).join();
+                assertThat(reply.status()).isEqualTo(200);
+                JsonNode out = tree(reply.body());
+                Set<String> values = new HashSet<>();
+                for (JsonNode item : out.get("Items")) {
+                    values.add(item.get("pk").get("S").asText());
+                    seen.add(item.get("pk").get("S").asText() + "/"
+                            + item.get("sk").get("N").asText());
+                }
+                assertThat(values)
+                        .as("Limit %s: ten values to a page at most", limit)
+                        .hasSizeLessThanOrEqualTo(10);
+                assertThat(out.get("ConsumedCapacity").get("CapacityUnits").asDouble())
+                        .isPositive();
+                pages++;
+                if (!out.has("NextToken")) {
+                    break;
+                }
+                r.put("NextToken", out.get("NextToken").asText());
+            }
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 23; i++) {
+                for (int sk = 0; sk < 4; sk++) {
+                    expected.add("v" + i + "/" + sk);
+                }
+            }
+            assertThat(seen).as("Limit %s", limit).containsExactlyElementsOf(expected);
+            assertThat(groups.misrouted).as("Limit %s", limit).isEmpty();
+            assertThat(pages)
+                    .as("Limit %s", limit)
+                    .isGreaterThanOrEqualTo(limit == null ? 3 : Math.max(3, (92 + limit - 1) / limit));
+        }
+    }
+
     @Test
     void aSelectsNextTokenStartsAtItsKeysGroup() {
         Groups groups = new Groups(50, Set.of());

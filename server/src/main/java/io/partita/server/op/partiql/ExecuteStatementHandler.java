@@ -47,6 +47,17 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
         return StatementRunner.keyOf(nextToken);
     }
 
+    /**
+     * The partition key value a SELECT's {@code NextToken} of several values goes on with (its index among the
+     * statement's values), or 0 for a token that names none or is not one (the group asked answers its error).
+     */
+    public static int nextTokenValue(String nextToken) {
+        return StatementRunner.valueOf(nextToken);
+    }
+
+    /** The partition key values a page of a SELECT of several values reads at most. */
+    public static final int VALUES_PER_PAGE = StatementRunner.VALUES_PER_PAGE;
+
     /** The member constraints of one statement of a batch or a transaction, at {@code path}. */
     static void constrainStatement(
             ConstraintSet c,
@@ -111,7 +122,8 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
                     in.nextToken(),
                     in.returnConsumedCapacity(),
                     in.partitaPageBytes(),
-                    !Boolean.TRUE.equals(in.partitaLaterShare()));
+                    !Boolean.TRUE.equals(in.partitaLaterShare()),
+                    in.partitaValue());
         }
         return runner.run(
                 context,

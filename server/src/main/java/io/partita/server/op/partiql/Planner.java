@@ -52,13 +52,14 @@ final class Planner {
             ScanInput scan,
             PostFilter after,
             List<QueryInput> queries,
-            boolean oneRowEach) {
+            boolean oneRowEach,
+            List<AttributeValue> partitionValues) {
         Read(Table table, GetItemInput get, QueryInput query, ScanInput scan) {
-            this(table, get, query, scan, null, null, false);
+            this(table, get, query, scan, null, null, false, null);
         }
 
         Read(Table table, GetItemInput get, QueryInput query, ScanInput scan, PostFilter after) {
-            this(table, get, query, scan, after, null, false);
+            this(table, get, query, scan, after, null, false, null);
         }
     }
 
@@ -216,8 +217,17 @@ final class Planner {
                     returnConsumedCapacity);
         }
         if (partitionKeys.size() == 1 && !ordered) {
+            List<AttributeValue> values = new ArrayList<>();
             List<Read> each = perPartition(
-                    s, table, conjuncts, partitionKeys, sortKeys, consistentRead, limit, returnConsumedCapacity);
+                    s,
+                    table,
+                    conjuncts,
+                    partitionKeys,
+                    sortKeys,
+                    consistentRead,
+                    limit,
+                    returnConsumedCapacity,
+                    values);
             if (each != null) {
                 // Each Query names one whole item (its key all bound by equality): it has no second page.
                 boolean oneRow = s.index() == null
@@ -229,7 +239,8 @@ final class Planner {
                         null,
                         each.get(0).after(),
                         each.stream().map(Read::query).toList(),
-                        oneRow);
+                        oneRow,
+                        List.copyOf(values));
             }
         }
         String projected = projection.get();
@@ -338,7 +349,8 @@ final class Planner {
      * {@code pk IN [a, b]} or {@code pk = a OR pk = b}: one Query per partition key value, in the statement's order,
      * each with the rest of the WHERE — "PartiQL select statements for DynamoDB" lists both forms among those that do
      * not result in a full table scan. Null when the WHERE has no such condition. At most 50 values
-     * ("ql-operators": "at max 50 hash attribute values").
+     * ("ql-operators": "at max 50 hash attribute values"). Each Query's partition key value is added to {@code
+     * valuesOut}, in the same order.
      */
     private static List<Read> perPartition(
             Partiql.Select s,
@@ -348,7 +360,8 @@ final class Planner {
             List<String> sortKeys,
             Boolean consistentRead,
             Long limit,
-            String returnConsumedCapacity) {
+            String returnConsumedCapacity,
+            List<AttributeValue> valuesOut) {
         String pk = partitionKeys.get(0);
         for (int i = 0; i < conjuncts.size(); i++) {
             List<AttributeValue> values = partitionValues(conjuncts.get(i), pk);
@@ -361,6 +374,7 @@ final class Planner {
             }
             List<Read> reads = new ArrayList<>();
             for (AttributeValue v : new java.util.LinkedHashSet<>(values)) {
+                valuesOut.add(v);
                 List<Expr> bound = new ArrayList<>(conjuncts);
                 bound.set(i, new Partiql.Compare("=", new Partiql.Path(List.<Object>of(pk)), new Partiql.Value(v)));
                 Expressions x = new Expressions();

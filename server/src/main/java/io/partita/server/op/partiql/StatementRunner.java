@@ -132,6 +132,19 @@ final class StatementRunner {
         }
     }
 
+    /** The value index a {@code NextToken} of a SELECT of several values goes on with, or 0 for none. */
+    static int valueOf(String nextToken) {
+        if (nextToken == null) {
+            return 0;
+        }
+        try {
+            Token t = DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
+            return t == null || t.partition() == null ? 0 : Math.max(0, t.partition());
+        } catch (IllegalArgumentException | ApiException e) {
+            return 0;
+        }
+    }
+
     static Token resume(String nextToken, String digest) {
         if (nextToken == null) {
             return null;
@@ -237,7 +250,8 @@ final class StatementRunner {
             String nextToken,
             String returnConsumedCapacity,
             Long pageBytes,
-            boolean counted) {
+            boolean counted,
+            Integer value) {
         if (!(statement instanceof Partiql.Select s)) {
             throw ApiException.validation("Partita.SelectRange runs a SELECT only");
         }
@@ -245,6 +259,9 @@ final class StatementRunner {
         Token resume = resume(nextToken, digest);
         Planner.Read plan =
                 planner.select(s, consistentRead, limit, resume == null ? null : resume.key(), returnConsumedCapacity);
+        if (plan.queries() != null) {
+            return valueShare(context, plan, resume, limit, digest, value);
+        }
         if (plan.scan() == null) {
             throw notOneRange(s.table());
         }
@@ -284,18 +301,78 @@ final class StatementRunner {
                 out.partitaLastScannedKey(),
                 token(out.partitaLastScannedKey(), digest),
                 out.partitaScannedBytes(),
-                out.scannedCount() == null ? null : out.scannedCount().longValue());
+                out.scannedCount() == null ? null : out.scannedCount().longValue(),
+                null);
     }
 
     /**
-     * The refusal of a SELECT on table {@code table}, whose partitions are Raft groups of their own, that reads
-     * several partition key values (an {@code IN} list or an {@code OR} of them): its values' groups are not walked
-     * yet.
+     * One group's share of a SELECT of several partition key values ({@link #perPartition}'s Queries) that the node
+     * the client reached runs over a table's groups: for the first share of a page ({@code value} null), the hash of
+     * each value, in the order of its Query, and nothing read; else the Query of value {@code value} alone, from the
+     * token's key when the token is of that value, with the share's {@code Limit}, its answer naming the token of the
+     * next value ({@code partitaLastScannedToken}) when it reads the value to its end.
+     */
+    private ExecuteStatementOutput valueShare(
+            RequestContext context, Planner.Read plan, Token resume, Long limit, String digest, Integer value) {
+        List<QueryInput> queries = plan.queries();
+        int from = resume == null || resume.partition() == null ? 0 : resume.partition();
+        if (from < 0 || from >= queries.size()) {
+            throw ApiException.validation("Invalid NextToken");
+        }
+        if (value == null) {
+            List<Long> hashes = plan.partitionValues().stream()
+                    .map(io.partita.storage.key.ItemKeyEncoder::partitionHash)
+                    .toList();
+            return new ExecuteStatementOutput(List.of(), null, null, null, null, null, null, null, hashes);
+        }
+        if (value < from || value >= queries.size()) {
+            throw ApiException.validation("Partita.SelectRange: no value " + value + " of the statement to read");
+        }
+        if (NonBlockingThread.current()) {
+            throw WouldBlock.INSTANCE; // a Query of up to a megabyte; nothing read or charged yet
+        }
+        Map<String, AttributeValue> startKey = resume != null && value == from ? resume.key() : null;
+        ReadPageOutput out =
+                query.handle(context, page(queries.get(value), startKey, limit, limit == null ? 0 : limit));
+        List<Map<String, AttributeValue>> items = plan.after() == null ? out.items() : after(plan.after(), out);
+        long bytes = 0;
+        for (Map<String, AttributeValue> item : out.items()) {
+            bytes += ItemSize.of(item);
+        }
+        long scanned = out.scannedCount() == null ? 0 : out.scannedCount();
+        if (out.lastEvaluatedKey() != null && !plan.oneRowEach()) {
+            return new ExecuteStatementOutput(
+                    items,
+                    token(out.lastEvaluatedKey(), value, digest),
+                    out.consumedCapacity(),
+                    out.lastEvaluatedKey(),
+                    null,
+                    null,
+                    bytes,
+                    scanned,
+                    null);
+        }
+        return new ExecuteStatementOutput(
+                items,
+                null,
+                out.consumedCapacity(),
+                null,
+                null,
+                value + 1 < queries.size() ? token(null, value + 1, digest) : null,
+                bytes,
+                scanned,
+                null);
+    }
+
+    /**
+     * The refusal of a SELECT on table {@code table}, whose partitions are Raft groups of their own, that becomes
+     * neither a Scan nor Queries of several partition key values: one that a node sends a group as a walk's page,
+     * which goes by its key instead.
      */
     static ApiException notOneRange(String table) {
-        return ApiException.validation("Partita's cluster does not run a SELECT of several partition key values (IN,"
-                + " OR) on table " + table + " yet: its partitions are Raft groups of their own"
-                + " (--cluster-partition-groups, docs/CLUSTER.md)");
+        return ApiException.validation("Partita's cluster runs a SELECT that binds one partition key value on table "
+                + table + " in that value's group, not as a walk over its groups (--cluster-partition-groups,"
+                + " docs/CLUSTER.md)");
     }
 
     /**

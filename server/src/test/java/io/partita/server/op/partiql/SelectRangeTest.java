@@ -89,10 +89,38 @@ class SelectRangeTest {
             assertThat(rest.partitaLastScannedKey()).isNull();
             assertThat(rest.partitaScannedCount()).isNull();
 
-            // Several partition key values: not walked yet.
-            assertThatThrownBy(() -> run(registry, RANGE, "SELECT * FROM \"t\" WHERE id IN ['k1', 'k2']", null, null))
+            // Several partition key values: the page's first share answers their hashes, in the order of their
+            // Queries, and reads nothing; each value's share reads that value alone and names the next value's token,
+            // which ExecuteStatement takes too.
+            String in = "SELECT * FROM \"t\" WHERE id IN ['k3', 'k1', 'k7']";
+            ExecuteStatementOutput plan = run(registry, RANGE, in, null, null, null, null);
+            assertThat(plan.items()).isEmpty();
+            assertThat(plan.consumedCapacity()).isNull();
+            assertThat(plan.partitaValueHashes()).containsExactly(hash("k3"), hash("k1"), hash("k7"));
+            List<String> values = new ArrayList<>();
+            for (int v = 0; v < 3; v++) {
+                ExecuteStatementOutput share = run(registry, RANGE, in, null, null, null, v);
+                assertThat(share.items()).hasSize(1);
+                values.add(((AttributeValue.S) share.items().get(0).get("id")).value());
+                assertThat(share.partitaScannedCount()).isEqualTo(1L);
+                assertThat(share.nextToken()).isNull();
+                if (v < 2) {
+                    assertThat(run(registry, STATEMENT, in, null, share.partitaLastScannedToken())
+                                    .items())
+                            .as("what follows value %d", v)
+                            .hasSize(2 - v);
+                } else {
+                    assertThat(share.partitaLastScannedToken()).isNull();
+                }
+            }
+            assertThat(values).containsExactly("k3", "k1", "k7");
+            assertThatThrownBy(() -> run(registry, RANGE, in, null, null, null, 3))
                     .isInstanceOf(ApiException.class)
-                    .hasMessageContaining("does not run a SELECT of several partition key values (IN, OR) on table t");
+                    .hasMessageContaining("no value 3");
+            // A SELECT of one key is no walk's: it goes to its key's group.
+            assertThatThrownBy(() -> run(registry, RANGE, "SELECT * FROM \"t\" WHERE id = 'k1'", null, null))
+                    .isInstanceOf(ApiException.class)
+                    .hasMessageContaining("runs a SELECT that binds one partition key value on table t in that");
             assertThatThrownBy(() -> run(registry, RANGE, "SELECT * FROM \"t\"", null, "not a token"))
                     .isInstanceOf(ApiException.class)
                     .hasMessage("Invalid NextToken");
@@ -104,18 +132,33 @@ class SelectRangeTest {
 
     private static ExecuteStatementOutput run(
             OperationRegistry registry, String target, String statement, Long limit, String nextToken) {
-        return run(registry, target, statement, limit, nextToken, null);
+        return run(registry, target, statement, limit, nextToken, null, null);
+    }
+
+    private static ExecuteStatementOutput run(
+            OperationRegistry registry, String target, String statement, Long limit, String nextToken, Long pageBytes) {
+        return run(registry, target, statement, limit, nextToken, pageBytes, null);
+    }
+
+    private static long hash(String id) {
+        return io.partita.storage.key.ItemKeyEncoder.partitionHash(new AttributeValue.S(id));
     }
 
     @SuppressWarnings("unchecked")
     private static ExecuteStatementOutput run(
-            OperationRegistry registry, String target, String statement, Long limit, String nextToken, Long pageBytes) {
+            OperationRegistry registry,
+            String target,
+            String statement,
+            Long limit,
+            String nextToken,
+            Long pageBytes,
+            Integer value) {
         OperationHandler<ExecuteStatementInput, ExecuteStatementOutput> handler =
                 (OperationHandler<ExecuteStatementInput, ExecuteStatementOutput>) registry.find(target);
         RequestContext context =
                 new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), target, false);
         return handler.handle(
                 context,
-                new ExecuteStatementInput(statement, null, null, nextToken, null, limit, null, pageBytes, null));
+                new ExecuteStatementInput(statement, null, null, nextToken, null, limit, null, pageBytes, null, value));
     }
 }
