@@ -406,8 +406,8 @@ final class RangeSpread {
      * group asked for a page of its own items ({@link #SELECT_RANGE}) with what is left of the {@code Limit} (the items
      * read, as the statement's {@code Limit} counts them). A page that stops short of its group's end gives the
      * answer its {@code NextToken} and {@code LastEvaluatedKey}; a walk that stops at the {@code Limit} or at 1 MB
-     * after a group's end answers the token and key of the last item scanned. A refusal of a group is the answer (a
-     * SELECT of several partition key values, which the group's planner finds, among them).
+     * after a group's end answers the token and key of the last item scanned. A refusal of a group is the answer. A
+     * SELECT of several partition key values, which the first group's planner finds, goes on as {@link Values}.
      */
     static CompletableFuture<ClusterRouter.Reply> select(byte[] body, TableRanges ranges, Sender sender) {
         ObjectNode root = BatchSpread.object(body);
@@ -473,6 +473,8 @@ final class RangeSpread {
         /** Asks range {@code at}'s group for its page, with the request's start key or token when {@code first}. */
         CompletableFuture<ClusterRouter.Reply> page(int at, boolean first) {
             ObjectNode share = request.deepCopy();
+            // Partita's own fields are the walk's to set, never a client's.
+            share.remove(List.of("PartitaValue", "PartitaLaterShare"));
             if (!first) {
                 share.remove(statement ? "NextToken" : "ExclusiveStartKey");
             }
@@ -560,8 +562,9 @@ final class RangeSpread {
      * as a single node runs its Queries in turn (StatementRunner.perPartition): from the value its {@code NextToken}
      * names (or the first), up to {@link io.partita.server.op.partiql.ExecuteStatementHandler#VALUES_PER_PAGE} values,
      * each value's Query sent to the group of its hash ({@link #SELECT_RANGE} with its index) with what is left of the
-     * {@code Limit} and of 1 MB. The page stops within a value whose Query stops short (its token and key are the
-     * answer's), at the {@code Limit} or 1 MB (the next value's token), or after the page's last value.
+     * {@code Limit} (each Query reads up to a megabyte of its own). The page stops within a value whose Query stops
+     * short (its token and key are the answer's), at the {@code Limit} or once the values have read 1 MB (the next
+     * value's token), or after the page's last value.
      */
     private static final class Values {
         final ObjectNode request;
@@ -598,6 +601,7 @@ final class RangeSpread {
         /** Asks the group of value {@code i} for its Query's page, with the request's token when it is the first. */
         private CompletableFuture<ClusterRouter.Reply> value(int i) {
             ObjectNode share = request.deepCopy();
+            share.remove("PartitaLaterShare");
             if (i != from) {
                 share.remove("NextToken");
             }

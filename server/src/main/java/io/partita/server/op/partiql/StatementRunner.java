@@ -235,10 +235,10 @@ final class StatementRunner {
      * whose partitions are Raft groups of their own ({@code --cluster-partition-groups}, docs/CLUSTER.md), which the
      * node the client reached walks group by group. The statement's Scan of this group's items ({@link
      * ScanHandler#ofRange}) reads at most {@code pageBytes}; when it reaches their end, the answer names the last item
-     * it scanned and the token that goes on after it, where the walk goes on with the next group. A SELECT that
-     * becomes no Scan here (several partition key values, in an {@code IN} list or an {@code OR}) is refused. The
-     * scan is counted and logged ({@link #warnScan}) by the first group of each page the client asked for, when {@code
-     * counted}.
+     * it scanned and the token that goes on after it, where the walk goes on with the next group. A SELECT of several
+     * partition key values (an {@code IN} list or an {@code OR}) is a {@link #valueShare} instead; one of one key is
+     * refused. The scan is counted and logged ({@link #warnScan}) by the first group of each page the client asked
+     * for, when {@code counted}.
      */
     ExecuteStatementOutput selectRange(
             RequestContext context,
@@ -320,8 +320,14 @@ final class StatementRunner {
             throw ApiException.validation("Invalid NextToken");
         }
         if (value == null) {
+            // A value of no key's type (a boolean, a null, a list) hashes as 0, into the first range: its Query there
+            // refuses it as a single node's does, when the page reaches it.
             List<Long> hashes = plan.partitionValues().stream()
-                    .map(io.partita.storage.key.ItemKeyEncoder::partitionHash)
+                    .map(v -> v instanceof AttributeValue.S
+                                    || v instanceof AttributeValue.N
+                                    || v instanceof AttributeValue.B
+                            ? io.partita.storage.key.ItemKeyEncoder.partitionHash(v)
+                            : 0L)
                     .toList();
             return new ExecuteStatementOutput(List.of(), null, null, null, null, null, null, null, hashes);
         }

@@ -93,9 +93,9 @@ class SelectRangeTest {
             // Queries, and reads nothing; each value's share reads that value alone and names the next value's token,
             // which ExecuteStatement takes too.
             String in = "SELECT * FROM \"t\" WHERE id IN ['k3', 'k1', 'k7']";
-            ExecuteStatementOutput plan = run(registry, RANGE, in, null, null, null, null);
+            ExecuteStatementOutput plan = run(registry, RANGE, in, null, null, null, null, "TOTAL");
             assertThat(plan.items()).isEmpty();
-            assertThat(plan.consumedCapacity()).isNull();
+            assertThat(plan.consumedCapacity()).as("nothing read").isNull();
             assertThat(plan.partitaValueHashes()).containsExactly(hash("k3"), hash("k1"), hash("k7"));
             List<String> values = new ArrayList<>();
             for (int v = 0; v < 3; v++) {
@@ -117,6 +117,17 @@ class SelectRangeTest {
             assertThatThrownBy(() -> run(registry, RANGE, in, null, null, null, 3))
                     .isInstanceOf(ApiException.class)
                     .hasMessageContaining("no value 3");
+            // A value of no key's type hashes into the first range, whose Query refuses it as a single node does.
+            String odd = "SELECT * FROM \"t\" WHERE id IN ['k1', true]";
+            assertThat(run(registry, RANGE, odd, null, null, null, null).partitaValueHashes())
+                    .containsExactly(hash("k1"), 0L);
+            assertThat(run(registry, RANGE, odd, null, null, null, 0).items()).hasSize(1);
+            String refusal = org.assertj.core.api.Assertions.catchThrowable(
+                            () -> run(registry, STATEMENT, odd, null, null))
+                    .getMessage();
+            assertThatThrownBy(() -> run(registry, RANGE, odd, null, null, null, 1))
+                    .isInstanceOf(ApiException.class)
+                    .hasMessage(refusal);
             // A SELECT of one key is no walk's: it goes to its key's group.
             assertThatThrownBy(() -> run(registry, RANGE, "SELECT * FROM \"t\" WHERE id = 'k1'", null, null))
                     .isInstanceOf(ApiException.class)
@@ -140,6 +151,17 @@ class SelectRangeTest {
         return run(registry, target, statement, limit, nextToken, pageBytes, null);
     }
 
+    private static ExecuteStatementOutput run(
+            OperationRegistry registry,
+            String target,
+            String statement,
+            Long limit,
+            String nextToken,
+            Long pageBytes,
+            Integer value) {
+        return run(registry, target, statement, limit, nextToken, pageBytes, value, null);
+    }
+
     private static long hash(String id) {
         return io.partita.storage.key.ItemKeyEncoder.partitionHash(new AttributeValue.S(id));
     }
@@ -152,13 +174,15 @@ class SelectRangeTest {
             Long limit,
             String nextToken,
             Long pageBytes,
-            Integer value) {
+            Integer value,
+            String consumed) {
         OperationHandler<ExecuteStatementInput, ExecuteStatementOutput> handler =
                 (OperationHandler<ExecuteStatementInput, ExecuteStatementOutput>) registry.find(target);
         RequestContext context =
                 new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), target, false);
         return handler.handle(
                 context,
-                new ExecuteStatementInput(statement, null, null, nextToken, null, limit, null, pageBytes, null, value));
+                new ExecuteStatementInput(
+                        statement, null, null, nextToken, consumed, limit, null, pageBytes, null, value));
     }
 }
