@@ -121,27 +121,25 @@ final class StatementRunner {
 
     /** The key a {@code NextToken} of a SELECT goes on after, or null for a token that names none or is not one. */
     static Map<String, AttributeValue> keyOf(String nextToken) {
-        if (nextToken == null) {
-            return null;
-        }
-        try {
-            Token t = DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
-            return t == null || t.key() == null || t.key().isEmpty() ? null : t.key();
-        } catch (IllegalArgumentException | ApiException e) {
-            return null;
-        }
+        Token t = decoded(nextToken);
+        return t == null || t.key() == null || t.key().isEmpty() ? null : t.key();
     }
 
     /** The value index a {@code NextToken} of a SELECT of several values goes on with, or 0 for none. */
     static int valueOf(String nextToken) {
+        Token t = decoded(nextToken);
+        return t == null || t.partition() == null ? 0 : Math.max(0, t.partition());
+    }
+
+    /** {@code nextToken} decoded, unchecked; null for none, or for one that does not decode. */
+    private static Token decoded(String nextToken) {
         if (nextToken == null) {
-            return 0;
+            return null;
         }
         try {
-            Token t = DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
-            return t == null || t.partition() == null ? 0 : Math.max(0, t.partition());
+            return DynamoJson.decode(Base64.getUrlDecoder().decode(nextToken), Token.class);
         } catch (IllegalArgumentException | ApiException e) {
-            return 0;
+            return null;
         }
     }
 
