@@ -293,8 +293,9 @@ final class ClusterRouter implements AutoCloseable {
     /**
      * Sends a request this node makes (a share of a request over several groups, {@link Tables#spread}) to the node
      * that serves it, {@code where}, once there is one (waiting up to {@link #LEADER_WAIT_MILLIS}, as a client's
-     * request waits), over a connection of its own; marked as forwarded when it goes to another node. Its future never
-     * fails: a request that could not be sent answers a 503 (nothing was done), one whose answer was lost a 500.
+     * request waits), over a connection this event loop keeps to that address ({@link #kept}) or a new one; marked as
+     * forwarded when it goes to another node. Its future never fails: a request that could not be sent answers a 503
+     * (nothing was done), one whose answer was lost a 500.
      *
      * @param headers the request's headers but those of one connection, which this sets
      */
@@ -302,97 +303,226 @@ final class ClusterRouter implements AutoCloseable {
         java.util.concurrent.CompletableFuture<Reply> out = new java.util.concurrent.CompletableFuture<>();
         io.netty.channel.EventLoop loop = loops.next();
         long until = System.nanoTime() + LEADER_WAIT_MILLIS * 1_000_000;
-        loop.execute(() -> callWhenServed(loop, where, headers, body, until, out));
+        loop.execute(() -> new Call(loop, where, headers, body, until, out).whenServed());
         return out;
     }
 
-    private void callWhenServed(
-            io.netty.channel.EventLoop loop,
-            Supplier<Target> where,
-            HttpHeaders headers,
-            byte[] body,
-            long until,
-            java.util.concurrent.CompletableFuture<Reply> out) {
-        Target to;
-        try {
-            to = where.get();
-        } catch (RuntimeException e) {
-            to = null; // this node closing, say
+    /**
+     * How long a connection {@link #call} made stays kept between requests: well within the 300 s after which a
+     * node's own server closes an idle connection (a router never does), so that a kept one is never taken just as the
+     * other end closes it. Older ones are closed when their address is next used.
+     */
+    private static final long KEPT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** At most this many idle connections are kept to one address by one event loop; more are closed. */
+    private static final int KEPT_PER_ADDRESS = 16;
+
+    /** An idle connection {@link #call} made, and since when ({@link System#nanoTime}) it is idle. */
+    private record Kept(Channel channel, Exchange exchange, long since) {}
+
+    /**
+     * The idle connections {@link #call} keeps, by address, each event loop its own (only that loop touches them):
+     * a request over several groups sends a share to each, and a walk (a Scan's, a SELECT's) one after another, which
+     * would otherwise open two connections for each (this node's to the serving node, that node's router's to its own
+     * server). The most recently idle is taken first; closed ones leave the list as they close.
+     */
+    private final io.netty.util.concurrent.FastThreadLocal<Map<String, java.util.ArrayDeque<Kept>>> kept =
+            new io.netty.util.concurrent.FastThreadLocal<>() {
+                @Override
+                protected Map<String, java.util.ArrayDeque<Kept>> initialValue() {
+                    return new java.util.HashMap<>(8);
+                }
+            };
+
+    /** A connection kept to {@code address} that is still open and fresh, taken off the list; else null. */
+    private Kept takeKept(String address) {
+        java.util.ArrayDeque<Kept> idle = kept.get().get(address);
+        if (idle == null) {
+            return null;
         }
-        if (to == null || to.address() == null) {
-            if (System.nanoTime() - until < 0 && !loop.isShuttingDown()) {
-                loop.schedule(
-                        () -> callWhenServed(loop, where, headers, body, until, out),
-                        LEADER_POLL_MILLIS,
-                        TimeUnit.MILLISECONDS);
-            } else {
-                out.complete(refusal(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
+        closeStale(idle);
+        Kept k;
+        while ((k = idle.pollLast()) != null) {
+            if (k.channel().isActive()) {
+                return k;
             }
+        }
+        return null;
+    }
+
+    /** Keeps {@code ch}, which has just answered its request in full, for the next request to its address. */
+    private void keep(Channel ch, Exchange exchange) {
+        java.util.ArrayDeque<Kept> idle =
+                kept.get().computeIfAbsent(exchange.address, a -> new java.util.ArrayDeque<>());
+        closeStale(idle);
+        if (!ch.isActive() || ch.eventLoop().isShuttingDown() || idle.size() >= KEPT_PER_ADDRESS) {
+            ch.close();
             return;
         }
-        FullHttpRequest request =
-                new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/", Unpooled.wrappedBuffer(body));
-        request.headers().add(headers);
-        request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        request.headers().set(HttpHeaderNames.CONNECTION, "close");
-        if (!to.local()) {
-            request.headers().set(FORWARDED, nodeId);
-            if (to.group() != null) {
-                request.headers().set(GROUP, to.group());
-            }
+        idle.addLast(new Kept(ch, exchange, System.nanoTime()));
+    }
+
+    /** Closes the connections of {@code idle} kept longer than {@link #KEPT_NANOS} (the oldest are first). */
+    private static void closeStale(java.util.ArrayDeque<Kept> idle) {
+        long now = System.nanoTime();
+        while (!idle.isEmpty() && now - idle.peekFirst().since() > KEPT_NANOS) {
+            idle.pollFirst().channel().close();
         }
-        java.util.concurrent.atomic.AtomicBoolean sent = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicBoolean again = new java.util.concurrent.atomic.AtomicBoolean();
-        ChannelFuture connecting = connect(loop, to, new SimpleChannelInboundHandler<FullHttpResponse>() {
-            @Override
-            protected void channelRead0(ChannelHandlerContext up, FullHttpResponse response) {
-                if (unserved(response) && System.nanoTime() - until < 0 && !loop.isShuttingDown()) {
-                    // Nothing was done there: looked for again, and this connection's close answers nothing.
-                    again.set(true);
-                    up.close();
-                    loop.schedule(
-                            () -> callWhenServed(loop, where, headers, body, until, out),
-                            LEADER_POLL_MILLIS,
-                            TimeUnit.MILLISECONDS);
-                    return;
-                }
-                out.complete(new Reply(response.status().code(), ByteBufUtil.getBytes(response.content())));
-                up.close();
-            }
+    }
 
-            @Override
-            public void channelInactive(ChannelHandlerContext up) {
-                if (!again.get()) {
-                    out.complete(lostOrUnsent(sent.get()));
-                }
-            }
+    /**
+     * The answers of one connection {@link #call} made, each to the {@link Call} on it now; none between calls, while
+     * the connection is kept. It runs on the connection's event loop, that of its calls.
+     */
+    private final class Exchange extends SimpleChannelInboundHandler<FullHttpResponse> {
+        private final String address;
+        /** The call whose request is on this connection, else null. */
+        private Call current;
 
-            @Override
-            public void exceptionCaught(ChannelHandlerContext up, Throwable cause) {
-                if (!again.get()) {
-                    out.complete(lostOrUnsent(sent.get()));
-                }
-                up.close();
-            }
-        });
-        connecting.addListener(f -> {
-            if (!f.isSuccess()) {
-                request.release();
-                out.complete(
-                        refusal(ErrorCode.SERVICE_UNAVAILABLE, "the cluster's leader cannot be reached: " + f.cause()));
+        Exchange(String address) {
+            this.address = address;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext up, FullHttpResponse response) {
+            Call call = current;
+            current = null;
+            if (call == null) {
+                up.close(); // an answer no request asked for: the connection cannot be trusted
                 return;
             }
-            Channel ch = connecting.channel();
-            ScheduledFuture<?> deadline = loop.schedule(() -> ch.close(), ANSWER_SECONDS, TimeUnit.SECONDS);
-            out.whenComplete((r, e) -> deadline.cancel(false));
+            call.answered(response);
+            if (HttpUtil.isKeepAlive(response)) {
+                keep(up.channel(), this);
+            } else {
+                up.close();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext up) {
+            java.util.ArrayDeque<Kept> idle = kept.get().get(address);
+            if (idle != null) {
+                idle.removeIf(k -> k.channel() == up.channel());
+            }
+            Call call = current;
+            current = null;
+            if (call != null) {
+                call.closed();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext up, Throwable cause) {
+            up.close();
+        }
+    }
+
+    /** One request {@link #call} sends, and sends again while the node it reached answers that none serves there. */
+    private final class Call {
+        private final io.netty.channel.EventLoop loop;
+        private final Supplier<Target> where;
+        private final HttpHeaders headers;
+        private final byte[] body;
+        private final long until;
+        private final java.util.concurrent.CompletableFuture<Reply> out;
+        /** Whether the request went out on its connection: from then its outcome is unknown until it is answered. */
+        private boolean sent;
+        /** Closes the connection of the request on its way if its answer has not come in time. */
+        private ScheduledFuture<?> deadline;
+
+        Call(
+                io.netty.channel.EventLoop loop,
+                Supplier<Target> where,
+                HttpHeaders headers,
+                byte[] body,
+                long until,
+                java.util.concurrent.CompletableFuture<Reply> out) {
+            this.loop = loop;
+            this.where = where;
+            this.headers = headers;
+            this.body = body;
+            this.until = until;
+            this.out = out;
+        }
+
+        /** Sends the request to the node that serves it, or waits for one (until {@link #until}), or answers 503. */
+        void whenServed() {
+            Target to;
+            try {
+                to = where.get();
+            } catch (RuntimeException e) {
+                to = null; // this node closing, say
+            }
+            if (to == null || to.address() == null) {
+                if (!later()) {
+                    out.complete(refusal(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
+                }
+                return;
+            }
+            FullHttpRequest request = new DefaultFullHttpRequest(
+                    HttpVersion.HTTP_1_1, HttpMethod.POST, "/", Unpooled.wrappedBuffer(body));
+            request.headers().add(headers);
+            request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            if (!to.local()) {
+                request.headers().set(FORWARDED, nodeId);
+                if (to.group() != null) {
+                    request.headers().set(GROUP, to.group());
+                }
+            }
+            sent = false;
+            Kept open = takeKept(to.address());
+            if (open != null) {
+                send(open.channel(), open.exchange(), request);
+                return;
+            }
+            Exchange exchange = new Exchange(to.address());
+            ChannelFuture connecting = connect(loop, to, exchange);
+            connecting.addListener(f -> {
+                if (!f.isSuccess()) {
+                    request.release();
+                    out.complete(refusal(
+                            ErrorCode.SERVICE_UNAVAILABLE, "the cluster's leader cannot be reached: " + f.cause()));
+                    return;
+                }
+                send(connecting.channel(), exchange, request);
+            });
+        }
+
+        /** Looks again for a node that serves in a moment, if the wait has time left; false when it has none. */
+        private boolean later() {
+            if (System.nanoTime() - until >= 0 || loop.isShuttingDown()) {
+                return false;
+            }
+            loop.schedule(this::whenServed, LEADER_POLL_MILLIS, TimeUnit.MILLISECONDS);
+            return true;
+        }
+
+        private void send(Channel ch, Exchange exchange, FullHttpRequest request) {
+            exchange.current = this;
+            deadline = loop.schedule(() -> ch.close(), ANSWER_SECONDS, TimeUnit.SECONDS);
             ch.writeAndFlush(request).addListener(w -> {
                 if (w.isSuccess()) {
-                    sent.set(true); // from here its outcome is unknown until it is answered
+                    sent = true; // from here its outcome is unknown until it is answered
                 } else {
                     ch.close();
                 }
             });
-        });
+        }
+
+        /** Its answer: the reply, or, when nothing was done there because none serves, the request sent again. */
+        void answered(FullHttpResponse response) {
+            deadline.cancel(false); // its connection may be kept, and serve another call
+            if (unserved(response) && later()) {
+                return;
+            }
+            out.complete(new Reply(response.status().code(), ByteBufUtil.getBytes(response.content())));
+        }
+
+        /** Its connection closed before the answer came. */
+        void closed() {
+            deadline.cancel(false);
+            out.complete(lostOrUnsent(sent));
+        }
     }
 
     /**

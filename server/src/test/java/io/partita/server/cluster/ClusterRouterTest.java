@@ -393,6 +393,55 @@ class ClusterRouterTest {
     }
 
     @Test
+    void callsKeepTheirConnectionsForTheNextCallButNotOneTheNodeCloses() throws Exception {
+        AtomicInteger answered = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+        HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.createContext("/", exchange -> {
+            byte[] answer = ("{\"n\":" + answered.incrementAndGet() + ",\"body\":"
+                            + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8) + "}")
+                    .getBytes(StandardCharsets.UTF_8);
+            if (closing.get()) {
+                exchange.getResponseHeaders().add("Connection", "close");
+            }
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        upstream.start();
+        AtomicInteger connections = new AtomicInteger();
+        try (ServerSocket counter = new ServerSocket(0)) {
+            Thread relay = new Thread(() -> relay(counter, upstream.getAddress().getPort(), connections));
+            relay.setDaemon(true);
+            relay.start();
+            ClusterRouter.Target to = new ClusterRouter.Target("127.0.0.1:" + counter.getLocalPort(), false);
+            int before = 0;
+            for (int i = 1; i <= 14; i++) {
+                // From the eleventh on, the node answers "Connection: close".
+                closing.set(i > 10);
+                ClusterRouter.Reply reply = router.call(
+                                () -> to,
+                                new io.netty.handler.codec.http.DefaultHttpHeaders(),
+                                ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+                        .get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(reply.status()).isEqualTo(200);
+                assertThat(new String(reply.body(), StandardCharsets.UTF_8))
+                        .isEqualTo("{\"n\":" + i + ",\"body\":{\"i\":" + i + "}}");
+                if (i == 10) {
+                    // Each of the router's two event loops keeps its own: ten calls in turn, at most two connections.
+                    assertThat(connections.get()).isBetween(1, 2);
+                    before = connections.get();
+                }
+            }
+            // Each call then has a connection of its own, and none fails; the first on each loop may go over a
+            // connection kept from before.
+            assertThat(connections.get() - before).isBetween(2, 4);
+        } finally {
+            upstream.stop(0);
+        }
+    }
+
+    @Test
     void aWaitingRequestWhoseLookFailsIsA503AndTheConnectionGoesOn() throws Exception {
         // The first look finds no node; the next ones fail (this node closing, say).
         AtomicInteger looks = new AtomicInteger();
