@@ -2,8 +2,8 @@
 # boto3 on a local cluster (docs/PERFORMANCE.md, "Cluster mode"), e.g. one started with
 # NODES=4 cluster/run-local.sh start --cluster-replicas 3 --cluster-table-groups --cluster-partition-groups:
 # makes a table of 4,000 write units (cut into groups) and an on-demand one (whole), 30 partition keys of 3 items
-# each in both, then times RUNS (default 200) of each statement, and of a Scan, through node 2 and prints median and
-# p90 in ms.
+# each in both, then times RUNS (default 200) of each statement, and of a Scan, through node 2, in turns (after 50
+# turns untimed, so that the JIT has compiled what each runs), and prints median and p90 in ms.
 # python3 bench/select-walks.py [RUNS]
 import boto3, sys, time
 kw = dict(region_name='us-east-1', aws_access_key_id='x', aws_secret_access_key='y')
@@ -30,24 +30,24 @@ statements = {
     'SELECT of 10 IN values': ('SELECT pk, sk FROM "%s" WHERE pk IN [' + ','.join('?' * len(values)) + ']', values),
     'SELECT of one key': ('SELECT pk, sk FROM "%s" WHERE pk = ?', values[:1]),
 }
+cases = {}
 for name, (stmt, params) in statements.items():
     for kind, t in tables.items():
         args = {'Statement': stmt % t}
         if params:
             args['Parameters'] = params
         items = len(d.execute_statement(**args)['Items'])
-        took = []
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            d.execute_statement(**args)
-            took.append((time.perf_counter() - t0) * 1000)
-        took.sort()
-        print(f'{name}, {kind}: {items} items, median {took[len(took) // 2]:.1f} ms, p90 {took[len(took) * 9 // 10]:.1f} ms')
+        cases[f'{name}, {kind}: {items} items'] = lambda args=args: d.execute_statement(**args)
 for kind, t in tables.items():
-    took = []
-    for _ in range(runs):
+    cases[f'Scan, {kind}'] = lambda t=t: d.scan(TableName=t)
+# In turns, so that each case meets the same JIT and the same machine: 50 turns untimed, then RUNS timed.
+took = {name: [] for name in cases}
+for turn in range(50 + runs):
+    for name, run in cases.items():
         t0 = time.perf_counter()
-        d.scan(TableName=t)
-        took.append((time.perf_counter() - t0) * 1000)
-    took.sort()
-    print(f'Scan, {kind}: median {took[len(took) // 2]:.1f} ms, p90 {took[len(took) * 9 // 10]:.1f} ms')
+        run()
+        if turn >= 50:
+            took[name].append((time.perf_counter() - t0) * 1000)
+for name, ms in took.items():
+    ms.sort()
+    print(f'{name}, median {ms[len(ms) // 2]:.1f} ms, p90 {ms[len(ms) * 9 // 10]:.1f} ms')
