@@ -582,13 +582,15 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     private static final String TARGET_PREFIX = "DynamoDB_20120810.";
-    private static final Set<String> READS = Set.of("GetItem", "BatchGetItem", "Query", "Scan");
+    private static final Set<String> READS = Set.of("GetItem", "BatchGetItem", "Query", "Scan", "ExecuteStatement");
     private static final com.fasterxml.jackson.core.JsonFactory JSON = new com.fasterxml.jackson.core.JsonFactory();
 
     /**
-     * Whether {@code request} is an eventually consistent read: GetItem, BatchGetItem, Query or Scan whose body sets
-     * no {@code ConsistentRead} to true (at any depth: BatchGetItem sets it per table). A body that is not JSON is
-     * not one: the leader answers its error.
+     * Whether {@code request} is an eventually consistent read: GetItem, BatchGetItem, Query, Scan, or an
+     * ExecuteStatement whose statement is a SELECT (its first word; a write never starts so), whose body sets no
+     * {@code ConsistentRead} to true (at any depth: BatchGetItem sets it per table). DynamoDB's ExecuteStatement reads
+     * eventually consistently unless {@code ConsistentRead} is true, as GetItem does. A body that is not JSON is not
+     * one: the leader answers its error.
      */
     static boolean eventualRead(FullHttpRequest request) {
         if (!request.method().equals(HttpMethod.POST)) {
@@ -600,6 +602,8 @@ final class ClusterRouter implements AutoCloseable {
                 || !READS.contains(target.substring(TARGET_PREFIX.length()))) {
             return false;
         }
+        boolean statement = target.equals(TARGET_PREFIX + "ExecuteStatement");
+        boolean select = false;
         try (com.fasterxml.jackson.core.JsonParser p = JSON.createParser((java.io.InputStream)
                 new io.netty.buffer.ByteBufInputStream(request.content().duplicate()))) {
             if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
@@ -607,7 +611,13 @@ final class ClusterRouter implements AutoCloseable {
             }
             com.fasterxml.jackson.core.JsonToken t;
             while ((t = p.nextToken()) != null) {
-                if (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME
+                if (statement
+                        && t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME
+                        && p.currentName().equals("Statement")
+                        // A string: the request's own (an attribute of that name in a parameter is an object).
+                        && p.nextToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) {
+                    select = selects(p.getText());
+                } else if (t == com.fasterxml.jackson.core.JsonToken.FIELD_NAME
                         && p.currentName().equals("ConsistentRead")) {
                     com.fasterxml.jackson.core.JsonToken value = p.nextToken();
                     // An object is a key attribute of that name, read on; true, or a value that is no boolean (the
@@ -618,10 +628,21 @@ final class ClusterRouter implements AutoCloseable {
                     }
                 }
             }
-            return true;
+            return !statement || select;
         } catch (java.io.IOException e) {
             return false;
         }
+    }
+
+    /** Whether PartiQL {@code statement}'s first word is SELECT, in any case. */
+    static boolean selects(String statement) {
+        int i = 0;
+        while (i < statement.length() && Character.isWhitespace(statement.charAt(i))) {
+            i++;
+        }
+        int end = i + "SELECT".length();
+        return statement.regionMatches(true, i, "SELECT", 0, "SELECT".length())
+                && (end == statement.length() || !Character.isLetterOrDigit(statement.charAt(end)));
     }
 
     /**

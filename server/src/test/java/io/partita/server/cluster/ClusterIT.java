@@ -439,6 +439,12 @@ class ClusterIT {
                             .responses()
                             .get("reads"))
                     .hasSize(2);
+            // A PartiQL SELECT reads eventually consistently unless it asks otherwise, as DynamoDB's does.
+            long selects = followerReads(nodes[follower]);
+            assertThat(ddb.executeStatement(e -> e.statement("SELECT * FROM \"reads\" WHERE id = 'k3'"))
+                            .items())
+                    .hasSize(1);
+            assertThat(followerReads(nodes[follower])).isEqualTo(selects + 1);
 
             // Strongly consistent reads and writes still go to the leader: they are not counted here, and a
             // consistent read sees a write at once.
@@ -449,6 +455,14 @@ class ClusterIT {
                     .expressionAttributeValues(java.util.Map.of(
                             ":v", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("2"))));
             assertThat(value(ddb, "reads", "k0", true)).isEqualTo("2");
+            assertThat(ddb.executeStatement(e -> e.statement("SELECT v FROM \"reads\" WHERE id = 'k0'")
+                                    .consistentRead(true))
+                            .items()
+                            .get(0)
+                            .get("v")
+                            .s())
+                    .isEqualTo("2");
+            ddb.executeStatement(e -> e.statement("UPDATE \"reads\" SET w = 1 WHERE id = 'k1'"));
             assertThat(followerReads(nodes[follower])).isEqualTo(counted);
             // Nothing is cached on the follower: its replica's new value reaches its readers.
             await("k0's new value on the follower", () -> "2".equals(value(ddb, "reads", "k0", false)));

@@ -773,6 +773,27 @@ class ClusterRouterTest {
         assertThat(eventual("GetItem", "{\"TableName\":")).isFalse();
         assertThat(eventual("GetItem", "[]")).isFalse();
         assertThat(eventual("GetItem", "{\"ConsistentRead\":\"yes\"}")).isFalse();
+        // A PartiQL SELECT is a read like the others; any other statement is a write, and goes to the leader.
+        assertThat(eventual("ExecuteStatement", "{\"Statement\":\"  select * FROM t WHERE pk = 'a'\"}"))
+                .isTrue();
+        assertThat(eventual("ExecuteStatement", "{\"Statement\":\"SELECT\\n* FROM t\",\"ConsistentRead\":false}"))
+                .isTrue();
+        assertThat(eventual("ExecuteStatement", "{\"Statement\":\"SELECT * FROM t\",\"ConsistentRead\":true}"))
+                .isFalse();
+        assertThat(eventual("ExecuteStatement", "{\"Statement\":\"UPDATE t SET v = 1 WHERE pk = 'a'\"}"))
+                .isFalse();
+        assertThat(eventual("ExecuteStatement", "{\"Statement\":\"INSERT INTO t VALUE {'pk': 'select'}\"}"))
+                .isFalse();
+        assertThat(eventual("ExecuteStatement", "{\"Statement\":\"SELECTED\"}")).isFalse();
+        assertThat(eventual("ExecuteStatement", "{\"ConsistentRead\":false}")).isFalse();
+        // A parameter's map attribute called Statement is not the statement.
+        assertThat(eventual(
+                        "ExecuteStatement",
+                        "{\"Statement\":\"DELETE FROM t WHERE pk = ?\",\"Parameters\":[{\"M\":{\"Statement\":"
+                                + "{\"S\":\"SELECT\"}}}]}"))
+                .isFalse();
+        assertThat(eventual("BatchExecuteStatement", "{\"Statements\":[{\"Statement\":\"SELECT * FROM t\"}]}"))
+                .isFalse();
     }
 
     /** Accepts connections on {@code from} and pipes each to {@code port}, counting them. */
