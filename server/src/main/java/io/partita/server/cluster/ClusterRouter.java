@@ -64,6 +64,7 @@ import java.util.function.Supplier;
  */
 final class ClusterRouter implements AutoCloseable {
     static final String FORWARDED = "x-partita-forwarded-by";
+    private static final String TARGET_PREFIX = "DynamoDB_20120810.";
     /** An answer's largest body: BatchGetItem's 16 MB, with room for its JSON. */
     private static final int MAX_ANSWER = 64 * 1024 * 1024;
     /** How long a forwarded request may wait for its answer; past it the answer is a 500. */
@@ -308,11 +309,27 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     /**
-     * How long a connection {@link #call} made stays kept between requests: well within the 300 s after which a
-     * node's own server closes an idle connection (a router never does), so that a kept one is never taken just as the
-     * other end closes it. Older ones are closed when their address is next used.
+     * How long a connection {@link #call} made stays kept between requests: long enough for a walk's shares and a
+     * busy client's next batch, short enough that a node that went away without closing its connections (cut off, not
+     * killed) is met on a new connection, whose connect fails in 2 s, rather than on an old one that waits for an
+     * answer; and well within the 300 s after which a node's own server closes an idle connection. Older ones are
+     * closed when their address is next used.
      */
-    private static final long KEPT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long KEPT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * What a call may send again when a kept connection it took closed before any byte of an answer came: reads and
+     * checks, which change nothing. (The other end closed the connection as it was taken, or died after reading the
+     * request: a write's outcome is then unknown, a 500.)
+     */
+    private static final Set<String> SAFE_AGAIN = Set.of(
+            TARGET_PREFIX + "GetItem",
+            TARGET_PREFIX + "BatchGetItem",
+            TARGET_PREFIX + "Query",
+            TARGET_PREFIX + "Scan",
+            TARGET_PREFIX + "DescribeTable",
+            io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "CheckBatchWriteItem",
+            io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "ScanRange",
+            io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "SelectRange");
     /** At most this many idle connections are kept to one address by one event loop; more are closed. */
     private static final int KEPT_PER_ADDRESS = 16;
 
@@ -377,6 +394,8 @@ final class ClusterRouter implements AutoCloseable {
         private final String address;
         /** The call whose request is on this connection, else null. */
         private Call current;
+        /** Whether any byte came on this connection since {@link #current}'s request went out. */
+        private boolean heard;
 
         Exchange(String address) {
             this.address = address;
@@ -385,11 +404,13 @@ final class ClusterRouter implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext up, FullHttpResponse response) {
             Call call = current;
-            current = null;
-            if (call == null) {
-                up.close(); // an answer no request asked for: the connection cannot be trusted
+            if (call == null || !response.decoderResult().isSuccess()) {
+                // An answer no request asked for, or one that could not be read: the connection cannot be trusted,
+                // and its close answers the call (its outcome unknown).
+                up.close();
                 return;
             }
+            current = null;
             call.answered(response);
             if (HttpUtil.isKeepAlive(response)) {
                 keep(up.channel(), this);
@@ -429,6 +450,10 @@ final class ClusterRouter implements AutoCloseable {
         private boolean sent;
         /** Closes the connection of the request on its way if its answer has not come in time. */
         private ScheduledFuture<?> deadline;
+        /** Whether the request on its way went over a connection kept from an earlier call. */
+        private boolean reused;
+        /** The connection the request on its way went over. */
+        private Exchange over;
 
         Call(
                 io.netty.channel.EventLoop loop,
@@ -472,9 +497,11 @@ final class ClusterRouter implements AutoCloseable {
             sent = false;
             Kept open = takeKept(to.address());
             if (open != null) {
+                reused = true;
                 send(open.channel(), open.exchange(), request);
                 return;
             }
+            reused = false;
             Exchange exchange = new Exchange(to.address());
             ChannelFuture connecting = connect(loop, to, exchange);
             connecting.addListener(f -> {
@@ -498,6 +525,14 @@ final class ClusterRouter implements AutoCloseable {
         }
 
         private void send(Channel ch, Exchange exchange, FullHttpRequest request) {
+            over = exchange;
+            exchange.heard = false;
+            if (!ch.isActive()) {
+                // Closed between its connect (or being kept) and now: its close has answered nobody.
+                request.release();
+                closed();
+                return;
+            }
             exchange.current = this;
             deadline = loop.schedule(() -> ch.close(), ANSWER_SECONDS, TimeUnit.SECONDS);
             ch.writeAndFlush(request).addListener(w -> {
@@ -512,15 +547,26 @@ final class ClusterRouter implements AutoCloseable {
         /** Its answer: the reply, or, when nothing was done there because none serves, the request sent again. */
         void answered(FullHttpResponse response) {
             deadline.cancel(false); // its connection may be kept, and serve another call
+            deadline = null;
             if (unserved(response) && later()) {
                 return;
             }
             out.complete(new Reply(response.status().code(), ByteBufUtil.getBytes(response.content())));
         }
 
-        /** Its connection closed before the answer came. */
+        /**
+         * Its connection closed before the answer came. A read over a kept connection that closed before any byte of
+         * an answer is sent again, over another ({@link #SAFE_AGAIN}).
+         */
         void closed() {
-            deadline.cancel(false);
+            if (deadline != null) {
+                deadline.cancel(false);
+                deadline = null;
+            }
+            if (reused && !over.heard && SAFE_AGAIN.contains(headers.get("X-Amz-Target")) && !loop.isShuttingDown()) {
+                whenServed();
+                return;
+            }
             out.complete(lostOrUnsent(sent));
         }
     }
@@ -544,6 +590,17 @@ final class ClusterRouter implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         if (tls != null) {
                             ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port));
+                        }
+                        if (answers instanceof Exchange exchange) {
+                            // Notes that an answer has begun: a call over a kept connection that closes before one
+                            // has may be a read to send again (Call.closed).
+                            ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelRead(ChannelHandlerContext c, Object msg) {
+                                    exchange.heard = true;
+                                    c.fireChannelRead(msg);
+                                }
+                            });
                         }
                         ch.pipeline()
                                 .addLast(new HttpClientCodec())
@@ -581,7 +638,6 @@ final class ClusterRouter implements AutoCloseable {
         return h;
     }
 
-    private static final String TARGET_PREFIX = "DynamoDB_20120810.";
     private static final Set<String> READS = Set.of("GetItem", "BatchGetItem", "Query", "Scan", "ExecuteStatement");
     private static final com.fasterxml.jackson.core.JsonFactory JSON = new com.fasterxml.jackson.core.JsonFactory();
 

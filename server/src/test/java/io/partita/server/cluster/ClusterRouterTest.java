@@ -442,6 +442,88 @@ class ClusterRouterTest {
     }
 
     @Test
+    void aReadOverAKeptConnectionClosedBeforeItsAnswerIsSentAgainAndAWriteIsA500() throws Exception {
+        AtomicInteger connections = new AtomicInteger();
+        try (ServerSocket node = new ServerSocket(0)) {
+            // A node that answers each connection's first request and closes it on its second, unanswered: as if it
+            // closed the connection just as the router took it again.
+            Thread accepting = new Thread(() -> {
+                while (!node.isClosed()) {
+                    try {
+                        Socket c = node.accept();
+                        connections.incrementAndGet();
+                        Thread t = new Thread(() -> answerFirstOnly(c));
+                        t.setDaemon(true);
+                        t.start();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            accepting.setDaemon(true);
+            accepting.start();
+            ClusterRouter.Target to = new ClusterRouter.Target("127.0.0.1:" + node.getLocalPort(), false);
+            // Two calls, one on each of the router's event loops, each on a new connection, kept.
+            for (int i = 0; i < 2; i++) {
+                assertThat(callAs(to, "Scan").status()).isEqualTo(200);
+            }
+            assertThat(connections.get()).isEqualTo(2);
+            // A read that meets a kept connection's close is sent again on a new one, and answered.
+            ClusterRouter.Reply read = callAs(to, "Scan");
+            assertThat(read.status()).isEqualTo(200);
+            assertThat(connections.get()).isEqualTo(3);
+            // A write that meets one may have been read there: its outcome is unknown, a 500.
+            ClusterRouter.Reply write = callAs(to, "BatchWriteItem");
+            assertThat(write.status()).isEqualTo(500);
+            assertThat(connections.get()).isEqualTo(3);
+        }
+    }
+
+    private ClusterRouter.Reply callAs(ClusterRouter.Target to, String operation) throws Exception {
+        return router.call(
+                        () -> to,
+                        new io.netty.handler.codec.http.DefaultHttpHeaders()
+                                .set("X-Amz-Target", "DynamoDB_20120810." + operation),
+                        new byte[] {'{', '}'})
+                .get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** Answers the first request on {@code c} (kept alive), and closes {@code c} when the second comes. */
+    private static void answerFirstOnly(Socket c) {
+        try (c) {
+            InputStream in = c.getInputStream();
+            for (int request = 0; ; request++) {
+                int length = 0;
+                StringBuilder line = new StringBuilder();
+                int b;
+                boolean headers = true;
+                while (headers && (b = in.read()) >= 0) {
+                    if (b != '\n') {
+                        line.append((char) b);
+                        continue;
+                    }
+                    String l = line.toString().trim();
+                    line.setLength(0);
+                    if (l.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                        length = Integer.parseInt(
+                                l.substring("content-length:".length()).trim());
+                    }
+                    headers = !l.isEmpty();
+                }
+                if (headers || request > 0) {
+                    return; // the connection ended, or its second request: closed unanswered
+                }
+                in.readNBytes(length);
+                c.getOutputStream()
+                        .write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}".getBytes(StandardCharsets.US_ASCII));
+                c.getOutputStream().flush();
+            }
+        } catch (IOException ignored) {
+            // the router closed it
+        }
+    }
+
+    @Test
     void aWaitingRequestWhoseLookFailsIsA503AndTheConnectionGoesOn() throws Exception {
         // The first look finds no node; the next ones fail (this node closing, say).
         AtomicInteger looks = new AtomicInteger();
