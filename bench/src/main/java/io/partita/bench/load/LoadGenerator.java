@@ -104,7 +104,7 @@ public final class LoadGenerator implements Callable<Integer> {
     @Option(
             names = "--workload",
             description =
-                    "get|cget (consistent)|put|update|query10|query100|scan|batchget|tx2|tx10|tx100|select|mix (default: ${DEFAULT-VALUE})")
+                    "get|cget (consistent)|put|update|query10|query100|scan|batchget|batchwrite|tx2|tx10|tx100|select|mix (default: ${DEFAULT-VALUE})")
     String workload = "get";
 
     @Option(names = "--connections", description = "keep-alive connections (default: ${DEFAULT-VALUE})")

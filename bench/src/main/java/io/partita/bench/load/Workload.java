@@ -25,6 +25,8 @@ public final class Workload {
         QUERY100("Query"),
         SCAN("Scan"),
         BATCHGET("BatchGetItem"),
+        /** BatchWriteItem of 25 puts of consecutive items: one commit on a single node, one Raft entry in a group. */
+        BATCHWRITE("BatchWriteItem"),
         /** TransactWriteItems of 2, 10 and 100 puts of consecutive items, each with a ClientRequestToken. */
         TX2("TransactWriteItems"),
         TX10("TransactWriteItems"),
@@ -43,6 +45,7 @@ public final class Workload {
     private static final Op[] MIX = mix();
 
     static final int BATCH_GET_KEYS = 25;
+    static final int BATCH_WRITE_ITEMS = 25;
     static final int SCAN_LIMIT = 100;
 
     private final String table;
@@ -224,6 +227,18 @@ public final class Workload {
                     out.ascii("}}");
                 }
                 out.ascii("]}");
+            }
+            case BATCHWRITE -> {
+                int n = (int) Math.min(BATCH_WRITE_ITEMS, items);
+                long start = rnd.nextLong(items);
+                out.ascii("{\"RequestItems\":{\"").ascii(table).ascii("\":[");
+                for (int k = 0; k < n; k++) {
+                    if (k > 0) out.ascii(",");
+                    out.ascii("{\"PutRequest\":{\"Item\":");
+                    item(out, (start + k) % items, rnd); // consecutive: distinct keys, as BatchWriteItem requires
+                    out.ascii("}}");
+                }
+                out.ascii("]}}");
             }
             case BATCHGET -> {
                 out.ascii("{\"RequestItems\":{\"").ascii(table).ascii("\":{\"Keys\":[");

@@ -40,9 +40,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.rocksdb.RocksDBException;
 
 /**
- * The one path every item change takes: PutItem, UpdateItem, DeleteItem, BatchWriteItem, TTL deletions and PartiQL
- * writes one item at a time through {@link #write}, transactions several at a time through {@link Transactions},
- * which plans each item here ({@link #plan}) and commits them together ({@link #commit}).
+ * The one path every item change takes: PutItem, UpdateItem, DeleteItem, TTL deletions and PartiQL writes one item at
+ * a time through {@link #write}, a BatchWriteItem's writes together through {@link #writeAll}, transactions several at
+ * a time through {@link Transactions}, which plans each item here ({@link #plan}) and commits them together ({@link
+ * #commit}).
  *
  * <pre>
  *   admit on the key's partition ─ refused: Written.throttled, nothing happens
@@ -200,6 +201,187 @@ public final class ItemWrites {
     }
 
     /**
+     * Applies a BatchWriteItem's writes ({@code ws}: a user's blind puts and deletes, of distinct items) together, in
+     * one commit (one log append, one Raft entry in a cluster) where one after another each waited for a round trip of
+     * its own; in a few when their items hold more than {@link #BATCH_COMMIT_BYTES}. Under the locks of all their
+     * stripes (taken in ascending order, as a transaction takes them), each is admitted, planned and charged in the
+     * request's order, as {@link #write} would one after another, so a partition that runs out of capacity midway
+     * throttles the writes after that point, as it would them. Each write stays atomic on its own, as DynamoDB's are;
+     * those of one commit are also atomic together, which no reader can tell from writes made one after another under
+     * the same locks.
+     *
+     * <p>Per write, in order: its {@link Written} (throttled ones included), or null for one to be sent again: an item
+     * a transaction holds, or, once part of the batch has committed, a write a later commit failed (whatever its
+     * outcome: puts and deletes are idempotent) or a write from one refused while planning on. Before any part has
+     * committed, input refused while planning (a table deleted meanwhile, a full item collection) and a failed commit
+     * are thrown, as {@link #write} throws them, with nothing written (or, a commit's outcome unknown, its part
+     * written). Units charged for writes not made stay charged.
+     *
+     * @throws WouldBlock on a {@link NonBlockingThread}: it may wait for up to 25 locks; nothing has changed
+     */
+    public Written[] writeAll(List<ItemWrite> ws) {
+        if (NonBlockingThread.current()) {
+            throw WouldBlock.INSTANCE;
+        }
+        int n = ws.size();
+        ItemKeyEncoder.EncodedKey[] encoded = new ItemKeyEncoder.EncodedKey[n];
+        long[] keyHashes = new long[n];
+        int[] stripes = new int[n];
+        java.util.Set<StoredItem> items = new java.util.HashSet<>(n * 2);
+        for (int i = 0; i < n; i++) {
+            ItemWrite w = ws.get(i);
+            if (w.cause() != ChangeCause.USER) {
+                throw new IllegalArgumentException("a batch holds a user's writes, not " + w.cause());
+            }
+            encoded[i] = ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
+            // Each planned against the items as they were before the batch: two writes of one item would both be.
+            if (!items.add(new StoredItem(w.table().cacheId(), java.nio.ByteBuffer.wrap(encoded[i].bytes())))) {
+                throw new IllegalArgumentException("a batch writes an item twice");
+            }
+            keyHashes[i] = PartitionHash.of(encoded[i].bytes());
+            stripes[i] = locks.stripeOf(keyHashes[i]);
+        }
+        stripes = java.util.Arrays.stream(stripes).sorted().distinct().toArray();
+        int locked = 0;
+        try {
+            for (int stripe : stripes) {
+                locks.stripe(stripe).lock();
+                locked++;
+            }
+            return writeLocked(ws, encoded, keyHashes);
+        } finally {
+            for (int j = locked - 1; j >= 0; j--) {
+                locks.stripe(stripes[j]).unlock();
+            }
+        }
+    }
+
+    /**
+     * The most bytes of items (old and new images, for each LSI again) one commit of a batch carries: a batch of 25
+     * items of 400 KB on a recording table with LSIs holds far more than a Raft entry may (Ratis refuses one over its
+     * 4 MB append buffer), so a large batch commits in several, each within the 1 MB a group commit gathers.
+     */
+    static final long BATCH_COMMIT_BYTES = 1024 * 1024;
+
+    private Written[] writeLocked(List<ItemWrite> ws, ItemKeyEncoder.EncodedKey[] encoded, long[] keyHashes) {
+        int n = ws.size();
+        Written[] out = new Written[n];
+        // The planned changes not yet committed, of the writes from chunkFrom on, and their bytes.
+        List<Applied> changes = new ArrayList<>(n);
+        int chunkFrom = 0;
+        long chunkBytes = 0;
+        boolean committedAny = false;
+        boolean plannedAny = false;
+        // What the batch's earlier writes add to each item collection, for the limit.
+        Map<CollectionKey, Long> collections = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            ItemWrite w = ws.get(i);
+            Table table = w.table();
+            byte[] k = encoded[i].bytes();
+            TablePartitions partitions = table.partitions();
+            Partition partition = partitions.partitionFor(encoded[i].hash());
+            AttributeValue partitionKey = w.key().partition();
+            Throttle throttle = partitions.admit(partition, CapacityKind.WRITE, () -> KeyText.of(partitionKey));
+            if (throttle == null) {
+                throttle = admitGlobalIndexes(table);
+            }
+            if (throttle != null) {
+                out[i] = Written.throttled(throttle);
+                continue;
+            }
+            if (heldByTransaction(table, k, w)) {
+                continue; // "Transaction conflict handling in DynamoDB": refused, not queued; sent again
+            }
+            Applied applied;
+            try {
+                applied = plan(table, encoded[i], k, keyHashes[i], w, new ByteSink(1024), collections);
+            } catch (ApiException refused) {
+                if (committedAny) {
+                    // Part of the batch is written: the planned rest commits, and this write and those after it go
+                    // back to be sent again, where this one meets its refusal on its own.
+                    java.util.Arrays.fill(out, i, n, null);
+                    if (!commitLater(changes)) {
+                        java.util.Arrays.fill(out, chunkFrom, i, null);
+                    }
+                    return out;
+                }
+                throw confirmed(refused);
+            }
+            plannedAny = true;
+            if (applied.rejection != null) {
+                // A blind write has no condition to fail.
+                throw new IllegalStateException("a batch's write was refused", applied.rejection);
+            }
+            long bytes = (applied.outcome.oldBytes() + applied.outcome.newBytes())
+                    * (1L + table.indexes().locals().size());
+            if (applied.change != null && !changes.isEmpty() && chunkBytes + bytes > BATCH_COMMIT_BYTES) {
+                if (!committedAny) {
+                    commit(changes); // its failure is the batch's: nothing of it is written
+                } else if (!commitLater(changes)) {
+                    java.util.Arrays.fill(out, chunkFrom, n, null);
+                    return out;
+                }
+                committedAny = true;
+                changes.clear();
+                chunkFrom = i;
+                chunkBytes = 0;
+            }
+            double units = CapacityUnits.write(applied.outcome.oldBytes(), applied.outcome.newBytes());
+            IndexUnits indexUnits = applied.indexUnits(units);
+            double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
+            partitions.charge(
+                    partition, CapacityKind.WRITE, tableCharge, encoded[i].hash(), () -> KeyText.of(partitionKey));
+            double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
+            out[i] = new Written(applied.outcome, total, null, indexUnits, applied.collectionBytes);
+            if (applied.change != null) {
+                changes.add(applied);
+                chunkBytes += bytes;
+            }
+        }
+        if (!changes.isEmpty()) {
+            if (!committedAny) {
+                commit(changes);
+            } else if (!commitLater(changes)) {
+                java.util.Arrays.fill(out, chunkFrom, n, null);
+            }
+        } else if (plannedAny && !committedAny) {
+            confirmUnwritten(); // nothing to change (an absent item deleted, an equal one stored): answered as is
+        }
+        return out;
+    }
+
+    /**
+     * {@code refused}, a refusal that depends on the item as it is, once this replica is confirmed to lead (so that
+     * the state it rests on is current); or the store's refusal when it is not, to be thrown instead.
+     */
+    private RuntimeException confirmed(ApiException refused) {
+        try {
+            confirmUnwritten();
+        } catch (io.partita.storage.StorageUnavailableException unsure) {
+            unsure.addSuppressed(refused);
+            return unsure;
+        }
+        return refused;
+    }
+
+    /**
+     * Commits a batch's {@code changes} after an earlier part of it has committed; false when that failed, whatever
+     * its outcome: their writes go back to be sent again (puts and deletes are idempotent), as DynamoDB returns the
+     * writes "an internal processing failure" stopped in UnprocessedItems (API_BatchWriteItem.html).
+     */
+    private boolean commitLater(List<Applied> changes) {
+        if (changes.isEmpty()) {
+            return true;
+        }
+        try {
+            commit(changes);
+            return true;
+        } catch (RuntimeException failed) {
+            return false;
+        }
+    }
+
+    /**
      * Null when every GSI of {@code table} (but one being deleted) can take a write, else the first one's throttle,
      * naming it: a GSI in debt throttles its table's writes.
      */
@@ -277,13 +459,7 @@ public final class ItemWrites {
             } catch (ApiException refused) {
                 // Some refusals depend on the item as it is (an update of a missing number, an item grown past
                 // 400 KB, a full item collection): answered from this replica's state, as a failed condition is.
-                try {
-                    confirmUnwritten();
-                } catch (io.partita.storage.StorageUnavailableException unsure) {
-                    unsure.addSuppressed(refused);
-                    throw unsure;
-                }
-                throw refused;
+                throw confirmed(refused);
             }
             if (a.change != null) {
                 commit(List.of(a));
@@ -462,6 +638,9 @@ public final class ItemWrites {
         }
         return current + delta;
     }
+
+    /** An item of a table: its cache id and the item's stored key. */
+    private record StoredItem(long table, java.nio.ByteBuffer key) {}
 
     /** An item collection of a table: its cache id and the collection's partition prefix. */
     record CollectionKey(long table, java.nio.ByteBuffer prefix) {}

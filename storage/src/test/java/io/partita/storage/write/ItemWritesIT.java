@@ -240,6 +240,138 @@ class ItemWritesIT {
         }
     }
 
+    /**
+     * A BatchWriteItem's writes ({@link ItemWrites#writeAll}): admitted and charged in turn, as one after another would
+     * be, so that a partition spent midway throttles the rest; committed in one entry of the log.
+     */
+    @Test
+    void aBatchsWritesAreAdmittedAndChargedInTurnAndCommitInOneEntry() throws Exception {
+        try (io.partita.storage.rocks.RocksStore store =
+                        io.partita.storage.rocks.RocksStore.open(StorageConfig.memory());
+                StorageEngine e = StorageEngine.openOn(store, StorageConfig.memory())) {
+            // 1 WCU provisioned: 300 units of burst, which three writes of 101 units spend below zero.
+            Table t = e.tables().create(provisioned("t", 1));
+            java.util.concurrent.atomic.AtomicInteger entries = new java.util.concurrent.atomic.AtomicInteger();
+            store.replicateThrough(new io.partita.storage.rocks.Replication() {
+                @Override
+                public void replicate(byte[] entry) {
+                    store.applyEntry(entry, 1, entries.incrementAndGet());
+                }
+
+                @Override
+                public long readBarrier() {
+                    return 1;
+                }
+            });
+            java.util.List<ItemWrite> puts = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                Map<String, AttributeValue> big = item("k" + i, 102_600);
+                puts.add(ItemWrite.user(
+                        t, key("k" + i), ConditionalWrite.blind(new WriteDecision.Put(big)), ItemSize.of(big)));
+            }
+            Written[] written = e.writes().writeAll(puts);
+            for (int i = 0; i < 3; i++) {
+                assertThat(written[i].throttled()).as("k%d", i).isFalse();
+                assertThat(written[i].units()).isEqualTo(101);
+                assertThat(e.get(t, key("k" + i))).isNotNull();
+            }
+            for (int i = 3; i < 5; i++) {
+                assertThat(written[i].throttled()).as("k%d", i).isTrue();
+                assertThat(e.get(t, key("k" + i))).isNull();
+            }
+            assertThat(entries).hasValue(1);
+            assertThat(t.partitions().throughput().consumption().consumedWriteUnits())
+                    .isEqualTo(303);
+
+            // On an event loop it would wait for locks: refused before anything happens.
+            Throwable thrown = onLoop(() -> e.writes().writeAll(puts.subList(3, 4)));
+            assertThat(thrown).isSameAs(WouldBlock.INSTANCE);
+            assertThat(entries).hasValue(1);
+            // The TTL service's deletions are not a batch's.
+            assertThatThrownBy(() -> e.writes()
+                            .writeAll(java.util.List.of(new ItemWrite(
+                                    t,
+                                    key("k0"),
+                                    ConditionalWrite.blind(new WriteDecision.Delete()),
+                                    0,
+                                    io.partita.storage.feed.ChangeCause.TTL))))
+                    .isInstanceOf(IllegalArgumentException.class);
+            store.replicateThrough(null);
+        }
+    }
+
+    /**
+     * A batch whose items hold more than {@link ItemWrites#BATCH_COMMIT_BYTES} commits in several entries (a Raft entry
+     * has a limit); once one has committed, a later one that fails leaves its writes, and those after, to be sent
+     * again, where the first failure fails the batch whole. The same item twice is refused before anything happens.
+     */
+    @Test
+    void aLargeBatchCommitsInSeveralEntriesAndALaterOnesFailureLeavesTheRestToBeSentAgain() {
+        StorageConfig off = StorageConfig.memory()
+                .withCapacity(CapacityConfig.defaults().withMode(io.partita.storage.capacity.ThroughputMode.OFF));
+        try (io.partita.storage.rocks.RocksStore store = io.partita.storage.rocks.RocksStore.open(off);
+                StorageEngine e = StorageEngine.openOn(store, off)) {
+            Table t = e.tables().create(provisioned("t", 100));
+            java.util.concurrent.atomic.AtomicInteger entries = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger refuseEntry = new java.util.concurrent.atomic.AtomicInteger();
+            store.replicateThrough(new io.partita.storage.rocks.Replication() {
+                @Override
+                public void replicate(byte[] entry) {
+                    if (entries.get() + 1 == refuseEntry.get()) {
+                        throw new io.partita.storage.StorageUnavailableException("the group did not commit");
+                    }
+                    store.applyEntry(entry, 1, entries.incrementAndGet());
+                }
+
+                @Override
+                public long readBarrier() {
+                    return 1;
+                }
+            });
+            // Five items of 300 KB: three to a commit (900 KB), then two.
+            Written[] written = e.writes().writeAll(puts(t, "a", 5, 300_000));
+            assertThat(written).doesNotContainNull();
+            assertThat(entries).hasValue(2);
+            for (int i = 0; i < 5; i++) {
+                assertThat(e.get(t, key("a" + i))).isNotNull();
+            }
+            // The second commit fails: its writes come back to be sent again; the first's are made.
+            refuseEntry.set(entries.get() + 2);
+            written = e.writes().writeAll(puts(t, "b", 5, 300_000));
+            for (int i = 0; i < 3; i++) {
+                assertThat(written[i]).as("b%d", i).isNotNull();
+                assertThat(e.get(t, key("b" + i))).isNotNull();
+            }
+            for (int i = 3; i < 5; i++) {
+                assertThat(written[i]).as("b%d", i).isNull();
+                assertThat(e.get(t, key("b" + i))).isNull();
+            }
+            // The first commit fails: the batch fails whole.
+            refuseEntry.set(entries.get() + 1);
+            assertThatThrownBy(() -> e.writes().writeAll(puts(t, "c", 5, 300_000)))
+                    .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
+            assertThat(e.get(t, key("c0"))).isNull();
+            refuseEntry.set(0);
+            // The same item twice.
+            java.util.List<ItemWrite> twice = new java.util.ArrayList<>(puts(t, "d", 1, 10));
+            twice.addAll(puts(t, "d", 1, 20));
+            int before = entries.get();
+            assertThatThrownBy(() -> e.writes().writeAll(twice)).isInstanceOf(IllegalArgumentException.class);
+            assertThat(entries).hasValue(before);
+            store.replicateThrough(null);
+        }
+    }
+
+    private static java.util.List<ItemWrite> puts(Table t, String prefix, int count, int bytes) {
+        java.util.List<ItemWrite> puts = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Map<String, AttributeValue> item = item(prefix + i, bytes);
+            puts.add(ItemWrite.user(
+                    t, key(prefix + i), ConditionalWrite.blind(new WriteDecision.Put(item)), ItemSize.of(item)));
+        }
+        return puts;
+    }
+
     @Test
     void withThroughputOffNothingIsRefusedOrCharged() {
         StorageConfig off = StorageConfig.memory()

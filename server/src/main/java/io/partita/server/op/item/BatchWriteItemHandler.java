@@ -1,7 +1,6 @@
 package io.partita.server.op.item;
 
 import io.partita.protocol.error.ApiException;
-import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.message.BatchWriteItemInput;
 import io.partita.protocol.message.BatchWriteItemOutput;
 import io.partita.protocol.message.ConsumedCapacity;
@@ -16,7 +15,6 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.OperationRegistry;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
-import io.partita.storage.StorageUnavailableException;
 import io.partita.storage.capacity.Throttle;
 import io.partita.storage.index.IndexEntries;
 import io.partita.storage.item.ConditionalWrite;
@@ -65,40 +63,26 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         Map<String, Map<String, Double>> globals = new HashMap<>();
         Map<String, List<WriteRequest>> unprocessed = new LinkedHashMap<>();
         Throttle firstThrottle = null;
-        boolean processedAny = false;
+        List<ItemWrite> made = new ArrayList<>(writes.size());
+        for (Write w : writes) {
+            made.add(ItemWrite.user(
+                    w.table(),
+                    w.key(),
+                    ConditionalWrite.blind(
+                            w.item() == null ? new WriteDecision.Delete() : new WriteDecision.Put(w.item())),
+                    0));
+        }
+        // In one commit (ItemWrites.writeAll; a large batch in parts of about 1 MB): a store that cannot take the first
+        // (a full disk, a cluster's leader that lost its group) throws with nothing written, and the whole batch
+        // answers 503 (or 500), which the SDKs send again; one that cannot take a later part leaves its writes and the
+        // rest (null) to be returned in UnprocessedItems, as DynamoDB returns the writes an internal failure stopped.
+        Written[] results = storage.writes().writeAll(made);
         for (int at = 0; at < writes.size(); at++) {
             Write w = writes.get(at);
-            Written written;
-            try {
-                written = storage.writes()
-                        .write(ItemWrite.user(
-                                w.table(),
-                                w.key(),
-                                ConditionalWrite.blind(
-                                        w.item() == null
-                                                ? new WriteDecision.Delete()
-                                                : new WriteDecision.Put(w.item())),
-                                0));
-            } catch (StorageUnavailableException e) {
-                if (!processedAny) {
-                    throw e; // nothing done yet: the whole batch answers 503 (or 500), which the SDKs send again
-                }
-                // Once some writes happened, a store that cannot take this one (a full disk, or a cluster's leader
-                // that lost its group) leaves it and the rest to be sent again, as DynamoDB returns the writes "an
-                // internal processing failure" stopped in UnprocessedItems (API_BatchWriteItem.html); puts and deletes
-                // are idempotent, so one whose outcome is unknown may be sent again too.
-                for (Write rest : writes.subList(at, writes.size())) {
-                    unprocessed
-                            .computeIfAbsent(rest.requestName(), n -> new ArrayList<>())
-                            .add(rest.request());
-                }
-                break;
-            } catch (ApiException e) {
-                if (e.code() != ErrorCode.TRANSACTION_CONFLICT) {
-                    throw e;
-                }
-                // An item a transaction holds: the batch's other writes have happened, so this one is returned to
-                // retry, as a throttled one is, rather than failing a batch that has partly been written.
+            Written written = results[at];
+            if (written == null) {
+                // An item a transaction holds: returned to retry, as a throttled one is, rather than failing a batch
+                // whose other writes have happened.
                 unprocessed
                         .computeIfAbsent(w.requestName(), n -> new ArrayList<>())
                         .add(w.request());
@@ -112,7 +96,6 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
                         .add(w.request());
                 continue;
             }
-            processedAny = true;
             units.merge(w.table().metadata().name(), written.units(), Double::sum);
             var metrics = ItemRequests.collectionMetrics(in.returnItemCollectionMetrics(), w.table(), w.key(), written);
             if (metrics != null) {
@@ -198,12 +181,13 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
         checkShape(in);
         int total = in.requestItems().values().stream().mapToInt(List::size).sum();
         List<Write> writes = new ArrayList<>(total);
+        // Over the whole request: a table may be named twice, by its name and by its ARN.
+        Set<List<Object>> seen = new HashSet<>();
         for (Map.Entry<String, List<WriteRequest>> e : in.requestItems().entrySet()) {
             Table table = ItemRequests.table(context, storage, e.getKey());
-            Set<PrimaryKey> seen = new HashSet<>();
             for (WriteRequest w : e.getValue()) {
                 Write write = check(e.getKey(), table, w);
-                if (!seen.add(write.key())) {
+                if (!seen.add(List.of(table.cacheId(), write.key()))) {
                     throw ApiException.validation("Provided list of item keys contains duplicates");
                 }
                 writes.add(write);

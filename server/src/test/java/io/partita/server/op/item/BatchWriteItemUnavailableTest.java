@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A BatchWriteItem whose store stops taking writes partway (a full disk, a cluster's leader that cannot commit through
- * its group) returns the writes it did not make in UnprocessedItems, as DynamoDB does for an internal failure; one that
- * could make none fails whole, as a single write does. The store replicates through a stand-in that applies a set
- * number of entries, then refuses the next.
+ * A BatchWriteItem's writes commit together, in one entry of the store's log (one Raft entry in a cluster): a store
+ * that cannot take it (a full disk, a cluster's leader that cannot commit through its group) fails the batch whole,
+ * nothing written, as a single write fails, and the SDKs send it again. The store replicates through a stand-in that
+ * counts its entries and refuses them while told to.
  */
 class BatchWriteItemUnavailableTest {
     private static final RequestContext CONTEXT = new RequestContext(
@@ -41,7 +41,7 @@ class BatchWriteItemUnavailableTest {
             false);
 
     @Test
-    void theWritesAfterAStoreStopsAreUnprocessedOnceAnyWasMade() {
+    void aBatchCommitsInOneEntryAndAStoreThatRefusesItFailsItWhole() {
         try (RocksStore store = RocksStore.open(StorageConfig.memory());
                 StorageEngine storage = StorageEngine.openOn(store, StorageConfig.memory())) {
             storage.tables().create(KeyedTables.byId("t"));
@@ -66,35 +66,64 @@ class BatchWriteItemUnavailableTest {
             BatchWriteItemHandler batch = new BatchWriteItemHandler(storage);
             GetItemHandler get = new GetItemHandler(storage, new ItemExpressions(new ExpressionCache(100)));
 
-            // Two of five puts made, then the store stops: the other three come back to be sent again.
-            allowed.set(2);
-            BatchWriteItemOutput out = batch.handle(CONTEXT, puts("a", "b", "c", "d", "e"));
-            assertThat(ids(out)).containsExactly("c", "d", "e");
-            allowed.set(Integer.MAX_VALUE);
-            for (String id : List.of("a", "b")) {
+            // Five puts: one entry.
+            assertThat(batch.handle(CONTEXT, puts("a", "b", "c", "d", "e")).unprocessedItems())
+                    .isEmpty();
+            assertThat(entries.get()).isEqualTo(1);
+            for (String id : List.of("a", "b", "c", "d", "e")) {
                 assertThat(exists(get, id)).as(id).isTrue();
             }
-            for (String id : List.of("c", "d", "e")) {
+
+            // The store refuses the entry: the batch fails whole, nothing written; sent again, it is made.
+            allowed.set(0);
+            assertThatThrownBy(() -> batch.handle(CONTEXT, puts("f", "g", "h")))
+                    .isInstanceOf(StorageUnavailableException.class)
+                    .matches(e -> !((StorageUnavailableException) e).mayHaveBeenWritten());
+            allowed.set(Integer.MAX_VALUE);
+            for (String id : List.of("f", "g", "h")) {
                 assertThat(exists(get, id)).as(id).isFalse();
             }
-            // Sent again, they are made.
-            assertThat(batch.handle(CONTEXT, new BatchWriteItemInput(out.unprocessedItems(), null, null))
+            assertThat(batch.handle(CONTEXT, puts("f", "g", "h")).unprocessedItems())
+                    .isEmpty();
+            assertThat(exists(get, "h")).isTrue();
+            assertThat(entries.get()).isEqualTo(2);
+
+            // An outcome unknown is the whole batch's (a 500, which the SDKs send again: the same puts again).
+            allowed.set(0);
+            mayHaveBeenWritten.set(true);
+            assertThatThrownBy(() -> batch.handle(CONTEXT, puts("i", "j")))
+                    .isInstanceOf(StorageUnavailableException.class)
+                    .matches(e -> ((StorageUnavailableException) e).mayHaveBeenWritten());
+            allowed.set(Integer.MAX_VALUE);
+            store.replicateThrough(null);
+        }
+    }
+
+    @Test
+    void anItemWrittenTwiceUnderTheTablesNameAndItsArnIsRefusedAndNothingIsWritten() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            // An ARN names a table of 3 characters or more.
+            storage.tables().create(KeyedTables.byId("tbl"));
+            BatchWriteItemHandler batch = new BatchWriteItemHandler(storage);
+            GetItemHandler get = new GetItemHandler(storage, new ItemExpressions(new ExpressionCache(100)));
+            String arn = io.partita.server.op.TableNames.arn(CONTEXT, "tbl");
+            Map<String, List<WriteRequest>> items = new java.util.LinkedHashMap<>();
+            items.put("tbl", puts("a", "b").requestItems().get("t"));
+            items.put(arn, puts("c", "a").requestItems().get("t"));
+            assertThatThrownBy(() -> batch.handle(CONTEXT, new BatchWriteItemInput(items, null, null)))
+                    .isInstanceOf(io.partita.protocol.error.ApiException.class)
+                    .hasMessage("Provided list of item keys contains duplicates");
+            for (String id : List.of("a", "b", "c")) {
+                assertThat(exists(get, "tbl", id)).as(id).isFalse();
+            }
+            // Named both ways, distinct items are written.
+            items.put(arn, puts("c", "d").requestItems().get("t"));
+            assertThat(batch.handle(CONTEXT, new BatchWriteItemInput(items, null, null))
                             .unprocessedItems())
                     .isEmpty();
-            assertThat(exists(get, "e")).isTrue();
-
-            // A write whose outcome is unknown is returned too: a put sent again puts the same item.
-            allowed.set(1);
-            mayHaveBeenWritten.set(true);
-            assertThat(ids(batch.handle(CONTEXT, puts("f", "g", "h")))).containsExactly("g", "h");
-
-            // None made: the batch fails whole, the SDKs retry it.
-            allowed.set(0);
-            assertThatThrownBy(() -> batch.handle(CONTEXT, puts("i", "j")))
-                    .isInstanceOf(StorageUnavailableException.class);
-            allowed.set(Integer.MAX_VALUE);
-            assertThat(exists(get, "i")).isFalse();
-            store.replicateThrough(null);
+            for (String id : List.of("a", "b", "c", "d")) {
+                assertThat(exists(get, "tbl", id)).as(id).isTrue();
+            }
         }
     }
 
@@ -115,10 +144,14 @@ class BatchWriteItemUnavailableTest {
     }
 
     private static boolean exists(GetItemHandler get, String id) {
+        return exists(get, "t", id);
+    }
+
+    private static boolean exists(GetItemHandler get, String table, String id) {
         return get.handle(
                                 CONTEXT,
                                 new GetItemInput(
-                                        "t", Map.of("id", new AttributeValue.S(id)), null, true, null, null, null))
+                                        table, Map.of("id", new AttributeValue.S(id)), null, true, null, null, null))
                         .item()
                 != null;
     }
