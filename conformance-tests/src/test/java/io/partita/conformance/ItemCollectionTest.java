@@ -70,4 +70,40 @@ class ItemCollectionTest {
                     .satisfies(m -> assertThat(m.itemCollectionKey()).isEqualTo(Map.of("user", s("cy"))));
         }
     }
+
+    /**
+     * A BatchWriteItem whose items are committed in several parts (each here holds about 1 MB of images, one item)
+     * counts each item once against its collection's limit: three items of 340 KB fit a 1.2 MB limit together.
+     */
+    @Test
+    void aBatchCommittedInPartsCountsEachItemOnceAgainstItsCollection() {
+        StorageConfig storage = StorageConfig.memory().withItemCollectionLimitBytes(1_200_000);
+        try (IsolatedPartita partita = IsolatedPartita.start(storage)) {
+            DynamoDbClient ddb = partita.client();
+            String t = LocalSecondaryIndexTest.messages(partita.tables());
+            List<software.amazon.awssdk.services.dynamodb.model.WriteRequest> puts = new java.util.ArrayList<>();
+            for (int at = 1; at <= 3; at++) {
+                var item = LocalSecondaryIndexTest.message("ann", at, at, "z".repeat(340_000));
+                puts.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                        .putRequest(p -> p.item(item))
+                        .build());
+            }
+            assertThat(ddb.batchWriteItem(b -> b.requestItems(Map.of(t, puts))).unprocessedItems())
+                    .isEmpty();
+            for (int at = 1; at <= 3; at++) {
+                String key = Integer.toString(at);
+                assertThat(ddb.getItem(b -> b.tableName(t).key(Map.of("user", s("ann"), "at", n(key))))
+                                .hasItem())
+                        .as("item %s", key)
+                        .isTrue();
+            }
+            // A fourth would pass the limit.
+            var fourth = LocalSecondaryIndexTest.message("ann", 4, 4, "z".repeat(340_000));
+            ApiErrors.assertError(
+                    ItemCollectionSizeLimitExceededException.class,
+                    "ItemCollectionSizeLimitExceededException",
+                    "The total size of an item collection has exceeded the maximum limit of 10 gigabytes.",
+                    () -> ddb.putItem(b -> b.tableName(t).item(fourth)));
+        }
+    }
 }

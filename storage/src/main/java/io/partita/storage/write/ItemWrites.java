@@ -65,6 +65,7 @@ import org.rocksdb.RocksDBException;
  * items column family any other way.
  */
 public final class ItemWrites {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ItemWrites.class);
     /**
      * Each thread's buffer for the stored form of the item it is writing, reused rather than grown from 256 bytes and
      * copied out for every write. It keeps the capacity of the largest item its thread wrote, at most about 400 KB.
@@ -257,9 +258,10 @@ public final class ItemWrites {
     }
 
     /**
-     * The most bytes of items (old and new images, for each LSI again) one commit of a batch carries: a batch of 25
-     * items of 400 KB on a recording table with LSIs holds far more than a Raft entry may (Ratis refuses one over its
-     * 4 MB append buffer), so a large batch commits in several, each within the 1 MB a group commit gathers.
+     * The most bytes of items (the new row, the change record's two images, each LSI's row) one commit of a batch
+     * carries: a batch of 25 items of 400 KB on a recording table with LSIs holds far more than a Raft entry may
+     * (Ratis refuses one over its 4 MB append buffer), so a large batch commits in several, each within the 1 MB a
+     * group commit gathers.
      */
     static final long BATCH_COMMIT_BYTES = 1024 * 1024;
 
@@ -295,25 +297,25 @@ public final class ItemWrites {
             Applied applied;
             try {
                 applied = plan(table, encoded[i], k, keyHashes[i], w, new ByteSink(1024), collections);
-            } catch (ApiException refused) {
+            } catch (RuntimeException failed) {
                 if (committedAny) {
-                    // Part of the batch is written: the planned rest commits, and this write and those after it go
-                    // back to be sent again, where this one meets its refusal on its own.
-                    java.util.Arrays.fill(out, i, n, null);
+                    // Part of the batch is written: the planned rest commits, and this write and those after it (all
+                    // still null) go back to be sent again, where this one meets its refusal on its own.
                     if (!commitLater(changes)) {
                         java.util.Arrays.fill(out, chunkFrom, i, null);
                     }
                     return out;
                 }
-                throw confirmed(refused);
+                throw failed instanceof ApiException refused ? confirmed(refused) : failed;
             }
             plannedAny = true;
             if (applied.rejection != null) {
                 // A blind write has no condition to fail.
                 throw new IllegalStateException("a batch's write was refused", applied.rejection);
             }
+            // The new row, the change record's two images, each LSI's row: bounded by both images for each.
             long bytes = (applied.outcome.oldBytes() + applied.outcome.newBytes())
-                    * (1L + table.indexes().locals().size());
+                    * (2L + table.indexes().locals().size());
             if (applied.change != null && !changes.isEmpty() && chunkBytes + bytes > BATCH_COMMIT_BYTES) {
                 if (!committedAny) {
                     commit(changes); // its failure is the batch's: nothing of it is written
@@ -322,6 +324,7 @@ public final class ItemWrites {
                     return out;
                 }
                 committedAny = true;
+                forgetCommitted(collections, changes);
                 changes.clear();
                 chunkFrom = i;
                 chunkBytes = 0;
@@ -376,8 +379,25 @@ public final class ItemWrites {
         try {
             commit(changes);
             return true;
-        } catch (RuntimeException failed) {
+        } catch (StorageUnavailableException | StorageException failed) {
+            log.warn("a part of a BatchWriteItem did not commit; its writes go back unprocessed", failed);
             return false;
+        }
+    }
+
+    /**
+     * Takes what {@code committed} changes added to their item collections out of {@code pending}: the store's
+     * counters hold it now, and a later write of the batch counts both.
+     */
+    private static void forgetCommitted(Map<CollectionKey, Long> pending, List<Applied> committed) {
+        for (Applied a : committed) {
+            byte[] prefix = a.change.collection();
+            if (prefix != null) {
+                pending.merge(
+                        new CollectionKey(a.change.table().cacheId(), java.nio.ByteBuffer.wrap(prefix)),
+                        -a.change.collectionDelta(),
+                        Long::sum);
+            }
         }
     }
 

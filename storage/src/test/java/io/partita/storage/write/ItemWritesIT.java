@@ -328,8 +328,9 @@ class ItemWritesIT {
                     return 1;
                 }
             });
-            // Five items of 300 KB: three to a commit (900 KB), then two.
-            Written[] written = e.writes().writeAll(puts(t, "a", 5, 300_000));
+            // Five new items of 150 KB, each 300 KB of a commit's bytes (its row and the record's image): three to a
+            // commit, then two.
+            Written[] written = e.writes().writeAll(puts(t, "a", 5, 150_000));
             assertThat(written).doesNotContainNull();
             assertThat(entries).hasValue(2);
             for (int i = 0; i < 5; i++) {
@@ -337,7 +338,7 @@ class ItemWritesIT {
             }
             // The second commit fails: its writes come back to be sent again; the first's are made.
             refuseEntry.set(entries.get() + 2);
-            written = e.writes().writeAll(puts(t, "b", 5, 300_000));
+            written = e.writes().writeAll(puts(t, "b", 5, 150_000));
             for (int i = 0; i < 3; i++) {
                 assertThat(written[i]).as("b%d", i).isNotNull();
                 assertThat(e.get(t, key("b" + i))).isNotNull();
@@ -348,7 +349,7 @@ class ItemWritesIT {
             }
             // The first commit fails: the batch fails whole.
             refuseEntry.set(entries.get() + 1);
-            assertThatThrownBy(() -> e.writes().writeAll(puts(t, "c", 5, 300_000)))
+            assertThatThrownBy(() -> e.writes().writeAll(puts(t, "c", 5, 150_000)))
                     .isInstanceOf(io.partita.storage.StorageUnavailableException.class);
             assertThat(e.get(t, key("c0"))).isNull();
             refuseEntry.set(0);

@@ -81,8 +81,9 @@ public final class BatchWriteItemHandler implements OperationHandler<BatchWriteI
             Write w = writes.get(at);
             Written written = results[at];
             if (written == null) {
-                // An item a transaction holds: returned to retry, as a throttled one is, rather than failing a batch
-                // whose other writes have happened.
+                // Not made: an item a transaction holds, or a write a later part's failed commit left (or one after
+                // it). Returned to retry, as a throttled one is, rather than failing a batch whose other writes have
+                // happened.
                 unprocessed
                         .computeIfAbsent(w.requestName(), n -> new ArrayList<>())
                         .add(w.request());
