@@ -467,6 +467,41 @@ class ClusterIT {
             // Nothing is cached on the follower: its replica's new value reaches its readers.
             await("k0's new value on the follower", () -> "2".equals(value(ddb, "reads", "k0", false)));
 
+            // A BatchWriteItem larger than a Raft entry may be (eight new items of 380 KB, each with its stream
+            // record's image: about 6 MB, where Ratis takes entries up to 4 MB) commits in parts, every item written.
+            ddb.createTable(t -> t.tableName("large")
+                    .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
+                    .keySchema(k -> k.attributeName("id").keyType("HASH"))
+                    .streamSpecification(st -> st.streamEnabled(true).streamViewType("NEW_AND_OLD_IMAGES"))
+                    .billingMode("PAY_PER_REQUEST"));
+            await(
+                    "the large table ACTIVE",
+                    () -> ddb.describeTable(d -> d.tableName("large"))
+                            .table()
+                            .tableStatusAsString()
+                            .equals("ACTIVE"));
+            java.util.List<software.amazon.awssdk.services.dynamodb.model.WriteRequest> large =
+                    new java.util.ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                var item = java.util.Map.of(
+                        "id", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("L" + i),
+                        "v", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("x".repeat(380_000)));
+                large.add(software.amazon.awssdk.services.dynamodb.model.WriteRequest.builder()
+                        .putRequest(p -> p.item(item))
+                        .build());
+            }
+            assertThat(ddb.batchWriteItem(b -> b.requestItems(java.util.Map.of("large", large)))
+                            .unprocessedItems())
+                    .isEmpty();
+            for (int i = 0; i < 8; i++) {
+                String id = "L" + i;
+                assertThat(ddb.getItem(g -> g.tableName("large").key(key(id)).consistentRead(true))
+                                .item()
+                                .get("v")
+                                .s())
+                        .hasSize(380_000);
+            }
+
             // A table made after the follower's reader opened: the reader opens again on the new catalog.
             ddb.createTable(t -> t.tableName("later")
                     .attributeDefinitions(a -> a.attributeName("id").attributeType(ScalarAttributeType.S))
