@@ -946,7 +946,17 @@ public final class ClusterMember implements AutoCloseable {
             // makes, a batch's or a transaction's part, whose commit or abort comes to its group even once the table is
             // deleted): served there. An item's request goes by its own key, below, whichever group it names. (A
             // CreateTable there is made only if the table's record, after a barrier, names the group:
-            // Placing.placedHere.)
+            // Placing.placedHere.) A share's keys must all be in the group's ranges: one sent elsewhere would be
+            // written where no read looks for it.
+            if (carriesKeys(target) && !keysIn(ranges, request, chosen)) {
+                return new Routed(
+                        null,
+                        new io.partita.protocol.error.ApiException(
+                                io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                                "Partita: a key of this share of a request over table " + name
+                                        + "'s groups is not in the hash range of the group it names"
+                                        + " (x-partita-group); send it again"));
+            }
             return routedTo(chosen);
         }
         if (operation == null && chosen == null && request.headers().contains(ClusterRouter.FORWARDED)) {
@@ -1022,6 +1032,32 @@ public final class ClusterMember implements AutoCloseable {
                 || TransactSpread.runs(target)
                 || StatementSpread.runs(target)
                 || target.equals(TransactWriteSpread.TARGET);
+    }
+
+    /**
+     * Whether {@code target} is a group's share of a request over a table cut by ranges that names keys: one of {@link
+     * #cutByKey}'s, a check of a BatchWriteItem's share, a read transaction's hold, or a write transaction's prepare.
+     */
+    private static boolean carriesKeys(String target) {
+        return cutByKey(target)
+                || target.equals(BatchSpread.CHECK)
+                || target.equals(TransactSpread.HOLD)
+                || target.equals(TransactSpread.HOLD_STATEMENTS)
+                || target.equals(TransactWriteSpread.PREPARE)
+                || target.equals(TransactWriteSpread.PREPARE_STATEMENTS);
+    }
+
+    /**
+     * Whether the keys of share {@code request} are all in the ranges of group {@code chosen} ({@link
+     * TableRanges#groupsOfShare}); a body that is no JSON object, or names no key, has nothing to place (its group's
+     * server answers its error).
+     */
+    private static boolean keysIn(
+            TableRanges ranges, io.netty.handler.codec.http.FullHttpRequest request, UUID chosen) {
+        com.fasterxml.jackson.databind.node.ObjectNode body =
+                BatchSpread.object(io.netty.buffer.ByteBufUtil.getBytes(request.content()));
+        Set<UUID> in = body == null ? Set.of() : ranges.groupsOfShare(body);
+        return in.isEmpty() || in.equals(Set.of(chosen));
     }
 
     /**

@@ -109,6 +109,42 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
         return value == null ? groups.get(0) : groupOf(value);
     }
 
+    /**
+     * The groups of the keys in a share of a batch or transaction ({@code root}: its body), each key's range's as the
+     * node that cut the request finds it ({@link BatchSpread#split}, {@link TransactSpread#split}, {@link
+     * TransactWriteSpread#split}, {@link StatementSpread#split}): in {@code RequestItems}, a read's {@code Keys}, a
+     * put's {@code Item} and a delete's {@code Key}; in {@code TransactItems}, a Put's {@code Item} and each other
+     * action's {@code Key}; each statement of {@code Statements} or {@code TransactStatements}. The share names this
+     * table alone.
+     */
+    java.util.Set<UUID> groupsOfShare(JsonNode root) {
+        java.util.Set<UUID> out = new java.util.HashSet<>();
+        for (JsonNode entry : root.path("RequestItems")) {
+            if (entry.isArray()) {
+                for (JsonNode one : entry) {
+                    out.add(groupOfEntry(
+                            one.has("PutRequest")
+                                    ? one.path("PutRequest").get("Item")
+                                    : one.path("DeleteRequest").get("Key")));
+                }
+            } else {
+                for (JsonNode one : entry.path("Keys")) {
+                    out.add(groupOfEntry(one));
+                }
+            }
+        }
+        for (JsonNode item : root.path("TransactItems")) {
+            JsonNode action = item.has("Get") ? item.get("Get") : TransactWriteSpread.actionOf(item);
+            out.add(groupOfEntry(action.has("Item") ? action.get("Item") : action.get("Key")));
+        }
+        for (String field : List.of("Statements", "TransactStatements")) {
+            for (JsonNode statement : root.path(field)) {
+                out.add(groupOfStatement(statement));
+            }
+        }
+        return out;
+    }
+
     /** A statement as a request gives it, parsed. */
     record Statement(Partiql.Statement parsed) {
         /**

@@ -215,7 +215,7 @@ final class TransactWriteSpread {
     }
 
     /** The one action of a TransactWriteItems member (checked to have one): its Put, Update, Delete or check. */
-    private static JsonNode actionOf(JsonNode item) {
+    static JsonNode actionOf(JsonNode item) {
         for (String member : List.of("ConditionCheck", "Put", "Delete", "Update")) {
             if (item.get(member) instanceof ObjectNode action) {
                 return action;

@@ -125,6 +125,33 @@ class ClusterPlacementIT {
     }
 
     private int partita(int a, ClusterConfig.Member via, String target, String json) throws Exception {
+        return partita(a, via, target, json, null);
+    }
+
+    /**
+     * Sends {@code json} as operation {@code target} for account {@code a} to {@code via}, signed; as a share another
+     * node sends to group {@code group} (its {@code x-partita-group}) when that is not null.
+     */
+    private int partita(int a, ClusterConfig.Member via, String target, String json, String group) throws Exception {
+        var answer = partitaAnswer(a, via, target, json, group);
+        if (answer.statusCode() != 200) {
+            System.out.println("answered " + answer.statusCode() + ": " + answer.body());
+        }
+        return answer.statusCode();
+    }
+
+    /** {@link #partitaAnswer}'s status and body, as one string ("503 {...}"). */
+    private String send(int a, int via, String target, String json, String group) {
+        try {
+            var answer = partitaAnswer(a, members.get(via), target, json, group);
+            return answer.statusCode() + " " + answer.body();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private java.net.http.HttpResponse<String> partitaAnswer(
+            int a, ClusterConfig.Member via, String target, String json, String group) throws Exception {
         byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
         var headers = new io.netty.handler.codec.http.DefaultHttpHeaders()
@@ -142,12 +169,15 @@ class ClusterPlacementIT {
                 .header("content-type", "application/x-amz-json-1.0")
                 .header("x-amz-date", date)
                 .header("x-amz-target", target)
-                .header("authorization", authorization)
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
-                .build();
+                .header("authorization", authorization);
+        if (group != null) {
+            request.header(ClusterRouter.GROUP, group).header(ClusterRouter.FORWARDED, "n9");
+        }
         return java.net.http.HttpClient.newHttpClient()
-                .send(request, java.net.http.HttpResponse.BodyHandlers.discarding())
-                .statusCode();
+                .send(
+                        request.POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     private static JsonNode view(ClusterMember m) {
@@ -1513,8 +1543,63 @@ class ClusterPlacementIT {
                                 .expressionAttributeValues(Map.of(":c", AttributeValue.fromS("c"))))
                         .count())
                 .isZero();
+        // A share sent to a group (x-partita-group, as from another node) is served there only when its keys are in
+        // the group's range: one of another range's key is refused, 503, and written nowhere (a Scan reads every
+        // group's items, and would find it where it does not belong), as is a transaction's prepared part.
+        java.util.Map<String, String> ids = rangeGroupIds(nodes[0], account, "hot");
+        String inFirst = java.util.stream.IntStream.range(0, 100)
+                .mapToObj(i -> "f" + i)
+                .filter(k -> rangeOf(k) == 0)
+                .findFirst()
+                .orElseThrow();
+        String put = "{\"RequestItems\":{\"hot\":[{\"PutRequest\":{\"Item\":{\"pk\":{\"S\":\"" + inFirst
+                + "\"},\"sk\":{\"N\":\"1\"}}}}]}}";
+        String batchWrite = "DynamoDB_20120810.BatchWriteItem";
+        // Each sent to the node that leads the group it names (a forwarded request goes no further), until one leads.
+        java.util.function.BiFunction<String, java.util.function.IntFunction<String>, Integer> toLeader =
+                (group, send) -> {
+                    for (int tries = 0; ; tries++) {
+                        String leader = null;
+                        for (String list : List.of("groups", "elsewhere")) {
+                            for (JsonNode g : view(nodes[0]).get(list)) {
+                                if (g.get("group").asText().equals(group)) {
+                                    leader = g.path("leader").asText(null);
+                                }
+                            }
+                        }
+                        String answer = leader == null ? null : send.apply(Integer.parseInt(leader.substring(1)));
+                        if (answer != null && !answer.contains("an election is under way") || tries == 100) {
+                            return answer == null ? -1 : Integer.parseInt(answer.substring(0, 3));
+                        }
+                        try {
+                            Thread.sleep(50);
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                };
+        assertThat(toLeader.apply(ids.get("1"), via -> send(0, via, batchWrite, put, ids.get("1"))))
+                .isEqualTo(503);
+        assertThat(toLeader.apply(
+                        ids.get("2"),
+                        via -> send(
+                                0,
+                                via,
+                                TransactWriteSpread.PREPARE,
+                                "{\"TransactItems\":[" + adding("hot", inFirst) + "],\"Transaction\":\"forged\"}",
+                                ids.get("2"))))
+                .isEqualTo(503);
+        java.util.function.IntSupplier found = () -> as(0, 0).scan(r -> r.tableName("hot")
+                        .filterExpression("pk = :f")
+                        .expressionAttributeValues(Map.of(":f", AttributeValue.fromS(inFirst))))
+                .count();
+        assertThat(found.getAsInt()).isZero();
+        // In its own range's group, the share is served.
+        assertThat(toLeader.apply(ids.get("0"), via -> send(0, via, batchWrite, put, ids.get("0"))))
+                .isEqualTo(200);
+        assertThat(found.getAsInt()).isEqualTo(1);
         assertThat(as(0, 0).describeTable(r -> r.tableName("hot")).table().itemCount())
-                .isEqualTo(83L);
+                .isEqualTo(84L); // the share's item once
         // A transaction over several ranges' groups: cancelled by one range's condition, nothing written; then
         // committed in every one, and read back at once by a TransactGetItems.
         List<String> spread = List.of("t0", "t1", "t2", "t3", "t4", "t5");
@@ -1735,6 +1820,21 @@ class ClusterPlacementIT {
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
         for (int i = 0; i < 4; i++) {
             rangeGroups(nodes[i], account, table).forEach((range, index) -> out.merge(range, index, Math::max));
+        }
+        return out;
+    }
+
+    /** Node {@code m}'s view of the ids of table {@code table}'s groups (account {@code account}), by their place. */
+    private static java.util.Map<String, String> rangeGroupIds(ClusterMember m, String account, String table) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        JsonNode v = view(m);
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : v.get(list)) {
+                if (g.path("table").asText().equals(table)
+                        && g.get("account").asText().equals(account)) {
+                    out.put(g.path("range").asText("0"), g.get("group").asText());
+                }
+            }
         }
         return out;
     }

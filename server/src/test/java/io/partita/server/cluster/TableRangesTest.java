@@ -201,6 +201,128 @@ class TableRangesTest {
         return TableRanges.partitionKey(operation, bytes(json), "pk", CACHE);
     }
 
+    /**
+     * A group serves a share of a request over a cut table only when every key in it is in its range: what the node
+     * that cut the request put in each share (batches, transactions, PartiQL), the group finds there, and no other.
+     */
+    @Property(tries = 60)
+    void eachShareOfACutRequestHoldsTheKeysOfItsOwnGroupAlone(
+            @ForAll @net.jqwik.api.constraints.Size(min = 1, max = 25) @net.jqwik.api.constraints.UniqueElements
+                    List<
+                                    @net.jqwik.api.constraints.AlphaChars
+                                    @net.jqwik.api.constraints.StringLength(min = 1, max = 6) String>
+                            keys)
+            throws Exception {
+        TableRanges r = TableRanges.even("pk", FOUR);
+        java.util.function.Function<String, UUID> groupOf = t -> UUID.randomUUID(); // a table not cut: none here
+        java.util.function.Function<String, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, UUID>>
+                byKey = t -> r::groupOfEntry;
+        java.util.function.Function<String, java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, UUID>>
+                byStatement = t -> r::groupOfStatement;
+        var expressions = new io.partita.server.op.item.ItemExpressions(CACHE);
+        java.util.Set<UUID> all = new java.util.HashSet<>();
+        keys.forEach(k -> all.add(r.groupOf(new AttributeValue.S(k))));
+        List<String> writes = new java.util.ArrayList<>();
+        List<String> gets = new java.util.ArrayList<>();
+        List<String> actions = new java.util.ArrayList<>();
+        List<String> selects = new java.util.ArrayList<>();
+        List<String> inserts = new java.util.ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            String key = "{\"pk\":{\"S\":\"" + keys.get(i) + "\"}}";
+            writes.add(
+                    i % 2 == 0
+                            ? "{\"PutRequest\":{\"Item\":" + key + "}}"
+                            : "{\"DeleteRequest\":{\"Key\":" + key + "}}");
+            gets.add(key);
+            actions.add(
+                    switch (i % 4) {
+                        case 0 -> "{\"Put\":{\"TableName\":\"t\",\"Item\":" + key + "}}";
+                        case 1 -> "{\"Delete\":{\"TableName\":\"t\",\"Key\":" + key + "}}";
+                        case 2 ->
+                            "{\"Update\":{\"TableName\":\"t\",\"Key\":" + key
+                                    + ",\"UpdateExpression\":\"SET v = :v\",\"ExpressionAttributeValues\":"
+                                    + "{\":v\":{\"N\":\"1\"}}}}";
+                        default ->
+                            "{\"ConditionCheck\":{\"TableName\":\"t\",\"Key\":" + key
+                                    + ",\"ConditionExpression\":\"attribute_exists(pk)\"}}";
+                    });
+            String parameter = ",\"Parameters\":[{\"S\":\"" + keys.get(i) + "\"}]}";
+            selects.add("{\"Statement\":\"SELECT * FROM t WHERE pk = ?\"" + parameter);
+            inserts.add("{\"Statement\":\"INSERT INTO t VALUE {'pk': ?}\"" + parameter);
+        }
+        byte[] batchWrite = bytes("{\"RequestItems\":{\"t\":[" + String.join(",", writes) + "]}}");
+        byte[] batchGet = bytes("{\"RequestItems\":{\"t\":{\"Keys\":[" + String.join(",", gets) + "]}}}");
+        byte[] transactGets = bytes("{\"TransactItems\":["
+                + String.join(
+                        ",",
+                        gets.stream()
+                                .map(k -> "{\"Get\":{\"TableName\":\"t\",\"Key\":" + k + "}}")
+                                .toList())
+                + "]}");
+        byte[] transactWrites = bytes("{\"TransactItems\":[" + String.join(",", actions) + "]}");
+        byte[] batchSelects = bytes("{\"Statements\":[" + String.join(",", selects) + "]}");
+        byte[] transactSelects = bytes("{\"TransactStatements\":[" + String.join(",", selects) + "]}");
+        byte[] transactInserts = bytes("{\"TransactStatements\":[" + String.join(",", inserts) + "]}");
+
+        java.util.Map<UUID, byte[]> shares = new java.util.LinkedHashMap<>();
+        List<java.util.Map<UUID, byte[]>> cuts = new java.util.ArrayList<>();
+        for (String operation : List.of("BatchWriteItem", "BatchGetItem")) {
+            shares = new java.util.LinkedHashMap<>();
+            for (var s : BatchSpread.split(
+                    operation, operation.equals("BatchGetItem") ? batchGet : batchWrite, groupOf, byKey)) {
+                shares.put(s.group(), s.body());
+            }
+            cuts.add(shares);
+        }
+        shares = new java.util.LinkedHashMap<>();
+        for (var s : TransactSpread.split(TransactSpread.Kind.GETS, transactGets, groupOf, byKey, expressions, "h")) {
+            shares.put(s.group(), s.body());
+        }
+        cuts.add(shares);
+        shares = new java.util.LinkedHashMap<>();
+        for (var s : TransactSpread.split(
+                TransactSpread.Kind.STATEMENTS, transactSelects, groupOf, byStatement, expressions, "h")) {
+            shares.put(s.group(), s.body());
+        }
+        cuts.add(shares);
+        for (var kind : List.of(TransactWriteSpread.Kind.ACTIONS, TransactWriteSpread.Kind.STATEMENTS)) {
+            shares = new java.util.LinkedHashMap<>();
+            for (var s : TransactWriteSpread.split(
+                    kind,
+                    kind == TransactWriteSpread.Kind.ACTIONS ? transactWrites : transactInserts,
+                    groupOf,
+                    kind == TransactWriteSpread.Kind.ACTIONS ? byKey : byStatement,
+                    expressions,
+                    "tx",
+                    1,
+                    null,
+                    null)) {
+                shares.put(s.group(), s.body());
+            }
+            cuts.add(shares);
+        }
+        shares = new java.util.LinkedHashMap<>();
+        for (var s : StatementSpread.split(batchSelects, groupOf, byStatement)) {
+            shares.put(s.group(), s.body());
+        }
+        cuts.add(shares);
+
+        var json = io.partita.protocol.json.DynamoJson.mapper();
+        for (byte[] whole : List.of(
+                batchWrite, batchGet, transactGets, transactWrites, batchSelects, transactSelects, transactInserts)) {
+            assertThat(r.groupsOfShare(json.readTree(whole))).isEqualTo(all);
+        }
+        assertThat(cuts).hasSize(7);
+        for (var cut : cuts) {
+            assertThat(cut.keySet()).isEqualTo(all);
+            for (var share : cut.entrySet()) {
+                assertThat(r.groupsOfShare(json.readTree(share.getValue())))
+                        .as(new String(share.getValue(), StandardCharsets.UTF_8))
+                        .containsExactly(share.getKey());
+            }
+        }
+    }
+
     private static byte[] bytes(String json) {
         return json.getBytes(StandardCharsets.UTF_8);
     }
