@@ -138,16 +138,22 @@ final class BatchSpread {
     private static <G> Map<G, JsonNode> byRange(boolean get, JsonNode entry, Function<JsonNode, G> byKey) {
         Map<G, ArrayNode> lists = new LinkedHashMap<>();
         for (JsonNode one : get ? entry.path("Keys") : entry) {
-            JsonNode key = get
-                    ? one
-                    : one.has("PutRequest")
-                            ? one.path("PutRequest").get("Item")
-                            : one.path("DeleteRequest").get("Key");
+            JsonNode key = get ? one : writeKeyOf(one);
             lists.computeIfAbsent(byKey.apply(key), g -> JSON.createArrayNode()).add(one);
         }
         Map<G, JsonNode> parts = new LinkedHashMap<>();
         lists.forEach((g, list) -> parts.put(g, get ? ((ObjectNode) entry.deepCopy()).set("Keys", list) : list));
         return parts;
+    }
+
+    /**
+     * What places a BatchWriteItem request's item in its range, as its group's server reads the request: a put's
+     * {@code Item}, else a delete's {@code Key} (a {@code PutRequest} of null is none).
+     */
+    static JsonNode writeKeyOf(JsonNode one) {
+        return one.get("PutRequest") instanceof ObjectNode put
+                ? put.get("Item")
+                : one.path("DeleteRequest").get("Key");
     }
 
     /** The request {@code body} as a tree; the caller decoded it before, so it is an object. */

@@ -948,7 +948,7 @@ public final class ClusterMember implements AutoCloseable {
             // CreateTable there is made only if the table's record, after a barrier, names the group:
             // Placing.placedHere.) A share's keys must all be in the group's ranges: one sent elsewhere would be
             // written where no read looks for it.
-            if (carriesKeys(target) && !keysIn(ranges, request, chosen)) {
+            if (carriesKeys(target) && !keysIn(ranges, target, request, chosen)) {
                 return new Routed(
                         null,
                         new io.partita.protocol.error.ApiException(
@@ -1053,10 +1053,16 @@ public final class ClusterMember implements AutoCloseable {
      * server answers its error).
      */
     private static boolean keysIn(
-            TableRanges ranges, io.netty.handler.codec.http.FullHttpRequest request, UUID chosen) {
-        com.fasterxml.jackson.databind.node.ObjectNode body =
-                BatchSpread.object(io.netty.buffer.ByteBufUtil.getBytes(request.content()));
-        Set<UUID> in = body == null ? Set.of() : ranges.groupsOfShare(body);
+            TableRanges ranges, String target, io.netty.handler.codec.http.FullHttpRequest request, UUID chosen) {
+        com.fasterxml.jackson.databind.JsonNode body;
+        try {
+            body = io.partita.protocol.json.DynamoJson.mapper()
+                    .readTree(new io.netty.buffer.ByteBufInputStream(
+                            request.content().duplicate()));
+        } catch (IOException malformed) {
+            return true;
+        }
+        Set<UUID> in = body == null ? Set.of() : ranges.groupsOfShare(target, body);
         return in.isEmpty() || in.equals(Set.of(chosen));
     }
 

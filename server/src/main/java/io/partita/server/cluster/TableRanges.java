@@ -110,37 +110,52 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
     }
 
     /**
-     * The groups of the keys in a share of a batch or transaction ({@code root}: its body), each key's range's as the
-     * node that cut the request finds it ({@link BatchSpread#split}, {@link TransactSpread#split}, {@link
-     * TransactWriteSpread#split}, {@link StatementSpread#split}): in {@code RequestItems}, a read's {@code Keys}, a
-     * put's {@code Item} and a delete's {@code Key}; in {@code TransactItems}, a Put's {@code Item} and each other
-     * action's {@code Key}; each statement of {@code Statements} or {@code TransactStatements}. The share names this
-     * table alone.
+     * The groups of the keys in a share of a batch or transaction ({@code root}: its body) sent as {@code target},
+     * each key's range's as the node that cut the request finds it ({@link BatchSpread#split}, {@link
+     * TransactSpread#split}, {@link TransactWriteSpread#split}, {@link StatementSpread#split}), from the members its
+     * group's server reads for that operation alone: a BatchWriteItem's (or its check's) puts and deletes
+     * ({@link BatchSpread#writeKeyOf}), a BatchGetItem's {@code Keys}, a read transaction's (or its hold's) Gets, a
+     * write transaction's (or its prepare's) actions ({@link TransactWriteSpread#keyOf}), the statements of a
+     * BatchExecuteStatement or ExecuteTransaction (or its hold or prepare). Empty for another target.
      */
-    java.util.Set<UUID> groupsOfShare(JsonNode root) {
+    java.util.Set<UUID> groupsOfShare(String target, JsonNode root) {
         java.util.Set<UUID> out = new java.util.HashSet<>();
-        for (JsonNode entry : root.path("RequestItems")) {
-            if (entry.isArray()) {
-                for (JsonNode one : entry) {
-                    out.add(groupOfEntry(
-                            one.has("PutRequest")
-                                    ? one.path("PutRequest").get("Item")
-                                    : one.path("DeleteRequest").get("Key")));
-                }
-            } else {
-                for (JsonNode one : entry.path("Keys")) {
-                    out.add(groupOfEntry(one));
+        switch (target.substring(target.indexOf('.') + 1)) {
+            case "BatchWriteItem", "CheckBatchWriteItem" -> {
+                for (JsonNode entry : root.path("RequestItems")) {
+                    for (JsonNode one : entry.isArray() ? entry : List.<JsonNode>of()) {
+                        out.add(groupOfEntry(BatchSpread.writeKeyOf(one)));
+                    }
                 }
             }
-        }
-        for (JsonNode item : root.path("TransactItems")) {
-            JsonNode action = item.has("Get") ? item.get("Get") : TransactWriteSpread.actionOf(item);
-            out.add(groupOfEntry(action.has("Item") ? action.get("Item") : action.get("Key")));
-        }
-        for (String field : List.of("Statements", "TransactStatements")) {
-            for (JsonNode statement : root.path(field)) {
-                out.add(groupOfStatement(statement));
+            case "BatchGetItem" -> {
+                for (JsonNode entry : root.path("RequestItems")) {
+                    for (JsonNode one : entry.path("Keys")) {
+                        out.add(groupOfEntry(one));
+                    }
+                }
             }
+            case "TransactGetItems", "HoldTransactGetItems" -> {
+                for (JsonNode item : root.path("TransactItems")) {
+                    out.add(groupOfEntry(item.path("Get").get("Key")));
+                }
+            }
+            case "TransactWriteItems", "PrepareTransactWriteItems" -> {
+                for (JsonNode item : root.path("TransactItems")) {
+                    out.add(groupOfEntry(TransactWriteSpread.keyOf(item)));
+                }
+            }
+            case "BatchExecuteStatement" -> {
+                for (JsonNode statement : root.path("Statements")) {
+                    out.add(groupOfStatement(statement));
+                }
+            }
+            case "ExecuteTransaction", "HoldExecuteTransaction", "PrepareExecuteTransaction" -> {
+                for (JsonNode statement : root.path("TransactStatements")) {
+                    out.add(groupOfStatement(statement));
+                }
+            }
+            default -> {}
         }
         return out;
     }

@@ -162,8 +162,7 @@ final class TransactWriteSpread {
                     if (kind == Kind.STATEMENTS) {
                         return item; // the statement, with its parameters: parsed by cut's function
                     }
-                    JsonNode action = actionOf(item);
-                    return action.has("Item") ? action.get("Item") : action.get("Key");
+                    return keyOf(item);
                 });
         String deciding = grouped.tables()[0];
         String decidingGroup =
@@ -214,8 +213,22 @@ final class TransactWriteSpread {
         }
     }
 
+    /**
+     * What places a TransactWriteItems member's item in its range, as its group's server reads the member: its Put's
+     * {@code Item}, or its other action's {@code Key} (any other member ignored, as the server ignores it); null for
+     * a member with no action, which its group refuses.
+     */
+    static JsonNode keyOf(JsonNode item) {
+        for (String member : List.of("ConditionCheck", "Put", "Delete", "Update")) {
+            if (item.get(member) instanceof ObjectNode action) {
+                return member.equals("Put") ? action.get("Item") : action.get("Key");
+            }
+        }
+        return null;
+    }
+
     /** The one action of a TransactWriteItems member (checked to have one): its Put, Update, Delete or check. */
-    static JsonNode actionOf(JsonNode item) {
+    private static JsonNode actionOf(JsonNode item) {
         for (String member : List.of("ConditionCheck", "Put", "Delete", "Update")) {
             if (item.get(member) instanceof ObjectNode action) {
                 return action;

@@ -9,6 +9,7 @@ import io.partita.storage.key.KeyRanges;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -203,7 +204,9 @@ class TableRangesTest {
 
     /**
      * A group serves a share of a request over a cut table only when every key in it is in its range: what the node
-     * that cut the request put in each share (batches, transactions, PartiQL), the group finds there, and no other.
+     * that cut the request put in each share (batches, transactions, PartiQL), the group finds there, and no other,
+     * from the members its server reads for the share's operation (members it ignores, and a {@code PutRequest} of
+     * null, name keys of other ranges here).
      */
     @Property(tries = 60)
     void eachShareOfACutRequestHoldsTheKeysOfItsOwnGroupAlone(
@@ -222,6 +225,8 @@ class TableRangesTest {
         var expressions = new io.partita.server.op.item.ItemExpressions(CACHE);
         java.util.Set<UUID> all = new java.util.HashSet<>();
         keys.forEach(k -> all.add(r.groupOf(new AttributeValue.S(k))));
+        // Members the servers ignore, naming keys of every range (0 to 99 spread over the four).
+        String stray = "\"Item\":{\"pk\":{\"S\":\"stray%d\"}}";
         List<String> writes = new java.util.ArrayList<>();
         List<String> gets = new java.util.ArrayList<>();
         List<String> actions = new java.util.ArrayList<>();
@@ -229,69 +234,103 @@ class TableRangesTest {
         List<String> inserts = new java.util.ArrayList<>();
         for (int i = 0; i < keys.size(); i++) {
             String key = "{\"pk\":{\"S\":\"" + keys.get(i) + "\"}}";
+            String odd = stray.formatted(i);
             writes.add(
-                    i % 2 == 0
-                            ? "{\"PutRequest\":{\"Item\":" + key + "}}"
-                            : "{\"DeleteRequest\":{\"Key\":" + key + "}}");
+                    switch (i % 3) {
+                        case 0 -> "{\"PutRequest\":{\"Item\":" + key + "}}";
+                        case 1 -> "{\"DeleteRequest\":{\"Key\":" + key + "}}";
+                        default -> "{\"PutRequest\":null,\"DeleteRequest\":{\"Key\":" + key + "," + odd + "}}";
+                    });
             gets.add(key);
             actions.add(
                     switch (i % 4) {
                         case 0 -> "{\"Put\":{\"TableName\":\"t\",\"Item\":" + key + "}}";
-                        case 1 -> "{\"Delete\":{\"TableName\":\"t\",\"Key\":" + key + "}}";
+                        case 1 -> "{\"Delete\":{\"TableName\":\"t\",\"Key\":" + key + "," + odd + "}}";
                         case 2 ->
-                            "{\"Update\":{\"TableName\":\"t\",\"Key\":" + key
+                            "{\"Update\":{\"TableName\":\"t\",\"Key\":" + key + "," + odd
                                     + ",\"UpdateExpression\":\"SET v = :v\",\"ExpressionAttributeValues\":"
                                     + "{\":v\":{\"N\":\"1\"}}}}";
                         default ->
-                            "{\"ConditionCheck\":{\"TableName\":\"t\",\"Key\":" + key
+                            "{\"ConditionCheck\":{\"TableName\":\"t\",\"Key\":" + key + "," + odd
                                     + ",\"ConditionExpression\":\"attribute_exists(pk)\"}}";
                     });
             String parameter = ",\"Parameters\":[{\"S\":\"" + keys.get(i) + "\"}]}";
             selects.add("{\"Statement\":\"SELECT * FROM t WHERE pk = ?\"" + parameter);
             inserts.add("{\"Statement\":\"INSERT INTO t VALUE {'pk': ?}\"" + parameter);
         }
-        byte[] batchWrite = bytes("{\"RequestItems\":{\"t\":[" + String.join(",", writes) + "]}}");
-        byte[] batchGet = bytes("{\"RequestItems\":{\"t\":{\"Keys\":[" + String.join(",", gets) + "]}}}");
-        byte[] transactGets = bytes("{\"TransactItems\":["
-                + String.join(
-                        ",",
-                        gets.stream()
-                                .map(k -> "{\"Get\":{\"TableName\":\"t\",\"Key\":" + k + "}}")
-                                .toList())
-                + "]}");
-        byte[] transactWrites = bytes("{\"TransactItems\":[" + String.join(",", actions) + "]}");
-        byte[] batchSelects = bytes("{\"Statements\":[" + String.join(",", selects) + "]}");
-        byte[] transactSelects = bytes("{\"TransactStatements\":[" + String.join(",", selects) + "]}");
+        List<String> strays = java.util.stream.IntStream.range(0, 8)
+                .mapToObj(i -> "{\"Statement\":\"SELECT * FROM t WHERE pk = 'stray" + i + "'\"}")
+                .toList();
+        // A request's other operations' members, which its server ignores, copied into every share.
+        String others = ",\"Statements\":[" + String.join(",", strays) + "],\"TransactStatements\":["
+                + String.join(",", strays) + "],\"RequestItems\":{\"t\":[{\"PutRequest\":{"
+                + stray.formatted(1) + "}}]},\"TransactItems\":[{\"Get\":{\"TableName\":\"t\","
+                + stray.formatted(2).replace("Item", "Key") + "}}]";
+        String batchWrite = "DynamoDB_20120810.BatchWriteItem";
+        String batchGet = "DynamoDB_20120810.BatchGetItem";
+        String transactGet = "DynamoDB_20120810.TransactGetItems";
+        String transactWrite = "DynamoDB_20120810.TransactWriteItems";
+        String batchStatements = "DynamoDB_20120810.BatchExecuteStatement";
+        String transactStatements = "DynamoDB_20120810.ExecuteTransaction";
+        Map<String, byte[]> bodies = new java.util.LinkedHashMap<>();
+        bodies.put(batchWrite, bytes("{\"RequestItems\":{\"t\":[" + String.join(",", writes) + "]}}"));
+        bodies.put(batchGet, bytes("{\"RequestItems\":{\"t\":{\"Keys\":[" + String.join(",", gets) + "]}}}"));
+        bodies.put(
+                transactGet,
+                bytes("{\"TransactItems\":["
+                        + String.join(
+                                ",",
+                                gets.stream()
+                                        .map(k -> "{\"Get\":{\"TableName\":\"t\",\"Key\":" + k + ","
+                                                + stray.formatted(3) + "}}")
+                                        .toList())
+                        + "]" + others.replace(",\"TransactItems\"", ",\"Unused\"") + "}"));
+        bodies.put(
+                transactWrite,
+                bytes("{\"TransactItems\":[" + String.join(",", actions) + "]"
+                        + others.replace(",\"TransactItems\"", ",\"Unused\"") + "}"));
+        bodies.put(batchStatements, bytes("{\"Statements\":[" + String.join(",", selects) + "]}"));
+        bodies.put(transactStatements, bytes("{\"TransactStatements\":[" + String.join(",", selects) + "]}"));
         byte[] transactInserts = bytes("{\"TransactStatements\":[" + String.join(",", inserts) + "]}");
 
-        java.util.Map<UUID, byte[]> shares = new java.util.LinkedHashMap<>();
-        List<java.util.Map<UUID, byte[]>> cuts = new java.util.ArrayList<>();
-        for (String operation : List.of("BatchWriteItem", "BatchGetItem")) {
-            shares = new java.util.LinkedHashMap<>();
-            for (var s : BatchSpread.split(
-                    operation, operation.equals("BatchGetItem") ? batchGet : batchWrite, groupOf, byKey)) {
+        // Each share, by the target it is sent as.
+        List<Map.Entry<String, Map<UUID, byte[]>>> cuts = new java.util.ArrayList<>();
+        for (String operation : List.of(batchWrite, batchGet)) {
+            Map<UUID, byte[]> shares = new java.util.LinkedHashMap<>();
+            String name = operation.substring(operation.indexOf('.') + 1);
+            for (var s : BatchSpread.split(name, bodies.get(operation), groupOf, byKey)) {
                 shares.put(s.group(), s.body());
             }
-            cuts.add(shares);
+            cuts.add(Map.entry(operation, shares));
+            if (operation.equals(batchWrite)) {
+                cuts.add(Map.entry(BatchSpread.CHECK, shares));
+            }
         }
-        shares = new java.util.LinkedHashMap<>();
-        for (var s : TransactSpread.split(TransactSpread.Kind.GETS, transactGets, groupOf, byKey, expressions, "h")) {
+        Map<UUID, byte[]> shares = new java.util.LinkedHashMap<>();
+        for (var s : TransactSpread.split(
+                TransactSpread.Kind.GETS, bodies.get(transactGet), groupOf, byKey, expressions, "h")) {
             shares.put(s.group(), s.body());
         }
-        cuts.add(shares);
+        cuts.add(Map.entry(TransactSpread.HOLD, shares));
         shares = new java.util.LinkedHashMap<>();
         for (var s : TransactSpread.split(
-                TransactSpread.Kind.STATEMENTS, transactSelects, groupOf, byStatement, expressions, "h")) {
+                TransactSpread.Kind.STATEMENTS,
+                bodies.get(transactStatements),
+                groupOf,
+                byStatement,
+                expressions,
+                "h")) {
             shares.put(s.group(), s.body());
         }
-        cuts.add(shares);
+        cuts.add(Map.entry(TransactSpread.HOLD_STATEMENTS, shares));
         for (var kind : List.of(TransactWriteSpread.Kind.ACTIONS, TransactWriteSpread.Kind.STATEMENTS)) {
             shares = new java.util.LinkedHashMap<>();
+            boolean actionsKind = kind == TransactWriteSpread.Kind.ACTIONS;
             for (var s : TransactWriteSpread.split(
                     kind,
-                    kind == TransactWriteSpread.Kind.ACTIONS ? transactWrites : transactInserts,
+                    actionsKind ? bodies.get(transactWrite) : transactInserts,
                     groupOf,
-                    kind == TransactWriteSpread.Kind.ACTIONS ? byKey : byStatement,
+                    actionsKind ? byKey : byStatement,
                     expressions,
                     "tx",
                     1,
@@ -299,25 +338,27 @@ class TableRangesTest {
                     null)) {
                 shares.put(s.group(), s.body());
             }
-            cuts.add(shares);
+            cuts.add(Map.entry(
+                    actionsKind ? TransactWriteSpread.PREPARE : TransactWriteSpread.PREPARE_STATEMENTS, shares));
         }
         shares = new java.util.LinkedHashMap<>();
-        for (var s : StatementSpread.split(batchSelects, groupOf, byStatement)) {
+        for (var s : StatementSpread.split(bodies.get(batchStatements), groupOf, byStatement)) {
             shares.put(s.group(), s.body());
         }
-        cuts.add(shares);
+        cuts.add(Map.entry(batchStatements, shares));
 
         var json = io.partita.protocol.json.DynamoJson.mapper();
-        for (byte[] whole : List.of(
-                batchWrite, batchGet, transactGets, transactWrites, batchSelects, transactSelects, transactInserts)) {
-            assertThat(r.groupsOfShare(json.readTree(whole))).isEqualTo(all);
+        for (var whole : bodies.entrySet()) {
+            assertThat(r.groupsOfShare(whole.getKey(), json.readTree(whole.getValue())))
+                    .as(whole.getKey())
+                    .isEqualTo(all);
         }
-        assertThat(cuts).hasSize(7);
+        assertThat(cuts).hasSize(8);
         for (var cut : cuts) {
-            assertThat(cut.keySet()).isEqualTo(all);
-            for (var share : cut.entrySet()) {
-                assertThat(r.groupsOfShare(json.readTree(share.getValue())))
-                        .as(new String(share.getValue(), StandardCharsets.UTF_8))
+            assertThat(cut.getValue().keySet()).as(cut.getKey()).isEqualTo(all);
+            for (var share : cut.getValue().entrySet()) {
+                assertThat(r.groupsOfShare(cut.getKey(), json.readTree(share.getValue())))
+                        .as(cut.getKey() + " " + new String(share.getValue(), StandardCharsets.UTF_8))
                         .containsExactly(share.getKey());
             }
         }
