@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.CapacityUnits;
 import io.partita.server.route.OperationRegistry;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -458,6 +459,9 @@ final class RangeSpread {
         long count;
         long scanned;
         long bytes;
+        /** Whether every group named the bytes its page read ({@code PartitaScannedBytes}): its units then exact. */
+        boolean byteCounts = true;
+
         ObjectNode consumed;
 
         Walk(ObjectNode request, TableRanges ranges, Sender sender, int from, int to, Long left, boolean statement) {
@@ -505,6 +509,7 @@ final class RangeSpread {
             long read = answer.path(statement ? "PartitaScannedCount" : "ScannedCount")
                     .asLong(0);
             scanned += read;
+            byteCounts &= answer.path("PartitaScannedBytes").isIntegralNumber();
             bytes += answer.path("PartitaScannedBytes").asLong(reply.body().length);
             if (answer.get("ConsumedCapacity") instanceof ObjectNode units) {
                 consumed = consumed == null ? units : add(consumed, units);
@@ -551,9 +556,46 @@ final class RangeSpread {
                 out.set("LastEvaluatedKey", lastKey);
             }
             if (consumed != null) {
-                out.set("ConsumedCapacity", consumed);
+                out.set(
+                        "ConsumedCapacity",
+                        byteCounts
+                                ? roundedOnce(
+                                        consumed,
+                                        CapacityUnits.read(
+                                                bytes,
+                                                request.path("ConsistentRead").asBoolean(false)))
+                                : consumed);
             }
             return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, bytes(out)));
+        }
+    }
+
+    /**
+     * A walk's page's units {@code summed} (each group's own, each rounded up to a whole 4 KB of what it read) as a
+     * single node counts the page: {@code units} for all it read, rounded up once ("Query and Scan: capacity units
+     * consumed"). Every number of {@code summed} is its total or zero (the table's, or the index's it scanned), and is
+     * scaled alike.
+     */
+    static ObjectNode roundedOnce(ObjectNode summed, double units) {
+        double total = summed.path("CapacityUnits").asDouble(0);
+        if (total <= 0) {
+            return summed;
+        }
+        ObjectNode out = summed.deepCopy();
+        scale(out, units / total);
+        return out;
+    }
+
+    private static void scale(ObjectNode node, double by) {
+        List<String> names = new ArrayList<>();
+        node.properties().forEach(f -> names.add(f.getKey()));
+        for (String name : names) {
+            JsonNode value = node.get(name);
+            if (value.isNumber()) {
+                node.put(name, value.asDouble() * by);
+            } else if (value instanceof ObjectNode inner) {
+                scale(inner, by);
+            }
         }
     }
 

@@ -1426,9 +1426,16 @@ class ClusterPlacementIT {
                         .count())
                 .isEqualTo(3);
         // A Scan walks the groups in hash order: one page for the whole table, pages of a Limit, segments.
-        var whole = as(0, 3).scan(r -> r.tableName("hot"));
+        var whole = as(0, 3).scan(r -> r.tableName("hot").returnConsumedCapacity("TOTAL"));
         assertThat(whole.count()).isEqualTo(60);
         assertThat(whole.lastEvaluatedKey()).isEmpty();
+        // Its units are the page's, as a single node counts them: what all three groups read (under 4 KB) rounded up
+        // once, not each group's rounded up (1.5).
+        assertThat(whole.consumedCapacity().capacityUnits()).isEqualTo(0.5);
+        assertThat(as(0, 2).scan(r -> r.tableName("hot").consistentRead(true).returnConsumedCapacity("INDEXES"))
+                        .consumedCapacity())
+                .satisfies(c -> assertThat(c.capacityUnits()).isEqualTo(1.0))
+                .satisfies(c -> assertThat(c.table().capacityUnits()).isEqualTo(1.0));
         java.util.Set<String> seen = new java.util.HashSet<>();
         Map<String, AttributeValue> start = null;
         int pages = 0;
@@ -1672,11 +1679,13 @@ class ClusterPlacementIT {
                         .expressionAttributeValues(Map.of(":two", AttributeValue.fromN("2"))))
                 .items();
         assertThat(scanned).hasSizeGreaterThan(spread.size());
-        assertThat(as(0, 0).executeStatement(r ->
-                                r.statement("SELECT * FROM hot WHERE sk = 2").consistentRead(true))
-                        .items())
-                .as("one page, in the Scan's order")
-                .containsExactlyElementsOf(scanned);
+        var selected = as(0, 0).executeStatement(r -> r.statement("SELECT * FROM hot WHERE sk = 2")
+                .consistentRead(true)
+                .returnConsumedCapacity("TOTAL"));
+        assertThat(selected.items()).as("one page, in the Scan's order").containsExactlyElementsOf(scanned);
+        assertThat(selected.consumedCapacity().capacityUnits())
+                .as("under 4 KB read")
+                .isEqualTo(1.0);
         List<Map<String, AttributeValue>> paged = new ArrayList<>();
         String next = null;
         int statementPages = 0;

@@ -464,6 +464,49 @@ class RangeSpreadTest {
         assertThat(out.get("ConsumedCapacity").get("TableName").asText()).isEqualTo("t");
     }
 
+    /**
+     * A page's units are counted as a single node counts them: all that its groups read, rounded up to 4 KB once, not
+     * each group's rounded up and added (groups that do not say what they read, as above, are added).
+     */
+    @Test
+    void aPagesUnitsAreWhatItsGroupsReadRoundedUpOnce() {
+        Groups groups = new Groups(10, Set.of());
+        groups.itemBytes = 1000;
+        for (boolean consistent : new boolean[] {false, true}) {
+            String request =
+                    "{\"TableName\":\"t\",\"ReturnConsumedCapacity\":\"TOTAL\",\"ConsistentRead\":" + consistent + "}";
+            JsonNode out = tree(RangeSpread.scan(request.getBytes(StandardCharsets.UTF_8), RANGES, groups)
+                    .join()
+                    .body());
+            // 10,000 bytes over four groups: three 4 KB blocks (each group's 0.5 added would be 2.0).
+            assertThat(out.get("ConsumedCapacity").get("CapacityUnits").asDouble())
+                    .isEqualTo(consistent ? 3.0 : 1.5);
+            ObjectNode select = JSON.createObjectNode()
+                    .put("Statement", "SELECT * FROM t")
+                    .put("ReturnConsumedCapacity", "TOTAL")
+                    .put("ConsistentRead", consistent);
+            out = tree(RangeSpread.select(RangeSpread.bytes(select), RANGES, groups)
+                    .join()
+                    .body());
+            assertThat(out.get("ConsumedCapacity").get("CapacityUnits").asDouble())
+                    .isEqualTo(consistent ? 3.0 : 1.5);
+        }
+        // Every number of the page's units scaled alike: the total, the table's (none, for an index read), an index's.
+        ObjectNode summed = (ObjectNode) tree(("{\"TableName\":\"t\",\"CapacityUnits\":2.0,\"Table\":"
+                        + "{\"CapacityUnits\":0.0},\"LocalSecondaryIndexes\":{\"i\":{\"CapacityUnits\":2.0}}}")
+                .getBytes(StandardCharsets.UTF_8));
+        JsonNode once = RangeSpread.roundedOnce(summed, 1.5);
+        assertThat(once.get("CapacityUnits").asDouble()).isEqualTo(1.5);
+        assertThat(once.get("Table").get("CapacityUnits").asDouble()).isZero();
+        assertThat(once.get("LocalSecondaryIndexes")
+                        .get("i")
+                        .get("CapacityUnits")
+                        .asDouble())
+                .isEqualTo(1.5);
+        assertThat(once.get("TableName").asText()).isEqualTo("t");
+        assertThat(summed.get("CapacityUnits").asDouble()).as("left as it was").isEqualTo(2.0);
+    }
+
     @Test
     void aGroupsRefusalIsTheScans() {
         byte[] refusal = "{\"__type\":\"x#ValidationException\",\"message\":\"no\"}".getBytes(StandardCharsets.UTF_8);
