@@ -1831,15 +1831,8 @@ class ClusterPlacementIT {
     /** Node {@code m}'s view of the ids of table {@code table}'s groups (account {@code account}), by their place. */
     private static java.util.Map<String, String> rangeGroupIds(ClusterMember m, String account, String table) {
         java.util.Map<String, String> out = new java.util.TreeMap<>();
-        JsonNode v = view(m);
-        for (String list : List.of("groups", "elsewhere")) {
-            for (JsonNode g : v.get(list)) {
-                if (g.path("table").asText().equals(table)
-                        && g.get("account").asText().equals(account)) {
-                    out.put(g.path("range").asText("0"), g.get("group").asText());
-                }
-            }
-        }
+        rangeViews(m, account, table)
+                .forEach((range, g) -> out.put(range, g.get("group").asText()));
         return out;
     }
 
@@ -1849,12 +1842,20 @@ class ClusterPlacementIT {
      */
     private static java.util.Map<String, Long> rangeGroups(ClusterMember m, String account, String table) {
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        rangeViews(m, account, table)
+                .forEach((range, g) -> out.put(range, g.path("commitIndex").asLong(-1)));
+        return out;
+    }
+
+    /** Node {@code m}'s view of each group of table {@code table} (account {@code account}), by its place. */
+    private static java.util.Map<String, JsonNode> rangeViews(ClusterMember m, String account, String table) {
+        java.util.Map<String, JsonNode> out = new java.util.TreeMap<>();
         JsonNode v = view(m);
         for (String list : List.of("groups", "elsewhere")) {
             for (JsonNode g : v.get(list)) {
                 if (g.path("table").asText().equals(table)
                         && g.get("account").asText().equals(account)) {
-                    out.put(g.path("range").asText("0"), g.path("commitIndex").asLong(-1));
+                    out.put(g.path("range").asText("0"), g);
                 }
             }
         }
