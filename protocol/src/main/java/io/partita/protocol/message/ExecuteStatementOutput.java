@@ -12,7 +12,9 @@ import java.util.Map;
  *     (docs/CLUSTER.md); null otherwise, and never in DynamoDB's answers
  * @param partitaLastScannedToken {@code Partita.SelectRange} only: the {@code NextToken} that goes on after {@code
  *     partitaLastScannedKey}; null otherwise
- * @param partitaScannedBytes {@code Partita.SelectRange} only: the bytes the page read; null otherwise
+ * @param partitaScannedBytes {@code Partita.SelectRange} only: of a page of a walk over the groups, the bytes it read
+ *     (its units' measure, from which the walk counts the page's units once); of a value's share, the size of the
+ *     items it returned (each value's Query's units stay its own); null otherwise
  * @param partitaScannedCount {@code Partita.SelectRange} only: the items the page read, of which the statement's
  *     {@code Limit} counts; null otherwise
  * @param partitaValueHashes {@code Partita.SelectRange} only, of a SELECT of several partition key values: the hash of

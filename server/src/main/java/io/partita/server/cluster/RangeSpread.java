@@ -582,19 +582,21 @@ final class RangeSpread {
             return summed;
         }
         ObjectNode out = summed.deepCopy();
-        scale(out, units / total);
+        scale(out, total, units);
         return out;
     }
 
-    private static void scale(ObjectNode node, double by) {
+    /** Each number of {@code node} that is {@code total} made {@code units} (not scaled: exactly), any other scaled. */
+    private static void scale(ObjectNode node, double total, double units) {
         List<String> names = new ArrayList<>();
         node.properties().forEach(f -> names.add(f.getKey()));
         for (String name : names) {
             JsonNode value = node.get(name);
             if (value.isNumber()) {
-                node.put(name, value.asDouble() * by);
+                double v = value.asDouble();
+                node.put(name, v == total ? units : v * units / total);
             } else if (value instanceof ObjectNode inner) {
-                scale(inner, by);
+                scale(inner, total, units);
             }
         }
     }

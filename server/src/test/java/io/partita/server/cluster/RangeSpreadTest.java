@@ -505,6 +505,16 @@ class RangeSpreadTest {
                 .isEqualTo(1.5);
         assertThat(once.get("TableName").asText()).isEqualTo("t");
         assertThat(summed.get("CapacityUnits").asDouble()).as("left as it was").isEqualTo(2.0);
+        // Exactly: seven groups' 35 units are 29 once, where 35 * (29 / 35) is 29.000000000000004.
+        ObjectNode seven = JSON.createObjectNode().put("CapacityUnits", 35.0);
+        seven.putObject("Table").put("CapacityUnits", 35.0);
+        assertThat(RangeSpread.roundedOnce(seven, 29.0).get("CapacityUnits").asDouble())
+                .isEqualTo(29.0);
+        assertThat(RangeSpread.roundedOnce(seven, 29.0)
+                        .get("Table")
+                        .get("CapacityUnits")
+                        .asDouble())
+                .isEqualTo(29.0);
     }
 
     @Test
