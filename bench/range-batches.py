@@ -1,7 +1,7 @@
-# Latency of BatchWriteItem, BatchGetItem and TransactWriteItems on a table kept whole against one cut into four
-# ranges' groups, one client in turn through one node of a cluster started with --cluster-partition-groups
-# (docs/PERFORMANCE.md): python3 bench/range-batches.py [endpoint [suffix]]; run it again with another suffix (it makes
-# its tables, named after it, each time), the cut table first.
+# Latency of BatchWriteItem (of 25 and of 1), BatchGetItem and TransactWriteItems on a table kept whole against one
+# cut into four ranges' groups, one client in turn through one node of a cluster started with
+# --cluster-partition-groups (docs/PERFORMANCE.md): python3 bench/range-batches.py [endpoint [suffix]]; run it again
+# with another suffix (it makes its tables, named after it, each time), the cut table first.
 import boto3, time, statistics, sys
 ep = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8001"
 suffix = sys.argv[2] if len(sys.argv) > 2 else "1"
@@ -36,6 +36,11 @@ for name, wcu in [("cut" + suffix, 3999), ("whole" + suffix, 999)]:
     def tx(i):
         d.transact_write_items(TransactItems=[{"Put": {"TableName": name, "Item": {"pk": {"S": "t%d-%d" % (i, j)}}}}
                                               for j in range(4)])
+    def one(i):
+        items = {name: [{"PutRequest": {"Item": {"pk": {"S": "o%d" % i}, "v": {"S": "x" * 100}}}}]}
+        while items:
+            items = d.batch_write_item(RequestItems=items)["UnprocessedItems"]
     print(name, "BatchWriteItem(25):", timed(write, 60))
+    print(name, "BatchWriteItem(1):", timed(one, 60))
     print(name, "BatchGetItem(25):", timed(get, 60))
     print(name, "TransactWriteItems(4):", timed(tx, 60))

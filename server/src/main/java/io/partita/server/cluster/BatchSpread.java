@@ -240,14 +240,15 @@ final class BatchSpread {
 
     /**
      * Runs {@code operation}'s {@code shares} through {@code sender} and answers the batch: a BatchWriteItem's checked
-     * by every group before any writes. The replies are read and merged on {@code work}, never where they arrive (the
-     * router's event loops).
+     * by every group before any writes, but for a batch of one share (a table cut by ranges whose keys are all in one
+     * range), whose group checks it whole before it writes any of it, as a single node does. The replies are read and
+     * merged on {@code work}, never where they arrive (the router's event loops).
      */
     static <G> CompletableFuture<ClusterRouter.Reply> run(
             String operation, List<Share<G>> shares, Sender<G> sender, java.util.concurrent.Executor work) {
-        if (operation.equals(GET)) {
-            return all(shares, sender, GET)
-                    .thenApplyAsync(replies -> merge(GET, shares, replies, MAX_ANSWER_BYTES), work);
+        if (operation.equals(GET) || shares.size() == 1) {
+            return all(shares, sender, operation)
+                    .thenApplyAsync(replies -> merge(operation, shares, replies, MAX_ANSWER_BYTES), work);
         }
         return all(shares, sender, CHECK)
                 .thenComposeAsync(

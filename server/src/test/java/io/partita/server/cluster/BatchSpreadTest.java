@@ -344,6 +344,27 @@ class BatchSpreadTest {
         assertThat(new String(merged.body(), StandardCharsets.UTF_8)).contains("ResourceNotFoundException");
     }
 
+    /**
+     * A batch of one share (a cut table's keys all in one range) is sent to its group at once, with no check round:
+     * the group checks it whole before it writes any of it, and its refusal is the batch's.
+     */
+    @Test
+    void aBatchOfOneShareIsWrittenWithoutACheckRound() throws Exception {
+        List<BatchSpread.Share<Integer>> shares = BatchSpread.split(BatchSpread.WRITE, WRITE, table -> 1);
+        assertThat(shares).hasSize(1);
+        List<String> sent = new CopyOnWriteArrayList<>();
+        ClusterRouter.Reply reply = writeRecording(
+                shares, sent, (share, target) -> CompletableFuture.completedFuture(ok("{'UnprocessedItems':{}}")));
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(sent).containsExactly("1 DynamoDB_20120810.BatchWriteItem");
+        sent.clear();
+        reply = writeRecording(
+                shares, sent, (share, target) -> CompletableFuture.completedFuture(error(400, "ValidationException")));
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(new String(reply.body(), StandardCharsets.UTF_8)).contains("ValidationException");
+        assertThat(sent).containsExactly("1 DynamoDB_20120810.BatchWriteItem");
+    }
+
     @Test
     void aDefiniteAnswerComesBeforeAnUnsureOne() throws Exception {
         List<BatchSpread.Share<Integer>> shares = BatchSpread.split(BatchSpread.WRITE, WRITE, GROUPS::get);
