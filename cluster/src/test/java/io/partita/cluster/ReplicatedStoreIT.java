@@ -21,13 +21,17 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.rocksdb.ColumnFamilyHandle;
 
 /**
  * Three replicas of a store on loopback, each a real RocksDB and a real Ratis server: what the leader commits every
  * replica applies, once, in order; a new leader takes over when the leader stops, and a replica that was down
- * catches up from the log when it comes back.
+ * catches up from the log when it comes back. Two tests run at once (junit-platform.properties): each its own nodes,
+ * ports and folders, and most of their time waits on elections and timeouts.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ReplicatedStoreIT {
     private static final String FAMILY = RocksStore.ITEMS_PREFIX + "t";
     private static final byte[] COUNTER = "counter".getBytes(StandardCharsets.UTF_8);
