@@ -240,6 +240,13 @@ public final class AdminRoutes {
             g.writeNumberField("throttledRequests", tt.throttledRequests());
             g.writeNumberField("itemCount", t.stats().itemCount());
             g.writeNumberField("tableSizeBytes", t.stats().sizeBytes());
+            if (m.hashRange() != null) {
+                // One range of a table cut by ranges over a cluster's groups: this store holds its items alone.
+                g.writeObjectFieldStart("hashRange");
+                g.writeStringField("hashStart", hex(m.hashRange().first()));
+                g.writeStringField("hashEnd", hex(m.hashRange().last()));
+                g.writeEndObject();
+            }
             // One view: a split between reading the map and the splits would count a split the map does not have.
             TablePartitions.View view = parts.view();
             List<Partition> ps = view.map().partitions();

@@ -161,7 +161,7 @@ public final class ClusterMember implements AutoCloseable {
         final java.util.concurrent.locks.ReadWriteLock fence = new java.util.concurrent.locks.ReentrantReadWriteLock();
         /**
          * For an account's own group: held while CreateTable places a new name elsewhere ({@link
-         * Placing#placeElsewhere}), and while a restore here checks and reserves its name ({@link #restoring}).
+         * Placing#place}), and while a restore here checks and reserves its name ({@link #restoring}).
          */
         final java.util.concurrent.locks.ReentrantLock naming = new java.util.concurrent.locks.ReentrantLock();
         /** For an account's own group: the names its restores under way make here, which CreateTable leaves here. */
@@ -773,6 +773,16 @@ public final class ClusterMember implements AutoCloseable {
                 named = List.of(); // the account's group's server answers its error
             }
             List<String> table = named.size() == 1 ? named : List.of();
+            UUID chosen = chosenGroup(request);
+            Group range = chosen == null ? null : tableGroups.get(chosen);
+            if (range != null
+                    && range.account.equals(home.account)
+                    && table.size() == 1
+                    && table.get(0).equals(range.table)) {
+                // A view of the table in one of its groups, named as another node names a share's (of a table cut by
+                // ranges, one range's own partitions and the range its store holds): that group's.
+                return new Routed(range, null);
+            }
             java.util.Set<UUID> in = groupsOf(home.account, table, false);
             if (in == null) {
                 return new Routed(null, null);
@@ -3336,11 +3346,9 @@ public final class ClusterMember implements AutoCloseable {
         }
 
         @Override
-        public boolean placeElsewhere(
-                String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
+        public Placed place(String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
             if (g.table != null) {
-                placedHere(account, name, layout);
-                return false;
+                return placedHere(account, name, layout);
             }
             g.naming.lock();
             try {
@@ -3348,10 +3356,10 @@ public final class ClusterMember implements AutoCloseable {
                 // Restored here meanwhile, or being restored: made here, or refused as any table that exists.
                 if (g.restoring.contains(name)
                         || (own != null && own.storage().tables().find(name) != null)) {
-                    return false;
+                    return Placed.HERE;
                 }
                 placeTable(account, name, layout);
-                return true;
+                return Placed.ELSEWHERE;
             } finally {
                 g.naming.unlock();
             }
@@ -3362,16 +3370,19 @@ public final class ClusterMember implements AutoCloseable {
          * group, the table's record must name this group, as its group, or, live, as one of its ranges' with the
          * partition key and the cut {@code layout} gives; else a 503. A node that sent the CreateTable here had not
          * applied a newer record (the name deleted and placed anew meanwhile): sent again, it goes where the table is
-         * placed now, and a deleted table's groups never make a table of another definition.
+         * placed now, and a deleted table's groups never make a table of another definition. The table is made here
+         * whole, or, as one of its ranges, holding the items of that range alone ({@link TableRanges#rangeOf}).
          */
-        private void placedHere(String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
+        private Placed placedHere(
+                String account, String name, io.partita.server.op.table.TablePlacement.Layout layout) {
             boolean here;
+            TableRanges ranges = null;
             try {
                 byte[] never = {0};
                 membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
                 byte[] r = membersReplica.recorded(TABLE_RECORD + account + "/" + name);
                 com.fasterxml.jackson.databind.JsonNode record = r == null ? null : JSON.readTree(r);
-                TableRanges ranges = record == null ? null : TableRanges.of(record);
+                ranges = record == null ? null : TableRanges.of(record);
                 // A whole table's record may be not live: a table deleted here and made again (its group kept for its
                 // backups, or not closed yet), which collect then records live again.
                 here = record != null
@@ -3389,6 +3400,7 @@ public final class ClusterMember implements AutoCloseable {
                         io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
                         "table " + name + " is not placed in this Raft group now (its record changed): try again");
             }
+            return ranges == null ? Placed.HERE : new Placed(false, ranges.rangeOf(g.id));
         }
 
         @Override

@@ -233,6 +233,18 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
         return null;
     }
 
+    /**
+     * The hash range group {@code id} holds: from its range's start to the next one's, the last up to the greatest
+     * hash. Each range is a group of its own.
+     */
+    io.partita.storage.table.HashRange rangeOf(UUID id) {
+        int i = groups.indexOf(id);
+        if (i < 0) {
+            throw new IllegalArgumentException("group " + id + " holds no range of " + groups);
+        }
+        return new io.partita.storage.table.HashRange(starts[i], i + 1 < starts.length ? starts[i + 1] - 1 : -1L);
+    }
+
     /** Whether group {@code id} holds one of the ranges. */
     boolean has(UUID id) {
         return groups.contains(id);

@@ -144,30 +144,45 @@ class ClusterPlacementIT {
      */
     private java.net.http.HttpResponse<String> partitaAnswer(
             int a, ClusterConfig.Member via, String target, String json, String group) throws Exception {
+        return signed(a, via, "/", target, json, group);
+    }
+
+    /**
+     * A signed request of account {@code a} to {@code via}: a POST of {@code json} as operation {@code target} to
+     * {@code path}, or a GET of {@code path} when {@code target} is null; sent to group {@code group} as a share
+     * another node sends when that is not null.
+     */
+    private java.net.http.HttpResponse<String> signed(
+            int a, ClusterConfig.Member via, String path, String target, String json, String group) throws Exception {
         byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
         var headers = new io.netty.handler.codec.http.DefaultHttpHeaders()
-                .set("content-type", "application/x-amz-json-1.0")
                 .set("host", via.apiAddress())
-                .set("x-amz-date", date)
-                .set("x-amz-target", target);
+                .set("x-amz-date", date);
+        List<String> names = List.of("host", "x-amz-date");
+        if (target != null) {
+            headers.set("content-type", "application/x-amz-json-1.0").set("x-amz-target", target);
+            names = List.of("content-type", "host", "x-amz-date", "x-amz-target");
+        }
+        String method = target == null ? "GET" : "POST";
         String authorization = new io.partita.server.auth.SigV4Verifier(accounts, java.time.Clock.systemUTC())
                 .authorization(
                         new io.partita.server.auth.Credentials("AK" + a, "us-east-1", ACCOUNTS.get(a)),
-                        new ClusterRouter.Sent("POST", "/", headers, body),
+                        new ClusterRouter.Sent(method, path, headers, body),
                         date,
-                        List.of("content-type", "host", "x-amz-date", "x-amz-target"));
-        var request = java.net.http.HttpRequest.newBuilder(URI.create("http://" + via.apiAddress() + "/"))
-                .header("content-type", "application/x-amz-json-1.0")
+                        names);
+        var request = java.net.http.HttpRequest.newBuilder(URI.create("http://" + via.apiAddress() + path))
                 .header("x-amz-date", date)
-                .header("x-amz-target", target)
                 .header("authorization", authorization);
+        if (target != null) {
+            request.header("content-type", "application/x-amz-json-1.0").header("x-amz-target", target);
+        }
         if (group != null) {
             request.header(ClusterRouter.GROUP, group).header(ClusterRouter.FORWARDED, "n9");
         }
         return java.net.http.HttpClient.newHttpClient()
                 .send(
-                        request.POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
+                        request.method(method, java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
                                 .build(),
                         java.net.http.HttpResponse.BodyHandlers.ofString());
     }
@@ -1602,6 +1617,26 @@ class ClusterPlacementIT {
         assertThat(found.getAsInt()).isEqualTo(1);
         assertThat(as(0, 0).describeTable(r -> r.tableName("hot")).table().itemCount())
                 .isEqualTo(84L); // the share's item once
+        // Each group's store holds its own range's items alone: its CreateTable recorded the range in its own log (its
+        // admin view names it), which it refuses any other key by (HashRangeIT, HashRangeRefusalsTest).
+        long[] starts = io.partita.storage.partition.PartitionMap.evenStarts(3);
+        for (int r = 0; r < 3; r++) {
+            String group = ids.get(Integer.toString(r));
+            String metrics = toLeader.apply(group, via -> {
+                try {
+                    var answer = signed(0, members.get(via), "/admin/metrics?table=hot", null, "", group);
+                    return answer.statusCode() + " " + answer.body();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertThat(metrics).startsWith("200 ");
+            JsonNode range =
+                    JSON.readTree(metrics.substring(4)).get("tables").get(0).get("hashRange");
+            assertThat(range.get("hashStart").asText()).isEqualTo(String.format("%016x", starts[r]));
+            assertThat(range.get("hashEnd").asText())
+                    .isEqualTo(String.format("%016x", r < 2 ? starts[r + 1] - 1 : -1L));
+        }
         // A transaction over several ranges' groups: cancelled by one range's condition, nothing written; then
         // committed in every one, and read back at once by a TransactGetItems.
         List<String> spread = List.of("t0", "t1", "t2", "t3", "t4", "t5");

@@ -50,6 +50,31 @@ class TableRangesTest {
         assertThat(back.groups()).isEqualTo(r.groups());
     }
 
+    /**
+     * The ranges each group's store records as its own (its CreateTable's) cut the hash space between them: a hash is
+     * held by exactly one group's, the one a router sends it to.
+     */
+    @Property(tries = 300)
+    void eachHashIsHeldByTheRangeOfTheGroupItIsRoutedTo(
+            @ForAll @IntRange(min = 1, max = 8) int groups, @ForAll long hash) {
+        List<UUID> ids =
+                java.util.stream.Stream.generate(UUID::randomUUID).limit(groups).toList();
+        TableRanges r = TableRanges.even("pk", ids);
+        List<UUID> holding =
+                ids.stream().filter(id -> r.rangeOf(id).holds(hash)).toList();
+        assertThat(holding).containsExactly(r.groupOf(hash));
+        assertThat(r.rangeOf(ids.get(0)).first()).isZero();
+        assertThat(r.rangeOf(ids.get(groups - 1)).last()).isEqualTo(-1L);
+        // Each boundary: a range's first hash is its own, the one before it the range before's.
+        for (int i = 1; i < groups; i++) {
+            long first = r.starts()[i];
+            assertThat(r.rangeOf(ids.get(i)).first()).isEqualTo(first);
+            assertThat(r.rangeOf(ids.get(i)).holds(first)).isTrue();
+            assertThat(r.rangeOf(ids.get(i - 1)).holds(first - 1)).isTrue();
+            assertThat(r.rangeOf(ids.get(i)).holds(first - 1)).isFalse();
+        }
+    }
+
     /** A parallel scan's segment starts where a single node's Scan starts it. */
     @Property(tries = 200)
     void segmentsStartWhereTheStoreCutsThem(

@@ -26,6 +26,8 @@ import java.util.function.Consumer;
  * @param sseKmsKeyArn the KMS key the table is encrypted with ({@code SSEType KMS}); null for an AWS owned key
  * @param tableClassChanges when the table class was changed (the last two), for DynamoDB's two changes in 30 days
  * @param pointInTimeRecovery the table's PITR; null when it was never enabled (off)
+ * @param hashRange the items of the table this store holds, when the table is cut by hash ranges over several Raft
+ *     groups of a cluster; null for a table kept whole (every table on a single node)
  */
 public record TableMetadata(
         String name,
@@ -53,7 +55,8 @@ public record TableMetadata(
         Long warmWriteUnits,
         String sseKmsKeyArn,
         List<Long> tableClassChanges,
-        PitrSettings pointInTimeRecovery) {
+        PitrSettings pointInTimeRecovery,
+        HashRange hashRange) {
 
     public static final String PROVISIONED = "PROVISIONED";
     public static final String PAY_PER_REQUEST = "PAY_PER_REQUEST";
@@ -107,6 +110,7 @@ public record TableMetadata(
                 null,
                 null,
                 List.of(),
+                null,
                 null);
     }
 
@@ -251,6 +255,11 @@ public record TableMetadata(
         return pointInTimeRecovery != null && pointInTimeRecovery.enabled();
     }
 
+    /** Holding the items of {@code range} alone, of a table cut by hash ranges; null for the whole table. */
+    public TableMetadata withHashRange(HashRange range) {
+        return with(c -> c.hashRange = range);
+    }
+
     public TableMetadata withContributorInsights(String mode) {
         return with(c -> c.contributorInsightsMode = mode);
     }
@@ -286,6 +295,7 @@ public record TableMetadata(
         String sseKmsKeyArn;
         List<Long> tableClassChanges;
         PitrSettings pointInTimeRecovery;
+        HashRange hashRange;
 
         Copy(TableMetadata m) {
             this.m = m;
@@ -311,6 +321,7 @@ public record TableMetadata(
             sseKmsKeyArn = m.sseKmsKeyArn;
             tableClassChanges = m.tableClassChanges;
             pointInTimeRecovery = m.pointInTimeRecovery;
+            hashRange = m.hashRange;
         }
 
         TableMetadata build() {
@@ -340,7 +351,8 @@ public record TableMetadata(
                     warmWriteUnits,
                     sseKmsKeyArn,
                     tableClassChanges,
-                    pointInTimeRecovery);
+                    pointInTimeRecovery,
+                    hashRange);
         }
     }
 }

@@ -163,6 +163,7 @@ public final class ItemWrites {
         Table table = w.table();
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), w.key());
+        io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
         TablePartitions partitions = table.partitions();
         Partition partition = partitions.partitionFor(encoded.hash());
         AttributeValue partitionKey = w.key().partition();
@@ -235,6 +236,7 @@ public final class ItemWrites {
                 throw new IllegalArgumentException("a batch holds a user's writes, not " + w.cause());
             }
             encoded[i] = ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
+            io.partita.storage.table.HashRange.require(w.table().metadata(), encoded[i].hash());
             // Each planned against the items as they were before the batch: two writes of one item would both be.
             if (!items.add(new StoredItem(w.table().cacheId(), java.nio.ByteBuffer.wrap(encoded[i].bytes())))) {
                 throw new IllegalArgumentException("a batch writes an item twice");

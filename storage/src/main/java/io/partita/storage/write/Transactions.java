@@ -150,6 +150,14 @@ public final class Transactions {
                     new TransactionHolds.Item(table.cacheId(), k),
                     table.partitions().partitionFor(encoded.hash()));
         }
+
+        /**
+         * Refuses an item of a range this store does not hold ({@link io.partita.storage.table.HashRange#require}),
+         * when a transaction starts: a prepared part's commit and a claim's release find their items as they were.
+         */
+        void requireHeld() {
+            io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+        }
     }
 
     /**
@@ -206,6 +214,7 @@ public final class Transactions {
         TransactionHolds.Item[] items = new TransactionHolds.Item[n];
         for (int i = 0; i < n; i++) {
             targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
+            targets[i].requireHeld();
             items[i] = targets[i].held();
         }
         int injected = conflicts.conflictOn(n);
@@ -566,6 +575,7 @@ public final class Transactions {
         Target[] targets = new Target[n];
         for (int i = 0; i < n; i++) {
             targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
+            targets[i].requireHeld();
         }
         int injected = conflicts.conflictOn(n);
         if (injected >= 0) {

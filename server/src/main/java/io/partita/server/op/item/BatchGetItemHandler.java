@@ -61,6 +61,12 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
         for (Map.Entry<String, KeysAndAttributes> e : in.requestItems().entrySet()) {
             reads.add(prepare(context, e.getKey(), e.getValue()));
         }
+        for (TableRead read : reads) {
+            for (PrimaryKey key : read.keys()) {
+                io.partita.storage.table.HashRange.require(
+                        read.table().metadata(), ItemKeyEncoder.partitionHash(key.partition()));
+            }
+        }
         if (reads.stream().anyMatch(r -> Boolean.TRUE.equals(r.request().consistentRead()))) {
             storage.awaitConsistentRead();
         }

@@ -76,6 +76,7 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         PrimaryKey key = table.metadata().keySchema().keyOf(in.key());
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), key);
+        io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
         Partition partition = CapacityGate.admit(context, table, encoded.hash(), CapacityKind.READ, key.partition());
         boolean consistent = Boolean.TRUE.equals(in.consistentRead());
         if (consistent) {

@@ -222,7 +222,8 @@ public final class BatchExecuteStatementHandler
             case THROTTLING -> "ThrottlingError";
             case REQUEST_LIMIT_EXCEEDED -> "RequestLimitExceeded";
             case TRANSACTION_CONFLICT -> "TransactionConflict";
-            case INTERNAL_SERVER_ERROR -> "InternalServerError";
+            // A store that holds another hash range of the table (a cluster's table cut by ranges): send it again.
+            case INTERNAL_SERVER_ERROR, SERVICE_UNAVAILABLE -> "InternalServerError";
             default -> "ValidationError";
         };
         Object item =

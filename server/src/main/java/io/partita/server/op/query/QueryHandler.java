@@ -101,13 +101,18 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         }
         KeyRanges.Range pageRange = range;
         boolean fetch = target.fetches(in.select(), projection);
+        long hash = IndexKeyEncoder.partitionHash(key.partition());
+        if (!target.global()) {
+            // The table's own partition key (a local secondary index's too): its range's store alone holds its items.
+            io.partita.storage.table.HashRange.require(table.metadata(), hash);
+        }
         if (Boolean.TRUE.equals(in.consistentRead())) {
             storage.awaitConsistentRead();
         }
         return ReadRequests.answer(
                 context,
                 target,
-                IndexKeyEncoder.partitionHash(key.partition()),
+                hash,
                 key.partition().get(0),
                 in.consistentRead(),
                 in.select(),

@@ -99,8 +99,8 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 : new TablePlacement.Layout(
                         io.partita.storage.partition.TablePartitions.initialCount(m),
                         schema.partitionKey().name());
-        placeElsewhere(placement, storage, context, in.tableName(), layout);
-        TableMetadata made = m;
+        io.partita.storage.table.HashRange range = placeElsewhere(placement, storage, context, in.tableName(), layout);
+        TableMetadata made = range == null ? m : m.withHashRange(range);
         java.util.function.Supplier<Table> make = () -> {
             Table t = storage.tables().create(made);
             if (stream) {
@@ -115,21 +115,27 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
 
     /**
      * In a cluster with a group per table, once a new table {@code name} has passed every check but its name's: when
-     * it belongs in a group of its own ({@link TablePlacement#placeElsewhere}), answers Partita's own {@link
+     * it belongs in a group of its own ({@link TablePlacement#place}), answers Partita's own {@link
      * ErrorCode#TABLE_PLACED}, and the node the client sent the request to sends it there. A table of that name here
      * (made before the cluster had a group per table) is refused as usual.
+     *
+     * @return the hash range of the table this store is to hold, when it is one of the ranges of a table cut by them;
+     *     null for a whole table
      */
-    static void placeElsewhere(
+    static io.partita.storage.table.HashRange placeElsewhere(
             TablePlacement placement,
             StorageEngine storage,
             RequestContext context,
             String name,
             TablePlacement.Layout layout) {
-        if (placement != null
-                && storage.tables().find(name) == null
-                && placement.placeElsewhere(context.accountId(), name, layout)) {
+        if (placement == null || storage.tables().find(name) != null) {
+            return null;
+        }
+        TablePlacement.Placed placed = placement.place(context.accountId(), name, layout);
+        if (placed.elsewhere()) {
             throw new ApiException(ErrorCode.TABLE_PLACED, "Table " + name + " is placed in a group of its own");
         }
+        return placed.range();
     }
 
     private static void validate(CreateTableInput in) {

@@ -11,13 +11,23 @@ public interface TablePlacement {
     /**
      * Before a new table {@code name} of {@code account} is made in this server's store: whether it belongs in another
      * group. The account's own group (its first, which holds no table made since) places it in a group of its own, and
-     * returns true once the cluster has recorded where (or once another request placed it first): the request is then
-     * sent there. A table's own group returns false: the table is made here.
+     * answers {@link Placed#ELSEWHERE} once the cluster has recorded where (or once another request placed it first):
+     * the request is then sent there. A table's own group answers that the table is made here: whole, or, for one of
+     * the hash ranges of a table cut by ranges, that range.
      *
      * @throws io.partita.protocol.error.ApiException a 503 when the cluster could not record the placement (DynamoDB's
      *     soft quota of 2,500 tables an account is not enforced, as on a single node)
      */
-    boolean placeElsewhere(String account, String name, Layout layout);
+    Placed place(String account, String name, Layout layout);
+
+    /**
+     * Where a new table goes ({@link #place}): to another group ({@code elsewhere}); or here, the whole table ({@code
+     * range} null) or the items of one hash {@code range} of it, which the store then holds alone.
+     */
+    record Placed(boolean elsewhere, io.partita.storage.table.HashRange range) {
+        public static final Placed ELSEWHERE = new Placed(true, null);
+        public static final Placed HERE = new Placed(false, null);
+    }
 
     /**
      * What a new table's placement may cut it by: its {@code partitions} at creation (DynamoDB's count for its
@@ -32,7 +42,7 @@ public interface TablePlacement {
 
     /**
      * Makes table {@code name} in this server's store with {@code make}, which the caller runs here once {@link
-     * #placeElsewhere} said so. A table's own group runs it unless the group is closing (it held nothing for a while):
+     * #place} said so. A table's own group runs it unless the group is closing (it held nothing for a while):
      * then a 503, which the SDKs retry, and the retry makes the table in a new group. A close waits for every {@code
      * make} that started, so none makes a table in a group being closed.
      */

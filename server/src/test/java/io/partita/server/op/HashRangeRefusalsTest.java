@@ -1,0 +1,127 @@
+package io.partita.server.op;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.expr.ExpressionCache;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.message.BatchExecuteStatementOutput;
+import io.partita.protocol.message.BatchGetItemOutput;
+import io.partita.protocol.message.GetItemOutput;
+import io.partita.protocol.message.ReadPageOutput;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.server.op.item.ItemExpressions;
+import io.partita.server.op.partiql.PartiqlOperations;
+import io.partita.server.op.partiql.PartiqlScans;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.OperationRegistry;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.table.HashRange;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A store that holds one hash range of a table cut by ranges over a cluster's groups refuses, 503, every request that
+ * names a key outside it, through each operation that reads or writes an item by its key, and nothing else: a Scan
+ * reads what the store holds.
+ */
+class HashRangeRefusalsTest {
+    /** The lower half of the hash space, in unsigned order. */
+    private static final HashRange LOWER = new HashRange(0, Long.MAX_VALUE);
+
+    private static final String PREFIX = "DynamoDB_20120810.";
+
+    /** The first id {@code k0}, {@code k1}, ... that is ({@code inside}) or is not in {@link #LOWER}. */
+    private static String idIn(boolean inside) {
+        for (int i = 0; ; i++) {
+            if (LOWER.holds(ItemKeyEncoder.partitionHash(new AttributeValue.S("k" + i))) == inside) {
+                return "k" + i;
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <I> Object run(OperationRegistry registry, String operation, String json) {
+        OperationHandler<I, ?> handler = (OperationHandler<I, ?>) registry.find(PREFIX + operation);
+        RequestContext context = new RequestContext(
+                "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), PREFIX + operation, false);
+        return handler.handle(context, DynamoJson.decode(json.getBytes(StandardCharsets.UTF_8), handler.inputType()));
+    }
+
+    private static void refused(OperationRegistry registry, String operation, String json) {
+        assertThatThrownBy(() -> run(registry, operation, json))
+                .as(operation)
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
+                .hasMessageContaining("is not in the hash range of the Raft group");
+    }
+
+    @Test
+    void everyRequestByKeyOutsideTheRangeIsRefusedAndAScanIsNot() {
+        String in = idIn(true);
+        String out = idIn(false);
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("t").withHashRange(LOWER));
+            ExpressionCache cache = new ExpressionCache(100);
+            OperationRegistry registry = new OperationRegistry();
+            ItemExpressions expressions = new ItemExpressions(cache);
+            registry.register("PutItem", new io.partita.server.op.item.PutItemHandler(storage, expressions))
+                    .register("GetItem", new io.partita.server.op.item.GetItemHandler(storage, expressions))
+                    .register("BatchGetItem", new io.partita.server.op.item.BatchGetItemHandler(storage, expressions))
+                    .register("Query", new io.partita.server.op.query.QueryHandler(storage, cache))
+                    .register("Scan", new io.partita.server.op.query.ScanHandler(storage, cache));
+            PartiqlOperations.register(registry, storage, expressions, cache, new PartiqlScans());
+
+            run(registry, "PutItem", "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"" + in + "\"}}}");
+            refused(registry, "PutItem", "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"" + out + "\"}}}");
+
+            assertThat(((GetItemOutput) run(
+                                    registry,
+                                    "GetItem",
+                                    "{\"TableName\":\"t\",\"Key\":{\"id\":{\"S\":\"" + in + "\"}}}"))
+                            .item())
+                    .containsEntry("id", new AttributeValue.S(in));
+            refused(registry, "GetItem", "{\"TableName\":\"t\",\"Key\":{\"id\":{\"S\":\"" + out + "\"}}}");
+
+            String keys = "{\"RequestItems\":{\"t\":{\"Keys\":[{\"id\":{\"S\":\"" + in + "\"}}%s]}}}";
+            assertThat(((BatchGetItemOutput) run(registry, "BatchGetItem", keys.formatted("")))
+                            .responses()
+                            .get("t"))
+                    .hasSize(1);
+            refused(registry, "BatchGetItem", keys.formatted(",{\"id\":{\"S\":\"" + out + "\"}}"));
+
+            String query = "{\"TableName\":\"t\",\"KeyConditionExpression\":\"id = :v\","
+                    + "\"ExpressionAttributeValues\":{\":v\":{\"S\":\"%s\"}}}";
+            assertThat(((ReadPageOutput) run(registry, "Query", query.formatted(in))).count())
+                    .isEqualTo(1);
+            refused(registry, "Query", query.formatted(out));
+
+            String select = "{\"Statement\":\"SELECT * FROM \\\"t\\\" WHERE id = '%s'\"}";
+            run(registry, "ExecuteStatement", select.formatted(in));
+            refused(registry, "ExecuteStatement", select.formatted(out));
+            refused(
+                    registry,
+                    "ExecuteStatement",
+                    "{\"Statement\":\"INSERT INTO \\\"t\\\" VALUE {'id': '" + out + "'}\"}");
+
+            // A statement of a batch answers its own error, one a caller may send again; the others go ahead.
+            BatchExecuteStatementOutput batch = (BatchExecuteStatementOutput) run(
+                    registry,
+                    "BatchExecuteStatement",
+                    "{\"Statements\":[{\"Statement\":\"UPDATE \\\"t\\\" SET v = 1 WHERE id = '" + in + "'\"},"
+                            + "{\"Statement\":\"UPDATE \\\"t\\\" SET v = 1 WHERE id = '" + out + "'\"}]}");
+            assertThat(batch.responses().get(0).error()).isNull();
+            assertThat(batch.responses().get(1).error().code()).isEqualTo("InternalServerError");
+
+            // A Scan reads the range's items, and the refused ones were written nowhere.
+            ReadPageOutput scan = (ReadPageOutput) run(registry, "Scan", "{\"TableName\":\"t\"}");
+            assertThat(scan.items()).extracting(i -> i.get("id")).containsExactly(new AttributeValue.S(in));
+        }
+    }
+}

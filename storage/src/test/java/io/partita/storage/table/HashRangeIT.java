@@ -1,0 +1,133 @@
+package io.partita.storage.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.KeySchema;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.protocol.model.ScalarType;
+import io.partita.storage.StorageConfig;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.TestTables;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.Transactions;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A store that holds one hash range of a table cut by ranges over several Raft groups refuses every key outside it,
+ * before anything is written, and keeps its range across a reopen.
+ */
+class HashRangeIT {
+    private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
+    /** The lower half of the hash space, in unsigned order. */
+    private static final HashRange LOWER = new HashRange(0, Long.MAX_VALUE);
+
+    private static PrimaryKey key(String pk) {
+        return new PrimaryKey(new AttributeValue.S(pk), null);
+    }
+
+    private static Map<String, AttributeValue> item(String pk) {
+        return Map.of("pk", new AttributeValue.S(pk), "v", new AttributeValue.S("x"));
+    }
+
+    /** The {@code skip}-th key {@code k0}, {@code k1}, ... that is ({@code inside}) or is not in the range. */
+    private static String keyIn(boolean inside, int skip) {
+        int found = 0;
+        for (int i = 0; ; i++) {
+            String pk = "k" + i;
+            if (LOWER.holds(ItemKeyEncoder.partitionHash(new AttributeValue.S(pk))) == inside && found++ == skip) {
+                return pk;
+            }
+        }
+    }
+
+    private static ConditionalWrite put(String pk) {
+        return ConditionalWrite.blind(new WriteDecision.Put(item(pk)));
+    }
+
+    private static void refused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        assertThatThrownBy(call)
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
+                .hasMessageContaining("is not in the hash range of the Raft group");
+    }
+
+    @Test
+    void keysOutsideTheRangeAreRefusedAndNothingIsWritten(@TempDir Path dir) {
+        String in = keyIn(true, 0);
+        String in2 = keyIn(true, 1);
+        String out = keyIn(false, 0);
+        try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA).withHashRange(LOWER));
+            e.write(t, key(in), put(in));
+            assertThat(e.get(t, key(in))).isEqualTo(item(in));
+
+            refused(() -> e.write(t, key(out), put(out)));
+            refused(() -> e.writes()
+                    .writeAll(List.of(
+                            ItemWrite.user(t, key(in2), put(in2), 0), ItemWrite.user(t, key(out), put(out), 0))));
+            refused(() -> e.writes()
+                    .transactions()
+                    .write(List.of(
+                            new Transactions.WriteAction(t, key(in2), put(in2), false),
+                            new Transactions.WriteAction(t, key(out), put(out), false))));
+            refused(() -> e.writes()
+                    .transactions()
+                    .read(List.of(new Transactions.ReadAction(t, key(in)), new Transactions.ReadAction(t, key(out)))));
+            assertThat(e.get(t, key(in2)))
+                    .as("no write of a refused batch or transaction")
+                    .isNull();
+            assertThat(e.get(t, key(out))).isNull();
+            assertThat(t.stats().itemCount()).isEqualTo(1);
+
+            // Inside, a batch and a transaction go ahead.
+            e.writes().writeAll(List.of(ItemWrite.user(t, key(in2), put(in2), 0)));
+            assertThat(e.writes()
+                            .transactions()
+                            .read(List.of(new Transactions.ReadAction(t, key(in2))))
+                            .items())
+                    .containsExactly(item(in2));
+        }
+        try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
+            Table t = e.tables().find("t");
+            assertThat(t.metadata().hashRange()).as("recorded with the table").isEqualTo(LOWER);
+            refused(() -> e.write(t, key(out), put(out)));
+            assertThat(t.stats().itemCount()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aWholeTableHoldsEveryKey() {
+        try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));
+            assertThat(t.metadata().hashRange()).isNull();
+            for (String pk : List.of(keyIn(true, 0), keyIn(false, 0))) {
+                e.write(t, key(pk), put(pk));
+                assertThat(e.get(t, key(pk))).isEqualTo(item(pk));
+            }
+        }
+    }
+
+    @Test
+    void theRangeIncludesBothEndsInUnsignedOrder() {
+        HashRange upper = new HashRange(Long.MIN_VALUE, -1L);
+        assertThat(upper.holds(Long.MIN_VALUE)).isTrue();
+        assertThat(upper.holds(-1L)).isTrue();
+        assertThat(upper.holds(Long.MAX_VALUE)).isFalse();
+        assertThat(LOWER.holds(0)).isTrue();
+        assertThat(LOWER.holds(Long.MAX_VALUE)).isTrue();
+        assertThat(LOWER.holds(Long.MIN_VALUE)).isFalse();
+        assertThatThrownBy(() -> new HashRange(-1L, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
