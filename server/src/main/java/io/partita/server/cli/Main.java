@@ -290,6 +290,15 @@ public final class Main implements Callable<Integer> {
     boolean clusterPartitionGroups;
 
     @Option(
+            names = {"--cluster-min-ranges"},
+            paramLabel = "N",
+            description = "With --cluster-partition-groups: cut each new table that can be cut (no global secondary"
+                    + " index, no stream) into at least N hash ranges, each a Raft group (2 to 8), whatever its"
+                    + " throughput needs: to run a test suite's small tables over several groups. Each range's group"
+                    + " then has the whole table's throughput (docs/CLUSTER.md).")
+    Integer clusterMinRanges;
+
+    @Option(
             names = {"--cluster-follower-reads"},
             description = "While this node follows, it answers eventually consistent reads (GetItem, BatchGetItem,"
                     + " Query and Scan without ConsistentRead) from its own replica, which may lag the leader's"
@@ -462,6 +471,9 @@ public final class Main implements Callable<Integer> {
             }
             if (clusterPartitionGroups) {
                 cluster = cluster.withPartitionGroups(true);
+            }
+            if (clusterMinRanges != null) {
+                cluster = cluster.withMinRanges(clusterMinRanges);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());

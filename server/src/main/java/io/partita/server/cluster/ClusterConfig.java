@@ -30,6 +30,10 @@ import java.util.Set;
  * @param partitionGroups whether each partition of a new table (with no global secondary index and no stream) is a Raft
  *     group of its own, its hash range's ({@code --cluster-partition-groups}, docs/CLUSTER.md); only with {@code
  *     tableGroups}
+ * @param minRanges into how many hash ranges (each a group) at least each new table that can be cut is cut, whatever
+ *     its throughput needs ({@code --cluster-min-ranges}, 1 to 8; 1, the default, cuts only a table whose declared
+ *     throughput needs several partitions): a way to run any test suite's small tables over several groups; only with
+ *     {@code partitionGroups}
  */
 public record ClusterConfig(
         String name,
@@ -40,7 +44,8 @@ public record ClusterConfig(
         boolean readLease,
         int replicas,
         boolean tableGroups,
-        boolean partitionGroups) {
+        boolean partitionGroups,
+        int minRanges) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -79,46 +84,93 @@ public record ClusterConfig(
             throw new IllegalArgumentException("a group per partition (--cluster-partition-groups) is a table's group"
                     + " cut by hash ranges: give --cluster-table-groups too");
         }
+        if (minRanges < 1 || minRanges > MAX_RANGES) {
+            throw new IllegalArgumentException(
+                    "a table is cut into 1 to " + MAX_RANGES + " hash ranges at least, not " + minRanges);
+        }
+        if (minRanges > 1 && !partitionGroups) {
+            throw new IllegalArgumentException("cutting every table into hash ranges (--cluster-min-ranges) needs a"
+                    + " group per partition: give --cluster-partition-groups too");
+        }
     }
 
+    /** The most hash ranges (each a Raft group) a table is cut into at its creation. */
+    public static final int MAX_RANGES = 8;
+
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false, false, true, 0, false, false);
+        this(name, nodeId, members, false, false, true, 0, false, false, 1);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
     public ClusterConfig joining(boolean join) {
-        return new ClusterConfig(
-                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+        return with(c -> c.join = join);
     }
 
     /** The same node, answering eventually consistent reads itself while it follows ({@code followerReads}). */
     public ClusterConfig withFollowerReads(boolean followerReads) {
-        return new ClusterConfig(
-                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+        return with(c -> c.followerReads = followerReads);
     }
 
     /** The same node, with its read lease on or off ({@code readLease}). */
     public ClusterConfig withReadLease(boolean readLease) {
-        return new ClusterConfig(
-                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+        return with(c -> c.readLease = readLease);
     }
 
     /** The same node, its cluster's groups each placed on {@code replicas} members (0: on every member). */
     public ClusterConfig withReplicas(int replicas) {
-        return new ClusterConfig(
-                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+        return with(c -> c.replicas = replicas);
     }
 
     /** The same node, each new table of its cluster a group of its own ({@code tableGroups}), or not. */
     public ClusterConfig withTableGroups(boolean tableGroups) {
-        return new ClusterConfig(
-                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+        return with(c -> c.tableGroups = tableGroups);
     }
 
     /** The same node, each partition of its cluster's new tables a group of its own ({@code partitionGroups}). */
     public ClusterConfig withPartitionGroups(boolean partitionGroups) {
+        return with(c -> c.partitionGroups = partitionGroups);
+    }
+
+    /** The same node, each new table that can be cut cut into {@code minRanges} hash ranges at least. */
+    public ClusterConfig withMinRanges(int minRanges) {
+        return with(c -> c.minRanges = minRanges);
+    }
+
+    private ClusterConfig with(java.util.function.Consumer<Copy> change) {
+        Copy c = new Copy(this);
+        change.accept(c);
         return new ClusterConfig(
-                name, nodeId, members, join, followerReads, readLease, replicas, tableGroups, partitionGroups);
+                name,
+                nodeId,
+                members,
+                c.join,
+                c.followerReads,
+                c.readLease,
+                c.replicas,
+                c.tableGroups,
+                c.partitionGroups,
+                c.minRanges);
+    }
+
+    /** The settings a {@code with…} may change, so that each names only its own. */
+    private static final class Copy {
+        boolean join;
+        boolean followerReads;
+        boolean readLease;
+        int replicas;
+        boolean tableGroups;
+        boolean partitionGroups;
+        int minRanges;
+
+        Copy(ClusterConfig c) {
+            join = c.join;
+            followerReads = c.followerReads;
+            readLease = c.readLease;
+            replicas = c.replicas;
+            tableGroups = c.tableGroups;
+            partitionGroups = c.partitionGroups;
+            minRanges = c.minRanges;
+        }
     }
 
     /** Whether each group is placed on some of the members only, as {@link #replicas} says, rather than on all. */
@@ -174,8 +226,9 @@ public record ClusterConfig(
      * #parseMembers}'s form) and, optionally, {@code follower.reads} ({@code true} or {@code false}, the default),
      * {@code read.lease} ({@code true}, the default, or {@code false}), {@code replicas} (on how many members each
      * group is placed; every member by default), {@code table.groups} (a group per table, {@code false} by
-     * default) and {@code table.partition-groups} (a group per partition, {@code false} by default); {@code nodeId},
-     * when not null, overrides the file's.
+     * default), {@code table.partition-groups} (a group per partition, {@code false} by default) and {@code
+     * table.min-ranges} (into how many ranges at least each new table is cut, 1 by default); {@code nodeId}, when not
+     * null, overrides the file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
         Properties p = new Properties();
@@ -194,18 +247,23 @@ public record ClusterConfig(
                 .withReadLease(flag(p, file, "read.lease", true))
                 .withReplicas(replicas(p, file))
                 .withTableGroups(flag(p, file, "table.groups", false))
-                .withPartitionGroups(flag(p, file, "table.partition-groups", false));
+                .withPartitionGroups(flag(p, file, "table.partition-groups", false))
+                .withMinRanges(number(p, file, "table.min-ranges", "a number of hash ranges", 1));
     }
 
     private static int replicas(Properties p, Path file) {
-        String value = p.getProperty("replicas");
+        return number(p, file, "replicas", "a number of members", 0);
+    }
+
+    private static int number(Properties p, Path file, String key, String what, int otherwise) {
+        String value = p.getProperty(key);
         if (value == null) {
-            return 0;
+            return otherwise;
         }
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(file + ": replicas is a number of members, not " + value.trim(), e);
+            throw new IllegalArgumentException(file + ": " + key + " is " + what + ", not " + value.trim(), e);
         }
     }
 

@@ -2953,11 +2953,19 @@ public final class ClusterMember implements AutoCloseable {
     private static final String TABLE_RECORD = "cluster/table/";
 
     /**
-     * The most groups a table's hash ranges are placed in ({@code --cluster-partition-groups}): a table that needs
-     * more partitions at its creation has several in each range's group (each group's store cuts its partitions as a
-     * single node's does), so that a CreateTable stays within a few new groups' elections.
+     * Into how many hash ranges, each a group, a new table of {@code layout} is cut ({@code
+     * --cluster-partition-groups}): one per partition it needs at its creation, at least {@link
+     * ClusterConfig#minRanges} when it can be cut at all (it names its partition key), and at most {@link
+     * ClusterConfig#MAX_RANGES}: a table that needs more partitions has several in each range's group (each group's
+     * store cuts its partitions as a single node's does), so that a CreateTable stays within a few new groups'
+     * elections. One, kept whole, without a group per partition.
      */
-    static final int MAX_RANGES = 8;
+    private int rangesOf(io.partita.server.op.table.TablePlacement.Layout layout) {
+        if (!cluster.partitionGroups() || layout.partitionKey() == null) {
+            return 1;
+        }
+        return Math.min(ClusterConfig.MAX_RANGES, Math.max(layout.partitions(), cluster.minRanges()));
+    }
 
     /** A key the members' group never records: a compare-and-set that expects a value there changes nothing. */
     private static final String BARRIER = "cluster/barrier";
@@ -3179,7 +3187,7 @@ public final class ClusterMember implements AutoCloseable {
             // With --cluster-partition-groups, each of the table's partitions at its creation is a group of its own,
             // its hash range's, each placed as a table's group is (the next places spread their leaders); the first
             // is the table's own group.
-            int ranges = cluster.partitionGroups() ? Math.min(MAX_RANGES, layout.partitions()) : 1;
+            int ranges = rangesOf(layout);
             int place = groups.size() + groupRecords.size();
             List<UUID> ids = new java.util.ArrayList<>(ranges);
             List<byte[]> groupValues = new java.util.ArrayList<>(ranges);
@@ -3390,7 +3398,7 @@ public final class ClusterMember implements AutoCloseable {
                                 ? record.path("group").asText().equals(g.id.toString())
                                 : ranges.live()
                                         && ranges.has(g.id)
-                                        && layout.partitions() > 1
+                                        && rangesOf(layout) > 1
                                         && ranges.key().equals(layout.partitionKey()));
             } catch (IOException | RuntimeException e) {
                 here = false;

@@ -907,18 +907,25 @@ final class ClusterRouter implements AutoCloseable {
                     request.headers().copy(),
                     ByteBufUtil.getBytes(request.content()));
             boolean cors = request.headers().contains(HttpHeaderNames.ORIGIN);
+            boolean gzip = io.partita.server.netty.HttpSurface.acceptsGzip(
+                    request.headers().get(HttpHeaderNames.ACCEPT_ENCODING));
             tables.spread(copy)
                     .exceptionally(e -> new Reply(
                             500,
                             ErrorBody.of(new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"))))
-                    .thenAccept(reply -> ctx.executor()
-                            .execute(() -> finish(c -> answer(
-                                    c,
-                                    waitingKeepAlive,
-                                    reply.status(),
-                                    "application/x-amz-json-1.0",
-                                    reply.body(),
-                                    apiHeaders(reply.body(), cors)))));
+                    .thenAccept(reply -> ctx.executor().execute(() -> {
+                        // Compressed for a client that accepts it, as a server's own answer is (HttpSurface): its CRC
+                        // is the compressed body's, as DynamoDB's is.
+                        byte[] sent = gzip && reply.body().length > 0
+                                ? io.partita.server.netty.HttpSurface.gzip(reply.body())
+                                : reply.body();
+                        HttpHeaders headers = apiHeaders(sent, cors);
+                        if (sent != reply.body()) {
+                            headers.set(HttpHeaderNames.CONTENT_ENCODING, "gzip");
+                        }
+                        finish(c -> answer(
+                                c, waitingKeepAlive, reply.status(), "application/x-amz-json-1.0", sent, headers));
+                    }));
         }
 
         /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */

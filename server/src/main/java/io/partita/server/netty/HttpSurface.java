@@ -72,8 +72,13 @@ public final class HttpSurface {
         return new HttpAnswer.Extras(b.toString(), false);
     }
 
+    /** {@code body} gzip-compressed, as an answer goes to a client that accepts it ({@link #acceptsGzip}). */
+    public static byte[] gzip(byte[] body) {
+        return HttpAnswer.gzip(body);
+    }
+
     /** True when {@code Accept-Encoding} lists gzip (or x-gzip) with a quality above zero. */
-    static boolean acceptsGzip(String acceptEncoding) {
+    public static boolean acceptsGzip(String acceptEncoding) {
         if (acceptEncoding == null) {
             return false;
         }

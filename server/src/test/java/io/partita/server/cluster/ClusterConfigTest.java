@@ -79,6 +79,22 @@ class ClusterConfigTest {
     }
 
     @Test
+    void everyTableMayBeCutIntoSeveralRangesOnlyWithAGroupPerPartition() throws Exception {
+        String four = MEMBERS.strip() + ",n4=10.0.0.4:9000:8000\nreplicas=3\n";
+        assertThat(load("node.id=n2\n" + four, null).minRanges()).isEqualTo(1);
+        ClusterConfig cut = load(
+                "node.id=n2\n" + four + "table.groups=true\ntable.partition-groups=true\ntable.min-ranges=3\n", null);
+        assertThat(cut.minRanges()).isEqualTo(3);
+        assertThat(cut.withReplicas(4).minRanges()).as("kept by another change").isEqualTo(3);
+        assertThatThrownBy(() -> cut.withMinRanges(9)).hasMessageContaining("1 to 8 hash ranges at least, not 9");
+        assertThatThrownBy(() -> cut.withMinRanges(0)).hasMessageContaining("not 0");
+        assertThatThrownBy(() -> load("node.id=n2\n" + four + "table.groups=true\ntable.min-ranges=2\n", null))
+                .hasMessageContaining("give --cluster-partition-groups too");
+        assertThatThrownBy(() -> load("node.id=n2\n" + four + "table.min-ranges=two\n", null))
+                .hasMessageContaining("table.min-ranges is a number of hash ranges, not two");
+    }
+
+    @Test
     void aGroupPerTableIsOffUnlessTheFileTurnsItOnAndNeedsReplicas() throws Exception {
         String five = MEMBERS.strip() + ",n4=10.0.0.4:9000:8000,n5=10.0.0.5:9000:8000\n";
         assertThat(load("node.id=n2\n" + five + "replicas=3\n", null).tableGroups())

@@ -144,16 +144,24 @@ class ClusterPlacementIT {
      */
     private java.net.http.HttpResponse<String> partitaAnswer(
             int a, ClusterConfig.Member via, String target, String json, String group) throws Exception {
-        return signed(a, via, "/", target, json, group);
+        return signed(a, via, "/", target, json, group, java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     /**
      * A signed request of account {@code a} to {@code via}: a POST of {@code json} as operation {@code target} to
      * {@code path}, or a GET of {@code path} when {@code target} is null; sent to group {@code group} as a share
-     * another node sends when that is not null.
+     * another node sends when that is not null; with the headers {@code more} (names and values, not signed).
      */
-    private java.net.http.HttpResponse<String> signed(
-            int a, ClusterConfig.Member via, String path, String target, String json, String group) throws Exception {
+    private <T> java.net.http.HttpResponse<T> signed(
+            int a,
+            ClusterConfig.Member via,
+            String path,
+            String target,
+            String json,
+            String group,
+            java.net.http.HttpResponse.BodyHandler<T> answer,
+            String... more)
+            throws Exception {
         byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         String date = io.partita.server.auth.SigV4Verifier.amzDate(java.time.Instant.now());
         var headers = new io.netty.handler.codec.http.DefaultHttpHeaders()
@@ -180,11 +188,14 @@ class ClusterPlacementIT {
         if (group != null) {
             request.header(ClusterRouter.GROUP, group).header(ClusterRouter.FORWARDED, "n9");
         }
+        for (int i = 0; i < more.length; i += 2) {
+            request.header(more[i], more[i + 1]);
+        }
         return java.net.http.HttpClient.newHttpClient()
                 .send(
                         request.method(method, java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
                                 .build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                        answer);
     }
 
     private static JsonNode view(ClusterMember m) {
@@ -1444,6 +1455,26 @@ class ClusterPlacementIT {
         var whole = as(0, 3).scan(r -> r.tableName("hot").returnConsumedCapacity("TOTAL"));
         assertThat(whole.count()).isEqualTo(60);
         assertThat(whole.lastEvaluatedKey()).isEmpty();
+        // Walked from the node the client reached, for a client that accepts gzip: compressed, as a server's own answer
+        // is, its CRC the compressed body's.
+        var zipped = signed(
+                0,
+                members.get(3),
+                "/",
+                "DynamoDB_20120810.Scan",
+                "{\"TableName\":\"hot\"}",
+                null,
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray(),
+                "accept-encoding",
+                "gzip");
+        assertThat(zipped.statusCode()).isEqualTo(200);
+        assertThat(zipped.headers().firstValue("content-encoding")).hasValue("gzip");
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(zipped.body());
+        assertThat(zipped.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(crc.getValue()));
+        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
+            assertThat(JSON.readTree(in.readAllBytes()).get("Count").asInt()).isEqualTo(60);
+        }
         // Its units are the page's, as a single node counts them: what all three groups read (under 4 KB) rounded up
         // once, not each group's rounded up (1.5).
         assertThat(whole.consumedCapacity().capacityUnits()).isEqualTo(0.5);
@@ -1624,7 +1655,14 @@ class ClusterPlacementIT {
             String group = ids.get(Integer.toString(r));
             String metrics = toLeader.apply(group, via -> {
                 try {
-                    var answer = signed(0, members.get(via), "/admin/metrics?table=hot", null, "", group);
+                    var answer = signed(
+                            0,
+                            members.get(via),
+                            "/admin/metrics?table=hot",
+                            null,
+                            "",
+                            group,
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
                     return answer.statusCode() + " " + answer.body();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);

@@ -89,15 +89,15 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
                 .withSseKey(SseSpecs.keyArn(context, SseSpecs.parse(in.sseSpecification())));
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
         // With --cluster-partition-groups, each partition its declared throughput (provisioned capacity, or a warm
-        // throughput) needs at its creation is a Raft group of its own. An on-demand table that declared neither
-        // starts whole, in one group (its four partitions are headroom, not a need); so does one with a global
-        // secondary index or a stream, which are not cut by ranges yet.
+        // throughput) needs at its creation is a Raft group of its own. An on-demand table that declared neither needs
+        // one (its four partitions are headroom, not a need); a table with a global secondary index or a stream,
+        // which are not cut by ranges yet, is kept whole.
         boolean declared = !m.onDemand() || warmRead != null || warmWrite != null;
         boolean global = indexes.stream().anyMatch(IndexDefinition::global);
-        TablePlacement.Layout layout = global || stream || !declared
+        TablePlacement.Layout layout = global || stream
                 ? TablePlacement.Layout.WHOLE
                 : new TablePlacement.Layout(
-                        io.partita.storage.partition.TablePartitions.initialCount(m),
+                        declared ? io.partita.storage.partition.TablePartitions.initialCount(m) : 1,
                         schema.partitionKey().name());
         io.partita.storage.table.HashRange range = placeElsewhere(placement, storage, context, in.tableName(), layout);
         TableMetadata made = range == null ? m : m.withHashRange(range);
