@@ -293,7 +293,8 @@ public final class Main implements Callable<Integer> {
             names = {"--cluster-min-ranges"},
             paramLabel = "N",
             description = "With --cluster-partition-groups: cut each new table that can be cut (no global secondary"
-                    + " index, no stream) into at least N hash ranges, each a Raft group (2 to 8), whatever its"
+                    + " index, no stream) into at least N hash ranges, each a Raft group (1 to 8; 1, the default,"
+                    + " cuts only a table whose throughput needs several partitions), whatever its"
                     + " throughput needs: to run a test suite's small tables over several groups. Each range's group"
                     + " then has the whole table's throughput (docs/CLUSTER.md).")
     Integer clusterMinRanges;

@@ -3398,7 +3398,7 @@ public final class ClusterMember implements AutoCloseable {
                                 ? record.path("group").asText().equals(g.id.toString())
                                 : ranges.live()
                                         && ranges.has(g.id)
-                                        && rangesOf(layout) > 1
+                                        && layout.partitionKey() != null
                                         && ranges.key().equals(layout.partitionKey()));
             } catch (IOException | RuntimeException e) {
                 here = false;

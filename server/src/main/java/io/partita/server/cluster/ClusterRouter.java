@@ -909,22 +909,31 @@ final class ClusterRouter implements AutoCloseable {
             boolean cors = request.headers().contains(HttpHeaderNames.ORIGIN);
             boolean gzip = io.partita.server.netty.HttpSurface.acceptsGzip(
                     request.headers().get(HttpHeaderNames.ACCEPT_ENCODING));
+            // Compressed for a client that accepts it, as a server's own answer is (HttpSurface), off the event loops
+            // (a batch's answer may be megabytes): its CRC is the compressed body's, as DynamoDB's is.
             tables.spread(copy)
                     .exceptionally(e -> new Reply(
                             500,
                             ErrorBody.of(new ApiException(ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"))))
+                    .thenApplyAsync(
+                            reply -> new Reply(
+                                    reply.status(),
+                                    gzip && reply.body().length > 0
+                                            ? io.partita.server.netty.HttpSurface.gzip(reply.body())
+                                            : reply.body()),
+                            gzip ? java.util.concurrent.ForkJoinPool.commonPool() : Runnable::run)
                     .thenAccept(reply -> ctx.executor().execute(() -> {
-                        // Compressed for a client that accepts it, as a server's own answer is (HttpSurface): its CRC
-                        // is the compressed body's, as DynamoDB's is.
-                        byte[] sent = gzip && reply.body().length > 0
-                                ? io.partita.server.netty.HttpSurface.gzip(reply.body())
-                                : reply.body();
-                        HttpHeaders headers = apiHeaders(sent, cors);
-                        if (sent != reply.body()) {
+                        HttpHeaders headers = apiHeaders(reply.body(), cors);
+                        if (gzip && reply.body().length > 0) {
                             headers.set(HttpHeaderNames.CONTENT_ENCODING, "gzip");
                         }
                         finish(c -> answer(
-                                c, waitingKeepAlive, reply.status(), "application/x-amz-json-1.0", sent, headers));
+                                c,
+                                waitingKeepAlive,
+                                reply.status(),
+                                "application/x-amz-json-1.0",
+                                reply.body(),
+                                headers));
                     }));
         }
 
