@@ -734,12 +734,15 @@ final class ClusterRouter implements AutoCloseable {
         private long servedBy;
         /** Whether the request on its way came forwarded by another node. */
         private boolean forwardedHere;
+        /** Whether the request on its way came from a browser (an {@code Origin}): its answers carry CORS headers. */
+        private boolean cors;
 
         private ScheduledFuture<?> deadline;
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
+            cors = request.headers().contains(HttpHeaderNames.ORIGIN);
             if (request.method().equals(HttpMethod.GET) && request.uri().equals("/cluster")) {
                 // Any origin may read it: the console served by one node asks every other node for its view.
                 answer(
@@ -819,7 +822,7 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             if (to != null && to.refusal() != null) {
-                error(ctx, keepAlive, to.refusal().code(), to.refusal().getMessage());
+                error(ctx, keepAlive, cors, to.refusal().code(), to.refusal().getMessage());
                 return;
             }
             if (to.spreads()) {
@@ -830,7 +833,7 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
-                unserved(ctx, keepAlive, true);
+                unserved(ctx, keepAlive, cors, true);
                 return;
             }
             // One request of a connection at a time, so that answers leave in the order the requests came.
@@ -885,7 +888,7 @@ final class ClusterRouter implements AutoCloseable {
                     noneServes();
                 } else if (to.refusal() != null) {
                     ApiException why = to.refusal();
-                    finish(e -> error(e, waitingKeepAlive, why.code(), why.getMessage()));
+                    finish(e -> error(e, waitingKeepAlive, cors, why.code(), why.getMessage()));
                 } else if (to.spreads()) {
                     spread(ctx, request);
                 } else {
@@ -940,7 +943,7 @@ final class ClusterRouter implements AutoCloseable {
         /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */
         private void noneServes() {
             boolean mark = forwardedHere;
-            finish(e -> unserved(e, waitingKeepAlive, mark));
+            finish(e -> unserved(e, waitingKeepAlive, cors, mark));
         }
 
         /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
@@ -1003,6 +1006,7 @@ final class ClusterRouter implements AutoCloseable {
                     finish(e -> error(
                             e,
                             waitingKeepAlive,
+                            cors,
                             ErrorCode.SERVICE_UNAVAILABLE,
                             "the cluster's leader cannot be reached: " + f.cause()));
                 }
@@ -1037,7 +1041,7 @@ final class ClusterRouter implements AutoCloseable {
                 toLeader(); // a read, which changes nothing: the reader closed before it answered
                 return;
             }
-            finish(e -> error(e, waitingKeepAlive, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
+            finish(e -> error(e, waitingKeepAlive, cors, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
         }
 
         /** Answers the request on its way, once, and lets its connection read the next. */
@@ -1214,35 +1218,26 @@ final class ClusterRouter implements AutoCloseable {
 
     /**
      * An error in DynamoDB's shape: a 503 (nothing was done) or a 500 (the outcome is unknown); the SDKs retry both.
+     * Its headers are a server's own answer's: a request id, the body's checksum, and for a browser's request ({@code
+     * cors}) the CORS headers, without which a browser hides the error from the page.
      */
-    private static void error(ChannelHandlerContext ctx, boolean keepAlive, ErrorCode code, String message) {
-        answer(
-                ctx,
-                keepAlive,
-                code.httpStatus(),
-                "application/x-amz-json-1.0",
-                ErrorBody.of(new ApiException(code, message)),
-                new DefaultHttpHeaders()
-                        .set("x-amzn-RequestId", UUID.randomUUID().toString()));
+    private static void error(
+            ChannelHandlerContext ctx, boolean keepAlive, boolean cors, ErrorCode code, String message) {
+        byte[] body = ErrorBody.of(new ApiException(code, message));
+        answer(ctx, keepAlive, code.httpStatus(), "application/x-amz-json-1.0", body, apiHeaders(body, cors));
     }
 
     /**
-     * Answers that no node serves the request from here: a 503, nothing done; marked {@link #UNSERVED} for the node
-     * that {@code forwarded} it.
+     * Answers that no node serves the request from here: a 503, nothing done, as {@link #error} answers; marked
+     * {@link #UNSERVED} for the node that {@code forwarded} it.
      */
-    private static void unserved(ChannelHandlerContext ctx, boolean keepAlive, boolean forwarded) {
-        HttpHeaders headers = new DefaultHttpHeaders()
-                .set("x-amzn-RequestId", UUID.randomUUID().toString());
+    private static void unserved(ChannelHandlerContext ctx, boolean keepAlive, boolean cors, boolean forwarded) {
+        byte[] body = ErrorBody.of(new ApiException(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
+        HttpHeaders headers = apiHeaders(body, cors);
         if (forwarded) {
             headers.set(UNSERVED, "true");
         }
-        answer(
-                ctx,
-                keepAlive,
-                ErrorCode.SERVICE_UNAVAILABLE.httpStatus(),
-                "application/x-amz-json-1.0",
-                ErrorBody.of(new ApiException(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES)),
-                headers);
+        answer(ctx, keepAlive, ErrorCode.SERVICE_UNAVAILABLE.httpStatus(), "application/x-amz-json-1.0", body, headers);
     }
 
     /** Whether {@code response} is another node's {@link #unserved} 503. */

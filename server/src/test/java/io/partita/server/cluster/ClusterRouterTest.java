@@ -80,6 +80,13 @@ class ClusterRouterTest {
         assertThat(r.body())
                 .contains("com.amazonaws.dynamodb.v20120810#ServiceUnavailableException", "an election is under way");
         assertThat(r.headers().firstValue("x-amzn-RequestId")).isPresent();
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(r.body().getBytes(StandardCharsets.UTF_8));
+        assertThat(r.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(crc.getValue()));
+        // A browser's gets the CORS headers a server's own error carries: without them the page sees no error.
+        assertThat(put("Origin", "http://console.example").headers().firstValue("access-control-allow-origin"))
+                .hasValue("*");
+        assertThat(r.headers().firstValue("access-control-allow-origin")).isEmpty();
         // The mark between nodes that nothing was done goes only to a node that forwarded the request.
         assertThat(r.headers().firstValue(ClusterRouter.UNSERVED)).isEmpty();
         assertThat(put(ClusterRouter.FORWARDED, "n2").headers().firstValue(ClusterRouter.UNSERVED))
@@ -294,6 +301,8 @@ class ClusterRouterTest {
             r = put();
             assertThat(r.statusCode()).isEqualTo(400);
             assertThat(r.body()).contains("ValidationException").contains("over two groups");
+            assertThat(put("Origin", "http://console.example").headers().firstValue("access-control-allow-origin"))
+                    .hasValue("*");
         } finally {
             home.stop(0);
             table.stop(0);
@@ -322,7 +331,23 @@ class ClusterRouterTest {
         assertThat(browser.headers().firstValue("access-control-allow-origin")).contains("*");
         assertThat(browser.headers().firstValue("access-control-expose-headers"))
                 .hasValueSatisfying(v -> assertThat(v).contains("x-amzn-RequestId"));
-        assertThat(spread).hasSize(3);
+        // A client that accepts gzip gets it compressed, as a server's own answer, its checksum the compressed body's.
+        HttpResponse<byte[]> zipped = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
+                        .header("Content-Type", "application/x-amz-json-1.0")
+                        .header("X-Amz-Target", "DynamoDB_20120810.PutItem")
+                        .header("Accept-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"TableName\":\"t\"}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(zipped.headers().firstValue("content-encoding")).hasValue("gzip");
+        java.util.zip.CRC32 zippedCrc = new java.util.zip.CRC32();
+        zippedCrc.update(zipped.body());
+        assertThat(zipped.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(zippedCrc.getValue()));
+        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
+            assertThat(in.readAllBytes()).isEqualTo(merged);
+        }
+        assertThat(spread).hasSize(4);
         assertThat(spread.get(0).headers().get("x-amz-target")).isEqualTo("DynamoDB_20120810.PutItem");
         assertThat(new String(spread.get(0).body(), StandardCharsets.UTF_8)).contains("TableName");
         // A spread that fails answers a 500: its outcome is unknown.
