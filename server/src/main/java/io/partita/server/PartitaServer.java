@@ -339,6 +339,7 @@ public final class PartitaServer implements AutoCloseable {
                 .register("Query", new QueryHandler(storage, cache))
                 .register("Scan", new ScanHandler(storage, cache))
                 .registerPartita("ScanRange", ScanHandler.ofRange(storage, cache))
+                .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
                 .register("ListContributorInsights", new ListContributorInsightsHandler(storage))

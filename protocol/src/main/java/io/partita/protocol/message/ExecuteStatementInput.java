@@ -13,6 +13,7 @@ import java.util.List;
  * @param partitaValue {@code Partita.SelectRange} only: of a SELECT of several partition key values (an {@code IN}
  *     list or an {@code OR}), the index of the one value whose Query the group runs; null for the first share of a
  *     page, which the group answers with the values' hashes instead; ExecuteStatement ignores it
+ * @param partitaHashRange {@code Partita.SelectRange} only: as a {@code Partita.ScanRange}'s ({@link ScanInput})
  */
 public record ExecuteStatementInput(
         String statement,
@@ -24,4 +25,5 @@ public record ExecuteStatementInput(
         String returnValuesOnConditionCheckFailure,
         Long partitaPageBytes,
         Boolean partitaLaterShare,
-        Integer partitaValue) {}
+        Integer partitaValue,
+        String partitaHashRange) {}

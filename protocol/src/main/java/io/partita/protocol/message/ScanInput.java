@@ -9,6 +9,9 @@ import java.util.Map;
  *
  * @param partitaPageBytes Partita's own {@code Partita.ScanRange} only: the bytes its page may read, what is left of a
  *     walk's 1 MB over a table's groups (docs/CLUSTER.md); a Scan ignores it
+ * @param partitaHashRange {@code Partita.ScanRange} only: the hash range the walk's record of the table's ranges gives
+ *     the group ({@code first-last}, unsigned), which the group refuses (503) when its store holds another (a range
+ *     moved since); a Scan ignores it
  */
 public record ScanInput(
         String tableName,
@@ -27,4 +30,5 @@ public record ScanInput(
         Map<String, String> expressionAttributeNames,
         Map<String, AttributeValue> expressionAttributeValues,
         Boolean consistentRead,
-        Long partitaPageBytes) {}
+        Long partitaPageBytes,
+        String partitaHashRange) {}

@@ -88,6 +88,8 @@ public final class ClusterMember implements AutoCloseable {
     /** Where the resolvers of transactions' parts left behind ask their deciding groups ({@link #resolve}). */
     private final java.util.concurrent.ExecutorService resolver;
 
+    private final java.util.concurrent.ExecutorService moves;
+
     private final Group primary;
     private final ClusterNode.Host host;
     /**
@@ -315,6 +317,12 @@ public final class ClusterMember implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        // Moves of ranges (RangeMove): each waits for its groups, for seconds; one at a time on this node.
+        this.moves = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "partita-cluster-" + cluster.nodeId() + "-range-moves");
+            t.setDaemon(true);
+            return t;
+        });
         this.verifier = accounts == null
                 ? null
                 : new io.partita.server.auth.SigV4Verifier(accounts, java.time.Clock.systemUTC());
@@ -455,6 +463,11 @@ public final class ClusterMember implements AutoCloseable {
                         @Override
                         public ClusterRouter.Made change(ClusterRouter.Sent request) {
                             return changeMembers(request);
+                        }
+
+                        @Override
+                        public ClusterRouter.Made ranges(ClusterRouter.Sent request) {
+                            return splitRange(request);
                         }
 
                         @Override
@@ -2675,6 +2688,11 @@ public final class ClusterMember implements AutoCloseable {
                 } catch (RuntimeException e) {
                     log.warn("node {} could not look for transactions left behind in {}", nodeId(), g.name(), e);
                 }
+                try {
+                    moveRange(g);
+                } catch (RuntimeException e) {
+                    log.warn("node {} could not look for a move of {}'s range", nodeId(), g.name(), e);
+                }
             }
             try {
                 // Sooner when a request waits for a table's group this node does not know yet (nudge).
@@ -3634,6 +3652,213 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /**
+     * As the leader of table group {@code g}, every pass of the mover: runs the move of part of its range to a new
+     * group that its table's record names ({@link RangeMove}), on {@link #moves}, one at a time per group. The record
+     * is read here from this node's replica; the move reads it again after a barrier.
+     */
+    private void moveRange(Group g) {
+        PartitaServer own = g.serving;
+        if (own == null || g.table == null || !cluster.partitionGroups() || movingFrom.contains(g.id)) {
+            return;
+        }
+        String key = TABLE_RECORD + g.account + "/" + g.table;
+        byte[] r = membersReplica.recorded(key);
+        TableRanges ranges;
+        try {
+            ranges = r == null ? null : TableRanges.of(JSON.readTree(r));
+        } catch (IOException | RuntimeException unreadable) {
+            return;
+        }
+        if (ranges == null
+                || ranges.moving() == null
+                || !ranges.moving().source().equals(g.id)) {
+            return;
+        }
+        io.partita.server.auth.Credentials caller = resolverCaller(g.account, "us-east-1");
+        if (caller == null || !movingFrom.add(g.id)) {
+            return; // strict mode, and the account has no key any more: nobody can ask for anything in its name
+        }
+        ClusterRouter.Sent asked = resolverRequest(caller);
+        RangeMove.Records records = new RangeMove.Records() {
+            @Override
+            public byte[] read(String recordKey) {
+                byte[] never = {0};
+                membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+                return membersReplica.recorded(recordKey);
+            }
+
+            @Override
+            public byte[] recordIf(String recordKey, byte[] was, byte[] now) {
+                return membersGroup.recordIf(membersReplica, recordKey, was, now, RECORD_TIME);
+            }
+        };
+        RangeMove move = new RangeMove(
+                g.table,
+                key,
+                g.id,
+                own.storage(),
+                records,
+                (group, target, body) -> sendTo(asked, caller, group, target, body));
+        try {
+            moves.execute(() -> {
+                try {
+                    move.run();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    log.warn(
+                            "node {} could not move a part of {}'s range (tried again soon): {}",
+                            nodeId(),
+                            g.name(),
+                            e.toString());
+                } finally {
+                    movingFrom.remove(g.id);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            movingFrom.remove(g.id);
+        }
+    }
+
+    /** The groups whose range move runs on this node now ({@link #moveRange}). */
+    private final java.util.Set<UUID> movingFrom = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * {@code POST /cluster/ranges}, on any node of a cluster with {@code --cluster-partition-groups}: {@code {"table":
+     * "T", "split": i}} moves the upper half of table T's range {@code i} (in hash order, from 0) to a new Raft group
+     * of its own ({@link RangeMove}), as a split of a DynamoDB partition makes two. The table is the caller's account's
+     * (strict mode: the account of the key that signs the request). Records the move, then waits for it for up to two
+     * minutes: 200 with the table's ranges once it is over; 202 while it goes on (its source group's leader finishes
+     * it, {@code GET /cluster} shows the new group); 400 for a request that cannot be made, 409 while another move of
+     * the table is under way.
+     */
+    ClusterRouter.Made splitRange(ClusterRouter.Sent request) {
+        if (membersGroup == null || !cluster.partitionGroups()) {
+            return problem(400, "a table's ranges are groups of their own with --cluster-partition-groups only");
+        }
+        String account = io.partita.server.auth.Credentials.OPEN_ACCOUNT;
+        if (verifier != null) {
+            try {
+                account = verifier.verify(request).accountId();
+            } catch (io.partita.protocol.error.ApiException e) {
+                return new ClusterRouter.Made(
+                        e.code().httpStatus(),
+                        new String(io.partita.server.http.ErrorBody.of(e), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        com.fasterxml.jackson.databind.JsonNode in;
+        try {
+            in = JSON.readTree(request.body());
+        } catch (IOException e) {
+            return problem(400, "the body is not JSON: " + e.getMessage());
+        }
+        if (in == null
+                || !in.isObject()
+                || !in.path("table").isTextual()
+                || !in.path("split").canConvertToInt()
+                || in.size() != 2) {
+            return problem(400, "expected {\"table\": \"name\", \"split\": <the range's place, from 0>}");
+        }
+        String table = in.get("table").asText();
+        int split = in.get("split").asInt();
+        String key = TABLE_RECORD + account + "/" + table;
+        UUID id = UUID.randomUUID();
+        try {
+            byte[] never = {0};
+            membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+            byte[] was = membersReplica.recorded(key);
+            com.fasterxml.jackson.databind.JsonNode record = was == null ? null : JSON.readTree(was);
+            if (record == null || !record.path("live").asBoolean(false)) {
+                return problem(400, "Requested resource not found: Table: " + table + " not found");
+            }
+            TableRanges r = TableRanges.of(record);
+            if (r == null) {
+                return problem(
+                        400,
+                        "table " + table + " is kept whole, in one group: only a table cut by hash ranges at its"
+                                + " creation (--cluster-partition-groups) moves a range");
+            }
+            if (r.moving() != null) {
+                return problem(409, "a move of a range of table " + table + " is under way: try again once it is over");
+            }
+            if (split < 0 || split >= r.groups().size()) {
+                return problem(
+                        400,
+                        "table " + table + " has " + r.groups().size() + " ranges, 0 to "
+                                + (r.groups().size() - 1) + ": there is no range " + split);
+            }
+            if (r.groups().size() >= MAX_MOVED_RANGES) {
+                return problem(400, "table " + table + " has " + MAX_MOVED_RANGES + " ranges, the most it may have");
+            }
+            UUID source = r.groups().get(split);
+            io.partita.storage.table.HashRange range = r.rangeOf(source);
+            if (range.first() == range.last()) {
+                return problem(400, "range " + split + " of table " + table + " holds one hash: it cannot be split");
+            }
+            long from = r.splitPoint(split);
+            java.util.SortedMap<String, byte[]> groupRecords = membersReplica.recordedUnder(GROUP_RECORD);
+            if (groupRecords == null) {
+                return problem(503, "a checkpoint replaces this node's replica of the records: try again");
+            }
+            int place = groups.size() + groupRecords.size();
+            com.fasterxml.jackson.databind.node.ArrayNode on =
+                    peersOf(io.partita.cluster.Placement.of(ids(membersGroup.members()), place, cluster.replicas()));
+            if (on == null) {
+                return problem(503, "the members are changing: try again");
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode group = JSON.createObjectNode()
+                    .put("account", account)
+                    .put("table", table)
+                    .put("place", place)
+                    .put("range", split + 1);
+            group.set("on", on);
+            byte[] groupValue = JSON.writeValueAsBytes(group);
+            membersGroup.recordIf(membersReplica, GROUP_RECORD + id, null, groupValue, RECORD_TIME);
+            byte[] now = new TableRanges(
+                            r.key(), r.starts(), r.groups(), true, new TableRanges.Moving(from, id, source, false))
+                    .into(record);
+            if (!java.util.Arrays.equals(membersGroup.recordIf(membersReplica, key, was, now, RECORD_TIME), now)) {
+                membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
+                return problem(409, "table " + table + "'s record changed meanwhile: send it again");
+            }
+            log.info(
+                    "node {}: table {}'s hashes from {} of range {} move to a new group {}",
+                    nodeId(),
+                    table,
+                    Long.toUnsignedString(from),
+                    split,
+                    id);
+            nudge();
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+            while (System.nanoTime() < until) {
+                Thread.sleep(200);
+                byte[] seen = membersReplica.recorded(key);
+                TableRanges after = seen == null ? null : TableRanges.of(JSON.readTree(seen));
+                if (after == null
+                        || after.moving() == null
+                        || !after.moving().group().equals(id)) {
+                    com.fasterxml.jackson.databind.node.ObjectNode out =
+                            JSON.createObjectNode().put("table", table);
+                    out.set("ranges", after == null ? JSON.createArrayNode() : after.toJson());
+                    return new ClusterRouter.Made(200, out.toString());
+                }
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode out =
+                    JSON.createObjectNode().put("table", table);
+            out.set("moving", new TableRanges.Moving(from, id, source, false).toJson());
+            return new ClusterRouter.Made(202, out.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return problem(503, "this node is stopping");
+        } catch (IOException | io.partita.storage.StorageUnavailableException e) {
+            return problem(503, "the cluster could not record the move (try again): " + e.getMessage());
+        }
+    }
+
+    /** The most ranges a table's moves may cut it into. */
+    static final int MAX_MOVED_RANGES = 64;
+
     /** The transactions whose part a resolver is ending now, by id. */
     private final java.util.Set<String> resolving = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -4589,6 +4814,7 @@ public final class ClusterMember implements AutoCloseable {
         batches.shutdownNow();
         lists.shutdownNow();
         resolver.shutdownNow();
+        moves.shutdownNow();
         try {
             host.close();
         } catch (IOException e) {

@@ -168,6 +168,12 @@ final class ClusterRouter implements AutoCloseable {
         /** Makes the change {@code request} asks for; it may wait for the groups, for minutes. */
         Made change(Sent request);
 
+        /**
+         * Moves part of a table's range to a new group ({@code POST /cluster/ranges}, on any node); it may wait for
+         * the move, for minutes.
+         */
+        Made ranges(Sent request);
+
         /** How long {@link #change} may take: how long a forwarded change may wait for its answer, less a margin. */
         java.time.Duration limit();
     }
@@ -197,6 +203,7 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     static final String MEMBERS_PATH = "/cluster/members";
+    static final String RANGES_PATH = "/cluster/ranges";
 
     private final EventLoopGroup loops;
     /** Every client connection, closed with the router so that none waits for an answer that will not come. */
@@ -759,11 +766,13 @@ final class ClusterRouter implements AutoCloseable {
                 answer(ctx, keepAlive, 200, scrape.contentType(), scrape.body(), null);
                 return;
             }
+            boolean ranges = request.uri().equals(RANGES_PATH);
             if (request.method().equals(HttpMethod.POST)
-                    && request.uri().equals(MEMBERS_PATH)
+                    && (ranges || request.uri().equals(MEMBERS_PATH))
                     && members != null
-                    && members.leads()) {
-                // Made here, on the leader (another node forwards it, as any request); it waits for the group.
+                    && (ranges || members.leads())) {
+                // Made here, on the leader (another node forwards it, as any request); it waits for the group. A move
+                // of a range is made on any node.
                 Sent change = new Sent(
                         request.method().name(),
                         request.uri(),
@@ -773,7 +782,7 @@ final class ClusterRouter implements AutoCloseable {
                 changes.execute(() -> {
                     Made made;
                     try {
-                        made = members.change(change);
+                        made = ranges ? members.ranges(change) : members.change(change);
                     } catch (RuntimeException e) {
                         // Not one of the refusals change() answers itself (this node closing, say): the client still
                         // gets an answer, and its connection reads again.

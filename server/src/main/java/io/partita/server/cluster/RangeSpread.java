@@ -478,7 +478,7 @@ final class RangeSpread {
         CompletableFuture<ClusterRouter.Reply> page(int at, boolean first) {
             ObjectNode share = request.deepCopy();
             // Partita's own fields are the walk's to set, never a client's.
-            share.remove(List.of("PartitaValue", "PartitaLaterShare"));
+            share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange"));
             if (!first) {
                 share.remove(statement ? "NextToken" : "ExclusiveStartKey");
             }
@@ -489,6 +489,11 @@ final class RangeSpread {
                 share.put("Limit", left);
             }
             share.put("PartitaPageBytes", PAGE_BYTES - bytes);
+            // The group refuses the page when its store holds another range than the walk's record gives it.
+            share.put(
+                    "PartitaHashRange",
+                    io.partita.server.op.query.ScanHandler.text(
+                            ranges.rangeOf(ranges.groups().get(at))));
             return sender.send(ranges.groups().get(at), statement ? SELECT_RANGE : SCAN_RANGE, bytes(share))
                     .thenCompose(reply -> joined(at, first, reply));
         }
@@ -645,7 +650,7 @@ final class RangeSpread {
         /** Asks the group of value {@code i} for its Query's page, with the request's token when it is the first. */
         private CompletableFuture<ClusterRouter.Reply> value(int i) {
             ObjectNode share = request.deepCopy();
-            share.remove("PartitaLaterShare");
+            share.remove(List.of("PartitaLaterShare", "PartitaHashRange"));
             if (i != from) {
                 share.remove("NextToken");
             }

@@ -35,8 +35,29 @@ import java.util.UUID;
  * @param groups each range's group
  * @param live whether the table is there ({@code live} in its record): a deleted table's record keeps its ranges until
  *     the name is placed anew
+ * @param moving a move of part of a range to a new group under way ({@link RangeMove}), or null
  */
-record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
+record TableRanges(String key, long[] starts, List<UUID> groups, boolean live, Moving moving) {
+    /**
+     * A move under way ({@code moving} in the table's record): the hashes from {@code from} up to the end of {@code
+     * source}'s range go to the new group {@code group}. Until {@code switched} the ranges do not name it, and every
+     * request of those hashes goes to {@code source} (which refuses them once fenced); from then on they name it,
+     * and {@code source} deletes what it holds outside its own range.
+     */
+    record Moving(long from, UUID group, UUID source, boolean switched) {
+        com.fasterxml.jackson.databind.node.ObjectNode toJson() {
+            com.fasterxml.jackson.databind.node.ObjectNode out = JsonNodeFactory.instance.objectNode();
+            return out.put("from", Long.toUnsignedString(from))
+                    .put("group", group.toString())
+                    .put("source", source.toString())
+                    .put("switched", switched);
+        }
+    }
+
+    TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
+        this(key, starts, groups, live, null);
+    }
+
     TableRanges {
         groups = List.copyOf(groups);
         if (starts.length != groups.size() || starts.length == 0 || starts[0] != 0) {
@@ -239,15 +260,66 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
      */
     io.partita.storage.table.HashRange rangeOf(UUID id) {
         int i = groups.indexOf(id);
+        if (i < 0 && moving != null && moving.group().equals(id)) {
+            // The group a move makes, before the ranges name it: from the move's first hash to the end of its source's.
+            return new io.partita.storage.table.HashRange(
+                    moving.from(), rangeOf(moving.source()).last());
+        }
         if (i < 0) {
             throw new IllegalArgumentException("group " + id + " holds no range of " + groups);
         }
         return new io.partita.storage.table.HashRange(starts[i], i + 1 < starts.length ? starts[i + 1] - 1 : -1L);
     }
 
-    /** Whether group {@code id} holds one of the ranges. */
+    /** Whether group {@code id} holds one of the ranges, or is the group a move under way makes. */
     boolean has(UUID id) {
-        return groups.contains(id);
+        return groups.contains(id) || (moving != null && moving.group().equals(id));
+    }
+
+    /**
+     * These ranges once the move under way has switched: its hashes a range of their own, in its new group, and the
+     * move {@code switched}.
+     */
+    TableRanges switched() {
+        if (moving == null || moving.switched()) {
+            throw new IllegalStateException("no move to switch in " + this);
+        }
+        int at = groups.indexOf(moving.source()) + 1;
+        long[] next = new long[starts.length + 1];
+        System.arraycopy(starts, 0, next, 0, at);
+        next[at] = moving.from();
+        System.arraycopy(starts, at, next, at + 1, starts.length - at);
+        List<UUID> nextGroups = new ArrayList<>(groups);
+        nextGroups.add(at, moving.group());
+        return new TableRanges(
+                key, next, nextGroups, live, new Moving(moving.from(), moving.group(), moving.source(), true));
+    }
+
+    /**
+     * Where a split of range {@code i} cuts it: the first hash of its upper half (a range of one hash has none: -1 is
+     * never a range's first hash but the first's, 0, so the caller refuses one whose first and last are equal).
+     */
+    long splitPoint(int i) {
+        io.partita.storage.table.HashRange range = rangeOf(groups.get(i));
+        return range.first() + ((range.last() - range.first()) >>> 1) + 1;
+    }
+
+    /** These ranges without a move under way. */
+    TableRanges withoutMove() {
+        return new TableRanges(key, starts, groups, live, null);
+    }
+
+    /** Record {@code record} (a table's in the members' group) with these ranges and move, the rest as it was. */
+    byte[] into(JsonNode record) throws IOException {
+        com.fasterxml.jackson.databind.node.ObjectNode out =
+                ((com.fasterxml.jackson.databind.node.ObjectNode) record).deepCopy();
+        out.set("ranges", toJson());
+        if (moving == null) {
+            out.remove("moving");
+        } else {
+            out.set("moving", moving.toJson());
+        }
+        return DynamoJson.mapper().writeValueAsBytes(out);
     }
 
     /** The ranges in a table's record of the members' group: {@code [{"from": <hash>, "group": <id>}, ...]}. */
@@ -274,7 +346,15 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live) {
             starts[i] = Long.parseUnsignedLong(ranges.get(i).get("from").asText());
             groups.add(UUID.fromString(ranges.get(i).get("group").asText()));
         }
-        return new TableRanges(key.asText(), starts, groups, record.path("live").asBoolean(true));
+        JsonNode m = record.get("moving");
+        Moving moving = m == null || !m.isObject()
+                ? null
+                : new Moving(
+                        Long.parseUnsignedLong(m.get("from").asText()),
+                        UUID.fromString(m.get("group").asText()),
+                        UUID.fromString(m.get("source").asText()),
+                        m.path("switched").asBoolean(false));
+        return new TableRanges(key.asText(), starts, groups, record.path("live").asBoolean(true), moving);
     }
 
     /**

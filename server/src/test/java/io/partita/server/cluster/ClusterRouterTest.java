@@ -973,6 +973,11 @@ class ClusterRouterTest {
                     }
 
                     @Override
+                    public ClusterRouter.Made ranges(ClusterRouter.Sent request) {
+                        throw new IllegalStateException("no range here");
+                    }
+
+                    @Override
                     public java.time.Duration limit() {
                         return java.time.Duration.ofMinutes(2);
                     }

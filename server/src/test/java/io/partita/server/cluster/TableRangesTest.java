@@ -75,6 +75,55 @@ class TableRangesTest {
         }
     }
 
+    /**
+     * A move of range {@code i}'s upper half to a new group, over ranges already split by moves: before it switches,
+     * every hash goes where it went (the new group's range, for its CreateTable, the moved hashes); once it has, the
+     * moved hashes go to the new group, every other where it went, and each hash is held by exactly one group's range.
+     * The record keeps the move across a write and a read.
+     */
+    @Property(tries = 300)
+    void aMovedRangesHashesGoToTheNewGroupAndNoOtherChanges(
+            @ForAll @IntRange(min = 1, max = 8) int groups,
+            @ForAll @IntRange(min = 0, max = 3) int earlierMoves,
+            @ForAll @IntRange(min = 0, max = 63) int at,
+            @ForAll long hash)
+            throws Exception {
+        TableRanges r = TableRanges.even(
+                "pk",
+                java.util.stream.Stream.generate(UUID::randomUUID).limit(groups).toList());
+        for (int m = 0; m <= earlierMoves; m++) {
+            int i = at % r.groups().size();
+            UUID source = r.groups().get(i);
+            long from = r.splitPoint(i);
+            assertThat(r.rangeOf(source).holds(from)).isTrue();
+            assertThat(from).isNotEqualTo(r.rangeOf(source).first());
+            UUID moved = UUID.randomUUID();
+            TableRanges moving = new TableRanges(
+                    r.key(), r.starts(), r.groups(), true, new TableRanges.Moving(from, moved, source, false));
+            var record = io.partita.protocol.json.DynamoJson.mapper()
+                    .createObjectNode()
+                    .put("group", r.groups().get(0).toString())
+                    .put("key", "pk");
+            TableRanges read =
+                    TableRanges.of(io.partita.protocol.json.DynamoJson.mapper().readTree(moving.into(record)));
+            assertThat(read.moving()).isEqualTo(moving.moving());
+            assertThat(read.groupOf(hash)).as("before the switch").isEqualTo(r.groupOf(hash));
+            assertThat(read.has(moved)).isTrue();
+            assertThat(read.rangeOf(moved))
+                    .isEqualTo(new io.partita.storage.table.HashRange(
+                            from, r.rangeOf(source).last()));
+            TableRanges after = read.switched();
+            assertThat(after.moving().switched()).isTrue();
+            boolean inMoved = read.rangeOf(moved).holds(hash);
+            assertThat(after.groupOf(hash)).isEqualTo(inMoved ? moved : r.groupOf(hash));
+            assertThat(after.groups().stream().filter(g -> after.rangeOf(g).holds(hash)))
+                    .containsExactly(after.groupOf(hash));
+            assertThat(after.rangeOf(source).last()).isEqualTo(from - 1);
+            r = after.withoutMove();
+        }
+        assertThat(r.groups()).hasSize(groups + earlierMoves + 1);
+    }
+
     /** A parallel scan's segment starts where a single node's Scan starts it. */
     @Property(tries = 200)
     void segmentsStartWhereTheStoreCutsThem(

@@ -48,9 +48,10 @@ class HashRangeRefusalsTest {
 
     @SuppressWarnings("unchecked")
     private static <I> Object run(OperationRegistry registry, String operation, String json) {
-        OperationHandler<I, ?> handler = (OperationHandler<I, ?>) registry.find(PREFIX + operation);
-        RequestContext context = new RequestContext(
-                "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), PREFIX + operation, false);
+        String target = operation.startsWith("Partita.") ? operation : PREFIX + operation;
+        OperationHandler<I, ?> handler = (OperationHandler<I, ?>) registry.find(target);
+        RequestContext context =
+                new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), target, false);
         return handler.handle(context, DynamoJson.decode(json.getBytes(StandardCharsets.UTF_8), handler.inputType()));
     }
 
@@ -60,6 +61,87 @@ class HashRangeRefusalsTest {
                 .isInstanceOfSatisfying(
                         ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
                 .hasMessageContaining("is not in the hash range of the Raft group");
+    }
+
+    /** The {@code skip}-th id {@code k0}, {@code k1}, ... that is ({@code inside}) or is not in {@link #LOWER}. */
+    private static String idIn(boolean inside, int skip) {
+        int found = 0;
+        for (int i = 0; ; i++) {
+            if (LOWER.holds(ItemKeyEncoder.partitionHash(new AttributeValue.S("k" + i))) == inside && found++ == skip) {
+                return "k" + i;
+            }
+        }
+    }
+
+    /**
+     * A range move: the items the group takes over are stored by {@code Partita.PutMovedItems} only within its range;
+     * the group that gave them reads, in a Scan, only the range it holds (the rest it deletes), and refuses a walk's
+     * page that expects another range.
+     */
+    @Test
+    void aMovesItemsAreStoredInTheRangeAloneAndAScanReadsTheRangeHeld() {
+        String in = idIn(true, 0);
+        String in2 = idIn(true, 1);
+        String out = idIn(false, 0);
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("t").withHashRange(new HashRange(0, -1L)));
+            ExpressionCache cache = new ExpressionCache(100);
+            OperationRegistry registry = new OperationRegistry()
+                    .register(
+                            "PutItem",
+                            new io.partita.server.op.item.PutItemHandler(storage, new ItemExpressions(cache)))
+                    .register("Scan", new io.partita.server.op.query.ScanHandler(storage, cache))
+                    .registerPartita("ScanRange", io.partita.server.op.query.ScanHandler.ofRange(storage, cache))
+                    .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage));
+            run(registry, "PutItem", "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"" + out + "\"}}}");
+            storage.tables().narrow("t", LOWER);
+
+            String moved = "{\"TableName\":\"t\",\"Items\":[%s]}";
+            run(
+                    registry,
+                    "Partita.PutMovedItems",
+                    moved.formatted("{\"id\":{\"S\":\"" + in + "\"},\"v\":{\"N\":\"1\"}}"));
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "Partita.PutMovedItems",
+                            moved.formatted("{\"id\":{\"S\":\"" + in2 + "\"}},{\"id\":{\"S\":\"" + out + "\"}}")))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            for (String bad :
+                    new String[] {moved.formatted(""), moved.formatted("{\"v\":{\"S\":\"x\"}}"), "{\"TableName\":\"t\"}"
+                    }) {
+                assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", bad))
+                        .as(bad)
+                        .isInstanceOfSatisfying(
+                                ApiException.class,
+                                e -> assertThat(e.code().httpStatus()).isEqualTo(400));
+            }
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "Partita.PutMovedItems",
+                            "{\"TableName\":\"absent\",\"Items\":[{\"id\":{\"S\":\"" + in + "\"}}]}"))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND));
+
+            // The item outside the range held (a move's, to be deleted) is read by no Scan; the one moved in is.
+            ReadPageOutput scan = (ReadPageOutput) run(registry, "Scan", "{\"TableName\":\"t\"}");
+            assertThat(scan.items()).extracting(i -> i.get("id")).containsExactly(new AttributeValue.S(in));
+            String page = "{\"TableName\":\"t\",\"PartitaHashRange\":\"%s\"}";
+            assertThat(((ReadPageOutput) run(registry, "Partita.ScanRange", page.formatted("0-9223372036854775807")))
+                            .count())
+                    .isEqualTo(1);
+            assertThatThrownBy(() -> run(registry, "Partita.ScanRange", page.formatted("0-18446744073709551615")))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
+                    .hasMessageContaining("a range moved");
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "Scan",
+                            "{\"TableName\":\"t\",\"ExclusiveStartKey\":{\"id\":{\"S\":\"" + out + "\"}}}"))
+                    .as("a page that starts after a key of a range moved away")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+        }
     }
 
     @Test

@@ -13,7 +13,13 @@ public enum ChangeCause {
     /** One item of a TransactWriteItems. */
     TRANSACTION(3),
     /** An item a restore copies into its new table: not admitted or charged, its table or its GSIs. */
-    RESTORE(4);
+    RESTORE(4),
+    /**
+     * An item a range move copies into the Raft group that takes its hash range over, or deletes from the group that
+     * gave it (docs/CLUSTER.md): not admitted or charged, and not refused outside the store's range (it is how the
+     * items leave it).
+     */
+    MOVE(5);
 
     private final int code;
 

@@ -511,7 +511,9 @@ public final class GlobalIndexes implements TableCatalog.Opened, AutoCloseable {
                         written.put(ByteBuffer.wrap(c.putKey()), ItemCodec.encode(c.putEntry()));
                     }
                 }
-                if (c.units() > 0 && r.cause() != io.partita.storage.feed.ChangeCause.RESTORE) {
+                if (c.units() > 0
+                        && r.cause() != io.partita.storage.feed.ChangeCause.RESTORE
+                        && r.cause() != io.partita.storage.feed.ChangeCause.MOVE) {
                     charges.add(new Charge(c.partitionHash(), c.units()));
                 }
             }

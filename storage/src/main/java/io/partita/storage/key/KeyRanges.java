@@ -30,6 +30,17 @@ public final class KeyRanges {
             return new Range(lower, upper == null || Arrays.compareUnsigned(key, upper) < 0 ? key : upper);
         }
 
+        /** The keys in both this range and {@code other}. */
+        public Range intersect(Range other) {
+            byte[] lo = lower == null
+                    ? other.lower
+                    : other.lower == null || Arrays.compareUnsigned(lower, other.lower) >= 0 ? lower : other.lower;
+            byte[] up = upper == null
+                    ? other.upper
+                    : other.upper == null || Arrays.compareUnsigned(upper, other.upper) <= 0 ? upper : other.upper;
+            return new Range(lo, up);
+        }
+
         public boolean contains(byte[] key) {
             return (lower == null || Arrays.compareUnsigned(key, lower) >= 0)
                     && (upper == null || Arrays.compareUnsigned(key, upper) < 0);
@@ -109,6 +120,13 @@ public final class KeyRanges {
     public static Range segment(int segment, int total) {
         byte[] lower = segment == 0 ? null : hashBound(segment, total);
         byte[] upper = segment == total - 1 ? null : hashBound(segment + 1, total);
+        return new Range(lower, upper);
+    }
+
+    /** The keys whose partition hash is from {@code first} to {@code last}, both included, in unsigned order. */
+    public static Range hashes(long first, long last) {
+        byte[] lower = first == 0 ? null : new ByteSink(8).putLong(first).toByteArray();
+        byte[] upper = last == -1L ? null : new ByteSink(8).putLong(last + 1).toByteArray();
         return new Range(lower, upper);
     }
 

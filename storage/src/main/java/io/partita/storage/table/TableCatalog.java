@@ -551,6 +551,34 @@ public final class TableCatalog {
         return t;
     }
 
+    /**
+     * The fence of a range move (docs/CLUSTER.md): table {@code name}, cut by hash ranges, holds the items of {@code
+     * keep} alone from now on, a part of the range it held. Once this returns, every write and transaction that
+     * checked the wider range has committed (it waits for every write holding an item lock, which checks the range
+     * under it), and none of a key outside {@code keep} commits from then on: the items there are the move's to copy,
+     * then to delete here. Narrowing to the range held already changes nothing, and waits all the same.
+     *
+     * @throws IllegalArgumentException when the table holds no range, or one {@code keep} is not a part of
+     */
+    public Table narrow(String name, HashRange keep) {
+        Table t;
+        synchronized (this) {
+            t = tables.get(name);
+            if (t == null) {
+                throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
+            }
+            HashRange held = t.metadata.hashRange();
+            if (held == null || !held.holds(keep.first()) || !held.holds(keep.last())) {
+                throw new IllegalArgumentException("table " + name + " holds " + held + ", not all of " + keep);
+            }
+            if (!held.equals(keep)) {
+                update(name, m -> m.withHashRange(keep));
+            }
+        }
+        writeBarrier.run(); // outside the monitor, as DeleteTable's: a write holding a lock may be waiting for it
+        return t;
+    }
+
     /** What DeleteTable waits for before it drops a table's column families: every write holding an item lock. */
     public void writeBarrier(Runnable barrier) {
         this.writeBarrier = barrier;

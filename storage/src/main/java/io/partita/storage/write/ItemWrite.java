@@ -22,6 +22,14 @@ public record ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, lon
         return new ItemWrite(table, key, write, 0, ChangeCause.RESTORE);
     }
 
+    /**
+     * A range move's copy of an item into the group that takes its range over, or its deletion from the group that
+     * gave it: not admitted or charged, nor refused outside the store's range.
+     */
+    public static ItemWrite move(Table table, PrimaryKey key, ConditionalWrite write) {
+        return new ItemWrite(table, key, write, 0, ChangeCause.MOVE);
+    }
+
     /** A user's write. */
     public static ItemWrite user(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize) {
         return new ItemWrite(table, key, write, rejectedNewSize, ChangeCause.USER);

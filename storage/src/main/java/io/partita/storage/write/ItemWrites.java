@@ -130,6 +130,22 @@ public final class ItemWrites {
         return tokens;
     }
 
+    /**
+     * Whether a write of {@code cause} is refused outside the store's hash range: a user's and a transaction's are; a
+     * TTL deletion (of an item a range move left here, to be deleted anyway) and a move's own copy or deletion are not.
+     */
+    private static boolean fenced(ChangeCause cause) {
+        return cause != ChangeCause.TTL && cause != ChangeCause.MOVE;
+    }
+
+    /**
+     * Whether a transaction is under way in this store: one that claimed its items and has not released them, a part
+     * of one over several groups prepared here, or a read's hold. A range move waits for none before it copies.
+     */
+    public boolean transactionsUnderWay() {
+        return holds.holding() || readHolds.size() > 0 || !prepared.prepared().isEmpty();
+    }
+
     /** The parts of transactions over several Raft groups this group takes part in. */
     public PreparedTransactions prepared() {
         return prepared;
@@ -163,11 +179,13 @@ public final class ItemWrites {
         Table table = w.table();
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), w.key());
-        io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+        if (fenced(w.cause())) {
+            io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+        }
         TablePartitions partitions = table.partitions();
         Partition partition = partitions.partitionFor(encoded.hash());
         AttributeValue partitionKey = w.key().partition();
-        if (w.cause() == ChangeCause.TTL || w.cause() == ChangeCause.RESTORE) {
+        if (w.cause() == ChangeCause.TTL || w.cause() == ChangeCause.RESTORE || w.cause() == ChangeCause.MOVE) {
             // "Deleting items with TTL does not consume write throughput" (Using time to live): neither admitted nor
             // charged, nor is a restore's copy of an item. A rejection is the reaper's own: the item no longer
             // expires when it thought.
@@ -203,14 +221,14 @@ public final class ItemWrites {
     }
 
     /**
-     * Applies a BatchWriteItem's writes ({@code ws}: a user's blind puts and deletes, of distinct items) together, in
-     * one commit (one log append, one Raft entry in a cluster) where one after another each waited for a round trip of
-     * its own; in a few when their items hold more than {@link #BATCH_COMMIT_BYTES}. Under the locks of all their
-     * stripes (taken in ascending order, as a transaction takes them), each is admitted, planned and charged in the
-     * request's order, as {@link #write} would one after another, so a partition that runs out of capacity midway
-     * throttles the writes after that point, as it would them. Each write stays atomic on its own, as DynamoDB's are;
-     * those of one commit are also atomic together, which no reader can tell from writes made one after another under
-     * the same locks.
+     * Applies a BatchWriteItem's writes ({@code ws}: a user's blind puts and deletes, of distinct items; or a range
+     * move's copies or deletions, {@link ItemWrite#move}, neither admitted nor charged) together, in one commit (one
+     * log append, one Raft entry in a cluster) where one after another each waited for a round trip of its own; in a
+     * few when their items hold more than {@link #BATCH_COMMIT_BYTES}. Under the locks of all their stripes (taken in
+     * ascending order, as a transaction takes them), each is admitted, planned and charged in the request's order, as
+     * {@link #write} would one after another, so a partition that runs out of capacity midway throttles the writes
+     * after that point, as it would them. Each write stays atomic on its own, as DynamoDB's are; those of one commit
+     * are also atomic together, which no reader can tell from writes made one after another under the same locks.
      *
      * <p>Per write, in order: its {@link Written} (throttled ones included), or null for one to be sent again: an item
      * a transaction holds, or, once part of the batch has committed, a write a later commit failed (whatever its
@@ -232,11 +250,13 @@ public final class ItemWrites {
         java.util.Set<StoredItem> items = new java.util.HashSet<>(n * 2);
         for (int i = 0; i < n; i++) {
             ItemWrite w = ws.get(i);
-            if (w.cause() != ChangeCause.USER) {
-                throw new IllegalArgumentException("a batch holds a user's writes, not " + w.cause());
+            if (w.cause() != ChangeCause.USER && w.cause() != ChangeCause.MOVE) {
+                throw new IllegalArgumentException("a batch holds a user's writes or a move's, not " + w.cause());
             }
             encoded[i] = ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
-            io.partita.storage.table.HashRange.require(w.table().metadata(), encoded[i].hash());
+            if (fenced(w.cause())) {
+                io.partita.storage.table.HashRange.require(w.table().metadata(), encoded[i].hash());
+            }
             // Each planned against the items as they were before the batch: two writes of one item would both be.
             if (!items.add(new StoredItem(w.table().cacheId(), java.nio.ByteBuffer.wrap(encoded[i].bytes())))) {
                 throw new IllegalArgumentException("a batch writes an item twice");
@@ -285,8 +305,11 @@ public final class ItemWrites {
             TablePartitions partitions = table.partitions();
             Partition partition = partitions.partitionFor(encoded[i].hash());
             AttributeValue partitionKey = w.key().partition();
-            Throttle throttle = partitions.admit(partition, CapacityKind.WRITE, () -> KeyText.of(partitionKey));
-            if (throttle == null) {
+            // A move's copies and deletions are neither admitted nor charged, as a restore's are not.
+            boolean charged = w.cause() != ChangeCause.MOVE;
+            Throttle throttle =
+                    charged ? partitions.admit(partition, CapacityKind.WRITE, () -> KeyText.of(partitionKey)) : null;
+            if (throttle == null && charged) {
                 throttle = admitGlobalIndexes(table);
             }
             if (throttle != null) {
@@ -331,13 +354,17 @@ public final class ItemWrites {
                 chunkFrom = i;
                 chunkBytes = 0;
             }
-            double units = CapacityUnits.write(applied.outcome.oldBytes(), applied.outcome.newBytes());
-            IndexUnits indexUnits = applied.indexUnits(units);
-            double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
-            partitions.charge(
-                    partition, CapacityKind.WRITE, tableCharge, encoded[i].hash(), () -> KeyText.of(partitionKey));
-            double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
-            out[i] = new Written(applied.outcome, total, null, indexUnits, applied.collectionBytes);
+            if (!charged) {
+                out[i] = new Written(applied.outcome, 0, null, null, applied.collectionBytes);
+            } else {
+                double units = CapacityUnits.write(applied.outcome.oldBytes(), applied.outcome.newBytes());
+                IndexUnits indexUnits = applied.indexUnits(units);
+                double tableCharge = units + (indexUnits == null ? 0 : sum(indexUnits.local()));
+                partitions.charge(
+                        partition, CapacityKind.WRITE, tableCharge, encoded[i].hash(), () -> KeyText.of(partitionKey));
+                double total = tableCharge + (indexUnits == null ? 0 : sum(indexUnits.global()));
+                out[i] = new Written(applied.outcome, total, null, indexUnits, applied.collectionBytes);
+            }
             if (applied.change != null) {
                 changes.add(applied);
                 chunkBytes += bytes;
@@ -520,6 +547,11 @@ public final class ItemWrites {
         if (table.deleted()) {
             // DeleteTable removed it after this write looked it up, and drops its families once no lock is held.
             throw ApiException.resourceNotFound("Requested resource not found");
+        }
+        if (fenced(w.cause())) {
+            // Again under the item's lock: a range move narrows the range and then waits for every held lock
+            // (TableCatalog#narrow), so no write that checked the wider range commits after that.
+            io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
         }
         if (readHolds.unsettled()) {
             // A commit of unknown outcome may still apply, under no lock, before this one: a decision on the item as

@@ -48,6 +48,11 @@ final class TransactionHolds {
         return -1;
     }
 
+    /** Whether any transaction is between its claim and its release. */
+    boolean holding() {
+        return holding.get() > 0;
+    }
+
     /** Releases items a successful {@link #claim} took. */
     void release(Item[] items) {
         for (Item item : items) {

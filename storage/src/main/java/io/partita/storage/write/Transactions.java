@@ -649,14 +649,18 @@ public final class Transactions {
     }
 
     /**
-     * Every table of the transaction is still there, checked under the locks: DeleteTable marks a table deleted and
-     * then waits for every held lock before it drops the table's families.
+     * Every table of the transaction is still there, and every item in the store's hash range, checked under the
+     * locks: DeleteTable marks a table deleted, and a range move narrows the range, and each then waits for every held
+     * lock.
      */
     private static void requireLive(Target[] targets) {
         for (Target t : targets) {
             if (t.table().deleted()) {
                 throw ApiException.resourceNotFound("Requested resource not found");
             }
+        }
+        for (Target t : targets) {
+            t.requireHeld();
         }
     }
 

@@ -108,6 +108,52 @@ class HashRangeIT {
     }
 
     @Test
+    void aNarrowedRangeRefusesTheKeysItGaveUpWhileAMoveCopiesAndDeletesThem(@TempDir Path dir) {
+        HashRange whole = new HashRange(0, -1L);
+        String low = keyIn(true, 0);
+        String high = keyIn(false, 0);
+        String high2 = keyIn(false, 1);
+        try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA).withHashRange(whole));
+            e.write(t, key(low), put(low));
+            e.write(t, key(high), put(high));
+            e.tables().narrow("t", LOWER);
+            assertThat(t.metadata().hashRange()).isEqualTo(LOWER);
+            e.tables().narrow("t", LOWER); // again: changes nothing
+            assertThatThrownBy(() -> e.tables().narrow("t", new HashRange(Long.MIN_VALUE, -1L)))
+                    .as("not a part of the range held")
+                    .isInstanceOf(IllegalArgumentException.class);
+            refused(() -> e.write(t, key(high), put(high)));
+            refused(() -> e.writes()
+                    .transactions()
+                    .write(List.of(new Transactions.WriteAction(t, key(high), put(high), false))));
+            assertThat(e.get(t, key(high)))
+                    .as("still stored, for the move to copy")
+                    .isEqualTo(item(high));
+            assertThat(e.writes().transactionsUnderWay()).isFalse();
+
+            // The move's own writes pass the fence, neither admitted nor charged: a copy put and the deletion.
+            var written = e.writes()
+                    .writeAll(List.of(
+                            ItemWrite.move(t, key(high2), put(high2)),
+                            ItemWrite.move(t, key(high), ConditionalWrite.blind(new WriteDecision.Delete()))));
+            assertThat(written).allSatisfy(w -> assertThat(w.units()).isZero());
+            assertThat(e.get(t, key(high))).isNull();
+            assertThat(e.get(t, key(high2))).isEqualTo(item(high2));
+            assertThatThrownBy(() -> e.writes()
+                            .writeAll(List.of(
+                                    ItemWrite.ttl(t, key(low), ConditionalWrite.blind(new WriteDecision.Delete())))))
+                    .as("a batch holds a user's or a move's writes")
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
+            assertThat(e.tables().find("t").metadata().hashRange())
+                    .as("the narrowed range recorded")
+                    .isEqualTo(LOWER);
+        }
+    }
+
+    @Test
     void aWholeTableHoldsEveryKey() {
         try (StorageEngine e = StorageEngine.open(StorageConfig.memory())) {
             Table t = e.tables().create(TestTables.onDemand("t", SCHEMA));

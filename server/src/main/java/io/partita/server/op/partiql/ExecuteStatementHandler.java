@@ -123,7 +123,8 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
                     in.returnConsumedCapacity(),
                     in.partitaPageBytes(),
                     !Boolean.TRUE.equals(in.partitaLaterShare()),
-                    in.partitaValue());
+                    in.partitaValue(),
+                    in.partitaHashRange());
         }
         return runner.run(
                 context,

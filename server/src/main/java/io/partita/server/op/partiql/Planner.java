@@ -266,6 +266,7 @@ final class Planner {
                         x.names(),
                         x.values(),
                         consistentRead,
+                        null,
                         null));
     }
 

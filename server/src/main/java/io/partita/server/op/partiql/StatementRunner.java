@@ -249,7 +249,8 @@ final class StatementRunner {
             String returnConsumedCapacity,
             Long pageBytes,
             boolean counted,
-            Integer value) {
+            Integer value,
+            String hashRange) {
         if (!(statement instanceof Partiql.Select s)) {
             throw ApiException.validation("Partita.SelectRange runs a SELECT only");
         }
@@ -289,7 +290,8 @@ final class StatementRunner {
                         in.expressionAttributeNames(),
                         in.expressionAttributeValues(),
                         in.consistentRead(),
-                        pageBytes));
+                        pageBytes,
+                        hashRange));
         List<Map<String, AttributeValue>> items = plan.after() == null ? out.items() : after(plan.after(), out);
         return new ExecuteStatementOutput(
                 items,

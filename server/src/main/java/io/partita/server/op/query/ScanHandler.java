@@ -112,7 +112,27 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                         + " Please use ExclusiveStartKey with correct Segment. TotalSegments: " + in.totalSegments()
                         + " Segment: " + in.segment());
             }
+            // A key outside the range this group's store holds (a move took it to another group since the client's
+            // router chose this one): refused as a key's request is, 503, and sent again.
+            io.partita.storage.table.HashRange.require(
+                    table.metadata(), ByteBuffer.wrap(start).getLong());
             range = range.resumeAfter(start, true);
+        }
+        io.partita.storage.table.HashRange held = table.metadata().hashRange();
+        if (keyAtEnd
+                && held != null
+                && in.partitaHashRange() != null
+                && !in.partitaHashRange().equals(text(held))) {
+            // The walk's record of the table's ranges is behind (or ahead of) this store's: it would skip, or read
+            // twice, the range a move took from one group to another. Sent again, it walks the ranges as they are now.
+            throw new ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "Partita: the hash range of table " + table.metadata().name() + " this group holds is " + text(held)
+                            + ", not " + in.partitaHashRange() + " (a range moved): send it again");
+        }
+        if (held != null) {
+            // The items of the range this group holds alone: those a move left here, to be deleted, are another's.
+            range = range.intersect(KeyRanges.hashes(held.first(), held.last()));
         }
         KeyRanges.Range pageRange = range;
         // A group's page of a walk over a table's groups reads what is left of the walk's 1 MB (at least one item).
@@ -149,6 +169,11 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
     }
 
     /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */
+    /** A hash range as a walk names it ({@code first-last}, unsigned): {@link ScanInput#partitaHashRange}. */
+    public static String text(io.partita.storage.table.HashRange range) {
+        return Long.toUnsignedString(range.first()) + "-" + Long.toUnsignedString(range.last());
+    }
+
     private static void checkSegments(Long segment, Long total) {
         if (segment != null && total == null) {
             throw ApiException.validation("The TotalSegments parameter is required but was not present in the request"

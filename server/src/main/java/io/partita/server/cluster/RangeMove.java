@@ -1,0 +1,310 @@
+package io.partita.server.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.protocol.json.DynamoJson;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.server.op.item.MovedItemsHandler;
+import io.partita.server.route.OperationRegistry;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.key.KeyRanges;
+import io.partita.storage.table.HashRange;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.Written;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A move of part of a table's hash range to a new Raft group (docs/CLUSTER.md, "Moving a range"), run by the leader of
+ * the group that gives it (the source) from the move recorded in the table's record ({@link TableRanges.Moving}). Each
+ * step may run again, on this leader or the next, until the record says the move is over:
+ *
+ * <ol>
+ *   <li>the new group makes the table as the source describes it (its keys, capacity, local secondary indexes, TTL),
+ *       holding the moved hashes alone (its record's range, {@link TableRanges#rangeOf});
+ *   <li>the source's store narrows its own range in its own log ({@link io.partita.storage.table.TableCatalog#narrow}):
+ *       from then on it refuses every request of a moved key (503, which the SDKs send again), and the writes that
+ *       checked the wider range have committed;
+ *   <li>once no transaction is under way in the source (a part prepared there commits where it was prepared), its
+ *       items of the moved hashes go to the new group a page at a time, each page stored there in one commit through
+ *       its write path ({@link MovedItemsHandler});
+ *   <li>the ranges name the new group (a compare-and-set of the record): requests of the moved keys go there;
+ *   <li>the source deletes what it holds outside its range, through its write path (its LSI rows, TTL entries and
+ *       statistics with each item), and the record's move ends.
+ * </ol>
+ *
+ * No write of a moved key commits in both groups, nor is one lost: the source takes none after step 2, the new group
+ * none before step 4, and step 3 copies what the source held in between. A table deleted meanwhile ends the move (the
+ * new group's table deleted too, should it be made).
+ */
+final class RangeMove {
+    private static final Logger log = LoggerFactory.getLogger(RangeMove.class);
+    private static final ObjectMapper JSON = DynamoJson.mapper();
+
+    static final String PUT_MOVED = OperationRegistry.PARTITA_PREFIX + "PutMovedItems";
+    private static final String DYNAMODB = OperationRegistry.DYNAMODB_PREFIX;
+
+    /** The most bytes of items one page of the copy carries (at least one item). */
+    static final long PAGE_BYTES = 1024 * 1024;
+
+    /** How long a step waits for a group that does not answer, or for the transactions under way. */
+    private static final long STEP_MILLIS = 60_000;
+
+    /** The members' group's records, as the mover reads and changes them. */
+    interface Records {
+        /** Record {@code key} after a barrier through the members' group (so every change before is seen), or null. */
+        byte[] read(String key) throws IOException;
+
+        /** Record {@code key} set to {@code now} if it is {@code was}; what is recorded after. */
+        byte[] recordIf(String key, byte[] was, byte[] now) throws IOException;
+    }
+
+    private final String table;
+    private final String recordKey;
+    private final UUID source;
+    private final StorageEngine engine;
+    private final Records records;
+    private final RangeSpread.Sender sender;
+
+    RangeMove(
+            String table,
+            String recordKey,
+            UUID source,
+            StorageEngine engine,
+            Records records,
+            RangeSpread.Sender sender) {
+        this.table = table;
+        this.recordKey = recordKey;
+        this.source = source;
+        this.engine = engine;
+        this.records = records;
+        this.sender = sender;
+    }
+
+    /**
+     * Runs the move the table's record names, from the step it is at, to its end; returns at once when the record
+     * names no move from this group. A failure (this node no longer leads, a group that does not answer) is thrown:
+     * the next pass runs it again.
+     */
+    void run() throws Exception {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            byte[] was = records.read(recordKey);
+            JsonNode record = was == null ? null : JSON.readTree(was);
+            TableRanges r = record == null ? null : TableRanges.of(record);
+            TableRanges.Moving m = r == null ? null : r.moving();
+            if (m == null || !m.source().equals(source)) {
+                return;
+            }
+            if (!r.live()) {
+                // Deleted meanwhile: the new group's table goes too (made or not), then the move.
+                if (!m.switched()) {
+                    untilDone(m.group(), DYNAMODB + "DeleteTable", named(), "ResourceNotFoundException");
+                }
+                if (ended(was, r.withoutMove().into(record))) {
+                    log.info("the move of table {}'s range to {} ended: the table is deleted", table, m.group());
+                    return;
+                }
+                continue;
+            }
+            Table t = engine.tables().find(table);
+            if (t == null) {
+                throw new IllegalStateException("table " + table + " is not in the source group's store (yet)");
+            }
+            if (t.metadata().hashRange() == null) {
+                // Made before its store recorded its range: it cannot be fenced, and the move is given up.
+                if (ended(was, r.withoutMove().into(record))) {
+                    log.warn("table {}'s store records no range (cut before 2026-12-07): its move is given up", table);
+                    return;
+                }
+                continue;
+            }
+            if (!m.switched()) {
+                HashRange whole = r.rangeOf(source);
+                HashRange moved = new HashRange(m.from(), whole.last());
+                makeTable(m.group());
+                engine.tables().narrow(table, new HashRange(whole.first(), m.from() - 1));
+                awaitTransactions();
+                long copied = copy(t, moved, m.group());
+                byte[] switched = r.switched().into(record);
+                if (!Arrays.equals(records.recordIf(recordKey, was, switched), switched)) {
+                    continue; // changed meanwhile (deleted, say): looked at again
+                }
+                log.info(
+                        "table {}'s hashes from {} are in group {} now ({} items copied)",
+                        table,
+                        Long.toUnsignedString(m.from()),
+                        m.group(),
+                        copied);
+                was = switched;
+                record = JSON.readTree(switched);
+                r = TableRanges.of(record);
+            }
+            long deleted = deleteOutside(t);
+            if (ended(was, r.withoutMove().into(record))) {
+                log.info("the move of table {}'s range to {} ended ({} items deleted here)", table, m.group(), deleted);
+                return;
+            }
+        }
+        throw new IllegalStateException("table " + table + "'s record kept changing");
+    }
+
+    private boolean ended(byte[] was, byte[] now) throws IOException {
+        return Arrays.equals(records.recordIf(recordKey, was, now), now);
+    }
+
+    /** {@code {"TableName": table}}. */
+    private byte[] named() {
+        return RangeSpread.bytes(JSON.createObjectNode().put("TableName", table));
+    }
+
+    /**
+     * The new group makes the table as the source describes it (made already, it answers {@code
+     * ResourceInUseException}), and its TTL as the source's.
+     */
+    private void makeTable(UUID group) throws Exception {
+        ClusterRouter.Reply described = untilDone(source, DYNAMODB + "DescribeTable", named(), null);
+        byte[] create = RangeSpread.createOf(described.body());
+        if (create == null) {
+            throw new IllegalStateException("the source's description of table " + table + " names no table");
+        }
+        untilDone(group, DYNAMODB + "CreateTable", create, "ResourceInUseException");
+        ClusterRouter.Reply ttl = untilDone(source, DYNAMODB + "DescribeTimeToLive", named(), null);
+        JsonNode d = object(ttl.body()).path("TimeToLiveDescription");
+        String status = d.path("TimeToLiveStatus").asText("");
+        if (status.equals("ENABLED") || status.equals("ENABLING")) {
+            ObjectNode update = JSON.createObjectNode().put("TableName", table);
+            update.putObject("TimeToLiveSpecification")
+                    .put("Enabled", true)
+                    .put("AttributeName", d.path("AttributeName").asText());
+            ClusterRouter.Reply made = untilDone(group, DYNAMODB + "UpdateTimeToLive", RangeSpread.bytes(update), "");
+            if (made.status() != 200
+                    && !object(made.body()).path("message").asText().contains("already enabled")) {
+                throw new IllegalStateException("the new group refused table " + table + "'s TTL: " + text(made));
+            }
+        }
+    }
+
+    /** Waits until no transaction is under way in the source's store: its items are then as they will stay. */
+    private void awaitTransactions() throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STEP_MILLIS);
+        while (engine.writes().transactionsUnderWay()) {
+            if (System.nanoTime() > until) {
+                throw new IllegalStateException("transactions are still under way in table " + table + "'s group");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Copies the source's items of {@code moved} to {@code group}, a page at a time; returns how many. */
+    private long copy(Table t, HashRange moved, UUID group) throws Exception {
+        KeyRanges.Range range = KeyRanges.hashes(moved.first(), moved.last());
+        long copied = 0;
+        for (; ; ) {
+            List<Map<String, AttributeValue>> page = new ArrayList<>();
+            byte[][] last = {null};
+            long[] bytes = {0};
+            engine.range(t, range, true, (key, item, stored) -> {
+                page.add(item);
+                last[0] = key;
+                bytes[0] += stored;
+                return page.size() < MovedItemsHandler.MAX_ITEMS && bytes[0] < PAGE_BYTES;
+            });
+            if (page.isEmpty()) {
+                return copied;
+            }
+            ObjectNode body = JSON.createObjectNode().put("TableName", table);
+            body.set("Items", JSON.valueToTree(page));
+            ClusterRouter.Reply stored = untilDone(group, PUT_MOVED, RangeSpread.bytes(body), null);
+            if (stored.status() != 200) {
+                throw new IllegalStateException("the new group refused a page of table " + table + ": " + text(stored));
+            }
+            copied += page.size();
+            range = range.resumeAfter(last[0], true);
+        }
+    }
+
+    /**
+     * Deletes the items the source holds outside its range (those a move took elsewhere) through its write path, a
+     * page at a time; returns how many.
+     */
+    private long deleteOutside(Table t) {
+        HashRange held = t.metadata().hashRange();
+        List<KeyRanges.Range> outside = new ArrayList<>(2);
+        if (held.first() != 0) {
+            outside.add(KeyRanges.hashes(0, held.first() - 1));
+        }
+        if (held.last() != -1L) {
+            outside.add(KeyRanges.hashes(held.last() + 1, -1L));
+        }
+        long deleted = 0;
+        for (KeyRanges.Range range : outside) {
+            for (; ; ) {
+                List<ItemWrite> page = new ArrayList<>();
+                engine.range(t, range, true, (key, item, stored) -> {
+                    PrimaryKey k = t.metadata().keySchema().keyOfItem(item);
+                    page.add(ItemWrite.move(t, k, ConditionalWrite.blind(new WriteDecision.Delete())));
+                    return page.size() < MovedItemsHandler.MAX_ITEMS;
+                });
+                if (page.isEmpty()) {
+                    break;
+                }
+                Written[] written = engine.writes().writeAll(page);
+                for (Written w : written) {
+                    if (w == null) {
+                        throw new IllegalStateException("a page of deletions of table " + table + " did not commit");
+                    }
+                }
+                deleted += page.size();
+            }
+        }
+        return deleted;
+    }
+
+    /**
+     * Sends {@code body} to {@code group} as {@code target} until it answers: a 5xx (no leader yet, a group being made)
+     * is sent again for {@link #STEP_MILLIS}; a 200, or a refusal of type {@code done} (any type when {@code done} is
+     * empty), is the answer. Another refusal is thrown.
+     */
+    private ClusterRouter.Reply untilDone(UUID group, String target, byte[] body, String done) throws Exception {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STEP_MILLIS);
+        for (; ; ) {
+            ClusterRouter.Reply r = sender.send(group, target, body).get(STEP_MILLIS, TimeUnit.MILLISECONDS);
+            if (r.status() == 200) {
+                return r;
+            }
+            if (r.status() < 500) {
+                String type = object(r.body()).path("__type").asText("");
+                if (done != null && (done.isEmpty() || type.endsWith("#" + done) || type.equals(done))) {
+                    return r;
+                }
+                throw new IllegalStateException("group " + group + " refused " + target + ": " + text(r));
+            }
+            if (System.nanoTime() > until) {
+                throw new IllegalStateException("group " + group + " did not answer " + target + ": " + text(r));
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Answer {@code body} as a JSON object; an empty one when it is none. */
+    private static ObjectNode object(byte[] body) {
+        ObjectNode o = BatchSpread.object(body);
+        return o == null ? JSON.createObjectNode() : o;
+    }
+
+    private static String text(ClusterRouter.Reply r) {
+        return r.status() + " " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+}

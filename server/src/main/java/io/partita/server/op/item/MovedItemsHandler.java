@@ -1,0 +1,91 @@
+package io.partita.server.op.item;
+
+import io.partita.protocol.error.ApiException;
+import io.partita.protocol.error.ErrorCode;
+import io.partita.protocol.model.AttributeValue;
+import io.partita.protocol.model.ItemSize;
+import io.partita.protocol.model.PrimaryKey;
+import io.partita.server.route.OperationHandler;
+import io.partita.server.route.RequestContext;
+import io.partita.storage.StorageEngine;
+import io.partita.storage.item.ConditionalWrite;
+import io.partita.storage.item.WriteDecision;
+import io.partita.storage.key.ItemKeyEncoder;
+import io.partita.storage.table.HashRange;
+import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ItemWrite;
+import io.partita.storage.write.Written;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Partita's own {@code Partita.PutMovedItems}: a range move's copy of items into the Raft group that takes the range
+ * over (docs/CLUSTER.md, "Moving a range"), sent by the leader of the group that gives it. Each item is stored as it
+ * was, through the one write path (its local secondary index rows and TTL entry this group's own), neither admitted
+ * nor charged; all of one request commit together. Every item must be in the range this group's store holds: one
+ * outside is refused, 503, with nothing written.
+ */
+public final class MovedItemsHandler implements OperationHandler<MovedItemsHandler.Input, MovedItemsHandler.Output> {
+    /** The most items one request carries: the mover sends pages of this many at most. */
+    public static final int MAX_ITEMS = 100;
+
+    /** The table's name, and the items, each as it was stored. */
+    public record Input(String tableName, List<Map<String, AttributeValue>> items) {}
+
+    /** How many items were stored. */
+    public record Output(int stored) {}
+
+    private final StorageEngine storage;
+
+    public MovedItemsHandler(StorageEngine storage) {
+        this.storage = storage;
+    }
+
+    @Override
+    public Class<Input> inputType() {
+        return Input.class;
+    }
+
+    @Override
+    public Output handle(RequestContext context, Input in) {
+        if (in.items() == null || in.items().isEmpty() || in.items().size() > MAX_ITEMS) {
+            throw ApiException.validation("Partita.PutMovedItems takes 1 to " + MAX_ITEMS + " Items");
+        }
+        Table table = ItemRequests.table(context, storage, in.tableName());
+        if (table.metadata().hashRange() == null) {
+            throw ApiException.validation("Partita.PutMovedItems: table " + in.tableName() + " holds no hash range");
+        }
+        List<ItemWrite> writes = new ArrayList<>(in.items().size());
+        java.util.Set<java.nio.ByteBuffer> keys = new java.util.HashSet<>();
+        for (Map<String, AttributeValue> item : in.items()) {
+            if (item == null) {
+                throw ApiException.validation("Partita.PutMovedItems: an item is null");
+            }
+            ItemRequests.checkAttributeNames(item);
+            long size = ItemSize.of(item);
+            if (size > ItemSize.MAX_ITEM_BYTES) {
+                throw ApiException.validation("Item size has exceeded the maximum allowed size");
+            }
+            PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
+            ItemKeyEncoder.EncodedKey encoded =
+                    ItemKeyEncoder.encode(table.metadata().keySchema(), key);
+            // The move's writes are not refused outside the range by the write path (they are how items leave one):
+            // refused here, so that none is stored where no read of this group looks for it.
+            HashRange.require(table.metadata(), encoded.hash());
+            if (!keys.add(java.nio.ByteBuffer.wrap(encoded.bytes()))) {
+                throw ApiException.validation("Partita.PutMovedItems: an item is given twice");
+            }
+            writes.add(ItemWrite.move(table, key, ConditionalWrite.blind(new WriteDecision.Put(item, size))));
+        }
+        Written[] written = storage.writes().writeAll(writes);
+        for (Written w : written) {
+            if (w == null) {
+                // A part committed and a later one did not: the mover sends the page again (puts are idempotent).
+                throw new ApiException(
+                        ErrorCode.SERVICE_UNAVAILABLE, "Partita.PutMovedItems: a part of the page did not commit");
+            }
+        }
+        return new Output(written.length);
+    }
+}
