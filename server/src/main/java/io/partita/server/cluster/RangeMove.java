@@ -62,6 +62,12 @@ final class RangeMove {
     /** How long a step waits for a group that does not answer, or for the transactions under way. */
     private static final long STEP_MILLIS = 60_000;
 
+    /**
+     * For tests only: called after each step of a move ({@code fenced}, {@code copied}, {@code switched}) on the
+     * thread that runs it, which it may stop (as a leader that dies there would).
+     */
+    static volatile java.util.function.Consumer<String> afterStep = step -> {};
+
     /** The members' group's records, as the mover reads and changes them. */
     interface Records {
         /** Record {@code key} after a barrier through the members' group (so every change before is seen), or null. */
@@ -136,7 +142,9 @@ final class RangeMove {
                 makeTable(m.group());
                 engine.tables().narrow(table, new HashRange(whole.first(), m.from() - 1));
                 awaitTransactions();
+                afterStep.accept("fenced");
                 long copied = copy(t, moved, m.group());
+                afterStep.accept("copied");
                 byte[] switched = r.switched().into(record);
                 if (!Arrays.equals(records.recordIf(recordKey, was, switched), switched)) {
                     continue; // changed meanwhile (deleted, say): looked at again
@@ -147,6 +155,7 @@ final class RangeMove {
                         Long.toUnsignedString(m.from()),
                         m.group(),
                         copied);
+                afterStep.accept("switched");
                 was = switched;
                 record = JSON.readTree(switched);
                 r = TableRanges.of(record);

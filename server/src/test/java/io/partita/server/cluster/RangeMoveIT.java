@@ -1,6 +1,7 @@
 package io.partita.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -68,21 +69,25 @@ class RangeMoveIT {
         return Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromN(Integer.toString(sk)));
     }
 
-    @Test
+    private ClusterConfig config(int i) {
+        return new ClusterConfig("moves", "n" + i, members)
+                .withReplicas(3)
+                .withTableGroups(true)
+                .withPartitionGroups(true);
+    }
+
+    /**
+     * Three nodes, and table {@code moved} cut in two ranges (1,500 write units and 100 read units need two
+     * partitions), with a local secondary index, holding forty partition keys of five items each, put through every
+     * node.
+     */
     @SuppressWarnings("unchecked")
-    void aRangeMovesToANewGroupUnderWritesWithNothingLostOrDoubled() throws Exception {
+    private void startWithATable() throws Exception {
         for (int i = 0; i < 3; i++) {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < 3; i++) {
-            nodes[i] = ClusterStrictIT.startNode(
-                    dir,
-                    new ClusterConfig("moves", "n" + i, members)
-                            .withReplicas(3)
-                            .withTableGroups(true)
-                            .withPartitionGroups(true),
-                    i,
-                    null);
+            nodes[i] = ClusterStrictIT.startNode(dir, config(i), i, null);
             clients.add(DynamoDbClient.builder()
                     .endpointOverride(
                             URI.create("http://127.0.0.1:" + members.get(i).apiPort()))
@@ -90,8 +95,6 @@ class RangeMoveIT {
                     .credentialsProvider(() -> AwsBasicCredentials.create("x", "y"))
                     .build());
         }
-        // 1,500 write units (and 100 read units) need two partitions: two ranges, each a group. A local secondary index
-        // moves with them.
         client(0)
                 .createTable(r -> r.tableName("moved")
                         .attributeDefinitions(
@@ -107,7 +110,6 @@ class RangeMoveIT {
                                         k -> k.attributeName("v").keyType(KeyType.RANGE))
                                 .projection(p -> p.projectionType(ProjectionType.ALL)))
                         .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
-        // Forty partition keys of five items each, through every node.
         for (int i = 0; i < 40; i++) {
             for (int j = 0; j < 5; j++) {
                 int k = i;
@@ -120,6 +122,43 @@ class RangeMoveIT {
                                         "v", AttributeValue.fromS("v" + (9 - n)))));
             }
         }
+    }
+
+    /**
+     * Every item once through node {@code via}, {@code extra} besides the two hundred: a Scan walked over the groups;
+     * and each partition key's items through the local index, in its order.
+     */
+    private void wholeThrough(int via, int extra) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        client(via)
+                .scanPaginator(r -> r.tableName("moved").consistentRead(true))
+                .items()
+                .forEach(items::add);
+        Set<String> keys = new HashSet<>();
+        for (Map<String, AttributeValue> item : items) {
+            assertThat(keys.add(item.get("pk").s() + "/" + item.get("sk").n()))
+                    .as("item %s once", item)
+                    .isTrue();
+        }
+        assertThat(items).as("items through node %d", via).hasSize(200 + extra);
+        for (int i = 0; i < 40; i++) {
+            int k = i;
+            assertThat(client(via)
+                            .query(r -> r.tableName("moved")
+                                    .indexName("byV")
+                                    .consistentRead(true)
+                                    .keyConditionExpression("pk = :p")
+                                    .expressionAttributeValues(Map.of(":p", AttributeValue.fromS("k" + k))))
+                            .items())
+                    .extracting(item -> item.get("sk").n())
+                    .as("k%d's items in the local index's order", k)
+                    .containsExactly("4", "3", "2", "1", "0");
+        }
+    }
+
+    @Test
+    void aRangeMovesToANewGroupUnderWritesWithNothingLostOrDoubled() throws Exception {
+        startWithATable();
         // Counters, incremented through every node while the range moves; each acknowledged increment counted.
         int counters = 12;
         Map<String, AtomicLong> acked = new ConcurrentHashMap<>();
@@ -201,33 +240,8 @@ class RangeMoveIT {
         assertThat(torn).as("Scans that lost or doubled an item").isEmpty();
         assertThat(scans.get()).as("Scans completed").isGreaterThan(2);
 
-        // Every item once, through every node: a Scan of the whole table, each item read back by its key.
         for (int via = 0; via < 3; via++) {
-            List<Map<String, AttributeValue>> items = new ArrayList<>();
-            client(via)
-                    .scanPaginator(r -> r.tableName("moved").consistentRead(true))
-                    .items()
-                    .forEach(items::add);
-            Set<String> keys = new HashSet<>();
-            for (Map<String, AttributeValue> item : items) {
-                assertThat(keys.add(item.get("pk").s() + "/" + item.get("sk").n()))
-                        .as("item %s once", item)
-                        .isTrue();
-            }
-            assertThat(items).as("items through node %d", via).hasSize(200 + acked.size());
-        }
-        for (int i = 0; i < 40; i++) {
-            int k = i;
-            assertThat(client(i % 3)
-                            .query(r -> r.tableName("moved")
-                                    .indexName("byV")
-                                    .consistentRead(true)
-                                    .keyConditionExpression("pk = :p")
-                                    .expressionAttributeValues(Map.of(":p", AttributeValue.fromS("k" + k))))
-                            .items())
-                    .extracting(item -> item.get("sk").n())
-                    .as("k%d's items in the local index's order", k)
-                    .containsExactly("4", "3", "2", "1", "0");
+            wholeThrough(via, acked.size());
         }
         // No increment lost, none applied twice (one whose answer was lost may have been applied).
         long sum = 0;
@@ -254,13 +268,96 @@ class RangeMoveIT {
         assertThat(split(0, "{\"table\": \"absent\", \"split\": 0}").statusCode())
                 .isEqualTo(400);
         assertThat(split(0, "{\"table\": \"moved\"}").statusCode()).isEqualTo(400);
+        createWhole();
+        HttpResponse<String> whole = split(2, "{\"table\": \"whole\", \"split\": 0}");
+        assertThat(whole.statusCode()).isEqualTo(400);
+        assertThat(whole.body()).contains("kept whole");
+    }
+
+    @SuppressWarnings("unchecked")
+    private void createWhole() {
         client(0)
                 .createTable(r -> r.tableName("whole")
                         .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
                         .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
                         .billingMode("PAY_PER_REQUEST"));
-        HttpResponse<String> whole = split(2, "{\"table\": \"whole\", \"split\": 0}");
-        assertThat(whole.statusCode()).isEqualTo(400);
-        assertThat(whole.body()).contains("kept whole");
+    }
+
+    /**
+     * The leader of the range's group stops after it copied the moved items and before the ranges name the new group:
+     * meanwhile a write of a moved key is refused (the SDK's retries run out), one of the other range goes ahead. The
+     * group's next leader finishes the move (it copies again, then switches and deletes), and the table is whole.
+     */
+    @Test
+    void aMoveWhoseLeaderStopsMidwayIsFinishedByTheNextLeader() throws Exception {
+        startWithATable();
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        AtomicBoolean once = new AtomicBoolean();
+        RangeMove.afterStep = step -> {
+            if (step.equals("copied") && once.compareAndSet(false, true)) {
+                stopped.countDown();
+                try {
+                    Thread.sleep(Long.MAX_VALUE); // until its node closes
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("its node closed");
+                }
+            }
+        };
+        try {
+            int leader = leaderOfTheFirstRange();
+            int via = (leader + 1) % 3;
+            var moved = HTTP.sendAsync(
+                    HttpRequest.newBuilder(URI.create(
+                                    "http://127.0.0.1:" + members.get(via).apiPort() + "/cluster/ranges"))
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"table\": \"moved\", \"split\": 0}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(stopped.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            String movedKey = keyWhoseHash(true);
+            String keptKey = keyWhoseHash(false);
+            assertThatThrownBy(() ->
+                            client(via).putItem(r -> r.tableName("moved").item(key(movedKey, 9))))
+                    .isInstanceOfSatisfying(
+                            software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
+                            e -> assertThat(e.statusCode()).isEqualTo(503));
+            client(via).putItem(r -> r.tableName("moved").item(key(keptKey, 9)));
+
+            nodes[leader].close();
+            nodes[leader] = null;
+            HttpResponse<String> done = moved.get(3, java.util.concurrent.TimeUnit.MINUTES);
+            assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+            assertThat(JSON.readTree(done.body()).get("ranges")).hasSize(3);
+            client(via).putItem(r -> r.tableName("moved").item(key(movedKey, 9)));
+            for (int i = 1; i < 3; i++) {
+                wholeThrough((leader + i) % 3, 2);
+            }
+            nodes[leader] = ClusterStrictIT.startNode(dir, config(leader), leader, null);
+            wholeThrough(leader, 2);
+        } finally {
+            RangeMove.afterStep = step -> {};
+        }
+    }
+
+    /** The node that leads the table's first range (its own group, which names no {@code range}), by its place. */
+    private int leaderOfTheFirstRange() throws Exception {
+        for (JsonNode g : JSON.readTree(nodes[0].status()).get("groups")) {
+            if (g.path("table").asText().equals("moved") && !g.has("range")) {
+                return Integer.parseInt(g.get("leader").asText().substring(1));
+            }
+        }
+        throw new AssertionError("no group of the table's first range on n0");
+    }
+
+    /** A partition key {@code m0}, {@code m1}, ... in the upper half of the first range ({@code moved}) or not. */
+    private static String keyWhoseHash(boolean moved) {
+        io.partita.storage.table.HashRange upper = new io.partita.storage.table.HashRange(1L << 62, Long.MAX_VALUE);
+        for (int i = 0; ; i++) {
+            long hash = io.partita.storage.key.ItemKeyEncoder.partitionHash(
+                    new io.partita.protocol.model.AttributeValue.S("m" + i));
+            if (upper.holds(hash) == moved && (moved || Long.compareUnsigned(hash, Long.MIN_VALUE) >= 0)) {
+                return "m" + i;
+            }
+        }
     }
 }
