@@ -340,6 +340,7 @@ public final class PartitaServer implements AutoCloseable {
                 .register("Scan", new ScanHandler(storage, cache))
                 .registerPartita("ScanRange", ScanHandler.ofRange(storage, cache))
                 .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
+                .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
                 .register("ListContributorInsights", new ListContributorInsightsHandler(storage))

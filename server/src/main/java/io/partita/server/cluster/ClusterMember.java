@@ -962,12 +962,16 @@ public final class ClusterMember implements AutoCloseable {
         if (chosen != null
                 && tables.tables().size() == 1
                 && (operation == null
+                        || (ranges.moving() != null
+                                && chosen.equals(ranges.moving().group())
+                                && !RangeSpread.BY_KEY.contains(operation))
                         || (ranges.live()
                                 && !RangeSpread.NOT_YET.contains(operation)
                                 && !RangeSpread.BY_KEY.contains(operation)))) {
             // A group's share of a request over the table's groups (a Scan's or a SELECT's page, a change every group
             // makes, a batch's or a transaction's part, whose commit or abort comes to its group even once the table is
-            // deleted): served there. An item's request goes by its own key, below, whichever group it names. (A
+            // deleted; and a share of the group a move makes, even once the table is deleted: the mover's DeleteTable
+            // there): served there. An item's request goes by its own key, below, whichever group it names. (A
             // CreateTable there is made only if the table's record, after a barrier, names the group:
             // Placing.placedHere.) A share's keys must all be in the group's ranges: one sent elsewhere would be
             // written where no read looks for it.
@@ -1241,6 +1245,16 @@ public final class ClusterMember implements AutoCloseable {
             if (refused != null) {
                 return refused(refused);
             }
+        }
+        if (ranges.moving() != null
+                && !ranges.moving().switched()
+                && !operation.equals("CreateTable")
+                && !operation.equals("DeleteTable")) {
+            // The new group made the table as the source described it, and the ranges do not name it yet: a change now
+            // would miss it. Refused as DynamoDB refuses a change to a table being updated.
+            return refused(io.partita.protocol.error.ApiException.resourceInUse(
+                    "Attempt to change a resource which is still in use: a range of table " + table
+                            + " is moving to a new Raft group; try again once the move is over"));
         }
         return RangeSpread.everyGroup(operation, target, request.body(), ranges.groups(), sender);
     }
@@ -2217,6 +2231,11 @@ public final class ClusterMember implements AutoCloseable {
      * account's); null for one that is.
      */
     private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Sent request) {
+        return refuseUnlessAdmin(request, "change the cluster's members");
+    }
+
+    /** As {@link #refuseUnlessAdmin(ClusterRouter.Sent)}, the refusal saying what the caller may not ({@code what}). */
+    private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Sent request, String what) {
         io.partita.server.auth.Credentials caller;
         try {
             caller = verifier.verify(request);
@@ -2230,7 +2249,7 @@ public final class ClusterMember implements AutoCloseable {
         }
         io.partita.protocol.error.ApiException denied = new io.partita.protocol.error.ApiException(
                 io.partita.protocol.error.ErrorCode.ACCESS_DENIED,
-                "User: arn:aws:iam::" + caller.accountId() + ":root is not authorized to change the cluster's members:"
+                "User: arn:aws:iam::" + caller.accountId() + ":root is not authorized to " + what + ":"
                         + (accounts.hasClusterAdmins()
                                 ? " only the accounts the credentials file lists in clusterAdmins are"
                                 : " the credentials file lists no account in clusterAdmins"));
@@ -3727,24 +3746,30 @@ public final class ClusterMember implements AutoCloseable {
     /**
      * {@code POST /cluster/ranges}, on any node of a cluster with {@code --cluster-partition-groups}: {@code {"table":
      * "T", "split": i}} moves the upper half of table T's range {@code i} (in hash order, from 0) to a new Raft group
-     * of its own ({@link RangeMove}), as a split of a DynamoDB partition makes two. The table is the caller's account's
-     * (strict mode: the account of the key that signs the request). Records the move, then waits for it for up to two
-     * minutes: 200 with the table's ranges once it is over; 202 while it goes on (its source group's leader finishes
-     * it, {@code GET /cluster} shows the new group); 400 for a request that cannot be made, 409 while another move of
-     * the table is under way.
+     * of its own ({@link RangeMove}), as a split of a DynamoDB partition makes two. In strict mode the request is
+     * signed by a key of an account the credentials file lists in {@code clusterAdmins}, and names the table's {@code
+     * "account"}. Records the move, then waits for it for up to two minutes: 200 with the table's ranges once it is
+     * over; 202 while it goes on (its source group's leader finishes it, {@code GET /cluster} shows the new group); 400
+     * for a request that cannot be made, 409 while another move of the table is under way or for a move given up.
      */
     ClusterRouter.Made splitRange(ClusterRouter.Sent request) {
+        try {
+            return splitRangeChecked(request);
+        } catch (RuntimeException e) {
+            // Not a refusal of the request's own (the members changing, this node stopping): nothing may have been
+            // recorded, or the move may go on; GET /cluster shows which.
+            return problem(503, "the move could not be recorded (try again): " + e);
+        }
+    }
+
+    private ClusterRouter.Made splitRangeChecked(ClusterRouter.Sent request) {
         if (membersGroup == null || !cluster.partitionGroups()) {
             return problem(400, "a table's ranges are groups of their own with --cluster-partition-groups only");
         }
-        String account = io.partita.server.auth.Credentials.OPEN_ACCOUNT;
-        if (verifier != null) {
-            try {
-                account = verifier.verify(request).accountId();
-            } catch (io.partita.protocol.error.ApiException e) {
-                return new ClusterRouter.Made(
-                        e.code().httpStatus(),
-                        new String(io.partita.server.http.ErrorBody.of(e), java.nio.charset.StandardCharsets.UTF_8));
+        if (accounts != null) {
+            ClusterRouter.Made refused = refuseUnlessAdmin(request, "move a table's range to a new Raft group");
+            if (refused != null) {
+                return refused;
             }
         }
         com.fasterxml.jackson.databind.JsonNode in;
@@ -3756,9 +3781,22 @@ public final class ClusterMember implements AutoCloseable {
         if (in == null
                 || !in.isObject()
                 || !in.path("table").isTextual()
+                || !in.path("split").isIntegralNumber()
                 || !in.path("split").canConvertToInt()
-                || in.size() != 2) {
-            return problem(400, "expected {\"table\": \"name\", \"split\": <the range's place, from 0>}");
+                || (in.has("account") && !in.get("account").isTextual())
+                || in.size() != (in.has("account") ? 3 : 2)) {
+            return problem(
+                    400,
+                    "expected {\"table\": \"name\", \"split\": <the range's place, from 0>} (and in strict mode"
+                            + " \"account\": \"<the table's account id>\")");
+        }
+        String account =
+                in.has("account") ? in.get("account").asText() : io.partita.server.auth.Credentials.OPEN_ACCOUNT;
+        if (accounts != null && !in.has("account")) {
+            return problem(400, "strict mode: name the table's account (\"account\": \"<its id>\")");
+        }
+        if (accounts == null && !account.equals(io.partita.server.auth.Credentials.OPEN_ACCOUNT)) {
+            return problem(400, "open mode has one account, " + io.partita.server.auth.Credentials.OPEN_ACCOUNT);
         }
         String table = in.get("table").asText();
         int split = in.get("split").asInt();
@@ -3835,12 +3873,17 @@ public final class ClusterMember implements AutoCloseable {
                 Thread.sleep(200);
                 byte[] seen = membersReplica.recorded(key);
                 TableRanges after = seen == null ? null : TableRanges.of(JSON.readTree(seen));
-                if (after == null
-                        || after.moving() == null
-                        || !after.moving().group().equals(id)) {
+                if (after == null || !after.live() || !after.has(id)) {
+                    // Ended without the new group: the table deleted meanwhile, or stores that record no range.
+                    return problem(
+                            409,
+                            "the move of table " + table + "'s range was given up: the table was deleted, or its"
+                                    + " stores record no range (it was cut before 2026-12-07)");
+                }
+                if (after.moving() == null) {
                     com.fasterxml.jackson.databind.node.ObjectNode out =
                             JSON.createObjectNode().put("table", table);
-                    out.set("ranges", after == null ? JSON.createArrayNode() : after.toJson());
+                    out.set("ranges", after.toJson());
                     return new ClusterRouter.Made(200, out.toString());
                 }
             }

@@ -230,6 +230,17 @@ final class ClusterRouter implements AutoCloseable {
     private final SslContext serverTls;
     /** With HTTPS, how this node speaks to another's public port, trusting the node's own certificates; else null. */
     private final SslContext forwardTls;
+    /**
+     * The one thread moves of ranges wait on ({@code POST /cluster/ranges}), apart from the members' changes; a few
+     * queued at most, past which a request is answered 503.
+     */
+    private final java.util.concurrent.ExecutorService rangeChanges = new java.util.concurrent.ThreadPoolExecutor(
+            1, 1, 0, TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(4), r -> {
+                Thread t = new Thread(r, "partita-cluster-ranges");
+                t.setDaemon(true);
+                return t;
+            });
+
     /** The one thread changes of the members wait on: never an event loop. */
     private final java.util.concurrent.ExecutorService changes =
             java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -779,7 +790,7 @@ final class ClusterRouter implements AutoCloseable {
                         request.headers().copy(),
                         ByteBufUtil.getBytes(request.content()));
                 ctx.channel().config().setAutoRead(false);
-                changes.execute(() -> {
+                Runnable run = () -> {
                     Made made;
                     try {
                         made = ranges ? members.ranges(change) : members.change(change);
@@ -797,7 +808,19 @@ final class ClusterRouter implements AutoCloseable {
                                     "application/json",
                                     answer.json().getBytes(StandardCharsets.UTF_8),
                                     null));
-                });
+                };
+                try {
+                    (ranges ? rangeChanges : changes).execute(run);
+                } catch (java.util.concurrent.RejectedExecutionException busy) {
+                    answer(
+                            ctx,
+                            keepAlive,
+                            503,
+                            "application/json",
+                            "{\"message\":\"moves of ranges are under way on this node: try again\"}"
+                                    .getBytes(StandardCharsets.UTF_8),
+                            null);
+                }
                 return;
             }
             String forwardedBy = request.headers().get(FORWARDED);
@@ -1289,6 +1312,7 @@ final class ClusterRouter implements AutoCloseable {
     @Override
     public void close() {
         changes.shutdownNow();
+        rangeChanges.shutdownNow();
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly();
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

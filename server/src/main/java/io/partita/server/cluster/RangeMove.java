@@ -33,27 +33,32 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>the new group makes the table as the source describes it (its keys, capacity, local secondary indexes, TTL),
- *       holding the moved hashes alone (its record's range, {@link TableRanges#rangeOf});
- *   <li>the source's store narrows its own range in its own log ({@link io.partita.storage.table.TableCatalog#narrow}):
- *       from then on it refuses every request of a moved key (503, which the SDKs send again), and the writes that
- *       checked the wider range have committed;
- *   <li>once no transaction is under way in the source (a part prepared there commits where it was prepared), its
- *       items of the moved hashes go to the new group a page at a time, each page stored there in one commit through
- *       its write path ({@link MovedItemsHandler});
+ *       holding the moved hashes alone, {@code receiving} ({@link TableRanges#rangeOf}): it serves no user yet;
+ *   <li>the first fence, in the source's log ({@link io.partita.storage.table.TableCatalog#changeRange}): writes of
+ *       the moved hashes are refused (503, which the SDKs send again), reads of them still served, and every write
+ *       that checked before has committed;
+ *   <li>once no transaction under way in the source holds a moved item (a part prepared there commits where it was
+ *       prepared), its items of the moved hashes go to the new group a page at a time, each page stored there in one
+ *       commit through its write path ({@link MovedItemsHandler});
+ *   <li>the new group opens the range in its log ({@link MovedItemsHandler.Open}): it refuses any later page, so that
+ *       a leader before this one, late, cannot overwrite what users write there from step 6 on;
+ *   <li>the second fence: the moved hashes leave the source's range, their reads refused too;
  *   <li>the ranges name the new group (a compare-and-set of the record): requests of the moved keys go there;
  *   <li>the source deletes what it holds outside its range, through its write path (its LSI rows, TTL entries and
  *       statistics with each item), and the record's move ends.
  * </ol>
  *
- * No write of a moved key commits in both groups, nor is one lost: the source takes none after step 2, the new group
- * none before step 4, and step 3 copies what the source held in between. A table deleted meanwhile ends the move (the
- * new group's table deleted too, should it be made).
+ * No write of a moved key commits in both groups, nor is one lost, nor read stale once acknowledged: the source takes
+ * none after step 2 and serves no read of one after step 5, the new group serves none before step 4 (nor a replica of
+ * it that has not applied every page), and a user's request reaches it only after step 6. A table deleted meanwhile
+ * ends the move (the new group's table deleted too).
  */
 final class RangeMove {
     private static final Logger log = LoggerFactory.getLogger(RangeMove.class);
     private static final ObjectMapper JSON = DynamoJson.mapper();
 
     static final String PUT_MOVED = OperationRegistry.PARTITA_PREFIX + "PutMovedItems";
+    static final String OPEN_MOVED = OperationRegistry.PARTITA_PREFIX + "OpenMovedRange";
     private static final String DYNAMODB = OperationRegistry.DYNAMODB_PREFIX;
 
     /** The most bytes of items one page of the copy carries (at least one item). */
@@ -114,10 +119,9 @@ final class RangeMove {
                 return;
             }
             if (!r.live()) {
-                // Deleted meanwhile: the new group's table goes too (made or not), then the move.
-                if (!m.switched()) {
-                    untilDone(m.group(), DYNAMODB + "DeleteTable", named(), "ResourceNotFoundException");
-                }
+                // Deleted meanwhile: the new group's table goes too (made or not; a DeleteTable sent to the groups the
+                // ranges named before the switch did not reach it), then the move.
+                untilDone(m.group(), DYNAMODB + "DeleteTable", named(), "ResourceNotFoundException");
                 if (ended(was, r.withoutMove().into(record))) {
                     log.info("the move of table {}'s range to {} ended: the table is deleted", table, m.group());
                     return;
@@ -137,14 +141,25 @@ final class RangeMove {
                 continue;
             }
             if (!m.switched()) {
-                HashRange whole = r.rangeOf(source);
-                HashRange moved = new HashRange(m.from(), whole.last());
+                long from = m.from();
+                HashRange moved = new HashRange(from, r.rangeOf(source).last());
                 makeTable(m.group());
-                engine.tables().narrow(table, new HashRange(whole.first(), m.from() - 1));
-                awaitTransactions();
+                // The first fence: writes of the moved hashes refused, reads of them served (their items as they stay);
+                // already up, or the second too, it stays.
+                engine.tables()
+                        .changeRange(
+                                table,
+                                h -> !h.holds(from) || java.util.Objects.equals(h.frozenFrom(), from)
+                                        ? h
+                                        : h.freezingFrom(from));
+                awaitTransactions(t, moved);
                 afterStep.accept("fenced");
                 long copied = copy(t, moved, m.group());
                 afterStep.accept("copied");
+                untilDone(m.group(), OPEN_MOVED, named(), null);
+                // The second fence: the moved hashes leave the source's range, their reads refused too from now on,
+                // before any write of them reaches the new group.
+                engine.tables().changeRange(table, h -> h.holds(from) ? new HashRange(h.first(), from - 1) : h);
                 byte[] switched = r.switched().into(record);
                 if (!Arrays.equals(records.recordIf(recordKey, was, switched), switched)) {
                     continue; // changed meanwhile (deleted, say): looked at again
@@ -205,10 +220,13 @@ final class RangeMove {
         }
     }
 
-    /** Waits until no transaction is under way in the source's store: its items are then as they will stay. */
-    private void awaitTransactions() throws InterruptedException {
+    /**
+     * Waits until no transaction under way in the source's store holds an item of the {@code moved} hashes (none may
+     * start on them once they are frozen): their items are then as they will stay.
+     */
+    private void awaitTransactions(Table t, HashRange moved) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STEP_MILLIS);
-        while (engine.writes().transactionsUnderWay()) {
+        while (engine.writes().transactionsUnderWay(t, moved)) {
             if (System.nanoTime() > until) {
                 throw new IllegalStateException("transactions are still under way in table " + table + "'s group");
             }
@@ -216,7 +234,11 @@ final class RangeMove {
         }
     }
 
-    /** Copies the source's items of {@code moved} to {@code group}, a page at a time; returns how many. */
+    /**
+     * Copies the source's items of {@code moved} to {@code group}, a page at a time; returns how many. A group whose
+     * range is open already (a leader before this one copied it all, and opened it) refuses a page: nothing more to
+     * copy.
+     */
     private long copy(Table t, HashRange moved, UUID group) throws Exception {
         KeyRanges.Range range = KeyRanges.hashes(moved.first(), moved.last());
         long copied = 0;
@@ -235,8 +257,11 @@ final class RangeMove {
             }
             ObjectNode body = JSON.createObjectNode().put("TableName", table);
             body.set("Items", JSON.valueToTree(page));
-            ClusterRouter.Reply stored = untilDone(group, PUT_MOVED, RangeSpread.bytes(body), null);
+            ClusterRouter.Reply stored = untilDone(group, PUT_MOVED, RangeSpread.bytes(body), "ValidationException");
             if (stored.status() != 200) {
+                if (object(stored.body()).path("message").asText().contains(MovedItemsHandler.NOT_RECEIVING)) {
+                    return copied;
+                }
                 throw new IllegalStateException("the new group refused a page of table " + table + ": " + text(stored));
             }
             copied += page.size();

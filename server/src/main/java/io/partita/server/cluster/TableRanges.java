@@ -261,9 +261,10 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live, M
     io.partita.storage.table.HashRange rangeOf(UUID id) {
         int i = groups.indexOf(id);
         if (i < 0 && moving != null && moving.group().equals(id)) {
-            // The group a move makes, before the ranges name it: from the move's first hash to the end of its source's.
+            // The group a move makes, before the ranges name it: from the move's first hash to the end of its source's,
+            // receiving: it serves no request of a user until the move's copy is over.
             return new io.partita.storage.table.HashRange(
-                    moving.from(), rangeOf(moving.source()).last());
+                    moving.from(), rangeOf(moving.source()).last(), null, true);
         }
         if (i < 0) {
             throw new IllegalArgumentException("group " + id + " holds no range of " + groups);

@@ -237,6 +237,7 @@ class RangeMoveIT {
         assertThat(acked.values().stream().mapToLong(AtomicLong::get).sum())
                 .as("increments acknowledged")
                 .isGreaterThan(20);
+        System.err.println("RangeMoveIT: increments answered an error: " + failed.get() + ", scans " + scans.get());
         assertThat(torn).as("Scans that lost or doubled an item").isEmpty();
         assertThat(scans.get()).as("Scans completed").isGreaterThan(2);
 
@@ -314,14 +315,26 @@ class RangeMoveIT {
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(stopped.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-            String movedKey = keyWhoseHash(true);
-            String keptKey = keyWhoseHash(false);
+            String movedKey = keyWhoseHash(true, "m", Integer.MAX_VALUE);
+            String keptKey = keyWhoseHash(false, "m", Integer.MAX_VALUE);
             assertThatThrownBy(() ->
                             client(via).putItem(r -> r.tableName("moved").item(key(movedKey, 9))))
                     .isInstanceOfSatisfying(
                             software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class,
                             e -> assertThat(e.statusCode()).isEqualTo(503));
             client(via).putItem(r -> r.tableName("moved").item(key(keptKey, 9)));
+            // Its items are read meanwhile, as they stay; a change to the table waits for the move's end.
+            String movedItem = keyWhoseHash(true, "k", 40);
+            assertThat(client(via)
+                            .getItem(r ->
+                                    r.tableName("moved").consistentRead(true).key(key(movedItem, 3)))
+                            .item())
+                    .containsEntry("v", AttributeValue.fromS("v6"));
+            assertThatThrownBy(() -> client(via)
+                            .updateTimeToLive(r -> r.tableName("moved")
+                                    .timeToLiveSpecification(
+                                            t -> t.enabled(true).attributeName("ttl"))))
+                    .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.ResourceInUseException.class);
 
             nodes[leader].close();
             nodes[leader] = null;
@@ -339,6 +352,22 @@ class RangeMoveIT {
         }
     }
 
+    /** How many groups of table {@code table} node 0 knows, on it or elsewhere. */
+    private int groupsOf(String table) {
+        try {
+            JsonNode v = JSON.readTree(nodes[0].status());
+            int n = 0;
+            for (String list : List.of("groups", "elsewhere")) {
+                for (JsonNode g : v.path(list)) {
+                    n += g.path("table").asText().equals(table) ? 1 : 0;
+                }
+            }
+            return n;
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** The node that leads the table's first range (its own group, which names no {@code range}), by its place. */
     private int leaderOfTheFirstRange() throws Exception {
         for (JsonNode g : JSON.readTree(nodes[0].status()).get("groups")) {
@@ -349,15 +378,70 @@ class RangeMoveIT {
         throw new AssertionError("no group of the table's first range on n0");
     }
 
-    /** A partition key {@code m0}, {@code m1}, ... in the upper half of the first range ({@code moved}) or not. */
-    private static String keyWhoseHash(boolean moved) {
+    /**
+     * A partition key {@code <prefix>0}, {@code <prefix>1}, ... (below {@code below}) in the upper half of the first
+     * range ({@code moved}), or in the second range.
+     */
+    private static String keyWhoseHash(boolean moved, String prefix, int below) {
         io.partita.storage.table.HashRange upper = new io.partita.storage.table.HashRange(1L << 62, Long.MAX_VALUE);
-        for (int i = 0; ; i++) {
+        for (int i = 0; i < below; i++) {
             long hash = io.partita.storage.key.ItemKeyEncoder.partitionHash(
-                    new io.partita.protocol.model.AttributeValue.S("m" + i));
+                    new io.partita.protocol.model.AttributeValue.S(prefix + i));
             if (upper.holds(hash) == moved && (moved || Long.compareUnsigned(hash, Long.MIN_VALUE) >= 0)) {
-                return "m" + i;
+                return prefix + i;
             }
         }
+        throw new AssertionError("no key " + prefix + "<i> below " + below);
+    }
+
+    /**
+     * A table deleted while a move of its range is stopped after the copy: the move, let go on, ends without its new
+     * group (409, given up), and the name made again is a new, empty table.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aTableDeletedDuringAMoveEndsIt() throws Exception {
+        startWithATable();
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        RangeMove.afterStep = step -> {
+            if (step.equals("copied")) {
+                stopped.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("its node closed");
+                }
+            }
+        };
+        try {
+            var moved = HTTP.sendAsync(
+                    HttpRequest.newBuilder(URI.create(
+                                    "http://127.0.0.1:" + members.get(0).apiPort() + "/cluster/ranges"))
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"table\": \"moved\", \"split\": 0}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(stopped.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            client(1).deleteTable(r -> r.tableName("moved"));
+            ClusterStrictIT.await(
+                    "the table gone from the list",
+                    () -> !client(2).listTables().tableNames().contains("moved"));
+            go.countDown();
+            HttpResponse<String> done = moved.get(3, java.util.concurrent.TimeUnit.MINUTES);
+            assertThat(done.statusCode()).as(done.body()).isEqualTo(409);
+            assertThat(done.body()).contains("given up");
+        } finally {
+            go.countDown();
+            RangeMove.afterStep = step -> {};
+        }
+        // Every group of the table closes, the one the move made too (its table deleted by the move's end).
+        ClusterStrictIT.await("the table's groups closed", () -> groupsOf("moved") == 0);
+        client(2)
+                .createTable(r -> r.tableName("moved")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
+        assertThat(client(0).scan(r -> r.tableName("moved")).count()).isZero();
     }
 }

@@ -110,8 +110,9 @@ class TableRangesTest {
             assertThat(read.groupOf(hash)).as("before the switch").isEqualTo(r.groupOf(hash));
             assertThat(read.has(moved)).isTrue();
             assertThat(read.rangeOf(moved))
+                    .as("receiving until the move's copy is over")
                     .isEqualTo(new io.partita.storage.table.HashRange(
-                            from, r.rangeOf(source).last()));
+                            from, r.rangeOf(source).last(), null, true));
             TableRanges after = read.switched();
             assertThat(after.moving().switched()).isTrue();
             boolean inMoved = read.rangeOf(moved).holds(hash);

@@ -74,9 +74,10 @@ class HashRangeRefusalsTest {
     }
 
     /**
-     * A range move: the items the group takes over are stored by {@code Partita.PutMovedItems} only within its range;
-     * the group that gave them reads, in a Scan, only the range it holds (the rest it deletes), and refuses a walk's
-     * page that expects another range.
+     * A range move: the group that takes the range over serves no user while it receives the items, which {@code
+     * Partita.PutMovedItems} stores within its range alone until {@code Partita.OpenMovedRange}; the group that gave
+     * them reads, in a Scan, only the range it holds (the rest it deletes), and refuses a walk's page that expects
+     * another range.
      */
     @Test
     void aMovesItemsAreStoredInTheRangeAloneAndAScanReadsTheRangeHeld() {
@@ -84,7 +85,8 @@ class HashRangeRefusalsTest {
         String in2 = idIn(true, 1);
         String out = idIn(false, 0);
         try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
-            storage.tables().create(KeyedTables.byId("t").withHashRange(new HashRange(0, -1L)));
+            storage.tables().create(KeyedTables.byId("t").withHashRange(new HashRange(0, -1L, null, true)));
+            storage.tables().create(KeyedTables.byId("u").withHashRange(new HashRange(0, Long.MAX_VALUE, null, true)));
             ExpressionCache cache = new ExpressionCache(100);
             OperationRegistry registry = new OperationRegistry()
                     .register(
@@ -92,44 +94,62 @@ class HashRangeRefusalsTest {
                             new io.partita.server.op.item.PutItemHandler(storage, new ItemExpressions(cache)))
                     .register("Scan", new io.partita.server.op.query.ScanHandler(storage, cache))
                     .registerPartita("ScanRange", io.partita.server.op.query.ScanHandler.ofRange(storage, cache))
-                    .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage));
-            run(registry, "PutItem", "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"" + out + "\"}}}");
-            storage.tables().narrow("t", LOWER);
+                    .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
+                    .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage));
+            String put = "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"%s\"}}}";
+            for (String[] refused :
+                    new String[][] {{"PutItem", put.formatted(in)}, {"Scan", "{\"TableName\":\"t\"}"}}) {
+                assertThatThrownBy(() -> run(registry, refused[0], refused[1]))
+                        .as("%s while receiving", refused[0])
+                        .isInstanceOfSatisfying(
+                                ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
+                        .hasMessageContaining("still receiving");
+            }
 
-            String moved = "{\"TableName\":\"t\",\"Items\":[%s]}";
-            run(
-                    registry,
-                    "Partita.PutMovedItems",
-                    moved.formatted("{\"id\":{\"S\":\"" + in + "\"},\"v\":{\"N\":\"1\"}}"));
+            String moved = "{\"TableName\":\"%s\",\"Items\":[%s]}";
+            String one = "{\"id\":{\"S\":\"%s\"},\"v\":{\"N\":\"1\"}}";
+            run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(in) + "," + one.formatted(out)));
             assertThatThrownBy(() -> run(
                             registry,
                             "Partita.PutMovedItems",
-                            moved.formatted("{\"id\":{\"S\":\"" + in2 + "\"}},{\"id\":{\"S\":\"" + out + "\"}}")))
+                            moved.formatted("u", one.formatted(in2) + "," + one.formatted(out))))
+                    .as("an item outside the range")
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
-            for (String bad :
-                    new String[] {moved.formatted(""), moved.formatted("{\"v\":{\"S\":\"x\"}}"), "{\"TableName\":\"t\"}"
-                    }) {
+            assertThat(storage.tables().find("u").stats().itemCount()).isZero();
+            for (String bad : new String[] {
+                moved.formatted("t", ""), moved.formatted("t", "{\"v\":{\"S\":\"x\"}}"), "{\"TableName\":\"t\"}"
+            }) {
                 assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", bad))
                         .as(bad)
                         .isInstanceOfSatisfying(
                                 ApiException.class,
                                 e -> assertThat(e.code().httpStatus()).isEqualTo(400));
             }
-            assertThatThrownBy(() -> run(
-                            registry,
-                            "Partita.PutMovedItems",
-                            "{\"TableName\":\"absent\",\"Items\":[{\"id\":{\"S\":\"" + in + "\"}}]}"))
+            assertThatThrownBy(
+                            () -> run(registry, "Partita.PutMovedItems", moved.formatted("absent", one.formatted(in))))
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND));
 
-            // The item outside the range held (a move's, to be deleted) is read by no Scan; the one moved in is.
+            run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}");
+            run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}"); // again: changes nothing
+            assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(in2))))
+                    .as("a late page, once open")
+                    .isInstanceOf(ApiException.class)
+                    .hasMessageContaining(io.partita.server.op.item.MovedItemsHandler.NOT_RECEIVING);
+            run(registry, "PutItem", put.formatted(in2));
+
+            // Narrowed by a move of its own: the item outside the range held (to be deleted) is read by no Scan.
+            storage.tables().changeRange("t", h -> LOWER);
             ReadPageOutput scan = (ReadPageOutput) run(registry, "Scan", "{\"TableName\":\"t\"}");
-            assertThat(scan.items()).extracting(i -> i.get("id")).containsExactly(new AttributeValue.S(in));
+            assertThat(scan.items())
+                    .extracting(i -> i.get("id").toString())
+                    .doesNotContain(new AttributeValue.S(out).toString());
+            assertThat(scan.count()).isEqualTo(2);
             String page = "{\"TableName\":\"t\",\"PartitaHashRange\":\"%s\"}";
             assertThat(((ReadPageOutput) run(registry, "Partita.ScanRange", page.formatted("0-9223372036854775807")))
                             .count())
-                    .isEqualTo(1);
+                    .isEqualTo(2);
             assertThatThrownBy(() -> run(registry, "Partita.ScanRange", page.formatted("0-18446744073709551615")))
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))

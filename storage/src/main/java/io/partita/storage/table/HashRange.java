@@ -9,32 +9,99 @@ import io.partita.protocol.error.ErrorCode;
  * io.partita.storage.key.ItemKeyEncoder#partitionHash}, as the store places them) from {@code first} to {@code last},
  * both included, in unsigned order. Recorded in the table's metadata by the CreateTable of the group's own log, so
  * that every replica of the group refuses the same keys, whatever its node's record of the table's ranges says.
+ *
+ * <p>A range move (docs/CLUSTER.md, "Moving a range") changes it in two stores' logs. In the group that gives part of
+ * its range, writes of the hashes from {@code frozenFrom} on are refused first (its items read, and copied, as they
+ * are), then the range narrows to exclude them. The group that takes them over holds them {@code receiving} until the
+ * copy is over: it refuses every request of a user meanwhile, so that a replica that has not applied the whole copy
+ * never answers for those items.
+ *
+ * @param frozenFrom the first hash whose writes are refused (up to {@code last}), while a move copies them; or null
+ * @param receiving whether a move is still copying the range's items here
  */
-public record HashRange(long first, long last) {
+public record HashRange(long first, long last, Long frozenFrom, boolean receiving) {
     public HashRange {
         if (Long.compareUnsigned(first, last) > 0) {
             throw new IllegalArgumentException(
                     "hash range " + Long.toUnsignedString(first) + " to " + Long.toUnsignedString(last));
         }
+        if (frozenFrom != null
+                && (Long.compareUnsigned(frozenFrom, first) <= 0 || !holdsHash(first, last, frozenFrom))) {
+            throw new IllegalArgumentException("frozen from " + Long.toUnsignedString(frozenFrom) + " in " + first);
+        }
+    }
+
+    /** A range whose items are all served, read and written. */
+    public HashRange(long first, long last) {
+        this(first, last, null, false);
     }
 
     /** Whether the items whose partition key hashes to {@code hash} are in this range. */
     public boolean holds(long hash) {
+        return holdsHash(first, last, hash);
+    }
+
+    private static boolean holdsHash(long first, long last, long hash) {
         return Long.compareUnsigned(first, hash) <= 0 && Long.compareUnsigned(hash, last) <= 0;
     }
 
+    /** Whether writes of {@code hash} are refused while a move copies it elsewhere. */
+    public boolean frozen(long hash) {
+        return frozenFrom != null && Long.compareUnsigned(frozenFrom, hash) <= 0;
+    }
+
+    /** This range with the writes of the hashes from {@code from} to its end refused: a move's first fence. */
+    public HashRange freezingFrom(long from) {
+        return new HashRange(first, last, from, receiving);
+    }
+
+    /** This range done receiving: its items are all here, and it serves them. */
+    public HashRange received() {
+        return new HashRange(first, last, frozenFrom, false);
+    }
+
     /**
-     * Refuses a request on a key of table {@code m} whose partition key hashes to {@code hash} when the table is cut
-     * by ranges and this store does not hold that one: a 503, which the SDKs send again, and which the router sends
-     * to the range's group. Nothing was read or written. A table kept whole ({@code hashRange} null) holds every key.
+     * Refuses a read of a key of table {@code m} whose partition key hashes to {@code hash} when the table is cut by
+     * ranges and this store does not serve that one: outside its range, or a range still receiving its items. A 503,
+     * which the SDKs send again, and which the router sends to the range's group. Nothing was read or written. A table
+     * kept whole ({@code hashRange} null) holds every key.
      */
     public static void require(TableMetadata m, long hash) {
         HashRange range = m.hashRange();
-        if (range != null && !range.holds(hash)) {
+        if (range == null) {
+            return;
+        }
+        if (!range.holds(hash)) {
             throw new ApiException(
                     ErrorCode.SERVICE_UNAVAILABLE,
                     "Partita: this key of table " + m.name() + " is not in the hash range of the Raft group this"
                             + " request reached (its router's record of the table's ranges is behind); send it again");
         }
+        if (range.receiving) {
+            throw receiving(m);
+        }
+    }
+
+    /**
+     * Refuses a write as {@link #require} refuses a read, and one of a hash a move is copying elsewhere ({@link
+     * #frozen}): a 503 while the move lasts; sent again once it is over, it goes to the range's new group.
+     */
+    public static void requireWritable(TableMetadata m, long hash) {
+        require(m, hash);
+        HashRange range = m.hashRange();
+        if (range != null && range.frozen(hash)) {
+            throw new ApiException(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    "Partita: this key of table " + m.name() + " is moving to another Raft group (its items are being"
+                            + " copied); send it again in a moment");
+        }
+    }
+
+    /** The refusal of any request of a user by a store still receiving its range. */
+    public static ApiException receiving(TableMetadata m) {
+        return new ApiException(
+                ErrorCode.SERVICE_UNAVAILABLE,
+                "Partita: the Raft group this request reached is still receiving its range of table " + m.name()
+                        + "; send it again");
     }
 }

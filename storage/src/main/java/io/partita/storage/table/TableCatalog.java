@@ -552,15 +552,14 @@ public final class TableCatalog {
     }
 
     /**
-     * The fence of a range move (docs/CLUSTER.md): table {@code name}, cut by hash ranges, holds the items of {@code
-     * keep} alone from now on, a part of the range it held. Once this returns, every write and transaction that
-     * checked the wider range has committed (it waits for every write holding an item lock, which checks the range
-     * under it), and none of a key outside {@code keep} commits from then on: the items there are the move's to copy,
-     * then to delete here. Narrowing to the range held already changes nothing, and waits all the same.
+     * A range move's change of the hash range table {@code name} holds (docs/CLUSTER.md, "Moving a range"): {@code
+     * change} of the range held, recorded unless it is the same; then, whether it changed or not, a wait for every
+     * write holding an item lock, which checks the range under it ({@code ItemWrites.plan}). Once this returns, no
+     * write or transaction that checked the range as it was commits: a fence.
      *
-     * @throws IllegalArgumentException when the table holds no range, or one {@code keep} is not a part of
+     * @throws IllegalArgumentException when the table holds no range
      */
-    public Table narrow(String name, HashRange keep) {
+    public Table changeRange(String name, UnaryOperator<HashRange> change) {
         Table t;
         synchronized (this) {
             t = tables.get(name);
@@ -568,11 +567,12 @@ public final class TableCatalog {
                 throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
             }
             HashRange held = t.metadata.hashRange();
-            if (held == null || !held.holds(keep.first()) || !held.holds(keep.last())) {
-                throw new IllegalArgumentException("table " + name + " holds " + held + ", not all of " + keep);
+            if (held == null) {
+                throw new IllegalArgumentException("table " + name + " holds no hash range");
             }
-            if (!held.equals(keep)) {
-                update(name, m -> m.withHashRange(keep));
+            HashRange next = change.apply(held);
+            if (!next.equals(held)) {
+                update(name, m -> m.withHashRange(next));
             }
         }
         writeBarrier.run(); // outside the monitor, as DeleteTable's: a write holding a lock may be waiting for it

@@ -139,11 +139,13 @@ public final class ItemWrites {
     }
 
     /**
-     * Whether a transaction is under way in this store: one that claimed its items and has not released them, a part
-     * of one over several groups prepared here, or a read's hold. A range move waits for none before it copies.
+     * Whether a transaction under way in this store holds an item of table {@code table} whose partition key hashes
+     * into {@code range}: one that claimed its items and has not released them (a part of one over several groups
+     * prepared here keeps its claims until it ends, and a new leader claims those recorded before it serves), or a
+     * read's hold. A range move waits for none on the items it copies.
      */
-    public boolean transactionsUnderWay() {
-        return holds.holding() || readHolds.size() > 0 || !prepared.prepared().isEmpty();
+    public boolean transactionsUnderWay(Table table, io.partita.storage.table.HashRange range) {
+        return holds.holdsAny(table.cacheId(), range::holds) || readHolds.holdsAny(table.cacheId(), range::holds);
     }
 
     /** The parts of transactions over several Raft groups this group takes part in. */
@@ -180,7 +182,7 @@ public final class ItemWrites {
         ItemKeyEncoder.EncodedKey encoded =
                 ItemKeyEncoder.encode(table.metadata().keySchema(), w.key());
         if (fenced(w.cause())) {
-            io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+            io.partita.storage.table.HashRange.requireWritable(table.metadata(), encoded.hash());
         }
         TablePartitions partitions = table.partitions();
         Partition partition = partitions.partitionFor(encoded.hash());
@@ -255,7 +257,7 @@ public final class ItemWrites {
             }
             encoded[i] = ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
             if (fenced(w.cause())) {
-                io.partita.storage.table.HashRange.require(w.table().metadata(), encoded[i].hash());
+                io.partita.storage.table.HashRange.requireWritable(w.table().metadata(), encoded[i].hash());
             }
             // Each planned against the items as they were before the batch: two writes of one item would both be.
             if (!items.add(new StoredItem(w.table().cacheId(), java.nio.ByteBuffer.wrap(encoded[i].bytes())))) {
@@ -548,10 +550,12 @@ public final class ItemWrites {
             // DeleteTable removed it after this write looked it up, and drops its families once no lock is held.
             throw ApiException.resourceNotFound("Requested resource not found");
         }
-        if (fenced(w.cause())) {
-            // Again under the item's lock: a range move narrows the range and then waits for every held lock
-            // (TableCatalog#narrow), so no write that checked the wider range commits after that.
-            io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+        if (w.cause() == ChangeCause.USER) {
+            // Again under the item's lock: a range move changes the range and then waits for every held lock
+            // (TableCatalog#changeRange), so no write that checked it as it was commits after that. (A transaction
+            // checks its items under their locks when it starts, Transactions#requireLive; a part prepared before the
+            // change commits where it was prepared, and the move waits for it.)
+            io.partita.storage.table.HashRange.requireWritable(table.metadata(), encoded.hash());
         }
         if (readHolds.unsettled()) {
             // A commit of unknown outcome may still apply, under no lock, before this one: a decision on the item as

@@ -160,6 +160,16 @@ final class ReadHolds {
         }
     }
 
+    /** Whether a hold keeps an item of table {@code table} whose partition key's hash passes {@code hash}. */
+    boolean holdsAny(long table, java.util.function.LongPredicate hash) {
+        for (TransactionHolds.Item i : byItem.keySet()) {
+            if (i.table() == table && hash.test(i.key().getLong(0))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The holds this leader keeps now. */
     int size() {
         return holding.get();

@@ -48,9 +48,17 @@ final class TransactionHolds {
         return -1;
     }
 
-    /** Whether any transaction is between its claim and its release. */
-    boolean holding() {
-        return holding.get() > 0;
+    /** Whether an item of table {@code table} whose partition key's hash passes {@code hash} is held. */
+    boolean holdsAny(long table, java.util.function.LongPredicate hash) {
+        if (holding.get() == 0) {
+            return false;
+        }
+        for (Item i : held.keySet()) {
+            if (i.table() == table && hash.test(i.key().getLong(0))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Releases items a successful {@link #claim} took. */

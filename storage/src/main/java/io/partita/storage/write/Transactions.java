@@ -152,11 +152,16 @@ public final class Transactions {
         }
 
         /**
-         * Refuses an item of a range this store does not hold ({@link io.partita.storage.table.HashRange#require}),
-         * when a transaction starts: a prepared part's commit and a claim's release find their items as they were.
+         * Refuses an item of a range this store does not serve ({@link io.partita.storage.table.HashRange#require}),
+         * or, for a {@code write}, one a range move is copying elsewhere ({@code requireWritable}), when a
+         * transaction starts: a prepared part's commit and a claim's release find their items as they were.
          */
-        void requireHeld() {
-            io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+        void requireHeld(boolean write) {
+            if (write) {
+                io.partita.storage.table.HashRange.requireWritable(table.metadata(), encoded.hash());
+            } else {
+                io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+            }
         }
     }
 
@@ -214,7 +219,7 @@ public final class Transactions {
         TransactionHolds.Item[] items = new TransactionHolds.Item[n];
         for (int i = 0; i < n; i++) {
             targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
-            targets[i].requireHeld();
+            targets[i].requireHeld(true);
             items[i] = targets[i].held();
         }
         int injected = conflicts.conflictOn(n);
@@ -241,7 +246,7 @@ public final class Transactions {
             boolean cancelled = false;
             int[] stripes = lock(targets);
             try {
-                requireLive(targets);
+                requireLive(targets, true);
                 // What the transaction's earlier actions add to each item collection, for the limit.
                 Map<ItemWrites.CollectionKey, Long> collections = new java.util.HashMap<>();
                 for (int i = 0; i < n; i++) {
@@ -575,7 +580,7 @@ public final class Transactions {
         Target[] targets = new Target[n];
         for (int i = 0; i < n; i++) {
             targets[i] = Target.of(actions.get(i).table(), actions.get(i).key());
-            targets[i].requireHeld();
+            targets[i].requireHeld(false);
         }
         int injected = conflicts.conflictOn(n);
         if (injected >= 0) {
@@ -623,7 +628,7 @@ public final class Transactions {
         int[] stripes = null;
         try {
             stripes = lock(targets);
-            requireLive(targets);
+            requireLive(targets, false);
             for (int i = 0; i < n; i++) {
                 Target t = targets[i];
                 byte[] stored = storedItem(t);
@@ -649,18 +654,18 @@ public final class Transactions {
     }
 
     /**
-     * Every table of the transaction is still there, and every item in the store's hash range, checked under the
-     * locks: DeleteTable marks a table deleted, and a range move narrows the range, and each then waits for every held
-     * lock.
+     * Every table of the transaction is still there, and every item in the store's hash range (and, for a {@code
+     * write}, none a range move copies), checked under the locks: DeleteTable marks a table deleted, and a range move
+     * changes the range, and each then waits for every held lock.
      */
-    private static void requireLive(Target[] targets) {
+    private static void requireLive(Target[] targets, boolean write) {
         for (Target t : targets) {
             if (t.table().deleted()) {
                 throw ApiException.resourceNotFound("Requested resource not found");
             }
         }
         for (Target t : targets) {
-            t.requireHeld();
+            t.requireHeld(write);
         }
     }
 

@@ -107,8 +107,13 @@ class HashRangeIT {
         }
     }
 
+    /**
+     * A range move's fences: first the writes of the moved hashes are refused (their reads served, the items stored
+     * for the move to copy), then the range narrows (their reads refused too); the move's own copies and deletions
+     * pass, not charged. A range still receiving a move's items serves no read or write until it is received.
+     */
     @Test
-    void aNarrowedRangeRefusesTheKeysItGaveUpWhileAMoveCopiesAndDeletesThem(@TempDir Path dir) {
+    void aMovesFencesRefuseWritesThenReadsOfTheHashesItGivesUp(@TempDir Path dir) {
         HashRange whole = new HashRange(0, -1L);
         String low = keyIn(true, 0);
         String high = keyIn(false, 0);
@@ -117,20 +122,33 @@ class HashRangeIT {
             Table t = e.tables().create(TestTables.onDemand("t", SCHEMA).withHashRange(whole));
             e.write(t, key(low), put(low));
             e.write(t, key(high), put(high));
-            e.tables().narrow("t", LOWER);
+
+            e.tables().changeRange("t", h -> h.freezingFrom(Long.MIN_VALUE));
+            assertThatThrownBy(() -> e.write(t, key(high), put(high)))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, x -> assertThat(x.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
+                    .hasMessageContaining("is moving to another Raft group");
+            assertThatThrownBy(() -> e.writes()
+                            .transactions()
+                            .write(List.of(new Transactions.WriteAction(t, key(high), put(high), false))))
+                    .isInstanceOf(ApiException.class);
+            assertThat(e.writes()
+                            .transactions()
+                            .read(List.of(new Transactions.ReadAction(t, key(high))))
+                            .items())
+                    .as("a frozen item is read")
+                    .containsExactly(item(high));
+            e.write(t, key(low), put(low)); // the rest of the range is written
+            assertThat(e.writes().transactionsUnderWay(t, new HashRange(Long.MIN_VALUE, -1L)))
+                    .isFalse();
+
+            e.tables().changeRange("t", h -> new HashRange(h.first(), Long.MAX_VALUE));
             assertThat(t.metadata().hashRange()).isEqualTo(LOWER);
-            e.tables().narrow("t", LOWER); // again: changes nothing
-            assertThatThrownBy(() -> e.tables().narrow("t", new HashRange(Long.MIN_VALUE, -1L)))
-                    .as("not a part of the range held")
-                    .isInstanceOf(IllegalArgumentException.class);
             refused(() -> e.write(t, key(high), put(high)));
-            refused(() -> e.writes()
-                    .transactions()
-                    .write(List.of(new Transactions.WriteAction(t, key(high), put(high), false))));
+            refused(() -> e.writes().transactions().read(List.of(new Transactions.ReadAction(t, key(high)))));
             assertThat(e.get(t, key(high)))
-                    .as("still stored, for the move to copy")
+                    .as("still stored, for the move to delete")
                     .isEqualTo(item(high));
-            assertThat(e.writes().transactionsUnderWay()).isFalse();
 
             // The move's own writes pass the fence, neither admitted nor charged: a copy put and the deletion.
             var written = e.writes()
@@ -145,11 +163,22 @@ class HashRangeIT {
                                     ItemWrite.ttl(t, key(low), ConditionalWrite.blind(new WriteDecision.Delete())))))
                     .as("a batch holds a user's or a move's writes")
                     .isInstanceOf(IllegalArgumentException.class);
+
+            Table r = e.tables()
+                    .create(TestTables.onDemand("r", SCHEMA).withHashRange(new HashRange(0, -1L, null, true)));
+            assertThatThrownBy(() -> e.write(r, key(low), put(low)))
+                    .isInstanceOf(ApiException.class)
+                    .hasMessageContaining("still receiving");
+            e.writes().writeAll(List.of(ItemWrite.move(r, key(low), put(low))));
+            e.tables().changeRange("r", HashRange::received);
+            assertThat(e.get(r, key(low))).isEqualTo(item(low));
+            e.write(r, key(low), put(low));
         }
         try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
             assertThat(e.tables().find("t").metadata().hashRange())
                     .as("the narrowed range recorded")
                     .isEqualTo(LOWER);
+            assertThat(e.tables().find("r").metadata().hashRange().receiving()).isFalse();
         }
     }
 
@@ -175,5 +204,13 @@ class HashRangeIT {
         assertThat(LOWER.holds(Long.MAX_VALUE)).isTrue();
         assertThat(LOWER.holds(Long.MIN_VALUE)).isFalse();
         assertThatThrownBy(() -> new HashRange(-1L, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new HashRange(5, 9, 5L, false))
+                .as("frozen from the range's first hash")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new HashRange(5, 9, 10L, false)).isInstanceOf(IllegalArgumentException.class);
+        HashRange frozen = new HashRange(5, 9).freezingFrom(7);
+        assertThat(frozen.frozen(6)).isFalse();
+        assertThat(frozen.frozen(7)).isTrue();
+        assertThat(frozen.frozen(9)).isTrue();
     }
 }

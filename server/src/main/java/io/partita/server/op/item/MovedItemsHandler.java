@@ -27,6 +27,9 @@ import java.util.Map;
  * outside is refused, 503, with nothing written.
  */
 public final class MovedItemsHandler implements OperationHandler<MovedItemsHandler.Input, MovedItemsHandler.Output> {
+    /** What a page sent once the range is open is refused with ({@link #handle}), as the mover reads it. */
+    public static final String NOT_RECEIVING = "not receiving";
+
     /** The most items one request carries: the mover sends pages of this many at most. */
     public static final int MAX_ITEMS = 100;
 
@@ -53,8 +56,11 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             throw ApiException.validation("Partita.PutMovedItems takes 1 to " + MAX_ITEMS + " Items");
         }
         Table table = ItemRequests.table(context, storage, in.tableName());
-        if (table.metadata().hashRange() == null) {
-            throw ApiException.validation("Partita.PutMovedItems: table " + in.tableName() + " holds no hash range");
+        HashRange range = table.metadata().hashRange();
+        if (range == null || !range.receiving()) {
+            // Once open (Open), the range takes writes of users, which no late page of a copy may overwrite.
+            throw ApiException.validation(
+                    "Partita.PutMovedItems: table " + in.tableName() + " is " + NOT_RECEIVING + " a moved range");
         }
         List<ItemWrite> writes = new ArrayList<>(in.items().size());
         java.util.Set<java.nio.ByteBuffer> keys = new java.util.HashSet<>();
@@ -72,7 +78,11 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
                     ItemKeyEncoder.encode(table.metadata().keySchema(), key);
             // The move's writes are not refused outside the range by the write path (they are how items leave one):
             // refused here, so that none is stored where no read of this group looks for it.
-            HashRange.require(table.metadata(), encoded.hash());
+            if (!range.holds(encoded.hash())) {
+                throw new ApiException(
+                        ErrorCode.SERVICE_UNAVAILABLE,
+                        "Partita.PutMovedItems: an item is not in the hash range of table " + in.tableName() + " here");
+            }
             if (!keys.add(java.nio.ByteBuffer.wrap(encoded.bytes()))) {
                 throw ApiException.validation("Partita.PutMovedItems: an item is given twice");
             }
@@ -87,5 +97,41 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             }
         }
         return new Output(written.length);
+    }
+
+    /**
+     * Partita's own {@code Partita.OpenMovedRange}: the end of a range move's copy into this group, recorded in its
+     * log. The store then serves its range to users, and refuses any later page of the copy; a replica that has applied
+     * it has applied every page before it. Opening an open range changes nothing.
+     */
+    public static final class Open implements OperationHandler<Open.Input, Open.Output> {
+        /** The table's name. */
+        public record Input(String tableName) {}
+
+        /** Whether the range was receiving until now. */
+        public record Output(boolean opened) {}
+
+        private final StorageEngine storage;
+
+        public Open(StorageEngine storage) {
+            this.storage = storage;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            Table table = ItemRequests.table(context, storage, in.tableName());
+            HashRange range = table.metadata().hashRange();
+            if (range == null) {
+                throw ApiException.validation(
+                        "Partita.OpenMovedRange: table " + in.tableName() + " holds no hash range");
+            }
+            storage.tables().changeRange(table.metadata().name(), HashRange::received);
+            return new Output(range.receiving());
+        }
     }
 }

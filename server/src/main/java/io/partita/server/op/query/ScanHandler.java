@@ -119,6 +119,9 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
             range = range.resumeAfter(start, true);
         }
         io.partita.storage.table.HashRange held = table.metadata().hashRange();
+        if (held != null && held.receiving()) {
+            throw io.partita.storage.table.HashRange.receiving(table.metadata()); // a move is copying its items here
+        }
         if (keyAtEnd
                 && held != null
                 && in.partitaHashRange() != null
