@@ -152,6 +152,7 @@ final class RangeMove {
                                 h -> !h.holds(from) || java.util.Objects.equals(h.frozenFrom(), from)
                                         ? h
                                         : h.freezingFrom(from));
+                log.info("table {}'s hashes from {} take no writes here now", table, Long.toUnsignedString(from));
                 awaitTransactions(t, moved);
                 afterStep.accept("fenced");
                 long copied = copy(t, moved, m.group());
