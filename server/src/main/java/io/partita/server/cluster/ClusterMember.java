@@ -1246,6 +1246,23 @@ public final class ClusterMember implements AutoCloseable {
                 return refused(refused);
             }
         }
+        if (!operation.equals("CreateTable") && !operation.equals("DeleteTable")) {
+            // After a barrier through the members' group: a move recorded through another node a moment ago is seen.
+            try {
+                byte[] never = {0};
+                membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+            } catch (RuntimeException e) {
+                return java.util.concurrent.CompletableFuture.completedFuture(BatchSpread.unavailable(
+                        "the cluster's record of the tables cannot be read now; send it again"));
+            }
+            java.util.Optional<TableRanges> now = membersReplica.unlessInstalling(
+                    store -> java.util.Optional.ofNullable(tableRangesOf(store, account, table)));
+            if (now == null || now.isEmpty() || !now.get().live()) {
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        BatchSpread.unavailable("table " + table + "'s record changed meanwhile; send it again"));
+            }
+            ranges = now.get();
+        }
         if (ranges.moving() != null
                 && !ranges.moving().switched()
                 && !operation.equals("CreateTable")
@@ -3205,6 +3222,13 @@ public final class ClusterMember implements AutoCloseable {
             @SuppressWarnings("unchecked")
             java.util.SortedMap<String, byte[]> groupRecords = (java.util.SortedMap<String, byte[]>) read[1];
             byte[] was = tables.get(key);
+            TableRanges deleted = was == null ? null : TableRanges.of(JSON.readTree(was));
+            if (deleted != null && !deleted.live() && deleted.moving() != null) {
+                // A move of the deleted table's range still ends (its source's leader deletes the new group's table,
+                // which the record names only until then): placed anew once it has, or that group would stay.
+                throw new io.partita.storage.StorageUnavailableException(
+                        "a move of the deleted table's range is ending", null, false);
+            }
             if (was != null && read[2] != null) {
                 // Placed already: a retry, or a table of a group kept for its backups (or restored there). A record
                 // not live is made live anew, so that collect, which drops a restored table's record once it is gone,

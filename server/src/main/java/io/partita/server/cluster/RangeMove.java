@@ -64,6 +64,12 @@ final class RangeMove {
     /** The most bytes of items one page of the copy carries (at least one item). */
     static final long PAGE_BYTES = 1024 * 1024;
 
+    /**
+     * How long after the switch the source deletes the moved items: time for each follower's reader to open again on
+     * the narrowed range (each watch pass, 20 ms, plus the open).
+     */
+    private static final long DELETE_GRACE_MILLIS = 2_000;
+
     /** How long a step waits for a group that does not answer, or for the transactions under way. */
     private static final long STEP_MILLIS = 60_000;
 
@@ -161,6 +167,9 @@ final class RangeMove {
                 // The second fence: the moved hashes leave the source's range, their reads refused too from now on,
                 // before any write of them reaches the new group.
                 engine.tables().changeRange(table, h -> h.holds(from) ? new HashRange(h.first(), from - 1) : h);
+                // A read transaction over several groups may have held a moved item during the copy (reads of them
+                // were served): none can from here, and one that did must end before the new group takes writes.
+                awaitTransactions(t, moved);
                 byte[] switched = r.switched().into(record);
                 if (!Arrays.equals(records.recordIf(recordKey, was, switched), switched)) {
                     continue; // changed meanwhile (deleted, say): looked at again
@@ -176,6 +185,10 @@ final class RangeMove {
                 record = JSON.readTree(switched);
                 r = TableRanges.of(record);
             }
+            // The source's followers answer eventually consistent reads from readers that open again on a changed
+            // catalog each pass of their watch: a reader still on the catalog before the second fence must not find
+            // the moved items gone, as if they never were. The moved items go after a grace.
+            Thread.sleep(DELETE_GRACE_MILLIS);
             long deleted = deleteOutside(t);
             if (ended(was, r.withoutMove().into(record))) {
                 log.info("the move of table {}'s range to {} ended ({} items deleted here)", table, m.group(), deleted);

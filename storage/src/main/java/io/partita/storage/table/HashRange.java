@@ -31,6 +31,9 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
         }
     }
 
+    /** What a move's copy of an item is refused with once the range it went to is no longer receiving. */
+    public static final String NOT_RECEIVING = "not receiving";
+
     /** A range whose items are all served, read and written. */
     public HashRange(long first, long last) {
         this(first, last, null, false);

@@ -556,6 +556,16 @@ public final class ItemWrites {
             // checks its items under their locks when it starts, Transactions#requireLive; a part prepared before the
             // change commits where it was prepared, and the move waits for it.)
             io.partita.storage.table.HashRange.requireWritable(table.metadata(), encoded.hash());
+        } else if (w.cause() == ChangeCause.MOVE) {
+            // A move's copy into a range that is no longer receiving (opened since it was sent: a late page of a
+            // leader that was replaced) would overwrite what users wrote there since; checked under the lock, as the
+            // opening waits for every lock held. A deletion of an item outside the range is the move's own, at home.
+            io.partita.storage.table.HashRange r = table.metadata().hashRange();
+            if (r != null && r.holds(encoded.hash()) && !r.receiving()) {
+                throw ApiException.validation(
+                        "Partita: table " + table.metadata().name() + " is "
+                                + io.partita.storage.table.HashRange.NOT_RECEIVING + " a moved range");
+            }
         }
         if (readHolds.unsettled()) {
             // A commit of unknown outcome may still apply, under no lock, before this one: a decision on the item as

@@ -100,6 +100,8 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
                 }
                 admitted++;
                 Map<String, AttributeValue> item = storage.get(read.table(), encoded);
+                // Again once read, as GetItem checks: a range move may have taken the key elsewhere meanwhile.
+                io.partita.storage.table.HashRange.require(read.table().metadata(), encoded.hash());
                 long size = item == null ? 0 : ItemSize.of(item);
                 double itemUnits = CapacityUnits.read(size, consistent);
                 units += itemUnits;

@@ -28,7 +28,7 @@ import java.util.Map;
  */
 public final class MovedItemsHandler implements OperationHandler<MovedItemsHandler.Input, MovedItemsHandler.Output> {
     /** What a page sent once the range is open is refused with ({@link #handle}), as the mover reads it. */
-    public static final String NOT_RECEIVING = "not receiving";
+    public static final String NOT_RECEIVING = HashRange.NOT_RECEIVING;
 
     /** The most items one request carries: the mover sends pages of this many at most. */
     public static final int MAX_ITEMS = 100;

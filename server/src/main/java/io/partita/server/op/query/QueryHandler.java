@@ -117,18 +117,25 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                 in.consistentRead(),
                 in.select(),
                 in.returnConsumedCapacity(),
-                () -> PageReader.read(
-                        storage,
-                        target,
-                        pageRange,
-                        forward,
-                        in.limit(),
-                        filter,
-                        projection,
-                        "COUNT".equals(in.select()),
-                        fetch,
-                        false,
-                        PageReader.MAX_PAGE_BYTES));
+                () -> {
+                    PageReader.Page page = PageReader.read(
+                            storage,
+                            target,
+                            pageRange,
+                            forward,
+                            in.limit(),
+                            filter,
+                            projection,
+                            "COUNT".equals(in.select()),
+                            fetch,
+                            false,
+                            PageReader.MAX_PAGE_BYTES);
+                    if (!target.global()) {
+                        // Again once read, as GetItem checks: a range move may have taken the key elsewhere meanwhile.
+                        io.partita.storage.table.HashRange.require(table.metadata(), hash);
+                    }
+                    return page;
+                });
     }
 
     /** The operators a key can be queried by ("Query": EQ, LE, LT, GE, GT, BEGINS_WITH, BETWEEN). */

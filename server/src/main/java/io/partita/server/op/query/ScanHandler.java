@@ -150,33 +150,39 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
             storage.awaitConsistentRead();
         }
         return ReadRequests.answer(
-                context,
-                target,
-                startHash,
-                null,
-                in.consistentRead(),
-                in.select(),
-                in.returnConsumedCapacity(),
-                () -> PageReader.read(
-                        storage,
-                        target,
-                        pageRange,
-                        true,
-                        in.limit(),
-                        filter,
-                        projection,
-                        "COUNT".equals(in.select()),
-                        fetch,
-                        keyAtEnd,
-                        pageBytes));
+                context, target, startHash, null, in.consistentRead(), in.select(), in.returnConsumedCapacity(), () -> {
+                    PageReader.Page page = PageReader.read(
+                            storage,
+                            target,
+                            pageRange,
+                            true,
+                            in.limit(),
+                            filter,
+                            projection,
+                            "COUNT".equals(in.select()),
+                            fetch,
+                            keyAtEnd,
+                            pageBytes);
+                    io.partita.storage.table.HashRange now = table.metadata().hashRange();
+                    if (held != null && (now.first() != held.first() || now.last() != held.last())) {
+                        // A range move narrowed the range while the page was read, and may have switched the hashes
+                        // it gave up to another group since, which may have taken newer writes: sent again.
+                        throw new ApiException(
+                                io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                                "Partita: the hash range of table "
+                                        + table.metadata().name()
+                                        + " this group holds changed while it was read (a range moved): send it again");
+                    }
+                    return page;
+                });
     }
 
-    /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */
     /** A hash range as a walk names it ({@code first-last}, unsigned): {@link ScanInput#partitaHashRange}. */
     public static String text(io.partita.storage.table.HashRange range) {
         return Long.toUnsignedString(range.first()) + "-" + Long.toUnsignedString(range.last());
     }
 
+    /** DynamoDB's parallel-scan parameter rules (Scan.ParallelScan). */
     private static void checkSegments(Long segment, Long total) {
         if (segment != null && total == null) {
             throw ApiException.validation("The TotalSegments parameter is required but was not present in the request"
