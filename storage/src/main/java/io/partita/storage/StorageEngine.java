@@ -67,11 +67,14 @@ public final class StorageEngine implements AutoCloseable {
 
     /** Whether this engine only reads a replica that another node's engine changes ({@link #openReader}). */
     private final boolean reader;
+    /** A reader's: the store's {@link RocksStore#catalogChanges} when it loaded its tables. */
+    private final long catalogAtOpen;
 
     private StorageEngine(RocksStore store, StorageConfig config, boolean ownsStore, boolean reader) {
         this.store = store;
         this.ownsStore = ownsStore;
         this.reader = reader;
+        this.catalogAtOpen = store.catalogChanges();
         this.clock = config.capacity().clock();
         this.s3Root = config.s3Root();
         this.dataDir = config.inMemory() ? null : config.dataDir();
@@ -206,6 +209,49 @@ public final class StorageEngine implements AutoCloseable {
      */
     public static StorageEngine openReader(RocksStore store, StorageConfig config) {
         return new StorageEngine(store, config, false, true);
+    }
+
+    /**
+     * After a read of table {@code t}'s key whose partition key hashes to {@code hash}: refuses the answer (a 503,
+     * which the SDKs send again) when the store no longer serves that key, a range move (docs/CLUSTER.md, "Moving a
+     * range") having narrowed its range meanwhile, since which the key's new group may have taken a newer write; and,
+     * on a follower's reader, when the replica's tables changed since the reader loaded them (its range may be one the
+     * log has narrowed, and the moved items deleted since, so that it would answer them absent). Nothing but a null
+     * check for a table whose store holds no range.
+     */
+    public void requireServedAfterRead(Table t, long hash) {
+        if (t.metadata().hashRange() == null) {
+            return;
+        }
+        io.partita.storage.table.HashRange.require(t.metadata(), hash);
+        requireCatalogAsLoaded(t);
+    }
+
+    /**
+     * As {@link #requireServedAfterRead}, for a read of the range {@code held} (a Scan's page): refused when the range
+     * changed while it was read, or a follower's replica's tables did.
+     */
+    public void requireRangeAfterRead(Table t, io.partita.storage.table.HashRange held) {
+        if (held == null) {
+            return;
+        }
+        io.partita.storage.table.HashRange now = t.metadata().hashRange();
+        if (now == null || now.first() != held.first() || now.last() != held.last()) {
+            throw new io.partita.protocol.error.ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "Partita: the hash range of table " + t.metadata().name() + " this group holds changed while it"
+                            + " was read (a range moved): send it again");
+        }
+        requireCatalogAsLoaded(t);
+    }
+
+    private void requireCatalogAsLoaded(Table t) {
+        if (reader && store.catalogChanges() != catalogAtOpen) {
+            throw new io.partita.protocol.error.ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "Partita: the tables of this replica changed while it read table "
+                            + t.metadata().name() + " (a range moved): send it again");
+        }
     }
 
     /** Whether this engine only reads a follower's replica ({@link #openReader}). */

@@ -245,6 +245,11 @@ public final class AdminRoutes {
                 g.writeObjectFieldStart("hashRange");
                 g.writeStringField("hashStart", hex(m.hashRange().first()));
                 g.writeStringField("hashEnd", hex(m.hashRange().last()));
+                if (m.hashRange().frozenFrom() != null) {
+                    // A range move copies the hashes from here on elsewhere: their writes wait (docs/CLUSTER.md).
+                    g.writeStringField("frozenFrom", hex(m.hashRange().frozenFrom()));
+                }
+                g.writeBooleanField("receiving", m.hashRange().receiving());
                 g.writeEndObject();
             }
             // One view: a split between reading the map and the splits would count a split the map does not have.

@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
  * step may run again, on this leader or the next, until the record says the move is over:
  *
  * <ol>
- *   <li>the new group makes the table as the source describes it (its keys, capacity, local secondary indexes, TTL),
- *       holding the moved hashes alone, {@code receiving} ({@link TableRanges#rangeOf}): it serves no user yet;
- *   <li>the first fence, in the source's log ({@link io.partita.storage.table.TableCatalog#changeRange}): writes of
- *       the moved hashes are refused (503, which the SDKs send again), reads of them still served, and every write
- *       that checked before has committed;
+ *   <li>the first fence, in the source's log ({@link io.partita.storage.table.TableCatalog#changeRange}), once the
+ *       new group serves: writes of the moved hashes are refused (503, which the SDKs send again), reads of them still
+ *       served, every write that checked before has committed, and changes of the table's settings are refused;
+ *   <li>the new group makes the table as the source describes it (its keys, capacity, local secondary indexes, TTL,
+ *       Contributor Insights), holding the moved hashes alone, {@code receiving} ({@link TableRanges#rangeOf}): it
+ *       serves no user yet;
  *   <li>once no transaction under way in the source holds a moved item (a part prepared there commits where it was
  *       prepared), its items of the moved hashes go to the new group a page at a time, each page stored there in one
  *       commit through its write path ({@link MovedItemsHandler});
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * No write of a moved key commits in both groups, nor is one lost, nor read stale once acknowledged: the source takes
- * none after step 2 and serves no read of one after step 5, the new group serves none before step 4 (nor a replica of
+ * none after step 1 and serves no read of one after step 5, the new group serves none before step 4 (nor a replica of
  * it that has not applied every page), and a user's request reaches it only after step 6. A table deleted meanwhile
  * ends the move (the new group's table deleted too).
  */
@@ -63,12 +64,6 @@ final class RangeMove {
 
     /** The most bytes of items one page of the copy carries (at least one item). */
     static final long PAGE_BYTES = 1024 * 1024;
-
-    /**
-     * How long after the switch the source deletes the moved items: time for each follower's reader to open again on
-     * the narrowed range (each watch pass, 20 ms, plus the open).
-     */
-    private static final long DELETE_GRACE_MILLIS = 2_000;
 
     /** How long a step waits for a group that does not answer, or for the transactions under way. */
     private static final long STEP_MILLIS = 60_000;
@@ -149,9 +144,12 @@ final class RangeMove {
             if (!m.switched()) {
                 long from = m.from();
                 HashRange moved = new HashRange(from, r.rangeOf(source).last());
-                makeTable(m.group());
-                // The first fence: writes of the moved hashes refused, reads of them served (their items as they stay);
-                // already up, or the second too, it stays.
+                // The new group serving first (it answers, the table there or not: elected), so that the writes the
+                // fence holds up do not also wait for its election.
+                untilDone(m.group(), DYNAMODB + "DescribeTable", named(), "ResourceNotFoundException");
+                // The first fence: writes of the moved hashes refused, reads of them served (their items as they stay),
+                // and changes of the table's settings refused (HashRange.requireNotMoving); already up, or the second
+                // too, it stays.
                 engine.tables()
                         .changeRange(
                                 table,
@@ -159,6 +157,8 @@ final class RangeMove {
                                         ? h
                                         : h.freezingFrom(from));
                 log.info("table {}'s hashes from {} take no writes here now", table, Long.toUnsignedString(from));
+                // Described once no change of its settings can come in: the new group's table is the source's.
+                makeTable(m.group());
                 awaitTransactions(t, moved);
                 afterStep.accept("fenced");
                 long copied = copy(t, moved, m.group());
@@ -185,10 +185,8 @@ final class RangeMove {
                 record = JSON.readTree(switched);
                 r = TableRanges.of(record);
             }
-            // The source's followers answer eventually consistent reads from readers that open again on a changed
-            // catalog each pass of their watch: a reader still on the catalog before the second fence must not find
-            // the moved items gone, as if they never were. The moved items go after a grace.
-            Thread.sleep(DELETE_GRACE_MILLIS);
+            // A follower's reader still on the catalog before the second fence refuses what it read once the replica's
+            // catalog has moved (StorageEngine.requireServedAfterRead), so none answers the deleted items absent.
             long deleted = deleteOutside(t);
             if (ended(was, r.withoutMove().into(record))) {
                 log.info("the move of table {}'s range to {} ended ({} items deleted here)", table, m.group(), deleted);
@@ -209,7 +207,7 @@ final class RangeMove {
 
     /**
      * The new group makes the table as the source describes it (made already, it answers {@code
-     * ResourceInUseException}), and its TTL as the source's.
+     * ResourceInUseException}), and its Contributor Insights and TTL as the source's.
      */
     private void makeTable(UUID group) throws Exception {
         ClusterRouter.Reply described = untilDone(source, DYNAMODB + "DescribeTable", named(), null);
@@ -218,6 +216,19 @@ final class RangeMove {
             throw new IllegalStateException("the source's description of table " + table + " names no table");
         }
         untilDone(group, DYNAMODB + "CreateTable", create, "ResourceInUseException");
+        ClusterRouter.Reply insights = untilDone(source, DYNAMODB + "DescribeContributorInsights", named(), null);
+        JsonNode ci = object(insights.body());
+        String ciStatus = ci.path("ContributorInsightsStatus").asText("");
+        if (ciStatus.equals("ENABLED") || ciStatus.equals("ENABLING")) {
+            ObjectNode update =
+                    JSON.createObjectNode().put("TableName", table).put("ContributorInsightsAction", "ENABLE");
+            if (ci.hasNonNull("ContributorInsightsMode")) {
+                update.put(
+                        "ContributorInsightsMode",
+                        ci.get("ContributorInsightsMode").asText());
+            }
+            untilDone(group, DYNAMODB + "UpdateContributorInsights", RangeSpread.bytes(update), null);
+        }
         ClusterRouter.Reply ttl = untilDone(source, DYNAMODB + "DescribeTimeToLive", named(), null);
         JsonNode d = object(ttl.body()).path("TimeToLiveDescription");
         String status = d.path("TimeToLiveStatus").asText("");

@@ -287,7 +287,8 @@ class RangeMoveIT {
     /**
      * The leader of the range's group stops after it copied the moved items and before the ranges name the new group:
      * meanwhile a write of a moved key is refused (the SDK's retries run out), one of the other range goes ahead. The
-     * group's next leader finishes the move (it copies again, then switches and deletes), and the table is whole.
+     * group's next leader finishes the move (it copies again, then switches and deletes), and the table is whole. Then a
+     * second table is deleted during a move of its own ({@link #aTableDeletedDuringAMoveEndsIt}).
      */
     @Test
     void aMoveWhoseLeaderStopsMidwayIsFinishedByTheNextLeader() throws Exception {
@@ -350,6 +351,7 @@ class RangeMoveIT {
         } finally {
             RangeMove.afterStep = step -> {};
         }
+        aTableDeletedDuringAMoveEndsIt();
     }
 
     /** How many groups of table {@code table} node 0 knows, on it or elsewhere. */
@@ -396,12 +398,19 @@ class RangeMoveIT {
 
     /**
      * A table deleted while a move of its range is stopped after the copy: the move, let go on, ends without its new
-     * group (409, given up), and the name made again is a new, empty table.
+     * group (409, given up), every group of the table closes, and the name made again is a new, empty table.
      */
-    @Test
     @SuppressWarnings("unchecked")
-    void aTableDeletedDuringAMoveEndsIt() throws Exception {
-        startWithATable();
+    private void aTableDeletedDuringAMoveEndsIt() throws Exception {
+        client(0)
+                .createTable(r -> r.tableName("gone")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
+        for (int i = 0; i < 40; i++) {
+            int k = i;
+            client(i % 3).putItem(r -> r.tableName("gone").item(Map.of("pk", AttributeValue.fromS("g" + k))));
+        }
         java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         RangeMove.afterStep = step -> {
@@ -419,14 +428,14 @@ class RangeMoveIT {
             var moved = HTTP.sendAsync(
                     HttpRequest.newBuilder(URI.create(
                                     "http://127.0.0.1:" + members.get(0).apiPort() + "/cluster/ranges"))
-                            .POST(HttpRequest.BodyPublishers.ofString("{\"table\": \"moved\", \"split\": 0}"))
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"table\": \"gone\", \"split\": 0}"))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(stopped.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-            client(1).deleteTable(r -> r.tableName("moved"));
+            client(1).deleteTable(r -> r.tableName("gone"));
             ClusterStrictIT.await(
                     "the table gone from the list",
-                    () -> !client(2).listTables().tableNames().contains("moved"));
+                    () -> !client(2).listTables().tableNames().contains("gone"));
             go.countDown();
             HttpResponse<String> done = moved.get(3, java.util.concurrent.TimeUnit.MINUTES);
             assertThat(done.statusCode()).as(done.body()).isEqualTo(409);
@@ -436,12 +445,12 @@ class RangeMoveIT {
             RangeMove.afterStep = step -> {};
         }
         // Every group of the table closes, the one the move made too (its table deleted by the move's end).
-        ClusterStrictIT.await("the table's groups closed", () -> groupsOf("moved") == 0);
+        ClusterStrictIT.await("the table's groups closed", () -> groupsOf("gone") == 0);
         client(2)
-                .createTable(r -> r.tableName("moved")
+                .createTable(r -> r.tableName("gone")
                         .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
                         .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
                         .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
-        assertThat(client(0).scan(r -> r.tableName("moved")).count()).isZero();
+        assertThat(client(0).scan(r -> r.tableName("gone")).count()).isZero();
     }
 }

@@ -164,6 +164,48 @@ class HashRangeRefusalsTest {
         }
     }
 
+    /**
+     * While a move copies part of a store's range (its writes frozen), a change of the table's settings is refused as
+     * DynamoDB refuses one to a table being updated: the move's new group made the table as it was.
+     */
+    @Test
+    void aTablesSettingsDoNotChangeWhileAMoveCopiesItsRange() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables()
+                    .create(KeyedTables.byId("tbl").withHashRange(new HashRange(0, -1L).freezingFrom(1L << 62)));
+            OperationRegistry registry = new OperationRegistry()
+                    .register("UpdateTimeToLive", new io.partita.server.op.ttl.UpdateTimeToLiveHandler(storage))
+                    .register("TagResource", new io.partita.server.op.table.TagResourceHandler(storage))
+                    .register(
+                            "UpdateContributorInsights",
+                            new io.partita.server.op.insights.UpdateContributorInsightsHandler(storage));
+            String arn = "arn:aws:dynamodb:us-east-1:000000000000:table/tbl";
+            for (String[] change : new String[][] {
+                {
+                    "UpdateTimeToLive",
+                    "{\"TableName\":\"tbl\",\"TimeToLiveSpecification\":{\"Enabled\":true,"
+                            + "\"AttributeName\":\"ttl\"}}"
+                },
+                {"TagResource", "{\"ResourceArn\":\"" + arn + "\",\"Tags\":[{\"Key\":\"k\",\"Value\":\"v\"}]}"},
+                {"UpdateContributorInsights", "{\"TableName\":\"tbl\",\"ContributorInsightsAction\":\"ENABLE\"}"}
+            }) {
+                assertThatThrownBy(() -> run(registry, change[0], change[1]))
+                        .as(change[0])
+                        .isInstanceOfSatisfying(
+                                ApiException.class,
+                                e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.RESOURCE_IN_USE))
+                        .hasMessageContaining("is moving to a new Raft group");
+            }
+            assertThat(storage.tables().find("tbl").metadata().tags()).isEmpty();
+            storage.tables().changeRange("tbl", h -> new HashRange(0, (1L << 62) - 1));
+            run(
+                    registry,
+                    "TagResource",
+                    "{\"ResourceArn\":\"" + arn + "\",\"Tags\":[{\"Key\":\"k\",\"Value\":\"v\"}]}");
+            assertThat(storage.tables().find("tbl").metadata().tags()).containsEntry("k", "v");
+        }
+    }
+
     @Test
     void everyRequestByKeyOutsideTheRangeIsRefusedAndAScanIsNot() {
         String in = idIn(true);

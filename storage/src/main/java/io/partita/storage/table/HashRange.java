@@ -100,6 +100,19 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
         }
     }
 
+    /**
+     * Refuses a change of table {@code m}'s settings (UpdateTable, TTL, tags, Contributor Insights) while a range move
+     * copies part of this store's range ({@link #frozenFrom}): the move's new group made the table as this store
+     * described it then, and would miss the change. DynamoDB's refusal of a change to a table being updated.
+     */
+    public static void requireNotMoving(TableMetadata m) {
+        HashRange range = m.hashRange();
+        if (range != null && range.frozenFrom != null) {
+            throw ApiException.resourceInUse("Attempt to change a resource which is still in use: a range of table "
+                    + m.name() + " is moving to a new Raft group; try again once the move is over");
+        }
+    }
+
     /** The refusal of any request of a user by a store still receiving its range. */
     public static ApiException receiving(TableMetadata m) {
         return new ApiException(

@@ -162,6 +162,7 @@ final class ReadHolds {
 
     /** Whether a hold keeps an item of table {@code table} whose partition key's hash passes {@code hash}. */
     boolean holdsAny(long table, java.util.function.LongPredicate hash) {
+        expireDue(); // a hold whose coordinator died holds nothing past its expiry (its release answers UNKNOWN)
         for (TransactionHolds.Item i : byItem.keySet()) {
             if (i.table() == table && hash.test(i.key().getLong(0))) {
                 return true;

@@ -36,7 +36,9 @@ public final class UpdateContributorInsightsHandler
                 .enumValue("contributorInsightsMode", in.contributorInsightsMode(), ContributorInsights.MODES);
         c.check();
         String name = TableNames.resolve(context, in.tableName());
-        storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
+        io.partita.storage.table.HashRange.requireNotMoving(storage.tables()
+                .require(name, "Requested resource not found: Table: " + name + " not found")
+                .metadata());
         ContributorInsights.refuseIndex(name, in.indexName());
         boolean enable = in.contributorInsightsAction().equals("ENABLE");
         String mode =

@@ -100,8 +100,13 @@ public final class BatchGetItemHandler implements OperationHandler<BatchGetItemI
                 }
                 admitted++;
                 Map<String, AttributeValue> item = storage.get(read.table(), encoded);
-                // Again once read, as GetItem checks: a range move may have taken the key elsewhere meanwhile.
-                io.partita.storage.table.HashRange.require(read.table().metadata(), encoded.hash());
+                try {
+                    // Again once read, as GetItem checks: a range move may have taken the key elsewhere meanwhile.
+                    storage.requireServedAfterRead(read.table(), encoded.hash());
+                } catch (io.partita.protocol.error.ApiException moved) {
+                    left.add(i); // not charged: sent again, it goes to the key's group
+                    continue;
+                }
                 long size = item == null ? 0 : ItemSize.of(item);
                 double itemUnits = CapacityUnits.read(size, consistent);
                 units += itemUnits;

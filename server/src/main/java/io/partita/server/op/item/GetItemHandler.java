@@ -85,7 +85,7 @@ public final class GetItemHandler implements OperationHandler<GetItemInput, GetI
         ItemCache.Entry stored = storage.getStored(table, encoded);
         // Checked again once read: a range move may have narrowed the range meanwhile, and then switched the key to
         // another group, which may have taken a newer write of it since (docs/CLUSTER.md, "Moving a range").
-        io.partita.storage.table.HashRange.require(table.metadata(), encoded.hash());
+        storage.requireServedAfterRead(table, encoded.hash());
         // The size comes with the stored item (the cache keeps it): no walk over the item to charge it.
         double units = CapacityUnits.read(stored == null ? 0 : stored.itemSize(), consistent);
         CapacityGate.charge(table, partition, CapacityKind.READ, units, encoded.hash(), key.partition());

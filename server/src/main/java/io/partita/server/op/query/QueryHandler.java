@@ -132,7 +132,7 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                             PageReader.MAX_PAGE_BYTES);
                     if (!target.global()) {
                         // Again once read, as GetItem checks: a range move may have taken the key elsewhere meanwhile.
-                        io.partita.storage.table.HashRange.require(table.metadata(), hash);
+                        storage.requireServedAfterRead(table, hash);
                     }
                     return page;
                 });

@@ -163,16 +163,9 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                             fetch,
                             keyAtEnd,
                             pageBytes);
-                    io.partita.storage.table.HashRange now = table.metadata().hashRange();
-                    if (held != null && (now.first() != held.first() || now.last() != held.last())) {
-                        // A range move narrowed the range while the page was read, and may have switched the hashes
-                        // it gave up to another group since, which may have taken newer writes: sent again.
-                        throw new ApiException(
-                                io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
-                                "Partita: the hash range of table "
-                                        + table.metadata().name()
-                                        + " this group holds changed while it was read (a range moved): send it again");
-                    }
+                    // A range move may have narrowed the range while the page was read, and switched the hashes it
+                    // gave up to another group since, which may have taken newer writes: sent again.
+                    storage.requireRangeAfterRead(table, held);
                     return page;
                 });
     }

@@ -38,6 +38,7 @@ public final class TagResourceHandler implements OperationHandler<TagResourceInp
         String name = TagTargets.tableOf(context, in.resourceArn());
         TagTargets.require(storage, name, in.resourceArn());
         storage.tables().update(name, m -> {
+            io.partita.storage.table.HashRange.requireNotMoving(m);
             Map<String, String> tags = new LinkedHashMap<>(m.tags());
             tags.putAll(Tags.toMap(in.tags()));
             // Counted merged with the table's tags, inside the update: two requests cannot pass 50 together.

@@ -37,6 +37,7 @@ public final class UntagResourceHandler implements OperationHandler<UntagResourc
         String name = TagTargets.tableOf(context, in.resourceArn());
         TagTargets.require(storage, name, in.resourceArn());
         storage.tables().update(name, m -> {
+            io.partita.storage.table.HashRange.requireNotMoving(m);
             Map<String, String> tags = new LinkedHashMap<>(m.tags());
             in.tagKeys().forEach(tags::remove);
             return m.withTags(tags);

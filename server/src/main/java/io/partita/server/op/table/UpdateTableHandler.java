@@ -67,6 +67,7 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         // The request's own checks come first (DynamoDB validates a request before it reads anything), then the table.
         String name = TableNames.resolve(context, in.tableName());
         Table current = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
+        io.partita.storage.table.HashRange.requireNotMoving(current.metadata());
         Long now = context.clock().millis();
         boolean sseChange =
                 in.sseSpecification() != null && !in.sseSpecification().isNull();

@@ -43,6 +43,7 @@ public final class UpdateTimeToLiveHandler implements OperationHandler<UpdateTim
         c.check();
         String name = TableNames.resolve(context, in.tableName());
         Table t = storage.tables().require(name, "Requested resource not found: Table: " + name + " not found");
+        io.partita.storage.table.HashRange.requireNotMoving(t.metadata());
         TtlSettings current = t.metadata().ttl();
         boolean enabled = current != null && current.enabled();
         if (spec.enabled() && enabled) {
