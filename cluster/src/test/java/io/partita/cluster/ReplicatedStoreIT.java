@@ -524,6 +524,56 @@ class ReplicatedStoreIT {
         }
     }
 
+    /**
+     * A follower's reader of a table cut by ranges (a range move, docs/CLUSTER.md): once the leader's log narrowed the
+     * range and deleted the items it gave up, a reader still on the catalog it loaded before finds them absent, and
+     * refuses that answer (503) rather than give it, as it does once the catalog moved at all.
+     */
+    @Test
+    void aFollowersReaderOfARangeRefusesWhatItReadOnceTheRangeChanged() throws IOException {
+        startAll();
+        Replica leader = leader();
+        Replica follower = live().stream().filter(r -> r != leader).findFirst().orElseThrow();
+        try (io.partita.storage.StorageEngine engine =
+                io.partita.storage.StorageEngine.openOn(leader.store(), config(leader))) {
+            var ranged = engine.tables()
+                    .create(table("ranged").withHashRange(new io.partita.storage.table.HashRange(0, -1L)));
+            engine.write(ranged, pk("a"), old -> new io.partita.storage.item.WriteDecision.Put(item("a", "1")));
+            awaitApplied(follower, leader);
+            long hash = io.partita.storage.key.ItemKeyEncoder.partitionHash(pk("a").partition());
+            try (io.partita.storage.StorageEngine reader =
+                    io.partita.storage.StorageEngine.openReader(follower.store(), config(follower))) {
+                var seen = reader.tables().find("ranged");
+                assertThat(reader.get(seen, pk("a"))).isEqualTo(item("a", "1"));
+                reader.requireServedAfterRead(seen, hash); // as loaded: served
+                // The move gives up the half that holds "a", then deletes it there.
+                io.partita.storage.table.HashRange keep = Long.compareUnsigned(hash, Long.MIN_VALUE) < 0
+                        ? new io.partita.storage.table.HashRange(Long.MIN_VALUE, -1L)
+                        : new io.partita.storage.table.HashRange(0, Long.MAX_VALUE);
+                engine.tables().changeRange("ranged", h -> keep);
+                engine.writes()
+                        .writeAll(List.of(io.partita.storage.write.ItemWrite.move(
+                                ranged,
+                                pk("a"),
+                                io.partita.storage.item.ConditionalWrite.blind(
+                                        new io.partita.storage.item.WriteDecision.Delete()))));
+                awaitApplied(follower, leader);
+                assertThat(seen.metadata().hashRange())
+                        .as("the reader's catalog, as loaded")
+                        .isNotEqualTo(keep);
+                assertThat(reader.get(seen, pk("a")))
+                        .as("what a stale reader would answer")
+                        .isNull();
+                assertThatThrownBy(() -> reader.requireServedAfterRead(seen, hash))
+                        .isInstanceOfSatisfying(
+                                io.partita.protocol.error.ApiException.class,
+                                e -> assertThat(e.code())
+                                        .isEqualTo(io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE))
+                        .hasMessageContaining("changed while it read");
+            }
+        }
+    }
+
     @Test
     void aReplicaBehindThePurgedLogInstallsTheLeadersCheckpointAndGoesOnFromIt() throws IOException {
         // A checkpoint every 50 entries, the log kept for 50 more, in segments of a few dozen entries: a replica down
