@@ -1937,18 +1937,11 @@ public final class ClusterMember implements AutoCloseable {
      * complete: {@code GET /cluster} shows each group's members).
      */
     ClusterRouter.Made changeMembers(ClusterRouter.Sent request) {
-        if (accounts != null) {
-            ClusterRouter.Made refused = refuseUnlessAdmin(request);
-            if (refused != null) {
-                return refused;
-            }
+        AdminRequest asked = adminRequest(request, "change the cluster's members");
+        if (asked.refused() != null) {
+            return asked.refused();
         }
-        com.fasterxml.jackson.databind.JsonNode in;
-        try {
-            in = JSON.readTree(request.body());
-        } catch (IOException e) {
-            return problem(400, "the body is not JSON: " + e.getMessage());
-        }
+        com.fasterxml.jackson.databind.JsonNode in = asked.body();
         if (in == null
                 || !in.isObject()
                 || in.size() != 1
@@ -2242,16 +2235,32 @@ public final class ClusterMember implements AutoCloseable {
         return next;
     }
 
+    /** A request of a cluster's administrator: its JSON body, or why it is refused. */
+    private record AdminRequest(com.fasterxml.jackson.databind.JsonNode body, ClusterRouter.Made refused) {}
+
     /**
-     * In strict mode, the refusal of a change of the members that is not signed by one of the credentials' {@code
-     * clusterAdmins} (DynamoDB's errors for a missing or bad signature; {@code AccessDeniedException} for another
-     * account's); null for one that is.
+     * The JSON body of {@code request}, a change of the cluster ({@code what} it does, for a refusal's words): in
+     * strict mode refused unless signed by an administrator ({@link #refuseUnlessAdmin}); a body that is not JSON, 400.
      */
-    private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Sent request) {
-        return refuseUnlessAdmin(request, "change the cluster's members");
+    private AdminRequest adminRequest(ClusterRouter.Sent request, String what) {
+        if (accounts != null) {
+            ClusterRouter.Made refused = refuseUnlessAdmin(request, what);
+            if (refused != null) {
+                return new AdminRequest(null, refused);
+            }
+        }
+        try {
+            return new AdminRequest(JSON.readTree(request.body()), null);
+        } catch (IOException e) {
+            return new AdminRequest(null, problem(400, "the body is not JSON: " + e.getMessage()));
+        }
     }
 
-    /** As {@link #refuseUnlessAdmin(ClusterRouter.Sent)}, the refusal saying what the caller may not ({@code what}). */
+    /**
+     * In strict mode, the refusal of a change of the cluster ({@code what} the caller may not) that is not signed by one
+     * of the credentials' {@code clusterAdmins} (DynamoDB's errors for a missing or bad signature; {@code
+     * AccessDeniedException} for another account's); null for one that is.
+     */
     private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Sent request, String what) {
         io.partita.server.auth.Credentials caller;
         try {
@@ -3790,18 +3799,11 @@ public final class ClusterMember implements AutoCloseable {
         if (membersGroup == null || !cluster.partitionGroups()) {
             return problem(400, "a table's ranges are groups of their own with --cluster-partition-groups only");
         }
-        if (accounts != null) {
-            ClusterRouter.Made refused = refuseUnlessAdmin(request, "move a table's range to a new Raft group");
-            if (refused != null) {
-                return refused;
-            }
+        AdminRequest asked = adminRequest(request, "move a table's range to a new Raft group");
+        if (asked.refused() != null) {
+            return asked.refused();
         }
-        com.fasterxml.jackson.databind.JsonNode in;
-        try {
-            in = JSON.readTree(request.body());
-        } catch (IOException e) {
-            return problem(400, "the body is not JSON: " + e.getMessage());
-        }
+        com.fasterxml.jackson.databind.JsonNode in = asked.body();
         if (in == null
                 || !in.isObject()
                 || !in.path("table").isTextual()

@@ -1830,6 +1830,28 @@ class ClusterPlacementIT {
                 .hasMessageContaining("not run UpdateTable with global secondary indexes, a stream or replicas");
         assertThat(as(0, 1).describeTable(r -> r.tableName("hot")).table().streamSpecification())
                 .isNull();
+        // A range moves only at the request of one of the credentials' clusterAdmins (none here): the table's account
+        // is refused, and an unsigned request too; the table keeps its three ranges.
+        var split = signed(
+                0,
+                members.get(1),
+                "/cluster/ranges",
+                "none",
+                "{\"table\": \"hot\", \"split\": 0, \"account\": \"" + account + "\"}",
+                null,
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(split.statusCode()).as(split.body()).isEqualTo(400);
+        assertThat(split.body()).contains("AccessDenied").contains("not authorized to move a table's range");
+        var unsigned = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        URI.create("http://" + members.get(2).apiAddress() + "/cluster/ranges"))
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                        "{\"table\": \"hot\", \"split\": 0, \"account\": \"" + account + "\"}"))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(unsigned.statusCode()).as(unsigned.body()).isBetween(400, 403);
+        assertThat(rangeGroups(nodes[0], account, "hot")).hasSize(3);
         // Deleted, and made again at once with another key, on demand: placed anew, whole, in a group of its own;
         // the old groups, which no record names, close.
         as(0, 2).deleteTable(r -> r.tableName("hot"));
