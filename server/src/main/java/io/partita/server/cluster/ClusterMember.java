@@ -2257,8 +2257,8 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * In strict mode, the refusal of a change of the cluster ({@code what} the caller may not) that is not signed by one
-     * of the credentials' {@code clusterAdmins} (DynamoDB's errors for a missing or bad signature; {@code
+     * In strict mode, the refusal of a change of the cluster ({@code what} the caller may not) that is not signed by
+     * one of the credentials' {@code clusterAdmins} (DynamoDB's errors for a missing or bad signature; {@code
      * AccessDeniedException} for another account's); null for one that is.
      */
     private ClusterRouter.Made refuseUnlessAdmin(ClusterRouter.Sent request, String what) {
