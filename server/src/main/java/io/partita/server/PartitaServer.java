@@ -341,6 +341,7 @@ public final class PartitaServer implements AutoCloseable {
                 .registerPartita("ScanRange", ScanHandler.ofRange(storage, cache))
                 .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
                 .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage))
+                .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))
                 .register("ListContributorInsights", new ListContributorInsightsHandler(storage))

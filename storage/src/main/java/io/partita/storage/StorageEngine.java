@@ -245,12 +245,18 @@ public final class StorageEngine implements AutoCloseable {
         requireCatalogAsLoaded(t);
     }
 
+    /**
+     * What a follower's reader refuses a read with when its replica's tables changed ({@link #requireServedAfterRead}):
+     * the router then asks the leader.
+     */
+    public static final String REPLICA_CHANGED = "the tables of this replica changed while it read";
+
     private void requireCatalogAsLoaded(Table t) {
         if (reader && store.catalogChanges() != catalogAtOpen) {
             throw new io.partita.protocol.error.ApiException(
                     io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
-                    "Partita: the tables of this replica changed while it read table "
-                            + t.metadata().name() + " (a range moved): send it again");
+                    "Partita: " + REPLICA_CHANGED + " table " + t.metadata().name()
+                            + " (a range moved): send it again");
         }
     }
 

@@ -2511,7 +2511,14 @@ public final class ClusterMember implements AutoCloseable {
                 ? Boolean.FALSE
                 : replica.unlessInstalling(store -> store == r.store() && store.catalogChanges() == r.catalogChanges());
         if (!Boolean.TRUE.equals(current)) {
-            openReader(g, r);
+            try {
+                openReader(g, r);
+            } catch (RuntimeException e) {
+                // Not left on the reader of the catalog before, which refuses every read of a table cut by ranges once
+                // the catalog moved: the next pass opens one.
+                stopReading(g, "its reader could not open again on the changed tables: " + e);
+                throw e;
+            }
         }
         g.readable = g.reader != null
                 && node.leaderId() != null

@@ -1145,9 +1145,13 @@ final class ClusterRouter implements AutoCloseable {
          * and a table DescribeTable calls ACTIVE is never "not found" to its reads. A read changes nothing, so asking
          * again is safe; a read the reader refused for anything else (a throttle) is answered as it is.
          */
-        private boolean askLeader(byte[] body) {
-            String answer = new String(body, 0, Math.min(body.length, 200), StandardCharsets.UTF_8);
-            if (!(answer.contains("#ResourceNotFoundException") || answer.contains("#ValidationException"))) {
+        private boolean askLeader(int status, byte[] body) {
+            String answer = new String(body, 0, Math.min(body.length, 240), StandardCharsets.UTF_8);
+            boolean ask = status == 400
+                    ? answer.contains("#ResourceNotFoundException") || answer.contains("#ValidationException")
+                    // A reader whose replica's tables changed while it read (a range moved): the leader knows.
+                    : status == 503 && answer.contains(io.partita.storage.StorageEngine.REPLICA_CHANGED);
+            if (!ask) {
                 return false;
             }
             toLeader();
@@ -1156,8 +1160,8 @@ final class ClusterRouter implements AutoCloseable {
 
         /**
          * Sends the read on its way to this follower's reader ({@link #again}) to the serving node instead: the reader
-         * did not know its table, or closed (it opens again on a new catalog) before it answered. While no node serves,
-         * the answer is a 503, which the SDKs retry.
+         * did not know its table, or closed (it opens again on a new catalog) before it answered, or its replica's
+         * tables changed while it read a range's. While no node serves, the answer is a 503, which the SDKs retry.
          */
         private void toLeader() {
             FullHttpRequest request = again;
@@ -1224,7 +1228,7 @@ final class ClusterRouter implements AutoCloseable {
                     response.headers().remove(UNSERVED);
                 }
                 if (again != null) {
-                    if (response.status().code() == 400 && askLeader(body)) {
+                    if (askLeader(response.status().code(), body)) {
                         return;
                     }
                     readsServed.increment();

@@ -60,6 +60,7 @@ final class RangeMove {
 
     static final String PUT_MOVED = OperationRegistry.PARTITA_PREFIX + "PutMovedItems";
     static final String OPEN_MOVED = OperationRegistry.PARTITA_PREFIX + "OpenMovedRange";
+    static final String PUT_TOKENS = OperationRegistry.PARTITA_PREFIX + "PutMovedTokens";
     private static final String DYNAMODB = OperationRegistry.DYNAMODB_PREFIX;
 
     /** The most bytes of items one page of the copy carries (at least one item). */
@@ -162,6 +163,7 @@ final class RangeMove {
                 awaitTransactions(t, moved);
                 afterStep.accept("fenced");
                 long copied = copy(t, moved, m.group());
+                copyTokens(m.group());
                 afterStep.accept("copied");
                 untilDone(m.group(), OPEN_MOVED, named(), null);
                 // The second fence: the moved hashes leave the source's range, their reads refused too from now on,
@@ -291,6 +293,31 @@ final class RangeMove {
             }
             copied += page.size();
             range = range.resumeAfter(last[0], true);
+        }
+    }
+
+    /**
+     * Copies the source's transaction tokens to {@code group} ({@link MovedItemsHandler.Tokens}): a repeat, after the
+     * move, of a transaction made before it on a moved key is answered there as a repeat. Nothing once the group's
+     * range is open (a leader before this one copied them, and opened it).
+     */
+    private void copyTokens(UUID group) throws Exception {
+        List<byte[][]> records = engine.writes().tokens().records();
+        for (int from = 0; from < records.size(); from += MovedItemsHandler.Tokens.MAX_TOKENS) {
+            com.fasterxml.jackson.databind.node.ArrayNode page = JSON.createArrayNode();
+            for (byte[][] r :
+                    records.subList(from, Math.min(records.size(), from + MovedItemsHandler.Tokens.MAX_TOKENS))) {
+                page.addObject().put("Key", r[0]).put("Value", r[1]);
+            }
+            ObjectNode body = JSON.createObjectNode().put("TableName", table);
+            body.set("Tokens", page);
+            ClusterRouter.Reply stored = untilDone(group, PUT_TOKENS, RangeSpread.bytes(body), "ValidationException");
+            if (stored.status() != 200) {
+                if (object(stored.body()).path("message").asText().contains(MovedItemsHandler.NOT_RECEIVING)) {
+                    return;
+                }
+                throw new IllegalStateException("the new group refused table " + table + "'s tokens: " + text(stored));
+            }
         }
     }
 

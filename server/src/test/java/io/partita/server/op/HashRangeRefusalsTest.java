@@ -95,7 +95,8 @@ class HashRangeRefusalsTest {
                     .register("Scan", new io.partita.server.op.query.ScanHandler(storage, cache))
                     .registerPartita("ScanRange", io.partita.server.op.query.ScanHandler.ofRange(storage, cache))
                     .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
-                    .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage));
+                    .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage))
+                    .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage));
             String put = "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"%s\"}}}";
             for (String[] refused :
                     new String[][] {{"PutItem", put.formatted(in)}, {"Scan", "{\"TableName\":\"t\"}"}}) {
@@ -131,8 +132,36 @@ class HashRangeRefusalsTest {
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND));
 
+            // The source's transaction tokens, kept while receiving: a repeat of the transaction is known here.
+            java.io.ByteArrayOutputStream value = new java.io.ByteArrayOutputStream();
+            try (java.io.DataOutputStream w = new java.io.DataOutputStream(value)) {
+                w.writeByte(1);
+                w.writeLong(System.currentTimeMillis());
+                w.writeShort(2);
+                w.write(new byte[] {7, 8});
+                w.writeInt(1);
+                w.write(9);
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+            java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+            String tokens = "{\"TableName\":\"t\",\"Tokens\":[{\"Key\":\""
+                    + b64.encodeToString("TransactWriteItems/tok".getBytes(StandardCharsets.UTF_8)) + "\",\"Value\":\""
+                    + b64.encodeToString(value.toByteArray()) + "\"}]}";
+            run(registry, "Partita.PutMovedTokens", tokens);
+            var kept = storage.writes().tokens().find("TransactWriteItems", "tok");
+            assertThat(kept).isNotNull();
+            assertThat(kept.digest()).containsExactly(7, 8);
+            assertThatThrownBy(() -> run(registry, "Partita.PutMovedTokens", "{\"TableName\":\"t\",\"Tokens\":[]}"))
+                    .isInstanceOfSatisfying(
+                            ApiException.class,
+                            e -> assertThat(e.code().httpStatus()).isEqualTo(400));
+
             run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}");
             run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}"); // again: changes nothing
+            assertThatThrownBy(() -> run(registry, "Partita.PutMovedTokens", tokens))
+                    .as("tokens, once open")
+                    .hasMessageContaining(io.partita.server.op.item.MovedItemsHandler.NOT_RECEIVING);
             assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(in2))))
                     .as("a late page, once open")
                     .isInstanceOf(ApiException.class)

@@ -106,7 +106,11 @@ public final class TimeToLive implements AutoCloseable {
      */
     public void enable(Table t, String attribute) {
         long now = clock.millis();
-        catalog.update(t.metadata().name(), m -> m.withTtl(new TtlSettings(attribute, true, now, false)));
+        catalog.update(t.metadata().name(), m -> {
+            // Under the catalog's lock, which a range move's fence takes: no change slips in after it.
+            io.partita.storage.table.HashRange.requireNotMoving(m);
+            return m.withTtl(new TtlSettings(attribute, true, now, false));
+        });
         locks.barrier();
     }
 
@@ -114,8 +118,10 @@ public final class TimeToLive implements AutoCloseable {
     public void disable(Table t) {
         long now = clock.millis();
         TtlSettings current = t.metadata().ttl();
-        catalog.update(
-                t.metadata().name(), m -> m.withTtl(new TtlSettings(current.attributeName(), false, now, false)));
+        catalog.update(t.metadata().name(), m -> {
+            io.partita.storage.table.HashRange.requireNotMoving(m);
+            return m.withTtl(new TtlSettings(current.attributeName(), false, now, false));
+        });
         // Writes in flight may still add an entry under the old setting: let them finish first.
         locks.barrier();
         dropEntries(t.metadata().id());

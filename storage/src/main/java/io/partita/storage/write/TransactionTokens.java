@@ -119,6 +119,50 @@ public final class TransactionTokens {
         writes.settle();
     }
 
+    /**
+     * The records of the tokens kept here, as stored: each its scope and token ({@code scope/token}) and its value. A
+     * range move copies them to the group that takes its range over ({@link #keep}), so that a repeat of a transaction
+     * made before the move, sent there after it, is answered as a repeat.
+     */
+    public List<byte[][]> records() {
+        List<byte[][]> out = new ArrayList<>();
+        byte[] end = TOKEN.clone();
+        end[end.length - 1]++;
+        store.range(family, TOKEN, end, true, (k, v) -> {
+            out.add(new byte[][] {Arrays.copyOfRange(k, TOKEN.length, k.length), v});
+            return true;
+        });
+        return out;
+    }
+
+    /**
+     * Keeps {@code records} (another group's {@link #records}) in one commit through the write path, each with its
+     * place in the order of expiry, unless a record of its token is kept here already.
+     */
+    public void keep(List<byte[][]> records) {
+        writes.commit(List.of(), batch -> {
+            for (byte[][] r : records) {
+                byte[] record = Arrays.copyOf(TOKEN, TOKEN.length + r[0].length);
+                System.arraycopy(r[0], 0, record, TOKEN.length, r[0].length);
+                long at = completedAt(r[1]);
+                if (at < 0 || store.get(family, record) != null) {
+                    continue;
+                }
+                byte[] time = String.format("%016x/", at).getBytes(StandardCharsets.UTF_8);
+                byte[] order = new byte[TOKEN_AT.length + time.length + r[0].length];
+                System.arraycopy(TOKEN_AT, 0, order, 0, TOKEN_AT.length);
+                System.arraycopy(time, 0, order, TOKEN_AT.length, time.length);
+                System.arraycopy(r[0], 0, order, TOKEN_AT.length + time.length, r[0].length);
+                try {
+                    batch.put(family, record, r[1]);
+                    batch.put(family, order, new byte[0]);
+                } catch (RocksDBException e) {
+                    throw new StorageException("transaction token write failed", e);
+                }
+            }
+        });
+    }
+
     /** Adds {@code t}'s rows to {@code batch}: its record, and its place in the order of expiry. */
     void put(WriteBatch batch, Token t) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + t.digest().length + t.result().length);

@@ -43,7 +43,11 @@ public final class UpdateContributorInsightsHandler
         boolean enable = in.contributorInsightsAction().equals("ENABLE");
         String mode =
                 in.contributorInsightsMode() != null ? in.contributorInsightsMode() : "ACCESSED_AND_THROTTLED_KEYS";
-        Table table = storage.tables().update(name, m -> m.withContributorInsights(enable ? mode : null));
+        Table table = storage.tables().update(name, m -> {
+            // Again under the catalog's lock, which a range move's fence takes: none slips in after it.
+            io.partita.storage.table.HashRange.requireNotMoving(m);
+            return m.withContributorInsights(enable ? mode : null);
+        });
         return new UpdateContributorInsightsOutput(
                 table.metadata().name(), null, enable ? "ENABLING" : "DISABLING", enable ? mode : null);
     }

@@ -100,6 +100,60 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
     }
 
     /**
+     * Partita's own {@code Partita.PutMovedTokens}: a range move's copy of the source's transaction tokens ({@code
+     * ClientRequestToken}s of the last ten minutes, {@code TransactionTokens#records}), so that a repeat of a
+     * transaction made before the move, sent here once the move is over, is answered as a repeat rather than made
+     * again. Accepted while the table's range is receiving, as the items are; one commit, a token kept here already
+     * left as it is.
+     */
+    public static final class Tokens implements OperationHandler<Tokens.Input, Tokens.Output> {
+        /** The table's name, and the records: each its scope and token, and its value, as stored. */
+        public record Input(String tableName, List<Token> tokens) {}
+
+        /** One record. */
+        public record Token(byte[] key, byte[] value) {}
+
+        /** How many records came. */
+        public record Output(int stored) {}
+
+        /** The most records one request carries. */
+        public static final int MAX_TOKENS = 1_000;
+
+        private final StorageEngine storage;
+
+        public Tokens(StorageEngine storage) {
+            this.storage = storage;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            if (in.tokens() == null || in.tokens().isEmpty() || in.tokens().size() > MAX_TOKENS) {
+                throw ApiException.validation("Partita.PutMovedTokens takes 1 to " + MAX_TOKENS + " Tokens");
+            }
+            Table table = ItemRequests.table(context, storage, in.tableName());
+            HashRange range = table.metadata().hashRange();
+            if (range == null || !range.receiving()) {
+                throw ApiException.validation(
+                        "Partita.PutMovedTokens: table " + in.tableName() + " is " + NOT_RECEIVING + " a moved range");
+            }
+            List<byte[][]> records = new ArrayList<>(in.tokens().size());
+            for (Token t : in.tokens()) {
+                if (t == null || t.key() == null || t.value() == null || t.key().length == 0 || t.value().length < 9) {
+                    throw ApiException.validation("Partita.PutMovedTokens: a token's record is malformed");
+                }
+                records.add(new byte[][] {t.key(), t.value()});
+            }
+            storage.writes().tokens().keep(records);
+            return new Output(records.size());
+        }
+    }
+
+    /**
      * Partita's own {@code Partita.OpenMovedRange}: the end of a range move's copy into this group, recorded in its
      * log. The store then serves its range to users, and refuses any later page of the copy; a replica that has applied
      * it has applied every page before it. Opening an open range changes nothing.

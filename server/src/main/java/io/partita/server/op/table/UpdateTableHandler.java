@@ -156,6 +156,8 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         }
         TableMetadata before = current.metadata();
         Table table = storage.tables().update(name, m -> {
+            // Checked again under the catalog's lock, which a range move's fence takes: none slips in after it.
+            io.partita.storage.table.HashRange.requireNotMoving(m);
             // What the table was warm for stays: a change of capacity or mode never lowers it.
             TableMetadata next = throughputChange
                     ? WarmThroughputs.keep(changeThroughput(m, in, now), WarmThroughputs.of(m, current))
@@ -213,12 +215,11 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         TableMetadata before = current.metadata();
         long[] was = WarmThroughputs.of(before, current);
         WarmThroughputs.checkUpdate(read, write, was);
-        Table table = storage.tables()
-                .update(
-                        before.name(),
-                        m -> m.withWarmThroughput(
-                                read != null ? read : Long.valueOf(was[0]),
-                                write != null ? write : Long.valueOf(was[1])));
+        Table table = storage.tables().update(before.name(), m -> {
+            io.partita.storage.table.HashRange.requireNotMoving(m);
+            return m.withWarmThroughput(
+                    read != null ? read : Long.valueOf(was[0]), write != null ? write : Long.valueOf(was[1]));
+        });
         TableDescription d = TableDescriptions.updated(context, storage, table, before, "ACTIVE");
         return new TableDescriptionOutput(TableDescriptions.reshape(
                 d,
@@ -237,7 +238,10 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         SseSpecs.Sse asked = SseSpecs.parse(in.sseSpecification());
         String was = current.metadata().sseKmsKeyArn();
         String next = SseSpecs.update(context, was, asked == null ? new SseSpecs.Sse(false, null) : asked);
-        Table table = storage.tables().update(current.metadata().name(), m -> m.withSseKey(next));
+        Table table = storage.tables().update(current.metadata().name(), m -> {
+            io.partita.storage.table.HashRange.requireNotMoving(m);
+            return m.withSseKey(next);
+        });
         TableDescription d = TableDescriptions.updated(context, storage, table, table.metadata(), "ACTIVE");
         return new TableDescriptionOutput(TableDescriptions.reshape(
                 d,
