@@ -55,13 +55,8 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
         if (in.items() == null || in.items().isEmpty() || in.items().size() > MAX_ITEMS) {
             throw ApiException.validation("Partita.PutMovedItems takes 1 to " + MAX_ITEMS + " Items");
         }
-        Table table = ItemRequests.table(context, storage, in.tableName());
+        Table table = receiving(context, storage, in.tableName(), "PutMovedItems");
         HashRange range = table.metadata().hashRange();
-        if (range == null || !range.receiving()) {
-            // Once open (Open), the range takes writes of users, which no late page of a copy may overwrite.
-            throw ApiException.validation(
-                    "Partita.PutMovedItems: table " + in.tableName() + " is " + NOT_RECEIVING + " a moved range");
-        }
         List<ItemWrite> writes = new ArrayList<>(in.items().size());
         java.util.Set<java.nio.ByteBuffer> keys = new java.util.HashSet<>();
         for (Map<String, AttributeValue> item : in.items()) {
@@ -100,6 +95,20 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
     }
 
     /**
+     * Table {@code name}, whose range must be receiving a move's copy: once open ({@link Open}) it takes writes of
+     * users, which no late page of a copy ({@code operation}) may overwrite.
+     */
+    private static Table receiving(RequestContext context, StorageEngine storage, String name, String operation) {
+        Table table = ItemRequests.table(context, storage, name);
+        HashRange range = table.metadata().hashRange();
+        if (range == null || !range.receiving()) {
+            throw ApiException.validation(
+                    "Partita." + operation + ": table " + name + " is " + NOT_RECEIVING + " a moved range");
+        }
+        return table;
+    }
+
+    /**
      * Partita's own {@code Partita.PutMovedTokens}: a range move's copy of the source's transaction tokens ({@code
      * ClientRequestToken}s of the last ten minutes, {@code TransactionTokens#records}), so that a repeat of a
      * transaction made before the move, sent here once the move is over, is answered as a repeat rather than made
@@ -135,12 +144,7 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             if (in.tokens() == null || in.tokens().isEmpty() || in.tokens().size() > MAX_TOKENS) {
                 throw ApiException.validation("Partita.PutMovedTokens takes 1 to " + MAX_TOKENS + " Tokens");
             }
-            Table table = ItemRequests.table(context, storage, in.tableName());
-            HashRange range = table.metadata().hashRange();
-            if (range == null || !range.receiving()) {
-                throw ApiException.validation(
-                        "Partita.PutMovedTokens: table " + in.tableName() + " is " + NOT_RECEIVING + " a moved range");
-            }
+            receiving(context, storage, in.tableName(), "PutMovedTokens");
             List<byte[][]> records = new ArrayList<>(in.tokens().size());
             for (Token t : in.tokens()) {
                 if (t == null || t.key() == null || t.value() == null || t.key().length == 0 || t.value().length < 9) {
