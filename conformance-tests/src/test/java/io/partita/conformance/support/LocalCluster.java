@@ -41,7 +41,10 @@ final class LocalCluster implements AutoCloseable {
             nodes.add(ClusterMember.start(
                     new ClusterConfig("conformance", "n" + i, members),
                     server,
-                    ClusterNode.Timings.loopback(),
+                    // A LAN's election timeouts (1 to 2 s), not loopback's (0.3 to 0.6 s): no node is killed here,
+                    // and under CI's load on two cores a pause past 300 ms began elections that left the suite's
+                    // requests unserved past the SDK's three attempts (AtomicityTest, 2026-12-07).
+                    ClusterNode.Timings.defaults(),
                     serving -> {}));
         }
         long deadline = System.nanoTime() + 30_000_000_000L;
