@@ -307,6 +307,17 @@ public final class Main implements Callable<Integer> {
     boolean clusterFollowerReads;
 
     @Option(
+            names = {"--cluster-auto-split"},
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description = "With --cluster-partition-groups: a range's group moves part of its range to a new group by"
+                    + " itself once its store has split a partition inside the range (for size, heat or more"
+                    + " throughput), as DynamoDB splits a partition. --no-cluster-auto-split moves a range only when"
+                    + " asked (POST /cluster/ranges; docs/CLUSTER.md).")
+    boolean clusterAutoSplit = true;
+
+    @Option(
             names = {"--cluster-read-lease"},
             negatable = true,
             defaultValue = "true",
@@ -475,6 +486,9 @@ public final class Main implements Callable<Integer> {
             }
             if (clusterMinRanges != null) {
                 cluster = cluster.withMinRanges(clusterMinRanges);
+            }
+            if (!clusterAutoSplit) {
+                cluster = cluster.withAutoSplit(false);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());

@@ -34,6 +34,10 @@ import java.util.Set;
  *     its throughput needs ({@code --cluster-min-ranges}, 1 to 8; 1, the default, cuts only a table whose declared
  *     throughput needs several partitions): a way to run any test suite's small tables over several groups; only with
  *     {@code partitionGroups}
+ * @param autoSplit whether a range's group moves part of its range to a new group by itself once its store has split a
+ *     partition inside the range, for size, heat or a raise of the table's throughput, as DynamoDB splits a partition
+ *     ({@code --no-cluster-auto-split} turns it off; docs/CLUSTER.md "Moving a range"); it matters with
+ *     {@code partitionGroups} only
  */
 public record ClusterConfig(
         String name,
@@ -45,7 +49,8 @@ public record ClusterConfig(
         int replicas,
         boolean tableGroups,
         boolean partitionGroups,
-        int minRanges) {
+        int minRanges,
+        boolean autoSplit) {
     /** A node: its id, its host, and its Raft and API ports. */
     public record Member(String id, String host, int raftPort, int apiPort) {
         public String apiAddress() {
@@ -98,7 +103,7 @@ public record ClusterConfig(
     public static final int MAX_RANGES = 8;
 
     public ClusterConfig(String name, String nodeId, List<Member> members) {
-        this(name, nodeId, members, false, false, true, 0, false, false, 1);
+        this(name, nodeId, members, false, false, true, 0, false, false, 1, true);
     }
 
     /** The same node, new to a running cluster ({@code --cluster-join}). */
@@ -136,6 +141,14 @@ public record ClusterConfig(
         return with(c -> c.minRanges = minRanges);
     }
 
+    /**
+     * The same node, its range groups moving part of their range to a new group by themselves after their store split a
+     * partition inside it ({@code autoSplit}), or only when asked.
+     */
+    public ClusterConfig withAutoSplit(boolean autoSplit) {
+        return with(c -> c.autoSplit = autoSplit);
+    }
+
     private ClusterConfig with(java.util.function.Consumer<Copy> change) {
         Copy c = new Copy(this);
         change.accept(c);
@@ -149,7 +162,8 @@ public record ClusterConfig(
                 c.replicas,
                 c.tableGroups,
                 c.partitionGroups,
-                c.minRanges);
+                c.minRanges,
+                c.autoSplit);
     }
 
     /** The settings a {@code with…} may change, so that each names only its own. */
@@ -161,6 +175,7 @@ public record ClusterConfig(
         boolean tableGroups;
         boolean partitionGroups;
         int minRanges;
+        boolean autoSplit;
 
         Copy(ClusterConfig c) {
             join = c.join;
@@ -170,6 +185,7 @@ public record ClusterConfig(
             tableGroups = c.tableGroups;
             partitionGroups = c.partitionGroups;
             minRanges = c.minRanges;
+            autoSplit = c.autoSplit;
         }
     }
 
@@ -227,7 +243,8 @@ public record ClusterConfig(
      * {@code read.lease} ({@code true}, the default, or {@code false}), {@code replicas} (on how many members each
      * group is placed; every member by default), {@code table.groups} (a group per table, {@code false} by
      * default), {@code table.partition-groups} (a group per partition, {@code false} by default) and {@code
-     * table.min-ranges} (into how many ranges at least each new table is cut, 1 by default); {@code nodeId}, when not
+     * table.min-ranges} (into how many ranges at least each new table is cut, 1 by default) and {@code
+     * table.auto-split} ({@code true}, the default, or {@code false}: {@link #autoSplit}); {@code nodeId}, when not
      * null, overrides the file's.
      */
     public static ClusterConfig load(Path file, String nodeId) throws IOException {
@@ -248,7 +265,8 @@ public record ClusterConfig(
                 .withReplicas(replicas(p, file))
                 .withTableGroups(flag(p, file, "table.groups", false))
                 .withPartitionGroups(flag(p, file, "table.partition-groups", false))
-                .withMinRanges(number(p, file, "table.min-ranges", "a number of hash ranges", 1));
+                .withMinRanges(number(p, file, "table.min-ranges", "a number of hash ranges", 1))
+                .withAutoSplit(flag(p, file, "table.auto-split", true));
     }
 
     private static int replicas(Properties p, Path file) {

@@ -2742,6 +2742,7 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 try {
                     moveRange(g);
+                    splitGrownRange(g);
                 } catch (RuntimeException e) {
                     log.warn("node {} could not look for a move of {}'s range", nodeId(), g.name(), e);
                 }
@@ -3834,7 +3835,6 @@ public final class ClusterMember implements AutoCloseable {
         String table = in.get("table").asText();
         int split = in.get("split").asInt();
         String key = TABLE_RECORD + account + "/" + table;
-        UUID id = UUID.randomUUID();
         try {
             byte[] never = {0};
             membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
@@ -3868,39 +3868,11 @@ public final class ClusterMember implements AutoCloseable {
                 return problem(400, "range " + split + " of table " + table + " holds one hash: it cannot be split");
             }
             long from = r.splitPoint(split);
-            java.util.SortedMap<String, byte[]> groupRecords = membersReplica.recordedUnder(GROUP_RECORD);
-            if (groupRecords == null) {
-                return problem(503, "a checkpoint replaces this node's replica of the records: try again");
+            MoveRecorded recorded = recordMove(account, table, was, record, r, split, from);
+            if (recorded.refused() != null) {
+                return recorded.refused();
             }
-            int place = groups.size() + groupRecords.size();
-            com.fasterxml.jackson.databind.node.ArrayNode on =
-                    peersOf(io.partita.cluster.Placement.of(ids(membersGroup.members()), place, cluster.replicas()));
-            if (on == null) {
-                return problem(503, "the members are changing: try again");
-            }
-            com.fasterxml.jackson.databind.node.ObjectNode group = JSON.createObjectNode()
-                    .put("account", account)
-                    .put("table", table)
-                    .put("place", place)
-                    .put("range", split + 1);
-            group.set("on", on);
-            byte[] groupValue = JSON.writeValueAsBytes(group);
-            membersGroup.recordIf(membersReplica, GROUP_RECORD + id, null, groupValue, RECORD_TIME);
-            byte[] now = new TableRanges(
-                            r.key(), r.starts(), r.groups(), true, new TableRanges.Moving(from, id, source, false))
-                    .into(record);
-            if (!java.util.Arrays.equals(membersGroup.recordIf(membersReplica, key, was, now, RECORD_TIME), now)) {
-                membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
-                return problem(409, "table " + table + "'s record changed meanwhile: send it again");
-            }
-            log.info(
-                    "node {}: table {}'s hashes from {} of range {} move to a new group {}",
-                    nodeId(),
-                    table,
-                    Long.toUnsignedString(from),
-                    split,
-                    id);
-            nudge();
+            UUID id = recorded.id();
             long until = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
             while (System.nanoTime() < until) {
                 Thread.sleep(200);
@@ -3934,6 +3906,170 @@ public final class ClusterMember implements AutoCloseable {
 
     /** The most ranges a table's moves may cut it into. */
     static final int MAX_MOVED_RANGES = 64;
+
+    /** A move recorded ({@link #recordMove}): its new group's id; or, when it was not, the answer that says why. */
+    private record MoveRecorded(UUID id, ClusterRouter.Made refused) {}
+
+    /**
+     * Records, in the members' group, a move of table {@code table}'s hashes from {@code from} to the end of its range
+     * {@code split} to a new group: the new group's record, placed as a new table's group is, then the table's record
+     * {@code was} (read as {@code record}, its ranges {@code r}) with the move (a compare-and-set: the new group's
+     * record is taken back when it fails). The source group's leader runs the move ({@link #moveRange}).
+     */
+    private MoveRecorded recordMove(
+            String account,
+            String table,
+            byte[] was,
+            com.fasterxml.jackson.databind.JsonNode record,
+            TableRanges r,
+            int split,
+            long from)
+            throws IOException {
+        UUID id = UUID.randomUUID();
+        UUID source = r.groups().get(split);
+        java.util.SortedMap<String, byte[]> groupRecords = membersReplica.recordedUnder(GROUP_RECORD);
+        if (groupRecords == null) {
+            return new MoveRecorded(
+                    null, problem(503, "a checkpoint replaces this node's replica of the records: try again"));
+        }
+        int place = groups.size() + groupRecords.size();
+        com.fasterxml.jackson.databind.node.ArrayNode on =
+                peersOf(io.partita.cluster.Placement.of(ids(membersGroup.members()), place, cluster.replicas()));
+        if (on == null) {
+            return new MoveRecorded(null, problem(503, "the members are changing: try again"));
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode group = JSON.createObjectNode()
+                .put("account", account)
+                .put("table", table)
+                .put("place", place)
+                .put("range", split + 1);
+        group.set("on", on);
+        byte[] groupValue = JSON.writeValueAsBytes(group);
+        membersGroup.recordIf(membersReplica, GROUP_RECORD + id, null, groupValue, RECORD_TIME);
+        byte[] now = new TableRanges(
+                        r.key(), r.starts(), r.groups(), true, new TableRanges.Moving(from, id, source, false))
+                .into(record);
+        String key = TABLE_RECORD + account + "/" + table;
+        if (!java.util.Arrays.equals(membersGroup.recordIf(membersReplica, key, was, now, RECORD_TIME), now)) {
+            membersGroup.recordIf(membersReplica, GROUP_RECORD + id, groupValue, null, RECORD_TIME);
+            return new MoveRecorded(
+                    null, problem(409, "table " + table + "'s record changed meanwhile: send it again"));
+        }
+        log.info(
+                "node {}: table {}'s hashes from {} of range {} move to a new group {}",
+                nodeId(),
+                table,
+                Long.toUnsignedString(from),
+                split,
+                id);
+        nudge();
+        return new MoveRecorded(id, null);
+    }
+
+    /**
+     * As the leader of range group {@code g}, every pass of the mover, with {@link ClusterConfig#autoSplit}: once the
+     * group's store has split a partition of the table inside the group's range (for its size, its heat, or a raise of
+     * the table's throughput: {@code TablePartitions}), records a move of the range from that cut on to a new group
+     * ({@link #recordMove}), as DynamoDB's split of a partition makes two; the move then runs as one asked for does
+     * ({@link #moveRange}). Of several cuts, the one nearest the range's middle. Not while a move of the table is under
+     * way (the next pass looks again), nor past {@link #MAX_MOVED_RANGES}.
+     */
+    private void splitGrownRange(Group g) {
+        PartitaServer own = g.serving;
+        if (own == null
+                || g.table == null
+                || !cluster.partitionGroups()
+                || !cluster.autoSplit()
+                || movingFrom.contains(g.id)) {
+            return;
+        }
+        String key = TABLE_RECORD + g.account + "/" + g.table;
+        if (grownCut(g, own, membersReplica.recorded(key)) == null || !movingFrom.add(g.id)) {
+            return;
+        }
+        try {
+            moves.execute(() -> {
+                try {
+                    // Again after a barrier: the record this node's replica had may be behind.
+                    byte[] never = {0};
+                    membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+                    byte[] was = membersReplica.recorded(key);
+                    Long cut = grownCut(g, own, was);
+                    if (cut != null) {
+                        com.fasterxml.jackson.databind.JsonNode record = JSON.readTree(was);
+                        TableRanges r = TableRanges.of(record);
+                        MoveRecorded recorded = recordMove(
+                                g.account, g.table, was, record, r, r.groups().indexOf(g.id), cut);
+                        if (recorded.refused() != null) {
+                            log.info(
+                                    "node {}: {}'s store split a partition at {}; its range's move was not recorded"
+                                            + " (tried again soon): {}",
+                                    nodeId(),
+                                    g.name(),
+                                    Long.toUnsignedString(cut),
+                                    recorded.refused().json());
+                        }
+                    }
+                } catch (Exception e) {
+                    log.warn(
+                            "node {} could not record the move of {}'s grown range (tried again soon): {}",
+                            nodeId(),
+                            g.name(),
+                            e.toString());
+                } finally {
+                    movingFrom.remove(g.id);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            movingFrom.remove(g.id);
+        }
+    }
+
+    /**
+     * Where range group {@code g}'s range splits by itself ({@link #splitGrownRange}) as its table's record {@code
+     * recorded} and its store {@code own} stand now: the cut a split of the store's partitions made inside the range
+     * nearest its middle; or null for none, or when the range cannot move now (a move under way, the record and the
+     * store not agreeing on the range, the most ranges reached).
+     */
+    private static Long grownCut(Group g, PartitaServer own, byte[] recorded) {
+        TableRanges r;
+        try {
+            r = recorded == null ? null : TableRanges.of(JSON.readTree(recorded));
+        } catch (IOException | RuntimeException unreadable) {
+            return null;
+        }
+        if (r == null
+                || !r.live()
+                || r.moving() != null
+                || !r.groups().contains(g.id)
+                || r.groups().size() >= MAX_MOVED_RANGES) {
+            return null;
+        }
+        io.partita.storage.table.TableCatalog.Table t = own.storage().tables().find(g.table);
+        io.partita.storage.table.HashRange held =
+                t == null ? null : t.metadata().hashRange();
+        io.partita.storage.table.HashRange range = r.rangeOf(g.id);
+        if (held == null
+                || held.frozenFrom() != null
+                || held.receiving()
+                || held.first() != range.first()
+                || held.last() != range.last()) {
+            return null;
+        }
+        long middle = r.splitPoint(r.groups().indexOf(g.id));
+        Long best = null;
+        for (long cut : t.partitions().map().splitCuts(held.first(), held.last())) {
+            if (best == null || Long.compareUnsigned(distance(cut, middle), distance(best, middle)) < 0) {
+                best = cut;
+            }
+        }
+        return best;
+    }
+
+    /** How far apart two hashes are (unsigned). */
+    private static long distance(long a, long b) {
+        return Long.compareUnsigned(a, b) >= 0 ? a - b : b - a;
+    }
 
     /** The transactions whose part a resolver is ending now, by id. */
     private final java.util.Set<String> resolving = java.util.concurrent.ConcurrentHashMap.newKeySet();

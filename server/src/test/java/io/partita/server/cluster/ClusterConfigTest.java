@@ -92,6 +92,17 @@ class ClusterConfigTest {
                 .hasMessageContaining("give --cluster-partition-groups too");
         assertThatThrownBy(() -> load("node.id=n2\n" + four + "table.min-ranges=two\n", null))
                 .hasMessageContaining("table.min-ranges is a number of hash ranges, not two");
+        // A range moves by itself once its store split a partition inside it, unless the file says not to.
+        assertThat(cut.autoSplit()).isTrue();
+        ClusterConfig asked = load(
+                "node.id=n2\n" + four + "table.groups=true\ntable.partition-groups=true\ntable.auto-split=false\n",
+                null);
+        assertThat(asked.autoSplit()).isFalse();
+        assertThat(asked.withMinRanges(2).autoSplit())
+                .as("kept by another change")
+                .isFalse();
+        assertThatThrownBy(() -> load("node.id=n2\n" + four + "table.auto-split=sometimes\n", null))
+                .hasMessageContaining("table.auto-split");
     }
 
     @Test

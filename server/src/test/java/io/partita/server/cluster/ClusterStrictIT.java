@@ -137,13 +137,27 @@ class ClusterStrictIT {
 
     private static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, Accounts accounts, FaultPlan faults)
             throws Exception {
+        return startNode(cluster, i, accounts, faults, StorageConfig.disk(dir.resolve("n" + i)));
+    }
+
+    /**
+     * Node {@code i} of {@code cluster}, in open mode, each of its stores splitting a partition for its size past
+     * {@code partitionBytes} (DynamoDB's 10 GB by default).
+     */
+    static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, long partitionBytes) throws Exception {
+        StorageConfig storage = StorageConfig.disk(dir.resolve("n" + i));
+        return startNode(
+                cluster,
+                i,
+                null,
+                FaultPlan.none(),
+                storage.withCapacity(storage.capacity().withPartitionSizeLimit(partitionBytes)));
+    }
+
+    private static ClusterMember startNode(
+            ClusterConfig cluster, int i, Accounts accounts, FaultPlan faults, StorageConfig storage) throws Exception {
         ServerConfig server = new ServerConfig(
-                        "127.0.0.1",
-                        cluster.members().get(i).apiPort(),
-                        StorageConfig.disk(dir.resolve("n" + i)),
-                        "us-east-1",
-                        4,
-                        Transport.NIO)
+                        "127.0.0.1", cluster.members().get(i).apiPort(), storage, "us-east-1", 4, Transport.NIO)
                 .withFaults(faults);
         if (accounts != null) {
             server = server.strict(accounts);

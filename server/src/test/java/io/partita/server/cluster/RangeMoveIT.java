@@ -69,6 +69,12 @@ class RangeMoveIT {
         return Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromN(Integer.toString(sk)));
     }
 
+    /**
+     * Past how many bytes of items a store splits a partition (DynamoDB's 10 GB otherwise): table {@code moved} (about
+     * 10 KB) never reaches it, table {@code grows} does ({@link #aRangeThatGrowsSplitsByItself}).
+     */
+    private static final long PARTITION_BYTES = 40 * 1024;
+
     private ClusterConfig config(int i) {
         return new ClusterConfig("moves", "n" + i, members)
                 .withReplicas(3)
@@ -88,7 +94,7 @@ class RangeMoveIT {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < 3; i++) {
-            nodes[i] = ClusterStrictIT.startNode(dir, config(i), i, null);
+            nodes[i] = ClusterStrictIT.startNode(dir, config(i), i, PARTITION_BYTES);
             clients.add(DynamoDbClient.builder()
                     .endpointOverride(
                             URI.create("http://127.0.0.1:" + members.get(i).apiPort()))
@@ -312,6 +318,67 @@ class RangeMoveIT {
         HttpResponse<String> whole = split(2, "{\"table\": \"whole\", \"split\": 0}");
         assertThat(whole.statusCode()).isEqualTo(400);
         assertThat(whole.body()).contains("kept whole");
+
+        aRangeThatGrowsSplitsByItself();
+    }
+
+    /**
+     * Table {@code grows}, cut in two ranges, written through every node past the stores' partition size (40 KB
+     * here): each range's store splits its partition for size, and each range then moves the part after that cut to
+     * a new group by itself (--cluster-auto-split, on by default), one move of the table after the other, with nothing
+     * lost or doubled.
+     */
+    @SuppressWarnings("unchecked")
+    private void aRangeThatGrowsSplitsByItself() throws Exception {
+        client(1)
+                .createTable(r -> r.tableName("grows")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
+        String pad = "x".repeat(1_000);
+        int items = 120;
+        for (int i = 0; i < items; i++) {
+            int n = i;
+            for (int tries = 1; ; tries++) {
+                try {
+                    client(i % 3)
+                            .putItem(r -> r.tableName("grows")
+                                    .item(Map.of(
+                                            "pk", AttributeValue.fromS("g" + n), "pad", AttributeValue.fromS(pad))));
+                    break;
+                } catch (software.amazon.awssdk.services.dynamodb.model.DynamoDbException e) {
+                    // A move's fence refuses its keys' writes (503) for longer than the SDK's retries may last.
+                    assertThat(e.statusCode()).as(e.getMessage()).isEqualTo(503);
+                    assertThat(tries).as("tries of item g%d", n).isLessThan(50);
+                    Thread.sleep(100);
+                }
+            }
+        }
+        // 120 KB over two ranges: each range's store splits at the middle of its bytes, and its range moves there.
+        ClusterStrictIT.await("table grows cut in four ranges, its moves over", () -> {
+            try {
+                HttpResponse<String> asked = split(0, "{\"table\": \"grows\", \"split\": 99}");
+                return asked.statusCode() == 400 && asked.body().contains("has 4 ranges");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        for (int via = 0; via < 3; via++) {
+            Set<String> seen = new HashSet<>();
+            long[] count = {0};
+            client(via)
+                    .scanPaginator(r -> r.tableName("grows").consistentRead(true))
+                    .items()
+                    .forEach(item -> {
+                        count[0]++;
+                        seen.add(item.get("pk").s());
+                    });
+            assertThat(count[0]).as("items scanned through node %d", via).isEqualTo(items);
+            assertThat(seen).as("distinct items through node %d", via).hasSize(items);
+        }
+        ClusterStrictIT.await(
+                "table grows's count of items",
+                () -> client(2).describeTable(r -> r.tableName("grows")).table().itemCount() == items);
     }
 
     @SuppressWarnings("unchecked")
@@ -385,7 +452,7 @@ class RangeMoveIT {
             for (int i = 1; i < 3; i++) {
                 wholeThrough((leader + i) % 3, 2);
             }
-            nodes[leader] = ClusterStrictIT.startNode(dir, config(leader), leader, null);
+            nodes[leader] = ClusterStrictIT.startNode(dir, config(leader), leader, PARTITION_BYTES);
             wholeThrough(leader, 2);
         } finally {
             RangeMove.afterStep = step -> {};

@@ -116,6 +116,25 @@ public final class PartitionMap {
         return new PartitionMap(List.of(partitions), r);
     }
 
+    /**
+     * The hashes in {@code (first, last]} (unsigned) at which a split cut a partition in two halves that are both
+     * still partitions: each the first hash of a partition whose neighbour before it has the same parent. A cut whose
+     * halves split again no longer shows; the cuts of a table's first partitions never do.
+     */
+    public List<Long> splitCuts(long first, long last) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 1; i < partitions.length; i++) {
+            Partition p = partitions[i];
+            if (p.parentId() != null
+                    && p.parentId().equals(partitions[i - 1].parentId())
+                    && Long.compareUnsigned(p.start(), first) > 0
+                    && Long.compareUnsigned(p.start(), last) <= 0) {
+                out.add(p.start());
+            }
+        }
+        return out;
+    }
+
     /** The starts of {@code n} equal ranges over the hash space. */
     public static long[] evenStarts(int n) {
         long[] starts = new long[n];

@@ -285,6 +285,27 @@ class TablePartitionsTest {
     }
 
     @Test
+    void aSplitsCutShowsWhileItsHalvesAreBothPartitions() {
+        TablePartitions t = table(provisioned(0, 2000), config());
+        long middle = t.map().partitions().get(1).start();
+        // A table's first partitions were cut by no split.
+        assertThat(t.map().splitCuts(0, -1L)).isEmpty();
+        t.split(t.map().partitions().get(0), 0x1000L, 0, 0, TablePartitions.SplitReason.SIZE);
+        assertThat(t.map().splitCuts(0, -1L)).containsExactly(0x1000L);
+        // Only cuts after a range's first hash and up to its last count.
+        assertThat(t.map().splitCuts(0x1000L, -1L)).isEmpty();
+        assertThat(t.map().splitCuts(0, 0xfffL)).isEmpty();
+        assertThat(t.map().splitCuts(0xfffL, 0x1000L)).containsExactly(0x1000L);
+        assertThat(t.map().splitCuts(middle, -1L)).isEmpty();
+        // Its right half split again: that cut shows, the first one no longer does.
+        t.split(t.map().partitions().get(1), 0x2000L, 0, 0, TablePartitions.SplitReason.HEAT);
+        assertThat(t.map().splitCuts(0, -1L)).containsExactly(0x2000L);
+        // The cut between two of the first partitions never shows, even next to a split's half.
+        t.split(t.map().partitions().get(3), middle + 5, 0, 0, TablePartitions.SplitReason.SIZE);
+        assertThat(t.map().splitCuts(0, -1L)).containsExactly(0x2000L, middle + 5);
+    }
+
+    @Test
     void moreProvisionedCapacityThanThePartitionsCanServeSplitsThem() {
         TablePartitions t = table(provisioned(5, 5), config());
         t.reconfigure(provisioned(5, 3500));
