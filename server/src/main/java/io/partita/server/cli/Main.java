@@ -309,13 +309,12 @@ public final class Main implements Callable<Integer> {
     @Option(
             names = {"--cluster-auto-split"},
             negatable = true,
-            defaultValue = "true",
-            fallbackValue = "true",
             description = "With --cluster-partition-groups: a range's group moves part of its range to a new group by"
                     + " itself once its store has split a partition inside the range (for size, heat or more"
                     + " throughput), as DynamoDB splits a partition. --no-cluster-auto-split moves a range only when"
-                    + " asked (POST /cluster/ranges; docs/CLUSTER.md).")
-    boolean clusterAutoSplit = true;
+                    + " asked (POST /cluster/ranges; docs/CLUSTER.md). Either one overrides the --cluster-config"
+                    + " file's table.auto-split; on by default.")
+    Boolean clusterAutoSplit;
 
     @Option(
             names = {"--cluster-read-lease"},
@@ -487,8 +486,8 @@ public final class Main implements Callable<Integer> {
             if (clusterMinRanges != null) {
                 cluster = cluster.withMinRanges(clusterMinRanges);
             }
-            if (!clusterAutoSplit) {
-                cluster = cluster.withAutoSplit(false);
+            if (clusterAutoSplit != null) {
+                cluster = cluster.withAutoSplit(clusterAutoSplit);
             }
         } catch (java.io.IOException | IllegalArgumentException e) {
             System.err.println("cluster: " + e.getMessage());

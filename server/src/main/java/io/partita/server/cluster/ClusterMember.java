@@ -2289,6 +2289,25 @@ public final class ClusterMember implements AutoCloseable {
                 status, JSON.createObjectNode().put("message", message).toString());
     }
 
+    /**
+     * The first hash of the range group {@code g} holds now, as this node's replica of its table's record says
+     * ({@code hashStart}, in hex as the admin view gives it), when its table is cut by ranges and names it.
+     */
+    private void putHashStart(com.fasterxml.jackson.databind.node.ObjectNode out, Group g) {
+        if (g.table == null || membersReplica == null) {
+            return;
+        }
+        byte[] recorded = membersReplica.recorded(TABLE_RECORD + g.account + "/" + g.table);
+        try {
+            TableRanges r = recorded == null ? null : TableRanges.of(JSON.readTree(recorded));
+            if (r != null && r.has(g.id)) {
+                out.put("hashStart", String.format("%016x", r.rangeOf(g.id).first()));
+            }
+        } catch (IOException | RuntimeException unreadable) {
+            // The view goes without it.
+        }
+    }
+
     private void putMembers(com.fasterxml.jackson.databind.node.ObjectNode out, List<ClusterNode.Peer> peers) {
         com.fasterxml.jackson.databind.node.ArrayNode members = out.putArray("members");
         for (ClusterNode.Peer p : peers) {
@@ -3971,8 +3990,9 @@ public final class ClusterMember implements AutoCloseable {
      * group's store has split a partition of the table inside the group's range (for its size, its heat, or a raise of
      * the table's throughput: {@code TablePartitions}), records a move of the range from that cut on to a new group
      * ({@link #recordMove}), as DynamoDB's split of a partition makes two; the move then runs as one asked for does
-     * ({@link #moveRange}). Of several cuts, the one nearest the range's middle. Not while a move of the table is under
-     * way (the next pass looks again), nor past {@link #MAX_MOVED_RANGES}.
+     * ({@link #moveRange}). Of several cuts, the highest: the others stay in the range, to move in turn. Not while a
+     * move of the table is under way (the next pass looks again), nor past {@link #MAX_MOVED_RANGES}; after a move
+     * that could not be recorded, not for {@link #GROWN_RETRY_MILLIS}.
      */
     private void splitGrownRange(Group g) {
         PartitaServer own = g.serving;
@@ -3983,8 +4003,15 @@ public final class ClusterMember implements AutoCloseable {
                 || movingFrom.contains(g.id)) {
             return;
         }
+        Long after = grownRetry.get(g.id);
+        if (after != null && System.nanoTime() - after < 0) {
+            return;
+        }
         String key = TABLE_RECORD + g.account + "/" + g.table;
-        if (grownCut(g, own, membersReplica.recorded(key)) == null || !movingFrom.add(g.id)) {
+        if (grownCut(g, own, membersReplica.recorded(key)) == null
+                // Strict mode, and the account has no key any more: its moves are not run (moveRange).
+                || resolverCaller(g.account, "us-east-1") == null
+                || !movingFrom.add(g.id)) {
             return;
         }
         try {
@@ -4001,6 +4028,10 @@ public final class ClusterMember implements AutoCloseable {
                         MoveRecorded recorded = recordMove(
                                 g.account, g.table, was, record, r, r.groups().indexOf(g.id), cut);
                         if (recorded.refused() != null) {
+                            grownRetry.put(
+                                    g.id,
+                                    System.nanoTime()
+                                            + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(GROWN_RETRY_MILLIS));
                             log.info(
                                     "node {}: {}'s store split a partition at {}; its range's move was not recorded"
                                             + " (tried again soon): {}",
@@ -4011,6 +4042,9 @@ public final class ClusterMember implements AutoCloseable {
                         }
                     }
                 } catch (Exception e) {
+                    grownRetry.put(
+                            g.id,
+                            System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(GROWN_RETRY_MILLIS));
                     log.warn(
                             "node {} could not record the move of {}'s grown range (tried again soon): {}",
                             nodeId(),
@@ -4025,10 +4059,16 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /** How long a range group whose grown range's move could not be recorded waits before it tries again. */
+    private static final long GROWN_RETRY_MILLIS = 10_000;
+
+    /** When each range group whose grown range's move could not be recorded may try again ({@link System#nanoTime}). */
+    private final java.util.Map<UUID, Long> grownRetry = new java.util.concurrent.ConcurrentHashMap<>();
+
     /**
      * Where range group {@code g}'s range splits by itself ({@link #splitGrownRange}) as its table's record {@code
-     * recorded} and its store {@code own} stand now: the cut a split of the store's partitions made inside the range
-     * nearest its middle; or null for none, or when the range cannot move now (a move under way, the record and the
+     * recorded} and its store {@code own} stand now: the highest cut a split of the store's partitions made inside the
+     * range; or null for none, or when the range cannot move now (a move under way, the record and the
      * store not agreeing on the range, the most ranges reached).
      */
     private static Long grownCut(Group g, PartitaServer own, byte[] recorded) {
@@ -4056,19 +4096,16 @@ public final class ClusterMember implements AutoCloseable {
                 || held.last() != range.last()) {
             return null;
         }
-        long middle = r.splitPoint(r.groups().indexOf(g.id));
+        // The highest: a raise of the throughput splits partitions and their halves, whose parents' cuts no longer
+        // show (PartitionMap.splitCuts); moving from the highest keeps the lower ones in the range, seen by the next
+        // pass, rather than in a new group whose store makes the table anew.
         Long best = null;
         for (long cut : t.partitions().map().splitCuts(held.first(), held.last())) {
-            if (best == null || Long.compareUnsigned(distance(cut, middle), distance(best, middle)) < 0) {
+            if (best == null || Long.compareUnsigned(cut, best) > 0) {
                 best = cut;
             }
         }
         return best;
-    }
-
-    /** How far apart two hashes are (unsigned). */
-    private static long distance(long a, long b) {
-        return Long.compareUnsigned(a, b) >= 0 ? a - b : b - a;
     }
 
     /** The transactions whose part a resolver is ending now, by id. */
@@ -4898,6 +4935,7 @@ public final class ClusterMember implements AutoCloseable {
             if (g.range > 0) {
                 one.put("range", g.range);
             }
+            putHashStart(one, g);
             try {
                 putGroup(one, g, node);
                 // Each group's own: they differ while a change of the members is made to one group after another.
@@ -4925,6 +4963,7 @@ public final class ClusterMember implements AutoCloseable {
                 if (g.range > 0) {
                     one.put("range", g.range);
                 }
+                putHashStart(one, g);
                 g.placed.forEach(one.putArray("placed")::add);
             }
         }

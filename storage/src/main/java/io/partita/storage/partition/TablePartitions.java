@@ -92,11 +92,29 @@ public final class TablePartitions {
                 retired.add(shard);
             }
         }
-        // Sizes are not persisted per partition: share the table's size out by hash width (keys hash uniformly).
+        // Sizes are not persisted per partition: share the table's size out by hash width (keys hash uniformly), over
+        // the hashes the store holds (a range of a table cut over a cluster's groups holds its items alone).
         for (Partition p : parts) {
-            p.addSize(Math.round(tableSizeBytes * p.width()));
+            p.addSize(Math.round(tableSizeBytes * heldShare(p, metadata.hashRange())));
         }
         this.map = new PartitionMap(parts, retired);
+    }
+
+    /**
+     * The share of the store's items partition {@code p} holds, keys hashing uniformly: its width over the hash space,
+     * or, in a store that holds {@code held} alone, its width within that range over the range's.
+     */
+    static double heldShare(Partition p, io.partita.storage.table.HashRange held) {
+        if (held == null) {
+            return p.width();
+        }
+        double lo = Math.max(unsigned(p.start()), unsigned(held.first()));
+        double hi = Math.min(unsigned(p.end()), unsigned(held.last()));
+        return hi < lo ? 0 : (hi - lo + 1) / (unsigned(held.last()) - unsigned(held.first()) + 1);
+    }
+
+    private static double unsigned(long hash) {
+        return hash >= 0 ? hash : hash + 0x1p64;
     }
 
     /**

@@ -306,6 +306,39 @@ class TablePartitionsTest {
     }
 
     @Test
+    void aStoreHoldingOneRangeSharesItsSizeOverThatRangeOnly() {
+        long middle = PartitionMap.evenStarts(2)[1];
+        // Two partitions, the store holding the first half of the hash space's first half: all its 1,000 bytes are
+        // the first partition's, as they are after a restart (the size is shared out as the table loads).
+        TablePartitions t = new TablePartitions(
+                provisioned(0, 2000).withHashRange(new io.partita.storage.table.HashRange(0, (middle >>> 1) - 1)),
+                config().withClock(clock),
+                listener,
+                null,
+                null,
+                0,
+                1_000);
+        assertThat(t.map().partitions().get(0).sizeBytes()).isEqualTo(1_000);
+        assertThat(t.map().partitions().get(1).sizeBytes()).isZero();
+        // Straddling the two: shared by the part of the range in each.
+        TablePartitions across = new TablePartitions(
+                provisioned(0, 2000)
+                        .withHashRange(new io.partita.storage.table.HashRange(middle >>> 1, middle + (middle >>> 1))),
+                config().withClock(clock),
+                listener,
+                null,
+                null,
+                0,
+                1_000);
+        assertThat(across.map().partitions().get(0).sizeBytes()).isEqualTo(500);
+        assertThat(across.map().partitions().get(1).sizeBytes()).isEqualTo(500);
+        // A whole table's, by hash width.
+        TablePartitions whole =
+                new TablePartitions(provisioned(0, 2000), config().withClock(clock), listener, null, null, 0, 1_000);
+        assertThat(whole.map().partitions().get(1).sizeBytes()).isEqualTo(500);
+    }
+
+    @Test
     void moreProvisionedCapacityThanThePartitionsCanServeSplitsThem() {
         TablePartitions t = table(provisioned(5, 5), config());
         t.reconfigure(provisioned(5, 3500));
