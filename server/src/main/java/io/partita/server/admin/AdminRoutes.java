@@ -245,6 +245,10 @@ public final class AdminRoutes {
                 g.writeObjectFieldStart("hashRange");
                 g.writeStringField("hashStart", hex(m.hashRange().first()));
                 g.writeStringField("hashEnd", hex(m.hashRange().last()));
+                if (m.hashRange().movingFrom() != null) {
+                    // A range move takes the hashes from here on elsewhere: its copy runs, the table's settings wait.
+                    g.writeStringField("movingFrom", hex(m.hashRange().movingFrom()));
+                }
                 if (m.hashRange().frozenFrom() != null) {
                     // A range move copies the hashes from here on elsewhere: their writes wait (docs/CLUSTER.md).
                     g.writeStringField("frozenFrom", hex(m.hashRange().frozenFrom()));

@@ -14,6 +14,7 @@ import io.partita.storage.item.WriteDecision;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.table.HashRange;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.write.ChangedKeys;
 import io.partita.storage.write.ItemWrite;
 import io.partita.storage.write.Written;
 import java.io.IOException;
@@ -32,17 +33,22 @@ import org.slf4j.LoggerFactory;
  * step may run again, on this leader or the next, until the record says the move is over:
  *
  * <ol>
- *   <li>the first fence, in the source's log ({@link io.partita.storage.table.TableCatalog#changeRange}), once the
- *       new group serves: writes of the moved hashes are refused (503, which the SDKs send again), reads of them still
- *       served, every write that checked before has committed, and changes of the table's settings are refused;
+ *   <li>the move's start, in the source's log ({@link io.partita.storage.table.TableCatalog#changeRange}), once the
+ *       new group serves: changes of the table's settings are refused ({@link HashRange#movingFrom}); its writes go
+ *       on;
  *   <li>the new group makes the table as the source describes it (its keys, capacity, local secondary indexes, TTL,
  *       Contributor Insights), holding the moved hashes alone, {@code receiving} ({@link TableRanges#rangeOf}): it
  *       serves no user yet;
- *   <li>once no transaction under way in the source holds a moved item (a part prepared there commits where it was
- *       prepared), its items of the moved hashes go to the new group a page at a time, each page stored there in one
- *       commit through its write path ({@link MovedItemsHandler});
+ *   <li>the first copy, while the writes go on: the source's items of the moved hashes go to the new group a page at
+ *       a time, each page stored there in one commit through its write path ({@link MovedItemsHandler}), and the
+ *       source's write path keeps the key of every moved item a commit changes meanwhile ({@link ChangedKeys});
+ *   <li>the fence, in the source's log: writes of the moved hashes are refused (503, which the SDKs send again), reads
+ *       of them still served, and every write that checked before has committed; once no transaction under way in
+ *       the source holds a moved item (a part prepared there commits where it was prepared), the items changed since
+ *       the first copy began are copied again as they are (put, or deleted when gone), and the source's transaction
+ *       tokens after them;
  *   <li>the new group opens the range in its log ({@link MovedItemsHandler.Open}): it refuses any later page, so that
- *       a leader before this one, late, cannot overwrite what users write there from step 6 on;
+ *       a leader before this one, late, cannot overwrite what users write there from step 7 on;
  *   <li>the second fence: the moved hashes leave the source's range, their reads refused too;
  *   <li>the ranges name the new group (a compare-and-set of the record): requests of the moved keys go there;
  *   <li>the source deletes what it holds outside its range, through its write path (its LSI rows, TTL entries and
@@ -50,9 +56,12 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * No write of a moved key commits in both groups, nor is one lost, nor read stale once acknowledged: the source takes
- * none after step 1 and serves no read of one after step 5, the new group serves none before step 4 (nor a replica of
- * it that has not applied every page), and a user's request reaches it only after step 6. A table deleted meanwhile
- * ends the move (the new group's table deleted too).
+ * none after step 4 and serves no read of one after step 6, the new group serves none before step 5 (nor a replica of
+ * it that has not applied every page), and a user's request reaches it only after step 7. A leader that takes the move
+ * over from another has not seen the changes of that one's first copy: past the fence, it clears what the new group
+ * holds ({@link MovedItemsHandler.Clear}) and copies the range again whole, under the fence; so does one whose
+ * tracking ran out of room ({@link #MAX_TRACKED}). A table deleted meanwhile ends the move (the new group's table
+ * deleted too).
  */
 final class RangeMove {
     private static final Logger log = LoggerFactory.getLogger(RangeMove.class);
@@ -61,6 +70,14 @@ final class RangeMove {
     static final String PUT_MOVED = OperationRegistry.PARTITA_PREFIX + "PutMovedItems";
     static final String OPEN_MOVED = OperationRegistry.PARTITA_PREFIX + "OpenMovedRange";
     static final String PUT_TOKENS = OperationRegistry.PARTITA_PREFIX + "PutMovedTokens";
+    static final String CLEAR_MOVED = OperationRegistry.PARTITA_PREFIX + "ClearMovedRange";
+
+    /**
+     * The most items changed during the first copy whose keys the source keeps ({@link ChangedKeys}); past that, the
+     * range is copied again whole under the fence.
+     */
+    static final int MAX_TRACKED = 1_000_000;
+
     private static final String DYNAMODB = OperationRegistry.DYNAMODB_PREFIX;
 
     /** The most bytes of items one page of the copy carries (at least one item). */
@@ -145,24 +162,59 @@ final class RangeMove {
             if (!m.switched()) {
                 long from = m.from();
                 HashRange moved = new HashRange(from, r.rangeOf(source).last());
-                // The new group serving first (it answers, the table there or not: elected), so that the writes the
-                // fence holds up do not also wait for its election.
+                // The new group serving first (it answers, the table there or not: elected).
                 untilDone(m.group(), DYNAMODB + "DescribeTable", named(), "ResourceNotFoundException");
-                // The first fence: writes of the moved hashes refused, reads of them served (their items as they stay),
-                // and changes of the table's settings refused (HashRange.requireNotMoving); already up, or the second
-                // too, it stays.
+                HashRange held = t.metadata().hashRange();
+                boolean fenced = !held.holds(from) || java.util.Objects.equals(held.frozenFrom(), from);
+                // The move's start, in the source's log: changes of the table's settings refused from now on
+                // (HashRange.requireNotMoving), its writes still taken.
                 engine.tables()
                         .changeRange(
                                 table,
-                                h -> !h.holds(from) || java.util.Objects.equals(h.frozenFrom(), from)
+                                h -> !h.holds(from) || java.util.Objects.equals(h.movingFrom(), from)
                                         ? h
-                                        : h.freezingFrom(from));
-                log.info("table {}'s hashes from {} take no writes here now", table, Long.toUnsignedString(from));
+                                        : h.movingFrom(from));
                 // Described once no change of its settings can come in: the new group's table is the source's.
                 makeTable(m.group());
-                awaitTransactions(t, moved);
-                afterStep.accept("fenced");
-                long copied = copy(t, moved, m.group());
+                long copied;
+                if (!fenced) {
+                    // The first copy while the writes go on, each change of a moved item since it began tracked; then
+                    // the fence, and those items alone copied again. A copy begun by a leader before this one (or by
+                    // an attempt of this one that failed) is cleared first: the changes made during it are not known.
+                    clear(m.group());
+                    ChangedKeys changed = engine.writes().trackChanges(t, moved, MAX_TRACKED);
+                    try {
+                        long first = copy(t, moved, m.group());
+                        afterStep.accept("copied once");
+                        long started = System.nanoTime();
+                        fence(from);
+                        awaitTransactions(t, moved);
+                        afterStep.accept("fenced");
+                        if (changed.overflowed()) {
+                            clear(m.group());
+                            copied = copy(t, moved, m.group());
+                        } else {
+                            copied = first;
+                            long again = copyChanged(t, changed.keys(), m.group());
+                            log.info(
+                                    "table {}'s moved items: {} copied while the writes went on, {} changed meanwhile"
+                                            + " copied again under the fence in {} ms",
+                                    table,
+                                    first,
+                                    again,
+                                    (System.nanoTime() - started) / 1_000_000);
+                        }
+                    } finally {
+                        engine.writes().stopTracking(changed);
+                    }
+                } else {
+                    // Fenced by a leader before this one: whatever it copied is cleared, and the range copied whole.
+                    fence(from);
+                    awaitTransactions(t, moved);
+                    afterStep.accept("fenced");
+                    clear(m.group());
+                    copied = copy(t, moved, m.group());
+                }
                 copyTokens(m.group());
                 afterStep.accept("copied");
                 untilDone(m.group(), OPEN_MOVED, named(), null);
@@ -196,6 +248,91 @@ final class RangeMove {
             }
         }
         throw new IllegalStateException("table " + table + "'s record kept changing");
+    }
+
+    /**
+     * The first fence: writes of the hashes from {@code from} refused, reads of them served (their items as they stay);
+     * already up, or the second too, it stays.
+     */
+    private void fence(long from) {
+        engine.tables()
+                .changeRange(
+                        table,
+                        h -> !h.holds(from) || java.util.Objects.equals(h.frozenFrom(), from)
+                                ? h
+                                : h.freezingFrom(from));
+        log.info("table {}'s hashes from {} take no writes here now", table, Long.toUnsignedString(from));
+    }
+
+    /**
+     * Deletes what {@code group} holds of the range it receives ({@link MovedItemsHandler.Clear}), a page at a time;
+     * nothing once its range is open.
+     */
+    private void clear(UUID group) throws Exception {
+        for (; ; ) {
+            ClusterRouter.Reply cleared = untilDone(group, CLEAR_MOVED, named(), "ValidationException");
+            if (cleared.status() != 200) {
+                if (object(cleared.body()).path("message").asText().contains(MovedItemsHandler.NOT_RECEIVING)) {
+                    return;
+                }
+                throw new IllegalStateException("the new group refused to clear table " + table + ": " + text(cleared));
+            }
+            if (object(cleared.body()).path("Deleted").asInt(0) == 0) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Copies again the items of {@code keys} (those changed during the first copy) as they are now, the writes fenced:
+     * each there is put, each gone deleted; returns how many.
+     */
+    private long copyChanged(Table t, List<PrimaryKey> keys, UUID group) throws Exception {
+        int done = 0;
+        while (done < keys.size()) {
+            List<Map<String, AttributeValue>> items = new ArrayList<>();
+            List<Map<String, AttributeValue>> deletes = new ArrayList<>();
+            long bytes = 0;
+            int next = done;
+            while (next < keys.size() && next - done < MovedItemsHandler.MAX_ITEMS && bytes < PAGE_BYTES) {
+                PrimaryKey key = keys.get(next++);
+                Map<String, AttributeValue> item = engine.get(t, key);
+                if (item == null) {
+                    deletes.add(t.metadata().keySchema().keyMap(key));
+                } else {
+                    items.add(item);
+                    bytes += io.partita.protocol.model.ItemSize.of(item);
+                }
+            }
+            if (!storeMoved(group, items, deletes)) {
+                return done;
+            }
+            done = next;
+        }
+        return done;
+    }
+
+    /**
+     * Sends one page of the copy to {@code group}: {@code items} to put, the keys of {@code deletes} to delete. False
+     * when the group's range is open already (a leader before this one copied it all, and opened it): nothing more to
+     * copy.
+     */
+    private boolean storeMoved(
+            UUID group, List<Map<String, AttributeValue>> items, List<Map<String, AttributeValue>> deletes)
+            throws Exception {
+        ObjectNode body = JSON.createObjectNode().put("TableName", table);
+        body.set("Items", JSON.valueToTree(items));
+        if (!deletes.isEmpty()) {
+            body.set("Deletes", JSON.valueToTree(deletes));
+        }
+        ClusterRouter.Reply stored = untilDone(group, PUT_MOVED, RangeSpread.bytes(body), "ValidationException");
+        if (stored.status() != 200) {
+            if (object(stored.body()).path("message").asText().contains(MovedItemsHandler.NOT_RECEIVING)) {
+                return false;
+            }
+            throw new IllegalStateException("the new group refused a page of table " + table + ": " + text(stored));
+        }
+        return true;
     }
 
     private boolean ended(byte[] was, byte[] now) throws IOException {
@@ -282,14 +419,8 @@ final class RangeMove {
             if (page.isEmpty()) {
                 return copied;
             }
-            ObjectNode body = JSON.createObjectNode().put("TableName", table);
-            body.set("Items", JSON.valueToTree(page));
-            ClusterRouter.Reply stored = untilDone(group, PUT_MOVED, RangeSpread.bytes(body), "ValidationException");
-            if (stored.status() != 200) {
-                if (object(stored.body()).path("message").asText().contains(MovedItemsHandler.NOT_RECEIVING)) {
-                    return copied;
-                }
-                throw new IllegalStateException("the new group refused a page of table " + table + ": " + text(stored));
+            if (!storeMoved(group, page, List.of())) {
+                return copied;
             }
             copied += page.size();
             range = range.resumeAfter(last[0], true);

@@ -115,7 +115,8 @@ record TableRoute(Kind kind, List<String> tables) {
             operation = "Scan"; // a group's page of a Scan over a table's hash ranges
         } else if (target.equals(RangeMove.PUT_MOVED)
                 || target.equals(RangeMove.OPEN_MOVED)
-                || target.equals(RangeMove.PUT_TOKENS)) {
+                || target.equals(RangeMove.PUT_TOKENS)
+                || target.equals(RangeMove.CLEAR_MOVED)) {
             operation = "PutMovedItems"; // a range move's page of items, sent to the group that takes the range over
         } else if (target.equals(RangeSpread.SELECT_RANGE)) {
             operation = "ExecuteStatement"; // a group's page of a SELECT over a table's hash ranges

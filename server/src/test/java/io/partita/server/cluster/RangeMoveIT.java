@@ -253,8 +253,54 @@ class RangeMoveIT {
                                 .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1"))))));
         once.run();
 
-        HttpResponse<String> moved = split(1, "{\"table\": \"moved\", \"split\": 0}");
+        // During the first copy, which runs while the writes go on: a moved item copied already is deleted, and one
+        // not there before is put. The copy after the fence takes both changes over (the deleted item is not
+        // brought back).
+        String gone = keyWhoseHash(true, "g", Integer.MAX_VALUE);
+        String late = keyWhoseHash(true, "l", Integer.MAX_VALUE);
+        client(2)
+                .putItem(r -> r.tableName("moved")
+                        .item(Map.of(
+                                "pk",
+                                AttributeValue.fromS(gone),
+                                "sk",
+                                AttributeValue.fromN("0"),
+                                "v",
+                                AttributeValue.fromS("g"))));
+        AtomicBoolean duringCopy = new AtomicBoolean();
+        RangeMove.afterStep = step -> {
+            if (step.equals("copied once") && duringCopy.compareAndSet(false, true)) {
+                client(0).deleteItem(r -> r.tableName("moved").key(key(gone, 0)));
+                client(1)
+                        .putItem(r -> r.tableName("moved")
+                                .item(Map.of(
+                                        "pk",
+                                        AttributeValue.fromS(late),
+                                        "sk",
+                                        AttributeValue.fromN("0"),
+                                        "v",
+                                        AttributeValue.fromS("l"))));
+            }
+        };
+        HttpResponse<String> moved;
+        try {
+            moved = split(1, "{\"table\": \"moved\", \"split\": 0}");
+        } finally {
+            RangeMove.afterStep = step -> {};
+        }
         assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
+        assertThat(duringCopy).as("written during the first copy").isTrue();
+        for (int via = 0; via < 3; via++) {
+            DynamoDbClient c = client(via);
+            assertThat(c.getItem(r -> r.tableName("moved").consistentRead(true).key(key(gone, 0)))
+                            .hasItem())
+                    .as("the item deleted during the first copy, through node %d", via)
+                    .isFalse();
+            assertThat(c.getItem(r -> r.tableName("moved").consistentRead(true).key(key(late, 0)))
+                            .hasItem())
+                    .as("the item put during the first copy, through node %d", via)
+                    .isTrue();
+        }
         once.run();
         assertThat(client(1)
                         .getItem(r -> r.tableName("moved").consistentRead(true).key(key(tokened, 0)))
@@ -287,7 +333,7 @@ class RangeMoveIT {
         assertThat(scans.get()).as("Scans completed").isPositive();
 
         for (int via = 0; via < 3; via++) {
-            wholeThrough(via, acked.size() + 1);
+            wholeThrough(via, acked.size() + 2);
         }
         // No increment lost, none applied twice (one whose answer was lost may have been applied).
         long sum = 0;
@@ -306,7 +352,7 @@ class RangeMoveIT {
         // The table's description sums its three groups, the copies the source deleted no longer among them.
         ClusterStrictIT.await(
                 "the table's count of items",
-                () -> client(2).describeTable(r -> r.tableName("moved")).table().itemCount() == 201 + acked.size());
+                () -> client(2).describeTable(r -> r.tableName("moved")).table().itemCount() == 202 + acked.size());
 
         // What cannot be moved is refused, and changes nothing.
         assertThat(split(0, "{\"table\": \"moved\", \"split\": 3}").statusCode())
@@ -379,6 +425,26 @@ class RangeMoveIT {
         ClusterStrictIT.await(
                 "table grows's count of items",
                 () -> client(2).describeTable(r -> r.tableName("grows")).table().itemCount() == items);
+        // Each new range starts at the cut its store's split made (the middle of its bytes), not at the range's middle
+        // (where a move asked for cuts it); and none moved again meanwhile.
+        Set<String> starts = new HashSet<>();
+        JSON.readTree(HTTP.send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                                + members.get(0).apiPort() + "/cluster"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body())
+                .get("groups")
+                .forEach(g -> {
+                    if (g.path("table").asText().equals("grows")) {
+                        starts.add(g.get("hashStart").asText());
+                    }
+                });
+        assertThat(starts)
+                .hasSize(4)
+                .contains("0000000000000000", "8000000000000000")
+                .doesNotContain("4000000000000000", "c000000000000000");
+        assertThat(split(0, "{\"table\": \"grows\", \"split\": 99}").body()).contains("has 4 ranges");
     }
 
     @SuppressWarnings("unchecked")

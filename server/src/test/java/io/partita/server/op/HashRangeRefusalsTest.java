@@ -96,7 +96,8 @@ class HashRangeRefusalsTest {
                     .registerPartita("ScanRange", io.partita.server.op.query.ScanHandler.ofRange(storage, cache))
                     .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
                     .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage))
-                    .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage));
+                    .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage))
+                    .registerPartita("ClearMovedRange", new io.partita.server.op.item.MovedItemsHandler.Clear(storage));
             String put = "{\"TableName\":\"t\",\"Item\":{\"id\":{\"S\":\"%s\"}}}";
             for (String[] refused :
                     new String[][] {{"PutItem", put.formatted(in)}, {"Scan", "{\"TableName\":\"t\"}"}}) {
@@ -132,6 +133,33 @@ class HashRangeRefusalsTest {
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_NOT_FOUND));
 
+            // A page's keys to delete (items a first copy took that its source deleted since), in the range alone.
+            String gone = idIn(true, 2);
+            run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(gone)));
+            assertThat(storage.tables().find("t").stats().itemCount()).isEqualTo(3);
+            String deletes = "{\"TableName\":\"%s\",\"Deletes\":[{\"id\":{\"S\":\"%s\"}}]}";
+            run(registry, "Partita.PutMovedItems", deletes.formatted("t", gone));
+            assertThat(storage.tables().find("t").stats().itemCount()).isEqualTo(2);
+            assertThat(storage.get(
+                            storage.tables().find("t"),
+                            new io.partita.protocol.model.PrimaryKey(new AttributeValue.S(gone), null)))
+                    .isNull();
+            assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", deletes.formatted("u", out)))
+                    .as("a key to delete outside the range")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            // A clear deletes what a receiving range holds, a page at a time, and says how many.
+            run(registry, "Partita.PutMovedItems", moved.formatted("u", one.formatted(in2)));
+            assertThat(((io.partita.server.op.item.MovedItemsHandler.Clear.Output)
+                                    run(registry, "Partita.ClearMovedRange", "{\"TableName\":\"u\"}"))
+                            .deleted())
+                    .isEqualTo(1);
+            assertThat(((io.partita.server.op.item.MovedItemsHandler.Clear.Output)
+                                    run(registry, "Partita.ClearMovedRange", "{\"TableName\":\"u\"}"))
+                            .deleted())
+                    .isZero();
+            assertThat(storage.tables().find("u").stats().itemCount()).isZero();
+
             // The source's transaction tokens, kept while receiving: a repeat of the transaction is known here.
             java.io.ByteArrayOutputStream value = new java.io.ByteArrayOutputStream();
             try (java.io.DataOutputStream w = new java.io.DataOutputStream(value)) {
@@ -161,6 +189,9 @@ class HashRangeRefusalsTest {
             run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}"); // again: changes nothing
             assertThatThrownBy(() -> run(registry, "Partita.PutMovedTokens", tokens))
                     .as("tokens, once open")
+                    .hasMessageContaining(io.partita.server.op.item.MovedItemsHandler.NOT_RECEIVING);
+            assertThatThrownBy(() -> run(registry, "Partita.ClearMovedRange", "{\"TableName\":\"t\"}"))
+                    .as("a clear, once open")
                     .hasMessageContaining(io.partita.server.op.item.MovedItemsHandler.NOT_RECEIVING);
             assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(in2))))
                     .as("a late page, once open")
@@ -194,15 +225,19 @@ class HashRangeRefusalsTest {
     }
 
     /**
-     * While a move copies part of a store's range (its writes frozen), a change of the table's settings is refused as
-     * DynamoDB refuses one to a table being updated: the move's new group made the table as it was.
+     * While a move copies part of a store's range (from its start, its writes going on; then with its writes frozen),
+     * a change of the table's settings is refused as DynamoDB refuses one to a table being updated: the move's new
+     * group made the table as it was.
      */
     @Test
     void aTablesSettingsDoNotChangeWhileAMoveCopiesItsRange() {
         try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
-            storage.tables()
-                    .create(KeyedTables.byId("tbl").withHashRange(new HashRange(0, -1L).freezingFrom(1L << 62)));
+            storage.tables().create(KeyedTables.byId("tbl").withHashRange(new HashRange(0, -1L).movingFrom(1L << 62)));
             OperationRegistry registry = new OperationRegistry()
+                    .register(
+                            "PutItem",
+                            new io.partita.server.op.item.PutItemHandler(
+                                    storage, new ItemExpressions(new ExpressionCache(100))))
                     .register("UpdateTimeToLive", new io.partita.server.op.ttl.UpdateTimeToLiveHandler(storage))
                     .register("TagResource", new io.partita.server.op.table.TagResourceHandler(storage))
                     .register(
@@ -226,6 +261,20 @@ class HashRangeRefusalsTest {
                         .hasMessageContaining("is moving to a new Raft group");
             }
             assertThat(storage.tables().find("tbl").metadata().tags()).isEmpty();
+            // The moved hashes' writes are taken until the fence; then refused, the settings still refused.
+            String movedKey = idIn(false);
+            String write = "{\"TableName\":\"tbl\",\"Item\":{\"id\":{\"S\":\"" + movedKey + "\"}}}";
+            run(registry, "PutItem", write);
+            storage.tables().changeRange("tbl", h -> h.freezingFrom(1L << 62));
+            assertThatThrownBy(() -> run(registry, "PutItem", write))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "TagResource",
+                            "{\"ResourceArn\":\"" + arn + "\",\"Tags\":[{\"Key\":\"k\",\"Value\":\"v\"}]}"))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_IN_USE));
             storage.tables().changeRange("tbl", h -> new HashRange(0, (1L << 62) - 1));
             run(
                     registry,

@@ -11,15 +11,18 @@ import io.partita.protocol.error.ErrorCode;
  * that every replica of the group refuses the same keys, whatever its node's record of the table's ranges says.
  *
  * <p>A range move (docs/CLUSTER.md, "Moving a range") changes it in two stores' logs. In the group that gives part of
- * its range, writes of the hashes from {@code frozenFrom} on are refused first (its items read, and copied, as they
- * are), then the range narrows to exclude them. The group that takes them over holds them {@code receiving} until the
- * copy is over: it refuses every request of a user meanwhile, so that a replica that has not applied the whole copy
- * never answers for those items.
+ * its range, changes of the table's settings are refused from the move's start ({@code movingFrom}), while its items
+ * are copied a first time and its writes go on; then writes of the hashes from {@code frozenFrom} on are refused too
+ * (the items changed meanwhile copied again, as they are), then the range narrows to exclude them. The group that
+ * takes them over holds them {@code receiving} until the copy is over: it refuses every request of a user meanwhile,
+ * so that a replica that has not applied the whole copy never answers for those items.
  *
  * @param frozenFrom the first hash whose writes are refused (up to {@code last}), while a move copies them; or null
  * @param receiving whether a move is still copying the range's items here
+ * @param movingFrom the first hash a move under way takes elsewhere (up to {@code last}), from its start: the table's
+ *     settings are refused meanwhile ({@link #requireNotMoving}); {@code frozenFrom} once that is set; or null
  */
-public record HashRange(long first, long last, Long frozenFrom, boolean receiving) {
+public record HashRange(long first, long last, Long frozenFrom, boolean receiving, Long movingFrom) {
     public HashRange {
         if (Long.compareUnsigned(first, last) > 0) {
             throw new IllegalArgumentException(
@@ -29,6 +32,17 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
                 && (Long.compareUnsigned(frozenFrom, first) <= 0 || !holdsHash(first, last, frozenFrom))) {
             throw new IllegalArgumentException("frozen from " + Long.toUnsignedString(frozenFrom) + " in " + first);
         }
+        if (movingFrom != null
+                && (Long.compareUnsigned(movingFrom, first) <= 0
+                        || !holdsHash(first, last, movingFrom)
+                        || (frozenFrom != null && !frozenFrom.equals(movingFrom)))) {
+            throw new IllegalArgumentException("moving from " + Long.toUnsignedString(movingFrom) + " in " + first);
+        }
+    }
+
+    /** A range whose move (if any) is as {@code frozenFrom} says: moving from where it is frozen from. */
+    public HashRange(long first, long last, Long frozenFrom, boolean receiving) {
+        this(first, last, frozenFrom, receiving, frozenFrom);
     }
 
     /** What a move's copy of an item is refused with once the range it went to is no longer receiving. */
@@ -53,14 +67,22 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
         return frozenFrom != null && Long.compareUnsigned(frozenFrom, hash) <= 0;
     }
 
+    /**
+     * This range with a move of the hashes from {@code from} to its end under way: the table's settings refused, the
+     * writes still taken ({@link #movingFrom}).
+     */
+    public HashRange movingFrom(long from) {
+        return new HashRange(first, last, frozenFrom, receiving, from);
+    }
+
     /** This range with the writes of the hashes from {@code from} to its end refused: a move's first fence. */
     public HashRange freezingFrom(long from) {
-        return new HashRange(first, last, from, receiving);
+        return new HashRange(first, last, from, receiving, from);
     }
 
     /** This range done receiving: its items are all here, and it serves them. */
     public HashRange received() {
-        return new HashRange(first, last, frozenFrom, false);
+        return new HashRange(first, last, frozenFrom, false, movingFrom);
     }
 
     /**
@@ -102,12 +124,13 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
 
     /**
      * Refuses a change of table {@code m}'s settings (UpdateTable, TTL, tags, Contributor Insights) while a range move
-     * copies part of this store's range ({@link #frozenFrom}): the move's new group made the table as this store
-     * described it then, and would miss the change. DynamoDB's refusal of a change to a table being updated.
+     * copies part of this store's range ({@link #movingFrom}, {@link #frozenFrom}): the move's new group made the table
+     * as this store described it then, and would miss the change. DynamoDB's refusal of a change to a table being
+     * updated.
      */
     public static void requireNotMoving(TableMetadata m) {
         HashRange range = m.hashRange();
-        if (range != null && range.frozenFrom != null) {
+        if (range != null && (range.movingFrom != null || range.frozenFrom != null)) {
             throw ApiException.resourceInUse("Attempt to change a resource which is still in use: a range of table "
                     + m.name() + " is moving to a new Raft group; try again once the move is over");
         }

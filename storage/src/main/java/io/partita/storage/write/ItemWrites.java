@@ -148,6 +148,27 @@ public final class ItemWrites {
         return holds.holdsAny(table.cacheId(), range::holds) || readHolds.holdsAny(table.cacheId(), range::holds);
     }
 
+    /** The items a range move tracks the changes of ({@link #trackChanges}), or null: one move at a time. */
+    private volatile ChangedKeys changed;
+
+    /**
+     * Records, from now on, the key of every item of {@code table} whose partition key hashes into {@code range} that a
+     * commit changes (up to {@code max} keys): a range move's first copy runs while the writes go on, and copies those
+     * items again once it has fenced them. Replaces any tracking before; {@link #stopTracking} ends it.
+     */
+    public synchronized ChangedKeys trackChanges(Table table, io.partita.storage.table.HashRange range, int max) {
+        ChangedKeys keys = new ChangedKeys(table, range, max);
+        changed = keys;
+        return keys;
+    }
+
+    /** Ends {@code keys}'s tracking, unless another replaced it. */
+    public synchronized void stopTracking(ChangedKeys keys) {
+        if (changed == keys) {
+            changed = null;
+        }
+    }
+
     /** The parts of transactions over several Raft groups this group takes part in. */
     public PreparedTransactions prepared() {
         return prepared;
@@ -819,6 +840,13 @@ public final class ItemWrites {
         }
         if (outcome == CommitOutcome.UNKNOWN) {
             readHolds.unknown();
+        }
+        ChangedKeys tracking = changed;
+        if (tracking != null && outcome != CommitOutcome.NOT_WRITTEN) {
+            // After the commit: one the tracking did not see committed before it began (ChangedKeys).
+            for (Applied a : changes) {
+                tracking.offer(a.change);
+            }
         }
         for (Applied a : changes) {
             for (BatchContributor part : a.parts) {

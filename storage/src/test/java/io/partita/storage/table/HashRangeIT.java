@@ -194,6 +194,50 @@ class HashRangeIT {
         }
     }
 
+    /**
+     * A move's start refuses no write: each change of an item of the moved hashes is tracked (its key, once), up to the
+     * room given, until the tracking stops; the start is recorded with the table.
+     */
+    @Test
+    void aMovesStartTakesWritesAndTracksTheChangedKeys(@TempDir Path dir) {
+        String low = keyIn(true, 0);
+        String high = keyIn(false, 0);
+        String high2 = keyIn(false, 1);
+        String high3 = keyIn(false, 2);
+        HashRange moved = new HashRange(Long.MIN_VALUE, -1L);
+        try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
+            Table t = e.tables().create(TestTables.onDemand("t", SCHEMA).withHashRange(new HashRange(0, -1L)));
+            e.write(t, key(high), put(high));
+            e.tables().changeRange("t", h -> h.movingFrom(Long.MIN_VALUE));
+            io.partita.storage.write.ChangedKeys changed = e.writes().trackChanges(t, moved, 2);
+            e.write(t, key(high), put(high));
+            e.write(t, key(low), put(low));
+            e.write(t, key(high2), put(high2));
+            e.write(t, key(high2), ConditionalWrite.blind(new WriteDecision.Delete()));
+            assertThat(changed.keys())
+                    .as("the moved items changed, each once")
+                    .containsExactlyInAnyOrder(key(high), key(high2));
+            assertThat(changed.overflowed()).isFalse();
+            e.write(t, key(high3), put(high3));
+            assertThat(changed.overflowed())
+                    .as("a third key, past the room of two")
+                    .isTrue();
+            e.writes().stopTracking(changed);
+            assertThat(t.metadata().hashRange().movingFrom()).isEqualTo(Long.MIN_VALUE);
+            assertThat(t.metadata().hashRange().frozenFrom()).isNull();
+        }
+        try (StorageEngine e = StorageEngine.open(StorageConfig.disk(dir))) {
+            assertThat(e.tables().find("t").metadata().hashRange())
+                    .as("recorded with the table")
+                    .isEqualTo(new HashRange(0, -1L).movingFrom(Long.MIN_VALUE));
+        }
+        assertThatThrownBy(() -> new HashRange(5, 9, 7L, false, 8L))
+                .as("frozen from elsewhere than it moves from")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(new HashRange(5, 9).movingFrom(7).freezingFrom(7).movingFrom())
+                .isEqualTo(7L);
+    }
+
     @Test
     void theRangeIncludesBothEndsInUnsignedOrder() {
         HashRange upper = new HashRange(Long.MIN_VALUE, -1L);

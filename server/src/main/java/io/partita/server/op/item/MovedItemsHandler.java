@@ -23,7 +23,8 @@ import java.util.Map;
  * Partita's own {@code Partita.PutMovedItems}: a range move's copy of items into the Raft group that takes the range
  * over (docs/CLUSTER.md, "Moving a range"), sent by the leader of the group that gives it. Each item is stored as it
  * was, through the one write path (its local secondary index rows and TTL entry this group's own), neither admitted
- * nor charged; all of one request commit together. Every item must be in the range this group's store holds: one
+ * nor charged; each key of {@code Deletes} (an item the first copy took that the source deleted since) is deleted the
+ * same way; all of one request commit together. Every item and key must be in the range this group's store holds: one
  * outside is refused, 503, with nothing written.
  */
 public final class MovedItemsHandler implements OperationHandler<MovedItemsHandler.Input, MovedItemsHandler.Output> {
@@ -33,8 +34,9 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
     /** The most items one request carries: the mover sends pages of this many at most. */
     public static final int MAX_ITEMS = 100;
 
-    /** The table's name, and the items, each as it was stored. */
-    public record Input(String tableName, List<Map<String, AttributeValue>> items) {}
+    /** The table's name, the items, each as it was stored, and the keys of items to delete (either may be null). */
+    public record Input(
+            String tableName, List<Map<String, AttributeValue>> items, List<Map<String, AttributeValue>> deletes) {}
 
     /** How many items were stored. */
     public record Output(int stored) {}
@@ -52,14 +54,16 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
 
     @Override
     public Output handle(RequestContext context, Input in) {
-        if (in.items() == null || in.items().isEmpty() || in.items().size() > MAX_ITEMS) {
-            throw ApiException.validation("Partita.PutMovedItems takes 1 to " + MAX_ITEMS + " Items");
+        List<Map<String, AttributeValue>> items = in.items() == null ? List.of() : in.items();
+        List<Map<String, AttributeValue>> deletes = in.deletes() == null ? List.of() : in.deletes();
+        int count = items.size() + deletes.size();
+        if (count == 0 || count > MAX_ITEMS) {
+            throw ApiException.validation("Partita.PutMovedItems takes 1 to " + MAX_ITEMS + " Items and Deletes");
         }
         Table table = receiving(context, storage, in.tableName(), "PutMovedItems");
-        HashRange range = table.metadata().hashRange();
-        List<ItemWrite> writes = new ArrayList<>(in.items().size());
+        List<ItemWrite> writes = new ArrayList<>(count);
         java.util.Set<java.nio.ByteBuffer> keys = new java.util.HashSet<>();
-        for (Map<String, AttributeValue> item : in.items()) {
+        for (Map<String, AttributeValue> item : items) {
             if (item == null) {
                 throw ApiException.validation("Partita.PutMovedItems: an item is null");
             }
@@ -68,20 +72,15 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             if (size > ItemSize.MAX_ITEM_BYTES) {
                 throw ApiException.validation("Item size has exceeded the maximum allowed size");
             }
-            PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
-            ItemKeyEncoder.EncodedKey encoded =
-                    ItemKeyEncoder.encode(table.metadata().keySchema(), key);
-            // The move's writes are not refused outside the range by the write path (they are how items leave one):
-            // refused here, so that none is stored where no read of this group looks for it.
-            if (!range.holds(encoded.hash())) {
-                throw new ApiException(
-                        ErrorCode.SERVICE_UNAVAILABLE,
-                        "Partita.PutMovedItems: an item is not in the hash range of table " + in.tableName() + " here");
-            }
-            if (!keys.add(java.nio.ByteBuffer.wrap(encoded.bytes()))) {
-                throw ApiException.validation("Partita.PutMovedItems: an item is given twice");
-            }
+            PrimaryKey key = heldKey(table, in.tableName(), item, keys);
             writes.add(ItemWrite.move(table, key, ConditionalWrite.blind(new WriteDecision.Put(item, size))));
+        }
+        for (Map<String, AttributeValue> deleted : deletes) {
+            if (deleted == null) {
+                throw ApiException.validation("Partita.PutMovedItems: a key to delete is null");
+            }
+            PrimaryKey key = heldKey(table, in.tableName(), deleted, keys);
+            writes.add(ItemWrite.move(table, key, ConditionalWrite.blind(new WriteDecision.Delete())));
         }
         Written[] written = storage.writes().writeAll(writes);
         for (Written w : written) {
@@ -92,6 +91,28 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             }
         }
         return new Output(written.length);
+    }
+
+    /**
+     * The key of {@code item} (an item, or a key alone), which must be in the hash range {@code table}'s store holds
+     * and not among {@code seen} (the request's keys so far, to which it is added).
+     */
+    private static PrimaryKey heldKey(
+            Table table, String name, Map<String, AttributeValue> item, java.util.Set<java.nio.ByteBuffer> seen) {
+        PrimaryKey key = table.metadata().keySchema().keyOfItem(item);
+        ItemKeyEncoder.EncodedKey encoded =
+                ItemKeyEncoder.encode(table.metadata().keySchema(), key);
+        // The move's writes are not refused outside the range by the write path (they are how items leave one):
+        // refused here, so that none is stored where no read of this group looks for it.
+        if (!table.metadata().hashRange().holds(encoded.hash())) {
+            throw new ApiException(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    "Partita.PutMovedItems: an item is not in the hash range of table " + name + " here");
+        }
+        if (!seen.add(java.nio.ByteBuffer.wrap(encoded.bytes()))) {
+            throw ApiException.validation("Partita.PutMovedItems: an item is given twice");
+        }
+        return key;
     }
 
     /**
@@ -154,6 +175,59 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             }
             storage.writes().tokens().keep(records);
             return new Output(records.size());
+        }
+    }
+
+    /**
+     * Partita's own {@code Partita.ClearMovedRange}: deletes up to {@link #MAX_ITEMS} of the items a receiving range
+     * holds, through the write path, and answers how many (0 once none is left). A move whose first copy a leader of
+     * the source before this one made (while writes went on) clears what it copied, then copies again under the
+     * fence: the changes made during that copy are not known here.
+     */
+    public static final class Clear implements OperationHandler<Clear.Input, Clear.Output> {
+        /** The table's name. */
+        public record Input(String tableName) {}
+
+        /** How many items were deleted. */
+        public record Output(int deleted) {}
+
+        private final StorageEngine storage;
+
+        public Clear(StorageEngine storage) {
+            this.storage = storage;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            Table table = receiving(context, storage, in.tableName(), "ClearMovedRange");
+            HashRange range = table.metadata().hashRange();
+            List<ItemWrite> writes = new ArrayList<>(MAX_ITEMS);
+            storage.range(
+                    table,
+                    io.partita.storage.key.KeyRanges.hashes(range.first(), range.last()),
+                    true,
+                    (key, item, stored) -> {
+                        writes.add(ItemWrite.move(
+                                table,
+                                table.metadata().keySchema().keyOfItem(item),
+                                ConditionalWrite.blind(new WriteDecision.Delete())));
+                        return writes.size() < MAX_ITEMS;
+                    });
+            if (writes.isEmpty()) {
+                return new Output(0);
+            }
+            for (Written w : storage.writes().writeAll(writes)) {
+                if (w == null) {
+                    throw new ApiException(
+                            ErrorCode.SERVICE_UNAVAILABLE, "Partita.ClearMovedRange: a part did not commit");
+                }
+            }
+            return new Output(writes.size());
         }
     }
 
