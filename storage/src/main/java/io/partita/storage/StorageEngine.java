@@ -469,6 +469,8 @@ public final class StorageEngine implements AutoCloseable {
         globalIndexes.close();
         trimmer.close();
         splitter.close();
+        // No change of a table's metadata through this engine from now on: a range move's thread may still hold it.
+        catalog.close();
         if (ownsStore) {
             store.close();
         } else {

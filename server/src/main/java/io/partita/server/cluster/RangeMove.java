@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  *   <li>the new group makes the table as the source describes it (its keys, capacity, local secondary indexes, TTL,
  *       Contributor Insights), holding the moved hashes alone, {@code receiving} ({@link TableRanges#rangeOf}): it
  *       serves no user yet;
- *   <li>the first copy, while the writes go on: the source's items of the moved hashes go to the new group a page at
- *       a time, each page stored there in one commit through its write path ({@link MovedItemsHandler}), and the
- *       source's write path keeps the key of every moved item a commit changes meanwhile ({@link ChangedKeys});
+ *   <li>the first copy, while the writes go on: the new group cleared and told which copy's pages it takes from now
+ *       on ({@link MovedItemsHandler.Clear}), the source's items of the moved hashes go to it a page at a time, each
+ *       page stored there in one commit through its write path ({@link MovedItemsHandler}), and the source's write
+ *       path keeps the key of every moved item a commit changes meanwhile ({@link ChangedKeys});
  *   <li>the fence, in the source's log: writes of the moved hashes are refused (503, which the SDKs send again), reads
  *       of them still served, and every write that checked before has committed; once no transaction under way in
  *       the source holds a moved item (a part prepared there commits where it was prepared), the items changed since
@@ -58,10 +59,11 @@ import org.slf4j.LoggerFactory;
  * No write of a moved key commits in both groups, nor is one lost, nor read stale once acknowledged: the source takes
  * none after step 4 and serves no read of one after step 6, the new group serves none before step 5 (nor a replica of
  * it that has not applied every page), and a user's request reaches it only after step 7. A leader that takes the move
- * over from another has not seen the changes of that one's first copy: past the fence, it clears what the new group
- * holds ({@link MovedItemsHandler.Clear}) and copies the range again whole, under the fence; so does one whose
- * tracking ran out of room ({@link #MAX_TRACKED}). A table deleted meanwhile ends the move (the new group's table
- * deleted too).
+ * over from another has not seen the changes of that one's first copy: it clears what the new group holds, which then
+ * refuses the pages of the copy before (its leader replaced, still sending), and copies again, past the fence the
+ * range whole under it; so does one whose tracking ran out of room ({@link #MAX_TRACKED}). A leader that no longer
+ * leads moves nothing more: its engine is closed, and refuses the fences. A table deleted meanwhile ends the move (the
+ * new group's table deleted too).
  */
 final class RangeMove {
     private static final Logger log = LoggerFactory.getLogger(RangeMove.class);
@@ -76,7 +78,7 @@ final class RangeMove {
      * The most items changed during the first copy whose keys the source keeps ({@link ChangedKeys}); past that, the
      * range is copied again whole under the fence.
      */
-    static final int MAX_TRACKED = 1_000_000;
+    static final int MAX_TRACKED = 100_000;
 
     private static final String DYNAMODB = OperationRegistry.DYNAMODB_PREFIX;
 
@@ -166,6 +168,8 @@ final class RangeMove {
                 untilDone(m.group(), DYNAMODB + "DescribeTable", named(), "ResourceNotFoundException");
                 HashRange held = t.metadata().hashRange();
                 boolean fenced = !held.holds(from) || java.util.Objects.equals(held.frozenFrom(), from);
+                // This run's copy: the new group takes its pages alone from its first clear on (HashRange.copier).
+                long copier = java.util.concurrent.ThreadLocalRandom.current().nextLong();
                 // The move's start, in the source's log: changes of the table's settings refused from now on
                 // (HashRange.requireNotMoving), its writes still taken.
                 engine.tables()
@@ -181,21 +185,21 @@ final class RangeMove {
                     // The first copy while the writes go on, each change of a moved item since it began tracked; then
                     // the fence, and those items alone copied again. A copy begun by a leader before this one (or by
                     // an attempt of this one that failed) is cleared first: the changes made during it are not known.
-                    clear(m.group());
+                    clear(m.group(), copier);
                     ChangedKeys changed = engine.writes().trackChanges(t, moved, MAX_TRACKED);
                     try {
-                        long first = copy(t, moved, m.group());
+                        long first = copy(t, moved, m.group(), copier);
                         afterStep.accept("copied once");
                         long started = System.nanoTime();
                         fence(from);
                         awaitTransactions(t, moved);
                         afterStep.accept("fenced");
                         if (changed.overflowed()) {
-                            clear(m.group());
-                            copied = copy(t, moved, m.group());
+                            clear(m.group(), copier);
+                            copied = copy(t, moved, m.group(), copier);
                         } else {
                             copied = first;
-                            long again = copyChanged(t, changed.keys(), m.group());
+                            long again = copyChanged(t, changed.keys(), m.group(), copier);
                             log.info(
                                     "table {}'s moved items: {} copied while the writes went on, {} changed meanwhile"
                                             + " copied again under the fence in {} ms",
@@ -212,12 +216,17 @@ final class RangeMove {
                     fence(from);
                     awaitTransactions(t, moved);
                     afterStep.accept("fenced");
-                    clear(m.group());
-                    copied = copy(t, moved, m.group());
+                    clear(m.group(), copier);
+                    copied = copy(t, moved, m.group(), copier);
                 }
                 copyTokens(m.group());
                 afterStep.accept("copied");
-                untilDone(m.group(), OPEN_MOVED, named(), null);
+                untilDone(
+                        m.group(),
+                        OPEN_MOVED,
+                        RangeSpread.bytes(
+                                JSON.createObjectNode().put("TableName", table).put("Copier", copier)),
+                        null);
                 // The second fence: the moved hashes leave the source's range, their reads refused too from now on,
                 // before any write of them reaches the new group.
                 engine.tables().changeRange(table, h -> h.holds(from) ? new HashRange(h.first(), from - 1) : h);
@@ -265,12 +274,15 @@ final class RangeMove {
     }
 
     /**
-     * Deletes what {@code group} holds of the range it receives ({@link MovedItemsHandler.Clear}), a page at a time;
-     * nothing once its range is open.
+     * Begins copy {@code copier} in {@code group} (the pages of any copy before it refused from then on) and deletes
+     * what the group holds of the range it receives ({@link MovedItemsHandler.Clear}), a page at a time; nothing once
+     * its range is open.
      */
-    private void clear(UUID group) throws Exception {
+    private void clear(UUID group, long copier) throws Exception {
+        byte[] body = RangeSpread.bytes(
+                JSON.createObjectNode().put("TableName", table).put("Copier", copier));
         for (; ; ) {
-            ClusterRouter.Reply cleared = untilDone(group, CLEAR_MOVED, named(), "ValidationException");
+            ClusterRouter.Reply cleared = untilDone(group, CLEAR_MOVED, body, "ValidationException");
             if (cleared.status() != 200) {
                 if (object(cleared.body()).path("message").asText().contains(MovedItemsHandler.NOT_RECEIVING)) {
                     return;
@@ -287,7 +299,7 @@ final class RangeMove {
      * Copies again the items of {@code keys} (those changed during the first copy) as they are now, the writes fenced:
      * each there is put, each gone deleted; returns how many.
      */
-    private long copyChanged(Table t, List<PrimaryKey> keys, UUID group) throws Exception {
+    private long copyChanged(Table t, List<PrimaryKey> keys, UUID group, long copier) throws Exception {
         int done = 0;
         while (done < keys.size()) {
             List<Map<String, AttributeValue>> items = new ArrayList<>();
@@ -304,7 +316,7 @@ final class RangeMove {
                     bytes += io.partita.protocol.model.ItemSize.of(item);
                 }
             }
-            if (!storeMoved(group, items, deletes)) {
+            if (!storeMoved(group, items, deletes, copier)) {
                 return done;
             }
             done = next;
@@ -313,14 +325,14 @@ final class RangeMove {
     }
 
     /**
-     * Sends one page of the copy to {@code group}: {@code items} to put, the keys of {@code deletes} to delete. False
-     * when the group's range is open already (a leader before this one copied it all, and opened it): nothing more to
-     * copy.
+     * Sends one page of copy {@code copier} to {@code group}: {@code items} to put, the keys of {@code deletes} to
+     * delete. False when the group's range is open already (a leader before this one copied it all, and opened it):
+     * nothing more to copy. Refused (thrown) once another copy began there.
      */
     private boolean storeMoved(
-            UUID group, List<Map<String, AttributeValue>> items, List<Map<String, AttributeValue>> deletes)
+            UUID group, List<Map<String, AttributeValue>> items, List<Map<String, AttributeValue>> deletes, long copier)
             throws Exception {
-        ObjectNode body = JSON.createObjectNode().put("TableName", table);
+        ObjectNode body = JSON.createObjectNode().put("TableName", table).put("Copier", copier);
         body.set("Items", JSON.valueToTree(items));
         if (!deletes.isEmpty()) {
             body.set("Deletes", JSON.valueToTree(deletes));
@@ -403,7 +415,7 @@ final class RangeMove {
      * range is open already (a leader before this one copied it all, and opened it) refuses a page: nothing more to
      * copy.
      */
-    private long copy(Table t, HashRange moved, UUID group) throws Exception {
+    private long copy(Table t, HashRange moved, UUID group, long copier) throws Exception {
         KeyRanges.Range range = KeyRanges.hashes(moved.first(), moved.last());
         long copied = 0;
         for (; ; ) {
@@ -419,7 +431,7 @@ final class RangeMove {
             if (page.isEmpty()) {
                 return copied;
             }
-            if (!storeMoved(group, page, List.of())) {
+            if (!storeMoved(group, page, List.of(), copier)) {
                 return copied;
             }
             copied += page.size();

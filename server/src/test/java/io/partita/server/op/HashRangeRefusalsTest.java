@@ -108,7 +108,11 @@ class HashRangeRefusalsTest {
                         .hasMessageContaining("still receiving");
             }
 
-            String moved = "{\"TableName\":\"%s\",\"Items\":[%s]}";
+            // Each copy begins with a clear that names it: the range then takes that copy's pages alone.
+            String clear = "{\"TableName\":\"%s\",\"Copier\":%d}";
+            run(registry, "Partita.ClearMovedRange", clear.formatted("t", 1));
+            run(registry, "Partita.ClearMovedRange", clear.formatted("u", 1));
+            String moved = "{\"TableName\":\"%s\",\"Copier\":1,\"Items\":[%s]}";
             String one = "{\"id\":{\"S\":\"%s\"},\"v\":{\"N\":\"1\"}}";
             run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(in) + "," + one.formatted(out)));
             assertThatThrownBy(() -> run(
@@ -120,7 +124,10 @@ class HashRangeRefusalsTest {
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
             assertThat(storage.tables().find("u").stats().itemCount()).isZero();
             for (String bad : new String[] {
-                moved.formatted("t", ""), moved.formatted("t", "{\"v\":{\"S\":\"x\"}}"), "{\"TableName\":\"t\"}"
+                moved.formatted("t", ""),
+                moved.formatted("t", "{\"v\":{\"S\":\"x\"}}"),
+                "{\"TableName\":\"t\"}",
+                "{\"TableName\":\"t\",\"Items\":[" + one.formatted(in2) + "]}"
             }) {
                 assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", bad))
                         .as(bad)
@@ -137,7 +144,7 @@ class HashRangeRefusalsTest {
             String gone = idIn(true, 2);
             run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(gone)));
             assertThat(storage.tables().find("t").stats().itemCount()).isEqualTo(3);
-            String deletes = "{\"TableName\":\"%s\",\"Deletes\":[{\"id\":{\"S\":\"%s\"}}]}";
+            String deletes = "{\"TableName\":\"%s\",\"Copier\":1,\"Deletes\":[{\"id\":{\"S\":\"%s\"}}]}";
             run(registry, "Partita.PutMovedItems", deletes.formatted("t", gone));
             assertThat(storage.tables().find("t").stats().itemCount()).isEqualTo(2);
             assertThat(storage.get(
@@ -148,17 +155,27 @@ class HashRangeRefusalsTest {
                     .as("a key to delete outside the range")
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
-            // A clear deletes what a receiving range holds, a page at a time, and says how many.
+            // A new copy's clear deletes what the receiving range holds, a page at a time, and says how many; the
+            // pages of the copy before it (a replaced leader's, late) are refused from then on, and it cannot open.
             run(registry, "Partita.PutMovedItems", moved.formatted("u", one.formatted(in2)));
             assertThat(((io.partita.server.op.item.MovedItemsHandler.Clear.Output)
-                                    run(registry, "Partita.ClearMovedRange", "{\"TableName\":\"u\"}"))
+                                    run(registry, "Partita.ClearMovedRange", clear.formatted("u", 2)))
                             .deleted())
                     .isEqualTo(1);
             assertThat(((io.partita.server.op.item.MovedItemsHandler.Clear.Output)
-                                    run(registry, "Partita.ClearMovedRange", "{\"TableName\":\"u\"}"))
+                                    run(registry, "Partita.ClearMovedRange", clear.formatted("u", 2)))
                             .deleted())
                     .isZero();
             assertThat(storage.tables().find("u").stats().itemCount()).isZero();
+            assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", moved.formatted("u", one.formatted(in2))))
+                    .as("a page of the copy before")
+                    .hasMessageContaining(HashRange.OTHER_COPY);
+            assertThatThrownBy(() -> run(registry, "Partita.OpenMovedRange", clear.formatted("u", 1)))
+                    .as("the copy before, opening")
+                    .hasMessageContaining(HashRange.OTHER_COPY);
+            assertThat(storage.tables().find("u").stats().itemCount()).isZero();
+            assertThat(storage.tables().find("u").metadata().hashRange().receiving())
+                    .isTrue();
 
             // The source's transaction tokens, kept while receiving: a repeat of the transaction is known here.
             java.io.ByteArrayOutputStream value = new java.io.ByteArrayOutputStream();
@@ -185,12 +202,12 @@ class HashRangeRefusalsTest {
                             ApiException.class,
                             e -> assertThat(e.code().httpStatus()).isEqualTo(400));
 
-            run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}");
-            run(registry, "Partita.OpenMovedRange", "{\"TableName\":\"t\"}"); // again: changes nothing
+            run(registry, "Partita.OpenMovedRange", clear.formatted("t", 1));
+            run(registry, "Partita.OpenMovedRange", clear.formatted("t", 2)); // again, open: changes nothing
             assertThatThrownBy(() -> run(registry, "Partita.PutMovedTokens", tokens))
                     .as("tokens, once open")
                     .hasMessageContaining(io.partita.server.op.item.MovedItemsHandler.NOT_RECEIVING);
-            assertThatThrownBy(() -> run(registry, "Partita.ClearMovedRange", "{\"TableName\":\"t\"}"))
+            assertThatThrownBy(() -> run(registry, "Partita.ClearMovedRange", clear.formatted("t", 3)))
                     .as("a clear, once open")
                     .hasMessageContaining(io.partita.server.op.item.MovedItemsHandler.NOT_RECEIVING);
             assertThatThrownBy(() -> run(registry, "Partita.PutMovedItems", moved.formatted("t", one.formatted(in2))))

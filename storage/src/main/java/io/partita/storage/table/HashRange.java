@@ -21,8 +21,10 @@ import io.partita.protocol.error.ErrorCode;
  * @param receiving whether a move is still copying the range's items here
  * @param movingFrom the first hash a move under way takes elsewhere (up to {@code last}), from its start: the table's
  *     settings are refused meanwhile ({@link #requireNotMoving}); {@code frozenFrom} once that is set; or null
+ * @param copier while {@code receiving}, the copy whose pages are taken: each run of a move's copy names itself as it
+ *     begins, so that the pages of one before it (a source's leader replaced, still sending) are refused; or null
  */
-public record HashRange(long first, long last, Long frozenFrom, boolean receiving, Long movingFrom) {
+public record HashRange(long first, long last, Long frozenFrom, boolean receiving, Long movingFrom, Long copier) {
     public HashRange {
         if (Long.compareUnsigned(first, last) > 0) {
             throw new IllegalArgumentException(
@@ -42,11 +44,14 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
 
     /** A range whose move (if any) is as {@code frozenFrom} says: moving from where it is frozen from. */
     public HashRange(long first, long last, Long frozenFrom, boolean receiving) {
-        this(first, last, frozenFrom, receiving, frozenFrom);
+        this(first, last, frozenFrom, receiving, frozenFrom, null);
     }
 
     /** What a move's copy of an item is refused with once the range it went to is no longer receiving. */
     public static final String NOT_RECEIVING = "not receiving";
+
+    /** What a page of a copy is refused with once another copy of the range began ({@link #copier}). */
+    public static final String OTHER_COPY = "another copy began";
 
     /** A range whose items are all served, read and written. */
     public HashRange(long first, long last) {
@@ -72,17 +77,27 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
      * writes still taken ({@link #movingFrom}).
      */
     public HashRange movingFrom(long from) {
-        return new HashRange(first, last, frozenFrom, receiving, from);
+        return new HashRange(first, last, frozenFrom, receiving, from, copier);
+    }
+
+    /** This range receiving the pages of copy {@code id} alone ({@link #copier}). */
+    public HashRange copiedBy(long id) {
+        return new HashRange(first, last, frozenFrom, receiving, movingFrom, id);
+    }
+
+    /** Whether a page of copy {@code id} (null: named none) is taken while this range receives. */
+    public boolean takesCopy(Long id) {
+        return receiving && java.util.Objects.equals(id, copier);
     }
 
     /** This range with the writes of the hashes from {@code from} to its end refused: a move's first fence. */
     public HashRange freezingFrom(long from) {
-        return new HashRange(first, last, from, receiving, from);
+        return new HashRange(first, last, from, receiving, from, copier);
     }
 
     /** This range done receiving: its items are all here, and it serves them. */
     public HashRange received() {
-        return new HashRange(first, last, frozenFrom, false, movingFrom);
+        return new HashRange(first, last, frozenFrom, false, movingFrom, null);
     }
 
     /**

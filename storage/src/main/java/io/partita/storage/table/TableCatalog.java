@@ -55,6 +55,25 @@ public final class TableCatalog {
     /** Waits until no write holds an item lock (the engine's {@code KeyLocks.barrier}); set once at start. */
     private volatile Runnable writeBarrier = () -> {};
 
+    /**
+     * Set once the engine that owns this catalog closes: a cluster's leader that stopped leading closes its engine, and
+     * a new one loads the catalog from the store when it leads again; a thread still holding the old one (a range
+     * move) must not change a table's metadata through it, which the new engine would not see.
+     */
+    private volatile boolean closed;
+
+    /** Refuses every change of a table's metadata from now on ({@link #closed}). */
+    public void close() {
+        closed = true;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new io.partita.storage.StorageUnavailableException(
+                    "this engine is closed (its node no longer leads its group): send it again");
+        }
+    }
+
     /** Told of every table once it is live (created, or loaded when the engine opens): where GSIs start applying. */
     @FunctionalInterface
     public interface Opened {
@@ -540,6 +559,7 @@ public final class TableCatalog {
     }
 
     public synchronized Table update(String name, UnaryOperator<TableMetadata> change) {
+        requireOpen();
         Table t = tables.get(name);
         if (t == null) {
             throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");
@@ -562,6 +582,7 @@ public final class TableCatalog {
     public Table changeRange(String name, UnaryOperator<HashRange> change) {
         Table t;
         synchronized (this) {
+            requireOpen();
             t = tables.get(name);
             if (t == null) {
                 throw ApiException.resourceNotFound("Requested resource not found: Table: " + name + " not found");

@@ -1,8 +1,6 @@
 package io.partita.storage.write;
 
-import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.PrimaryKey;
-import io.partita.storage.item.ItemCodec;
 import io.partita.storage.table.HashRange;
 import io.partita.storage.table.TableCatalog.Table;
 import java.nio.ByteBuffer;
@@ -44,14 +42,7 @@ public final class ChangedKeys {
             overflowed = true;
             return;
         }
-        Map<String, AttributeValue> item = change.newItem() != null
-                ? change.newItem()
-                : change.oldItem() != null
-                        ? change.oldItem()
-                        : change.oldStored() != null ? ItemCodec.decode(change.oldStored()) : null;
-        if (item != null) {
-            keys.put(key, change.table().metadata().keySchema().keyOfItem(item));
-        }
+        keys.put(key, change.primaryKey());
     }
 
     /** The keys of the items changed so far, each once. */

@@ -28,6 +28,7 @@ public final class ItemChange {
     private final Map<String, AttributeValue> newItem;
     private final ByteSink newStored;
     private final long newSize;
+    private final io.partita.protocol.model.PrimaryKey primaryKey;
 
     private FeedShard shard;
     private long sequence;
@@ -50,7 +51,8 @@ public final class ItemChange {
             long oldSize,
             Map<String, AttributeValue> newItem,
             ByteSink newStored,
-            long newSize) {
+            long newSize,
+            io.partita.protocol.model.PrimaryKey primaryKey) {
         this.table = table;
         this.key = key;
         this.keyHash = keyHash;
@@ -63,6 +65,12 @@ public final class ItemChange {
         this.newItem = newItem;
         this.newStored = newStored;
         this.newSize = newSize;
+        this.primaryKey = primaryKey;
+    }
+
+    /** The item's key, as its write named it. */
+    public io.partita.protocol.model.PrimaryKey primaryKey() {
+        return primaryKey;
     }
 
     public Table table() {

@@ -11,7 +11,12 @@ import io.partita.storage.table.TableCatalog.Table;
  * @param rejectedNewSize the size of the item the write would have stored (PutItem's item), charged with the old
  *     item's when its condition fails; 0 when unknown (UpdateItem, DeleteItem)
  */
-public record ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize, ChangeCause cause) {
+public record ItemWrite(
+        Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize, ChangeCause cause, Long copier) {
+    public ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, long rejectedNewSize, ChangeCause cause) {
+        this(table, key, write, rejectedNewSize, cause, null);
+    }
+
     /** The TTL service's deletion of an expired item: not charged; its stream record names the service. */
     public static ItemWrite ttl(Table table, PrimaryKey key, ConditionalWrite write) {
         return new ItemWrite(table, key, write, 0, ChangeCause.TTL);
@@ -28,6 +33,15 @@ public record ItemWrite(Table table, PrimaryKey key, ConditionalWrite write, lon
      */
     public static ItemWrite move(Table table, PrimaryKey key, ConditionalWrite write) {
         return new ItemWrite(table, key, write, 0, ChangeCause.MOVE);
+    }
+
+    /**
+     * A range move's page of copy {@code copier} into the group that takes its range over: taken only while that copy
+     * is the one the range receives ({@link io.partita.storage.table.HashRange#takesCopy}), checked under the item's
+     * lock.
+     */
+    public static ItemWrite moveCopy(Table table, PrimaryKey key, ConditionalWrite write, long copier) {
+        return new ItemWrite(table, key, write, 0, ChangeCause.MOVE, copier);
     }
 
     /** A user's write. */

@@ -154,11 +154,23 @@ public final class ItemWrites {
     /**
      * Records, from now on, the key of every item of {@code table} whose partition key hashes into {@code range} that a
      * commit changes (up to {@code max} keys): a range move's first copy runs while the writes go on, and copies those
-     * items again once it has fenced them. Replaces any tracking before; {@link #stopTracking} ends it.
+     * items again once it has fenced them. One at a time; {@link #stopTracking} ends it. Returns once every commit of
+     * unknown outcome before it has applied or never will.
      */
     public synchronized ChangedKeys trackChanges(Table table, io.partita.storage.table.HashRange range, int max) {
+        if (changed != null) {
+            throw new IllegalStateException("a move's changes are tracked already");
+        }
         ChangedKeys keys = new ChangedKeys(table, range, max);
         changed = keys;
+        // A commit of unknown outcome proposed before may still apply, untracked, after the copy read its item: seen
+        // applied (or never to be) first, through the log.
+        try {
+            settle();
+        } catch (RuntimeException e) {
+            changed = null;
+            throw e;
+        }
         return keys;
     }
 
@@ -580,12 +592,19 @@ public final class ItemWrites {
         } else if (w.cause() == ChangeCause.MOVE) {
             // A move's copy into a range that is no longer receiving (opened since it was sent: a late page of a
             // leader that was replaced) would overwrite what users wrote there since; checked under the lock, as the
-            // opening waits for every lock held. A deletion of an item outside the range is the move's own, at home.
+            // opening waits for every lock held. So would a page of a copy before the one the range takes now (its
+            // leader replaced, still sending the items as they were). A deletion of an item outside the range is the
+            // move's own, at home.
             io.partita.storage.table.HashRange r = table.metadata().hashRange();
             if (r != null && r.holds(encoded.hash()) && !r.receiving()) {
                 throw ApiException.validation(
                         "Partita: table " + table.metadata().name() + " is "
                                 + io.partita.storage.table.HashRange.NOT_RECEIVING + " a moved range");
+            }
+            if (r != null && w.copier() != null && !r.takesCopy(w.copier())) {
+                throw ApiException.validation(
+                        "Partita: table " + table.metadata().name() + "'s moved range takes"
+                                + " another copy's pages now (" + io.partita.storage.table.HashRange.OTHER_COPY + ")");
             }
         }
         if (readHolds.unsettled()) {
@@ -665,7 +684,8 @@ public final class ItemWrites {
                 oldSize,
                 next,
                 nextBytes,
-                newSize);
+                newSize,
+                w.key());
         if (indexes.isEmpty()) {
             return new Applied(
                     outcome, oldSize, change, ttl ? parts(recording, false, true) : recording ? recorded : plain);

@@ -210,7 +210,8 @@ class HashRangeIT {
             e.write(t, key(high), put(high));
             e.tables().changeRange("t", h -> h.movingFrom(Long.MIN_VALUE));
             io.partita.storage.write.ChangedKeys changed = e.writes().trackChanges(t, moved, 2);
-            e.write(t, key(high), put(high));
+            // A delete that needs no old image (no condition, no index, no stream) is tracked too.
+            e.write(t, key(high), ConditionalWrite.blind(new WriteDecision.Delete()));
             e.write(t, key(low), put(low));
             e.write(t, key(high2), put(high2));
             e.write(t, key(high2), ConditionalWrite.blind(new WriteDecision.Delete()));
@@ -222,6 +223,9 @@ class HashRangeIT {
             assertThat(changed.overflowed())
                     .as("a third key, past the room of two")
                     .isTrue();
+            assertThatThrownBy(() -> e.writes().trackChanges(t, moved, 2))
+                    .as("one move's tracking at a time")
+                    .isInstanceOf(IllegalStateException.class);
             e.writes().stopTracking(changed);
             assertThat(t.metadata().hashRange().movingFrom()).isEqualTo(Long.MIN_VALUE);
             assertThat(t.metadata().hashRange().frozenFrom()).isNull();
@@ -231,7 +235,7 @@ class HashRangeIT {
                     .as("recorded with the table")
                     .isEqualTo(new HashRange(0, -1L).movingFrom(Long.MIN_VALUE));
         }
-        assertThatThrownBy(() -> new HashRange(5, 9, 7L, false, 8L))
+        assertThatThrownBy(() -> new HashRange(5, 9, 7L, false, 8L, null))
                 .as("frozen from elsewhere than it moves from")
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(new HashRange(5, 9).movingFrom(7).freezingFrom(7).movingFrom())

@@ -34,9 +34,15 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
     /** The most items one request carries: the mover sends pages of this many at most. */
     public static final int MAX_ITEMS = 100;
 
-    /** The table's name, the items, each as it was stored, and the keys of items to delete (either may be null). */
+    /**
+     * The table's name, the items, each as it was stored, the keys of items to delete (either may be null), and the
+     * copy they are part of ({@link HashRange#copier}, named by {@link Clear}).
+     */
     public record Input(
-            String tableName, List<Map<String, AttributeValue>> items, List<Map<String, AttributeValue>> deletes) {}
+            String tableName,
+            List<Map<String, AttributeValue>> items,
+            List<Map<String, AttributeValue>> deletes,
+            Long copier) {}
 
     /** How many items were stored. */
     public record Output(int stored) {}
@@ -60,6 +66,9 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
         if (count == 0 || count > MAX_ITEMS) {
             throw ApiException.validation("Partita.PutMovedItems takes 1 to " + MAX_ITEMS + " Items and Deletes");
         }
+        if (in.copier() == null) {
+            throw ApiException.validation("Partita.PutMovedItems names its copy (Copier)");
+        }
         Table table = receiving(context, storage, in.tableName(), "PutMovedItems");
         List<ItemWrite> writes = new ArrayList<>(count);
         java.util.Set<java.nio.ByteBuffer> keys = new java.util.HashSet<>();
@@ -73,14 +82,15 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
                 throw ApiException.validation("Item size has exceeded the maximum allowed size");
             }
             PrimaryKey key = heldKey(table, in.tableName(), item, keys);
-            writes.add(ItemWrite.move(table, key, ConditionalWrite.blind(new WriteDecision.Put(item, size))));
+            writes.add(ItemWrite.moveCopy(
+                    table, key, ConditionalWrite.blind(new WriteDecision.Put(item, size)), in.copier()));
         }
         for (Map<String, AttributeValue> deleted : deletes) {
             if (deleted == null) {
                 throw ApiException.validation("Partita.PutMovedItems: a key to delete is null");
             }
             PrimaryKey key = heldKey(table, in.tableName(), deleted, keys);
-            writes.add(ItemWrite.move(table, key, ConditionalWrite.blind(new WriteDecision.Delete())));
+            writes.add(ItemWrite.moveCopy(table, key, ConditionalWrite.blind(new WriteDecision.Delete()), in.copier()));
         }
         Written[] written = storage.writes().writeAll(writes);
         for (Written w : written) {
@@ -179,14 +189,15 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
     }
 
     /**
-     * Partita's own {@code Partita.ClearMovedRange}: deletes up to {@link #MAX_ITEMS} of the items a receiving range
-     * holds, through the write path, and answers how many (0 once none is left). A move whose first copy a leader of
-     * the source before this one made (while writes went on) clears what it copied, then copies again under the
-     * fence: the changes made during that copy are not known here.
+     * Partita's own {@code Partita.ClearMovedRange}: the start of a run of a move's copy, {@code Copier} ({@link
+     * HashRange#copier}, recorded in this group's log: the pages of any copy before it are refused from then on, a
+     * leader of the source that was replaced still sending what it read), and the deletion of up to {@link #MAX_ITEMS}
+     * of the items the receiving range holds, through the write path; answers how many (0 once none is left). A copy
+     * begun before (the changes made during it are not known to this one) leaves nothing behind.
      */
     public static final class Clear implements OperationHandler<Clear.Input, Clear.Output> {
-        /** The table's name. */
-        public record Input(String tableName) {}
+        /** The table's name, and the copy that begins. */
+        public record Input(String tableName, Long copier) {}
 
         /** How many items were deleted. */
         public record Output(int deleted) {}
@@ -204,18 +215,33 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
 
         @Override
         public Output handle(RequestContext context, Input in) {
+            if (in.copier() == null) {
+                throw ApiException.validation("Partita.ClearMovedRange names the copy that begins (Copier)");
+            }
             Table table = receiving(context, storage, in.tableName(), "ClearMovedRange");
+            // Recorded, and every write holding an item's lock committed (a page of the copy before), before the items
+            // are read to be deleted.
+            storage.tables().changeRange(table.metadata().name(), h -> h.receiving() ? h.copiedBy(in.copier()) : h);
             HashRange range = table.metadata().hashRange();
+            if (!range.receiving()) {
+                throw ApiException.validation(
+                        "Partita.ClearMovedRange: table " + in.tableName() + " is " + NOT_RECEIVING + " a moved range");
+            }
+            if (!range.takesCopy(in.copier())) {
+                throw ApiException.validation("Partita.ClearMovedRange: table " + in.tableName()
+                        + "'s moved range takes another copy's pages (" + HashRange.OTHER_COPY + ")");
+            }
             List<ItemWrite> writes = new ArrayList<>(MAX_ITEMS);
             storage.range(
                     table,
                     io.partita.storage.key.KeyRanges.hashes(range.first(), range.last()),
                     true,
                     (key, item, stored) -> {
-                        writes.add(ItemWrite.move(
+                        writes.add(ItemWrite.moveCopy(
                                 table,
                                 table.metadata().keySchema().keyOfItem(item),
-                                ConditionalWrite.blind(new WriteDecision.Delete())));
+                                ConditionalWrite.blind(new WriteDecision.Delete()),
+                                in.copier()));
                         return writes.size() < MAX_ITEMS;
                     });
             if (writes.isEmpty()) {
@@ -237,8 +263,8 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
      * it has applied every page before it. Opening an open range changes nothing.
      */
     public static final class Open implements OperationHandler<Open.Input, Open.Output> {
-        /** The table's name. */
-        public record Input(String tableName) {}
+        /** The table's name, and the copy that ends ({@link Clear}): one before the range's own is refused. */
+        public record Input(String tableName, Long copier) {}
 
         /** Whether the range was receiving until now. */
         public record Output(boolean opened) {}
@@ -262,7 +288,13 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
                 throw ApiException.validation(
                         "Partita.OpenMovedRange: table " + in.tableName() + " holds no hash range");
             }
-            storage.tables().changeRange(table.metadata().name(), HashRange::received);
+            storage.tables().changeRange(table.metadata().name(), h -> {
+                if (h.receiving() && !h.takesCopy(in.copier())) {
+                    throw ApiException.validation("Partita.OpenMovedRange: table " + in.tableName()
+                            + "'s moved range takes another copy's pages (" + HashRange.OTHER_COPY + ")");
+                }
+                return h.received();
+            });
             return new Output(range.receiving());
         }
     }

@@ -266,7 +266,11 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
             throw ApiException.limitExceeded(
                     "Subscriber limit exceeded: Updates to TableClass are limited to 2 times in 30 day(s).");
         }
-        Table table = storage.tables().update(before.name(), m -> m.withTableClassChanged(tableClass, now));
+        Table table = storage.tables().update(before.name(), m -> {
+            // Again under the catalog's lock: a range move may have begun since (HashRange.requireNotMoving).
+            io.partita.storage.table.HashRange.requireNotMoving(m);
+            return m.withTableClassChanged(tableClass, now);
+        });
         return new TableDescriptionOutput(TableDescriptions.updated(context, storage, table, before, "UPDATING"));
     }
 
