@@ -3779,16 +3779,33 @@ public final class ClusterMember implements AutoCloseable {
                 own.storage(),
                 records,
                 (group, target, body) -> sendTo(asked, caller, group, target, body));
+        onMoves(g, "move a part of", move::run, () -> {});
+    }
+
+    /** Work of a range's move on the {@link #moves} thread. */
+    @FunctionalInterface
+    private interface MoveWork {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code work} for range group {@code g} on the {@link #moves} thread, {@code g} in {@link #movingFrom} (which
+     * the caller added it to) until it ends; a failure is logged as what could not be done ({@code what} of {@code g}'s
+     * range) and calls {@code failed}: the mover's next pass tries again.
+     */
+    private void onMoves(Group g, String what, MoveWork work, Runnable failed) {
         try {
             moves.execute(() -> {
                 try {
-                    move.run();
+                    work.run();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (Exception e) {
+                    failed.run();
                     log.warn(
-                            "node {} could not move a part of {}'s range (tried again soon): {}",
+                            "node {} could not {} {}'s range (tried again soon): {}",
                             nodeId(),
+                            what,
                             g.name(),
                             e.toString());
                 } finally {
@@ -4014,9 +4031,10 @@ public final class ClusterMember implements AutoCloseable {
                 || !movingFrom.add(g.id)) {
             return;
         }
-        try {
-            moves.execute(() -> {
-                try {
+        onMoves(
+                g,
+                "record the move of",
+                () -> {
                     // Again after a barrier: the record this node's replica had may be behind.
                     byte[] never = {0};
                     membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
@@ -4028,10 +4046,7 @@ public final class ClusterMember implements AutoCloseable {
                         MoveRecorded recorded = recordMove(
                                 g.account, g.table, was, record, r, r.groups().indexOf(g.id), cut);
                         if (recorded.refused() != null) {
-                            grownRetry.put(
-                                    g.id,
-                                    System.nanoTime()
-                                            + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(GROWN_RETRY_MILLIS));
+                            retryGrownLater(g);
                             log.info(
                                     "node {}: {}'s store split a partition at {}; its range's move was not recorded"
                                             + " (tried again soon): {}",
@@ -4041,22 +4056,14 @@ public final class ClusterMember implements AutoCloseable {
                                     recorded.refused().json());
                         }
                     }
-                } catch (Exception e) {
-                    grownRetry.put(
-                            g.id,
-                            System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(GROWN_RETRY_MILLIS));
-                    log.warn(
-                            "node {} could not record the move of {}'s grown range (tried again soon): {}",
-                            nodeId(),
-                            g.name(),
-                            e.toString());
-                } finally {
-                    movingFrom.remove(g.id);
-                }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-            movingFrom.remove(g.id);
-        }
+                },
+                () -> retryGrownLater(g));
+    }
+
+    /** Group {@code g}'s grown range looked at again only after {@link #GROWN_RETRY_MILLIS}. */
+    private void retryGrownLater(Group g) {
+        grownRetry.put(
+                g.id, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(GROWN_RETRY_MILLIS));
     }
 
     /** How long a range group whose grown range's move could not be recorded waits before it tries again. */
