@@ -966,7 +966,9 @@ public final class ClusterMember implements AutoCloseable {
                                 && chosen.equals(ranges.moving().group())
                                 && !RangeSpread.BY_KEY.contains(operation))
                         || (ranges.live()
-                                && !RangeSpread.NOT_YET.contains(operation)
+                                && (!RangeSpread.NOT_YET.contains(operation)
+                                        || (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)
+                                                && request.headers().contains(io.partita.server.op.CutTables.HEADER)))
                                 && !RangeSpread.BY_KEY.contains(operation)))) {
             // A group's share of a request over the table's groups (a Scan's or a SELECT's page, a change every group
             // makes, a batch's or a transaction's part, whose commit or abort comes to its group even once the table is
@@ -1009,6 +1011,9 @@ public final class ClusterMember implements AutoCloseable {
         if (whole && cutByKey(target)) {
             // Each key to its range's group (BatchSpread, TransactSpread, TransactWriteSpread), other tables' too.
             return new Routed(null, null, true);
+        }
+        if (whole && tables.tables().size() == 1 && RangeSpread.CHECKED_THEN_REFUSED.contains(operation)) {
+            return new Routed(null, null, true); // checked by the first group, then refused there (runRanged)
         }
         if (tables.tables().size() > 1 || operation == null || RangeSpread.NOT_YET.contains(operation)) {
             return new Routed(null, RangeSpread.notYet(operation == null ? target : operation, name));
@@ -1159,6 +1164,7 @@ public final class ClusterMember implements AutoCloseable {
                             "x-amz-target",
                             ClusterRouter.FORWARDED,
                             ClusterRouter.GROUP,
+                            io.partita.server.op.CutTables.HEADER,
                             ClusterRouter.PLACED))
             .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
@@ -1202,7 +1208,8 @@ public final class ClusterMember implements AutoCloseable {
                 || !(operation.equals("Scan")
                         || operation.equals("ExecuteStatement")
                         || operation.equals("DescribeTable")
-                        || RangeSpread.EVERY.contains(operation))) {
+                        || RangeSpread.EVERY.contains(operation)
+                        || RangeSpread.CHECKED_THEN_REFUSED.contains(operation))) {
             return null;
         }
         TableRoute named;
@@ -1238,13 +1245,13 @@ public final class ClusterMember implements AutoCloseable {
             return RangeSpread.select(request.body(), ranges, sender); // a SELECT of every range (rangeRouted)
         }
         if (operation.equals("DescribeTable")) {
-            return RangeSpread.describe(target, request.body(), ranges.groups(), sender);
+            return RangeSpread.describe(target, request.body(), ranges.groups(), ranges.moving() != null, sender);
         }
-        if (operation.equals("UpdateTable")) {
-            io.partita.protocol.error.ApiException refused = RangeSpread.refusedUpdate(request.body(), table);
-            if (refused != null) {
-                return refused(refused);
-            }
+        if (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)
+                || (operation.equals("UpdateTable") && RangeSpread.refusedUpdate(request.body(), table) != null)) {
+            // Not cut by ranges yet: the first group checks the request as on any table (DynamoDB answers a request's
+            // own error first), then refuses it (CutTables); nothing changes in any group.
+            return sendTo(request, caller, ranges.groups().get(0), target, request.body(), true);
         }
         if (!operation.equals("CreateTable") && !operation.equals("DeleteTable")) {
             // After a barrier through the members' group: a move recorded through another node a moment ago is seen.
@@ -1612,6 +1619,21 @@ public final class ClusterMember implements AutoCloseable {
             UUID group,
             String target,
             byte[] body) {
+        return sendTo(request, caller, group, target, body, false);
+    }
+
+    /**
+     * As {@link #sendTo(ClusterRouter.Sent, io.partita.server.auth.Credentials, UUID, String, byte[])}, marked, when
+     * {@code cut}, as a request on a table cut by ranges that its handler checks and then refuses ({@link
+     * io.partita.server.op.CutTables#HEADER}).
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> sendTo(
+            ClusterRouter.Sent request,
+            io.partita.server.auth.Credentials caller,
+            UUID group,
+            String target,
+            byte[] body,
+            boolean cut) {
         ClusterRouter via = router;
         if (via == null) {
             return java.util.concurrent.CompletableFuture.completedFuture(
@@ -1627,7 +1649,9 @@ public final class ClusterMember implements AutoCloseable {
                     }
                     return target(g);
                 },
-                shareHeaders(request, caller, target, body),
+                cut
+                        ? shareHeaders(request, caller, target, body).set(io.partita.server.op.CutTables.HEADER, "true")
+                        : shareHeaders(request, caller, target, body),
                 body);
     }
 

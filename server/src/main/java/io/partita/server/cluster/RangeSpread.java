@@ -99,9 +99,16 @@ final class RangeSpread {
 
     /** The refusal of {@code operation} on table {@code table}, whose partitions are groups of their own. */
     static ApiException notYet(String operation, String table) {
-        return ApiException.validation("Partita's cluster does not run " + operation + " on table " + table + " yet:"
-                + " its partitions are Raft groups of their own (--cluster-partition-groups, docs/CLUSTER.md)");
+        return io.partita.server.op.CutTables.notYet(operation, table);
     }
+
+    /**
+     * The operations of {@link #NOT_YET} whose handlers check the request first and then refuse it on a table cut by
+     * ranges ({@link io.partita.server.op.CutTables}): sent to its first group, as DynamoDB answers a request's own
+     * error before anything else.
+     */
+    static final Set<String> CHECKED_THEN_REFUSED =
+            Set.of("CreateBackup", "UpdateContinuousBackups", "RestoreTableToPointInTime");
 
     /**
      * Why UpdateTable's {@code body} is refused on such a table, or null: a change of its global secondary indexes,
@@ -309,12 +316,24 @@ final class RangeSpread {
      * DescribeTable of a table of {@code groups}: every group asked at once; the first group's answer, with the items
      * and bytes of every group summed ({@code ItemCount}, {@code TableSizeBytes}, and each local secondary index's),
      * and the status of a group whose table is not {@code ACTIVE} yet, or {@code CREATING} for a group that lacks it
-     * (a CreateTable that did not reach it yet): a waiter for the table waits for every group's. The first group's
-     * refusal is the answer, and another group's 5xx (its items are not known now).
+     * (a CreateTable that did not reach it yet): a waiter for the table waits for every group's. While a range of the
+     * table is {@code moving} (which refuses a change of its settings, as DynamoDB refuses one to a table being
+     * updated), {@code UPDATING}. The first group's refusal is the answer, and another group's 5xx (its items are not
+     * known now).
      */
     static CompletableFuture<ClusterRouter.Reply> describe(
-            String target, byte[] body, List<UUID> groups, Sender sender) {
-        return all(groups, g -> sender.send(g, target, body)).thenApply(RangeSpread::describeMerge);
+            String target, byte[] body, List<UUID> groups, boolean moving, Sender sender) {
+        return all(groups, g -> sender.send(g, target, body)).thenApply(replies -> {
+            ClusterRouter.Reply merged = describeMerge(replies);
+            ObjectNode root = moving && merged.status() == 200 ? BatchSpread.object(merged.body()) : null;
+            if (root != null
+                    && root.get("Table") instanceof ObjectNode table
+                    && table.path("TableStatus").asText("").equals("ACTIVE")) {
+                table.put("TableStatus", "UPDATING");
+                return new ClusterRouter.Reply(200, bytes(root));
+            }
+            return merged;
+        });
     }
 
     static ClusterRouter.Reply describeMerge(List<ClusterRouter.Reply> replies) {

@@ -141,7 +141,11 @@ public final class Dispatcher {
                 request.host(),
                 clock,
                 request.target(),
-                registries != null);
+                registries != null,
+                request.signed() != null
+                        && !request.signed()
+                                .header(io.partita.server.op.CutTables.HEADER)
+                                .isEmpty());
         // Counted once answered, in the caller's account: a request deferred to a worker is counted there.
         RequestMetrics.Operation metrics = operations.metrics().of(request.target());
         long start = System.nanoTime();

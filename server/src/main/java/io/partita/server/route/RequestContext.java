@@ -12,13 +12,32 @@ import java.time.Clock;
  * @param isolated strict mode: every account sees only its own tables, and an ARN of another account is refused
  */
 public record RequestContext(
-        String requestId, String region, String accountId, String host, Clock clock, String target, boolean isolated) {
+        String requestId,
+        String region,
+        String accountId,
+        String host,
+        Clock clock,
+        String target,
+        boolean isolated,
+        boolean cutByRanges) {
+    /** A request not marked as one on a table cut by ranges ({@link io.partita.server.op.CutTables}). */
+    public RequestContext(
+            String requestId,
+            String region,
+            String accountId,
+            String host,
+            Clock clock,
+            String target,
+            boolean isolated) {
+        this(requestId, region, accountId, host, clock, target, isolated, false);
+    }
+
     /**
      * This request as one of {@code target}: a part of a client's request that Partita runs as one of its own
      * operations (a share of a request over several Raft groups) names the client's operation in its messages.
      */
     public RequestContext as(String target) {
-        return new RequestContext(requestId, region, accountId, host, clock, target, isolated);
+        return new RequestContext(requestId, region, accountId, host, clock, target, isolated, cutByRanges);
     }
 
     /** The operation's name ({@code GetItem}), from the target. */

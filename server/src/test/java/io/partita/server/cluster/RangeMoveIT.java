@@ -268,8 +268,14 @@ class RangeMoveIT {
                                 "v",
                                 AttributeValue.fromS("g"))));
         AtomicBoolean duringCopy = new AtomicBoolean();
+        String[] statusDuring = {null};
         RangeMove.afterStep = step -> {
             if (step.equals("copied once") && duringCopy.compareAndSet(false, true)) {
+                // A move refuses changes of the table's settings: the table is described UPDATING meanwhile.
+                statusDuring[0] = client(2)
+                        .describeTable(r -> r.tableName("moved"))
+                        .table()
+                        .tableStatusAsString();
                 client(0).deleteItem(r -> r.tableName("moved").key(key(gone, 0)));
                 client(1)
                         .putItem(r -> r.tableName("moved")
@@ -290,6 +296,9 @@ class RangeMoveIT {
         }
         assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
         assertThat(duringCopy).as("written during the first copy").isTrue();
+        assertThat(statusDuring[0]).as("the table's status during the move").isEqualTo("UPDATING");
+        assertThat(client(2).describeTable(r -> r.tableName("moved")).table().tableStatusAsString())
+                .isEqualTo("ACTIVE");
         for (int via = 0; via < 3; via++) {
             DynamoDbClient c = client(via);
             assertThat(c.getItem(r -> r.tableName("moved").consistentRead(true).key(key(gone, 0)))
@@ -364,6 +373,23 @@ class RangeMoveIT {
         HttpResponse<String> whole = split(2, "{\"table\": \"whole\", \"split\": 0}");
         assertThat(whole.statusCode()).isEqualTo(400);
         assertThat(whole.body()).contains("kept whole");
+
+        // What is not cut by ranges yet is checked by the first group as on any table, then refused there.
+        assertThatThrownBy(
+                        () -> client(2).createBackup(r -> r.tableName("moved").backupName("ab")))
+                .hasMessageContaining("backupName")
+                .hasMessageNotContaining("does not run");
+        assertThatThrownBy(
+                        () -> client(1).createBackup(r -> r.tableName("moved").backupName("fine")))
+                .hasMessageContaining("does not run CreateBackup");
+        assertThatThrownBy(() -> client(0)
+                        .updateTable(r -> r.tableName("moved")
+                                .streamSpecification(
+                                        st -> st.streamEnabled(true).streamViewType("NEW_IMAGE"))
+                                .provisionedThroughput(
+                                        p -> p.readCapacityUnits(5L).writeCapacityUnits(5L))))
+                .as("a stream with a change of throughput: DynamoDB's own error first")
+                .hasMessageContaining("You cannot modify stream status while updating table IOPS");
 
         aRangeThatGrowsSplitsByItself();
     }

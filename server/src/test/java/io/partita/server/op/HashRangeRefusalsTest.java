@@ -46,12 +46,27 @@ class HashRangeRefusalsTest {
         }
     }
 
+    private static Object run(OperationRegistry registry, String operation, String json) {
+        return run(
+                registry,
+                new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false),
+                operation,
+                json);
+    }
+
     @SuppressWarnings("unchecked")
-    private static <I> Object run(OperationRegistry registry, String operation, String json) {
+    private static <I> Object run(OperationRegistry registry, RequestContext asked, String operation, String json) {
         String target = operation.startsWith("Partita.") ? operation : PREFIX + operation;
         OperationHandler<I, ?> handler = (OperationHandler<I, ?>) registry.find(target);
-        RequestContext context =
-                new RequestContext("r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), target, false);
+        RequestContext context = new RequestContext(
+                asked.requestId(),
+                asked.region(),
+                asked.accountId(),
+                asked.host(),
+                asked.clock(),
+                target,
+                false,
+                asked.cutByRanges());
         return handler.handle(context, DynamoJson.decode(json.getBytes(StandardCharsets.UTF_8), handler.inputType()));
     }
 
@@ -298,6 +313,78 @@ class HashRangeRefusalsTest {
                     "TagResource",
                     "{\"ResourceArn\":\"" + arn + "\",\"Tags\":[{\"Key\":\"k\",\"Value\":\"v\"}]}");
             assertThat(storage.tables().find("tbl").metadata().tags()).containsEntry("k", "v");
+        }
+    }
+
+    /**
+     * What is not cut by ranges yet (a backup, PITR, an UpdateTable of GSIs or a stream) is checked as on any table
+     * first, DynamoDB's errors answered as DynamoDB answers them, and refused only then: on a store holding a range,
+     * or when the node that sent it marked it so (CutTables.HEADER, a table whose store records no range).
+     */
+    @Test
+    void whatIsNotCutYetIsCheckedFirstThenRefused() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("cut").withHashRange(new HashRange(0, Long.MAX_VALUE)));
+            storage.tables().create(KeyedTables.byId("whole"));
+            OperationRegistry registry = new OperationRegistry()
+                    .register("CreateBackup", new io.partita.server.op.table.CreateBackupHandler(storage))
+                    .register(
+                            "UpdateContinuousBackups",
+                            new io.partita.server.op.table.UpdateContinuousBackupsHandler(storage))
+                    .register("UpdateTable", new io.partita.server.op.table.UpdateTableHandler(storage));
+            String[][] checkedFirst = {
+                {"CreateBackup", "{\"TableName\":\"cut\",\"BackupName\":\"ab\"}", "backupName"},
+                {
+                    "UpdateContinuousBackups",
+                    "{\"TableName\":\"cut\",\"PointInTimeRecoverySpecification\":"
+                            + "{\"PointInTimeRecoveryEnabled\":false,\"RecoveryPeriodInDays\":5}}",
+                    "Cannot specify RecoveryPeriodInDays"
+                },
+                {
+                    "UpdateTable",
+                    "{\"TableName\":\"cut\",\"AttributeDefinitions\":"
+                            + "[{\"AttributeName\":\"g\",\"AttributeType\":\"S\"}],"
+                            + "\"GlobalSecondaryIndexUpdates\":[{\"Create\":{\"IndexName\":\"gidx\",\"KeySchema\":"
+                            + "[{\"AttributeName\":\"nope\",\"KeyType\":\"HASH\"}],\"Projection\":"
+                            + "{\"ProjectionType\":\"ALL\"}}}]}",
+                    "Some index key attribute have no definition"
+                }
+            };
+            for (String[] r : checkedFirst) {
+                assertThatThrownBy(() -> run(registry, r[0], r[1]))
+                        .as(r[0] + ", its own error first")
+                        .isInstanceOf(ApiException.class)
+                        .hasMessageContaining(r[2])
+                        .hasMessageNotContaining("does not run");
+            }
+            String[][] refused = {
+                {"CreateBackup", "{\"TableName\":\"%s\",\"BackupName\":\"fine\"}"},
+                {
+                    "UpdateContinuousBackups",
+                    "{\"TableName\":\"%s\",\"PointInTimeRecoverySpecification\":{\"PointInTimeRecoveryEnabled\":true}}"
+                },
+                {
+                    "UpdateTable",
+                    "{\"TableName\":\"%s\",\"StreamSpecification\":{\"StreamEnabled\":true,"
+                            + "\"StreamViewType\":\"NEW_IMAGE\"}}"
+                }
+            };
+            RequestContext marked = new RequestContext(
+                    "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false, true);
+            for (String[] r : refused) {
+                assertThatThrownBy(() -> run(registry, r[0], r[1].formatted("cut")))
+                        .as(r[0] + " on a store holding a range")
+                        .isInstanceOfSatisfying(
+                                ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.VALIDATION))
+                        .hasMessageContaining("does not run " + r[0]);
+                assertThatThrownBy(() -> run(registry, marked, r[0], r[1].formatted("whole")))
+                        .as(r[0] + " marked by the node that sent it")
+                        .hasMessageContaining("does not run " + r[0]);
+            }
+            assertThat(storage.backups().all()).isEmpty();
+            assertThat(storage.tables().find("cut").metadata().pitrEnabled()).isFalse();
+            assertThat(storage.tables().find("whole").metadata().pitrEnabled()).isFalse();
+            run(registry, "CreateBackup", refused[0][1].formatted("whole"));
         }
     }
 

@@ -19,11 +19,30 @@ public final class Partition {
     final AtomicBoolean splitting = new AtomicBoolean();
     /** A size split found no cut that keeps every key whole; retry only once the partition has grown past this. */
     volatile long noSizeSplitBelow;
+    /** Whether a split for more throughput made this partition (a raise of the table's), not one for size or heat. */
+    private final boolean forThroughput;
 
     Partition(String id, long start, long end, String parentId, PartitionThroughput throughput, long sizeBytes) {
+        this(id, start, end, parentId, throughput, sizeBytes, false);
+    }
+
+    Partition(
+            String id,
+            long start,
+            long end,
+            String parentId,
+            PartitionThroughput throughput,
+            long sizeBytes,
+            boolean forThroughput) {
         this.throughput = throughput;
         this.sizeBytes = new AtomicLong(sizeBytes);
         this.shard = new FeedShard(id, start, end, parentId);
+        this.forThroughput = forThroughput;
+    }
+
+    /** Whether a split for a raise of the table's throughput made this partition ({@link #forThroughput}). */
+    public boolean forThroughput() {
+        return forThroughput;
     }
 
     public String id() {

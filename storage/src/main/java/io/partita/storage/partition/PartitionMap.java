@@ -64,7 +64,8 @@ public final class PartitionMap {
     public List<TablePartitions.PersistedPartition> persistable() {
         List<TablePartitions.PersistedPartition> out = new ArrayList<>(partitions.length);
         for (Partition p : partitions) {
-            out.add(new TablePartitions.PersistedPartition(p.id(), p.start(), p.end(), p.parentId()));
+            out.add(new TablePartitions.PersistedPartition(
+                    p.id(), p.start(), p.end(), p.parentId(), p.forThroughput() ? Boolean.TRUE : null));
         }
         return out;
     }
@@ -117,15 +118,17 @@ public final class PartitionMap {
     }
 
     /**
-     * The hashes in {@code (first, last]} (unsigned) at which a split cut a partition in two halves that are both
-     * still partitions: each the first hash of a partition whose neighbour before it has the same parent. A cut whose
-     * halves split again no longer shows; the cuts of a table's first partitions never do.
+     * The hashes in {@code (first, last]} (unsigned) at which a split for size or heat cut a partition in two halves
+     * that are both still partitions: each the first hash of a partition whose neighbour before it has the same parent.
+     * A cut whose halves split again no longer shows; the cuts of a table's first partitions never do, nor those of a
+     * split for a raise of the table's throughput ({@link Partition#forThroughput}).
      */
     public List<Long> splitCuts(long first, long last) {
         List<Long> out = new ArrayList<>();
         for (int i = 1; i < partitions.length; i++) {
             Partition p = partitions[i];
             if (p.parentId() != null
+                    && !p.forThroughput()
                     && p.parentId().equals(partitions[i - 1].parentId())
                     && Long.compareUnsigned(p.start(), first) > 0
                     && Long.compareUnsigned(p.start(), last) <= 0) {

@@ -80,7 +80,13 @@ public final class TablePartitions {
         } else {
             for (PersistedPartition p : persisted) {
                 parts.add(new Partition(
-                        p.id(), p.start(), p.end(), p.parentId(), newThroughput(persisted.size(), now), 0));
+                        p.id(),
+                        p.start(),
+                        p.end(),
+                        p.parentId(),
+                        newThroughput(persisted.size(), now),
+                        0,
+                        Boolean.TRUE.equals(p.forThroughput())));
             }
             nextId = persistedNextId;
         }
@@ -346,10 +352,23 @@ public final class TablePartitions {
         }
         long now = config.clock().millis();
         int n = map.size() + 1;
+        boolean forThroughput = reason == SplitReason.THROUGHPUT;
         Partition left = new Partition(
-                Integer.toString(nextId++), parent.start(), at - 1, parent.id(), childThroughput(parent, n, now), 0);
+                Integer.toString(nextId++),
+                parent.start(),
+                at - 1,
+                parent.id(),
+                childThroughput(parent, n, now),
+                0,
+                forThroughput);
         Partition right = new Partition(
-                Integer.toString(nextId++), at, parent.end(), parent.id(), childThroughput(parent, n, now), 0);
+                Integer.toString(nextId++),
+                at,
+                parent.end(),
+                parent.id(),
+                childThroughput(parent, n, now),
+                0,
+                forThroughput);
         PartitionMap next = map.replace(parent, left, right);
         // Saved before anyone can use it: a write that found a child commits records under the child's number, which
         // must still be the child's after a crash, and the next split must not hand the children's ids out again.
@@ -461,7 +480,15 @@ public final class TablePartitions {
     }
 
     /** A partition's range as stored in the {@code stats} column family. */
-    public record PersistedPartition(String id, long start, long end, String parentId) {}
+    /**
+     * A partition as its table's map is stored: {@code forThroughput} true for one a raise of the table's throughput
+     * split off (absent, null, otherwise and in maps stored before it was kept).
+     */
+    public record PersistedPartition(String id, long start, long end, String parentId, Boolean forThroughput) {
+        public PersistedPartition(String id, long start, long end, String parentId) {
+            this(id, start, end, parentId, null);
+        }
+    }
 
     /** Sums up this table's throttles since its last log line, once a minute has passed ({@link ThrottleLog#flush}). */
     public void flushThrottleLog(long nowMillis) {

@@ -344,6 +344,18 @@ class TablePartitionsTest {
         t.reconfigure(provisioned(5, 3500));
         assertThat(t.map().size()).isEqualTo(4);
         assertThat(t.splits()).allMatch(s -> s.reason() == TablePartitions.SplitReason.THROUGHPUT);
+        // Made for throughput, kept so in the stored map: no range of a cluster moves for them (splitCuts).
+        assertThat(t.map().partitions()).allMatch(Partition::forThroughput);
+        assertThat(t.map().splitCuts(0, -1L)).isEmpty();
+        TablePartitions loaded = new TablePartitions(
+                provisioned(5, 3500),
+                config().withClock(clock),
+                listener,
+                t.map().persistable(),
+                null,
+                7,
+                0);
+        assertThat(loaded.map().partitions()).allMatch(Partition::forThroughput);
     }
 
     @Test

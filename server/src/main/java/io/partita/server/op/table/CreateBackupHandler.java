@@ -41,6 +41,7 @@ public final class CreateBackupHandler implements OperationHandler<CreateBackupI
         if (t == null) {
             throw new ApiException(ErrorCode.TABLE_NOT_FOUND, "Table not found: " + name);
         }
+        io.partita.server.op.CutTables.refuse(context, t.metadata(), "CreateBackup");
         Backup b = storage.backups().create(t, in.backupName());
         var details = Backups.details(context, b, "CREATING");
         return new CreateBackupOutput(details);

@@ -81,6 +81,7 @@ public final class RestoreTableToPointInTimeHandler
         if (storage.tables().find(in.targetTableName()) != null) {
             throw new ApiException(ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + in.targetTableName());
         }
+        io.partita.server.op.CutTables.refuse(context, source.metadata(), "RestoreTableToPointInTime");
         // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
         Table t = Restores.made(
                 placement,

@@ -43,14 +43,15 @@ public final class UpdateContinuousBackupsHandler
         }
         c.check();
         Table t = ContinuousBackups.table(context, storage, in.tableName());
+        if (!spec.pointInTimeRecoveryEnabled() && spec.recoveryPeriodInDays() != null) {
+            throw ApiException.validation(
+                    "Invalid Request: Cannot specify RecoveryPeriodInDays when disabling point-in-time recovery.");
+        }
+        io.partita.server.op.CutTables.refuse(context, t.metadata(), "UpdateContinuousBackups");
         if (spec.pointInTimeRecoveryEnabled()) {
             int days = spec.recoveryPeriodInDays() == null ? PointInTimeRecovery.MAX_DAYS : spec.recoveryPeriodInDays();
             storage.pitr().enable(t, days);
         } else {
-            if (spec.recoveryPeriodInDays() != null) {
-                throw ApiException.validation("Invalid Request: Cannot specify RecoveryPeriodInDays when disabling"
-                        + " point-in-time recovery.");
-            }
             storage.pitr().disable(t);
         }
         return ContinuousBackups.describe(

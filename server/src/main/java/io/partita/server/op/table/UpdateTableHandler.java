@@ -140,6 +140,12 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         } else if (in.billingMode() != null) {
             GsiUpdates.none().checkBillingSwitch(current.metadata(), in.billingMode());
         }
+        if ((gsis != null && !gsis.isEmpty())
+                || (streamChange && Boolean.TRUE.equals(in.streamSpecification().streamEnabled()))) {
+            // Checked as on any table first: on one cut by ranges, not run yet.
+            io.partita.server.op.CutTables.refuse(
+                    context, current.metadata(), "UpdateTable with global secondary indexes, a stream or replicas");
+        }
         boolean onlyStreamOrIndexes = !throughputChange
                 && !maximumsChange
                 && in.deletionProtectionEnabled() == null
