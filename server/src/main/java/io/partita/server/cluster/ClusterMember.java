@@ -925,7 +925,8 @@ public final class ClusterMember implements AutoCloseable {
      * account's group placed it) run from here ({@link #runRanged}), as do its batches and transactions ({@link
      * #cutByKey}, each key to its range's group: {@link #runSpread}); another request over several tables, or one that
      * is not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any other (the descriptions of its settings,
-     * its tags) goes to its first group.
+     * its tags) goes to its first group. Of those not cut yet, the ones with checks of their own ({@link
+     * RangeSpread#CHECKED_THEN_REFUSED}) run from here too, to be checked and refused by its first group.
      */
     private Routed rangeRouted(
             io.netty.handler.codec.http.FullHttpRequest request, String target, TableRoute tables, Group home) {
@@ -1229,6 +1230,10 @@ public final class ClusterMember implements AutoCloseable {
         if (found == null) {
             return java.util.concurrent.CompletableFuture.completedFuture(
                     BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+        }
+        if ((found.isEmpty() || !found.get().live()) && RangeSpread.CHECKED_THEN_REFUSED.contains(operation)) {
+            // Not a table cut by ranges: run as on any other table (a restore from its source: runRestore).
+            return null;
         }
         if (found.isEmpty() || !found.get().live()) {
             // Routed here as a table cut by ranges, and no longer (deleted a moment ago, say): sent again, it goes
@@ -4127,9 +4132,9 @@ public final class ClusterMember implements AutoCloseable {
                 || held.last() != range.last()) {
             return null;
         }
-        // The highest: a raise of the throughput splits partitions and their halves, whose parents' cuts no longer
-        // show (PartitionMap.splitCuts); moving from the highest keeps the lower ones in the range, seen by the next
-        // pass, rather than in a new group whose store makes the table anew.
+        // The highest: a cut whose halves split again no longer shows (PartitionMap.splitCuts); moving from the
+        // highest keeps the lower ones in the range, seen by the next pass, rather than in a new group whose store
+        // makes the table anew.
         Long best = null;
         for (long cut : t.partitions().map().splitCuts(held.first(), held.last())) {
             if (best == null || Long.compareUnsigned(cut, best) > 0) {

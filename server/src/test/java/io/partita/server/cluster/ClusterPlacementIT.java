@@ -1820,8 +1820,11 @@ class ClusterPlacementIT {
                         .items())
                 .extracting(i -> i.get("pk").s() + "/" + i.get("sk").n())
                 .containsExactly(inOrder.get(0), inOrder.get(1), inOrder.get(10), inOrder.get(11));
-        // What is not cut by ranges yet is refused, and changes nothing.
+        // What is not cut by ranges yet is refused, and changes nothing; a request's own error comes first.
         assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("b")))
+                .isInstanceOf(DynamoDbException.class)
+                .hasMessageContaining("backupName");
+        assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("hot-backup")))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("does not run CreateBackup on table hot yet");
         assertThatThrownBy(() -> as(0, 0).updateTable(r -> r.tableName("hot")
