@@ -17,7 +17,25 @@ public final class CutTables {
      */
     public static final String HEADER = "x-partita-cut-by-ranges";
 
+    /** The operations whose handlers {@link #refuse}: only theirs look for {@link #HEADER}. */
+    private static final java.util.Set<String> CHECKED = java.util.Set.of(
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "CreateBackup",
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "UpdateContinuousBackups",
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime",
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "UpdateTable");
+
     private CutTables() {}
+
+    /**
+     * Whether a request to {@code target}, with the headers of {@code signed} (null for one made inside the server),
+     * is marked as one on a table cut by ranges ({@link #HEADER}). Any other operation's is not looked at: one set
+     * lookup per request.
+     */
+    public static boolean marked(String target, io.partita.server.auth.SigV4Verifier.Request signed) {
+        return signed != null
+                && CHECKED.contains(target)
+                && !signed.header(HEADER).isEmpty();
+    }
 
     /**
      * Refuses {@code operation} on table {@code m} when it is cut by ranges: marked so by the node that sent it, or

@@ -142,10 +142,7 @@ public final class Dispatcher {
                 clock,
                 request.target(),
                 registries != null,
-                request.signed() != null
-                        && !request.signed()
-                                .header(io.partita.server.op.CutTables.HEADER)
-                                .isEmpty());
+                io.partita.server.op.CutTables.marked(request.target(), request.signed()));
         // Counted once answered, in the caller's account: a request deferred to a worker is counted there.
         RequestMetrics.Operation metrics = operations.metrics().of(request.target());
         long start = System.nanoTime();
