@@ -339,6 +339,7 @@ public final class PartitaServer implements AutoCloseable {
                 .register("Query", new QueryHandler(storage, cache))
                 .register("Scan", new ScanHandler(storage, cache))
                 .registerPartita("ScanRange", ScanHandler.ofRange(storage, cache))
+                .registerPartita("QueryIndexRange", QueryHandler.ofRange(storage, cache))
                 .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
                 .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage))
                 .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage))

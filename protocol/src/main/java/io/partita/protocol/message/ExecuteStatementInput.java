@@ -14,6 +14,9 @@ import java.util.List;
  *     list or an {@code OR}), the index of the one value whose Query the group runs; null for the first share of a
  *     page, which the group answers with the values' hashes instead; ExecuteStatement ignores it
  * @param partitaHashRange {@code Partita.SelectRange} only: as a {@code Partita.ScanRange}'s ({@link ScanInput})
+ * @param partitaMergeIndex {@code Partita.SelectRange} only: true for a group's page of a SELECT that reads a global
+ *     secondary index by its key, whose rows are in every group: the group reads those of the items of {@code
+ *     partitaHashRange} and names each ({@link ExecuteStatementOutput#partitaEntries}); ExecuteStatement ignores it
  */
 public record ExecuteStatementInput(
         String statement,
@@ -26,4 +29,5 @@ public record ExecuteStatementInput(
         Long partitaPageBytes,
         Boolean partitaLaterShare,
         Integer partitaValue,
-        String partitaHashRange) {}
+        String partitaHashRange,
+        Boolean partitaMergeIndex) {}

@@ -19,6 +19,12 @@ import java.util.Map;
  *     {@code Limit} counts; null otherwise
  * @param partitaValueHashes {@code Partita.SelectRange} only, of a SELECT of several partition key values: the hash of
  *     each value, in the order its Queries run, where the walk sends each value's share; null otherwise
+ * @param partitaEntries {@code Partita.SelectRange} only, of a group's page of a SELECT of a global secondary index by
+ *     its key: each row read, as a {@code Partita.QueryIndexRange}'s ({@link ReadPageOutput#partitaEntries}); null
+ *     otherwise
+ * @param partitaIndexForward {@code Partita.SelectRange} only: of a SELECT that reads a global secondary index by its
+ *     key, whether it reads it in the index's order (false: backwards); the first page of a walk answers it alone,
+ *     for the walking node to ask every group at once; null for any other SELECT
  */
 public record ExecuteStatementOutput(
         List<Map<String, AttributeValue>> items,
@@ -29,13 +35,40 @@ public record ExecuteStatementOutput(
         String partitaLastScannedToken,
         Long partitaScannedBytes,
         Long partitaScannedCount,
-        List<Long> partitaValueHashes) {
+        List<Long> partitaValueHashes,
+        List<ReadPageOutput.Entry> partitaEntries,
+        Boolean partitaIndexForward) {
+    /** A page of a walk over a table's groups. */
+    public ExecuteStatementOutput(
+            List<Map<String, AttributeValue>> items,
+            String nextToken,
+            ConsumedCapacity consumedCapacity,
+            Map<String, AttributeValue> lastEvaluatedKey,
+            Map<String, AttributeValue> partitaLastScannedKey,
+            String partitaLastScannedToken,
+            Long partitaScannedBytes,
+            Long partitaScannedCount,
+            List<Long> partitaValueHashes) {
+        this(
+                items,
+                nextToken,
+                consumedCapacity,
+                lastEvaluatedKey,
+                partitaLastScannedKey,
+                partitaLastScannedToken,
+                partitaScannedBytes,
+                partitaScannedCount,
+                partitaValueHashes,
+                null,
+                null);
+    }
+
     /** An answer as DynamoDB gives it. */
     public ExecuteStatementOutput(
             List<Map<String, AttributeValue>> items,
             String nextToken,
             ConsumedCapacity consumedCapacity,
             Map<String, AttributeValue> lastEvaluatedKey) {
-        this(items, nextToken, consumedCapacity, lastEvaluatedKey, null, null, null, null, null);
+        this(items, nextToken, consumedCapacity, lastEvaluatedKey, null, null, null, null, null, null, null);
     }
 }

@@ -1037,8 +1037,15 @@ public final class ClusterMember implements AutoCloseable {
             return routedTo(key == null ? ranges.groups().get(0) : ranges.groupOf(key));
         }
         if (RangeSpread.BY_KEY.contains(operation)) {
-            io.partita.protocol.model.AttributeValue key = TableRanges.partitionKey(
-                    operation, io.netty.buffer.ByteBufUtil.getBytes(request.content()), ranges.key(), keyConditions);
+            byte[] body = io.netty.buffer.ByteBufUtil.getBytes(request.content());
+            io.partita.protocol.model.AttributeValue key =
+                    TableRanges.partitionKey(operation, body, ranges.key(), keyConditions);
+            if (key == null && whole && operation.equals("Query") && RangeSpread.namesIndex(body)) {
+                // A Query of an index that binds no one value of the table's partition key: a global secondary index's,
+                // whose rows are in every group, merged here (RangeSpread.queryIndex). (One that binds it reads the
+                // items of that key alone, all in its range's group: an LSI's, or a GSI's keyed by it too.)
+                return new Routed(null, null, true);
+            }
             return routedTo(key == null ? ranges.groups().get(0) : ranges.groupOf(key));
         }
         if (operation.equals("ImportTable")) {
@@ -1207,6 +1214,7 @@ public final class ClusterMember implements AutoCloseable {
         String operation = operationOf(target);
         if (operation == null
                 || !(operation.equals("Scan")
+                        || operation.equals("Query")
                         || operation.equals("ExecuteStatement")
                         || operation.equals("DescribeTable")
                         || RangeSpread.EVERY.contains(operation)
@@ -1245,6 +1253,9 @@ public final class ClusterMember implements AutoCloseable {
         RangeSpread.Sender sender = (group, shareTarget, body) -> sendTo(request, caller, group, shareTarget, body);
         if (operation.equals("Scan")) {
             return RangeSpread.scan(request.body(), ranges, sender);
+        }
+        if (operation.equals("Query")) {
+            return RangeSpread.queryIndex(request.body(), ranges, sender); // a GSI's of every range (rangeRouted)
         }
         if (operation.equals("ExecuteStatement")) {
             return RangeSpread.select(request.body(), ranges, sender); // a SELECT of every range (rangeRouted)

@@ -347,6 +347,7 @@ final class ClusterRouter implements AutoCloseable {
             TARGET_PREFIX + "DescribeTable",
             io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "CheckBatchWriteItem",
             io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "ScanRange",
+            io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "QueryIndexRange",
             io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "SelectRange");
     /** At most this many idle connections are kept to one address by one event loop; more are closed. */
     private static final int KEPT_PER_ADDRESS = 16;

@@ -38,6 +38,12 @@ final class RangeSpread {
      */
     static final String SELECT_RANGE = OperationRegistry.PARTITA_PREFIX + "SelectRange";
 
+    /**
+     * A Query of a global secondary index in one group, whose page reads the rows of that group's items alone and
+     * names each ({@code PartitaEntries}): {@link #queryIndex} merges every group's.
+     */
+    static final String QUERY_INDEX_RANGE = OperationRegistry.PARTITA_PREFIX + "QueryIndexRange";
+
     /** How long a change that every group must make is sent again to a group that did not answer. */
     static final long EVERY_GROUP_MILLIS = 25_000;
 
@@ -111,8 +117,9 @@ final class RangeSpread {
             Set.of("CreateBackup", "UpdateContinuousBackups", "RestoreTableToPointInTime");
 
     /**
-     * Why UpdateTable's {@code body} is refused on such a table, or null: a change of its global secondary indexes,
-     * its stream or its replicas, which are not cut by ranges yet.
+     * Why UpdateTable's {@code body} is refused on such a table, or null: a change of its stream or its replicas, which
+     * are not cut by ranges yet. (A global secondary index made or deleted goes to every group, each backfilling the
+     * rows of its own items: DescribeTable shows it {@code CREATING} until every group's is {@code ACTIVE}.)
      */
     static ApiException refusedUpdate(byte[] body, String table) {
         ObjectNode root = BatchSpread.object(body);
@@ -120,10 +127,9 @@ final class RangeSpread {
             return null; // the first group answers its error
         }
         JsonNode stream = root.get("StreamSpecification");
-        if (nonEmpty(root.get("GlobalSecondaryIndexUpdates"))
-                || nonEmpty(root.get("ReplicaUpdates"))
+        if (nonEmpty(root.get("ReplicaUpdates"))
                 || (stream != null && stream.path("StreamEnabled").asBoolean(false))) {
-            return notYet("UpdateTable with global secondary indexes, a stream or replicas", table);
+            return notYet("UpdateTable with a stream or replicas", table);
         }
         return null;
     }
@@ -198,8 +204,9 @@ final class RangeSpread {
 
     /**
      * A CreateTable of the table a DescribeTable answer {@code described} describes: its name, keys, attribute
-     * definitions, local secondary indexes, billing and capacity (on-demand maximums, warm throughput), class and
-     * deletion protection; null for an answer that describes none. (Its tags and encryption settings are the first
+     * definitions, secondary indexes (a global one's capacity and on-demand maximums too; not one being deleted),
+     * billing and capacity (on-demand maximums, warm throughput), class and deletion protection; null for an answer that
+     * describes none. (Its tags and encryption settings are the first
      * group's to describe.)
      */
     static byte[] createOf(byte[] described) {
@@ -246,6 +253,34 @@ final class RangeSpread {
                         .<ObjectNode>set("KeySchema", l.get("KeySchema"))
                         .set("Projection", l.get("Projection"));
             }
+        }
+        ArrayNode globals = JSON.createArrayNode();
+        for (JsonNode g : t.path("GlobalSecondaryIndexes")) {
+            if (g.path("IndexStatus").asText("").equals("DELETING")) {
+                continue;
+            }
+            ObjectNode index = globals.addObject()
+                    .put("IndexName", g.path("IndexName").asText())
+                    .<ObjectNode>set("KeySchema", g.get("KeySchema"))
+                    .set("Projection", g.get("Projection"));
+            if (billing.equals("PROVISIONED")) {
+                index.putObject("ProvisionedThroughput")
+                        .put(
+                                "ReadCapacityUnits",
+                                g.path("ProvisionedThroughput")
+                                        .path("ReadCapacityUnits")
+                                        .asLong())
+                        .put(
+                                "WriteCapacityUnits",
+                                g.path("ProvisionedThroughput")
+                                        .path("WriteCapacityUnits")
+                                        .asLong());
+            } else if (g.has("OnDemandThroughput")) {
+                index.set("OnDemandThroughput", g.get("OnDemandThroughput"));
+            }
+        }
+        if (!globals.isEmpty()) {
+            out.set("GlobalSecondaryIndexes", globals);
         }
         if (t.has("TableClassSummary")) {
             out.set("TableClass", t.get("TableClassSummary").get("TableClass"));
@@ -370,17 +405,62 @@ final class RangeSpread {
                 sum[0] += index.path("ItemCount").asLong(0);
                 sum[1] += index.path("IndexSizeBytes").asLong(0);
             }
+            java.util.Set<String> theirs = new java.util.HashSet<>();
+            for (JsonNode index : t.path("GlobalSecondaryIndexes")) {
+                String name = index.path("IndexName").asText();
+                theirs.add(name);
+                long[] sum = indexes.computeIfAbsent(name, n -> new long[2]);
+                sum[0] += index.path("ItemCount").asLong(0);
+                sum[1] += index.path("IndexSizeBytes").asLong(0);
+                if (globalOf(table, name) instanceof ObjectNode mine) {
+                    slowest(mine, index);
+                }
+            }
+            for (JsonNode index : table.path("GlobalSecondaryIndexes")) {
+                if (index instanceof ObjectNode mine
+                        && !theirs.contains(mine.path("IndexName").asText())
+                        && mine.path("IndexStatus").asText("").equals("ACTIVE")) {
+                    mine.put("IndexStatus", "CREATING"); // an UpdateTable that has not reached this group yet
+                }
+            }
         }
         table.put("ItemCount", items);
         table.put("TableSizeBytes", bytes);
-        for (JsonNode index : table.path("LocalSecondaryIndexes")) {
-            long[] sum = indexes.get(index.path("IndexName").asText());
-            if (sum != null && index instanceof ObjectNode o) {
-                o.put("ItemCount", o.path("ItemCount").asLong(0) + sum[0]);
-                o.put("IndexSizeBytes", o.path("IndexSizeBytes").asLong(0) + sum[1]);
+        for (String kind : List.of("LocalSecondaryIndexes", "GlobalSecondaryIndexes")) {
+            for (JsonNode index : table.path(kind)) {
+                long[] sum = indexes.get(index.path("IndexName").asText());
+                if (sum != null && index instanceof ObjectNode o) {
+                    o.put("ItemCount", o.path("ItemCount").asLong(0) + sum[0]);
+                    o.put("IndexSizeBytes", o.path("IndexSizeBytes").asLong(0) + sum[1]);
+                }
             }
         }
         return new ClusterRouter.Reply(200, bytes(root));
+    }
+
+    /** The description of global secondary index {@code name} in table description {@code table}, or null. */
+    private static JsonNode globalOf(JsonNode table, String name) {
+        for (JsonNode index : table.path("GlobalSecondaryIndexes")) {
+            if (index.path("IndexName").asText().equals(name)) {
+                return index;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Index description {@code mine} (the first group's) as the slower of it and another group's {@code theirs}: not
+     * {@code ACTIVE} while either is not, and backfilling while either is (a GSI made by an UpdateTable is each
+     * group's rows of its own items, and readable once every group has backfilled them).
+     */
+    private static void slowest(ObjectNode mine, JsonNode theirs) {
+        String status = theirs.path("IndexStatus").asText("ACTIVE");
+        if (!status.equals("ACTIVE") && mine.path("IndexStatus").asText("").equals("ACTIVE")) {
+            mine.put("IndexStatus", status);
+        }
+        if (theirs.path("Backfilling").asBoolean(false)) {
+            mine.put("Backfilling", true);
+        }
     }
 
     /**
@@ -402,7 +482,10 @@ final class RangeSpread {
         int to = ranges.groups().size() - 1;
         JsonNode segment = root.get("Segment");
         JsonNode total = root.get("TotalSegments");
-        if (segment != null && segment.canConvertToInt() && total != null && total.canConvertToInt()) {
+        // A global secondary index's segment is a slice of its own hash space, whose rows are in every group: its walk
+        // goes over them all. (So does an LSI's, whose groups outside the slice read nothing.)
+        boolean index = root.hasNonNull("IndexName");
+        if (!index && segment != null && segment.canConvertToInt() && total != null && total.canConvertToInt()) {
             int s = segment.asInt();
             int n = total.asInt();
             if (n > 0 && s >= 0 && s < n) {
@@ -418,6 +501,141 @@ final class RangeSpread {
         Long left = limit != null && limit.canConvertToLong() ? limit.asLong() : null;
         Walk walk = new Walk(root, ranges, sender, Math.min(from, to), to, left, false);
         return walk.page(walk.from, true);
+    }
+
+    /** Whether Query {@code body} names an index ({@code IndexName}). */
+    static boolean namesIndex(byte[] body) {
+        ObjectNode root = BatchSpread.object(body);
+        return root != null && root.path("IndexName").isTextual();
+    }
+
+    /**
+     * A Query of a global secondary index of a table of {@code ranges} (one that binds no one value of the table's
+     * partition key): every group asked at once for its page ({@link #QUERY_INDEX_RANGE}: the request's own, with its
+     * {@code Limit} and start key, reading the rows of the items of the range the record gives the group, which it
+     * refuses when its store holds another), the pages merged in the index's order ({@link #mergeIndexPages}). The
+     * first refusal in the groups' order is the answer (each group checks the request as the first does).
+     */
+    static CompletableFuture<ClusterRouter.Reply> queryIndex(byte[] body, TableRanges ranges, Sender sender) {
+        ObjectNode root = BatchSpread.object(body);
+        if (root == null) {
+            return sender.send(ranges.groups().get(0), QUERY_INDEX_RANGE, body); // its error
+        }
+        root.remove("PartitaHashRange"); // the merge's to set, never a client's
+        return all(ranges.groups(), g -> {
+                    ObjectNode share = root.deepCopy();
+                    share.put("PartitaHashRange", io.partita.server.op.query.ScanHandler.text(ranges.rangeOf(g)));
+                    return sender.send(g, QUERY_INDEX_RANGE, bytes(share));
+                })
+                .thenApply(replies -> {
+                    List<ObjectNode> pages = new ArrayList<>(replies.size());
+                    for (ClusterRouter.Reply reply : replies) {
+                        ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
+                        if (page == null) {
+                            return reply; // a refusal, or a group that did not answer
+                        }
+                        if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
+                            // A store that records no range (a table cut before 2026-12-07) reads every row it has.
+                            return new ClusterRouter.Reply(
+                                    400,
+                                    bytes(JSON.createObjectNode()
+                                            .put("__type", "com.amazon.coral.validate#ValidationException")
+                                            .put(
+                                                    "message",
+                                                    "Partita's cluster cannot query a global secondary index of"
+                                                            + " a table cut by hash ranges before 2026-12-07")));
+                        }
+                        pages.add(page);
+                    }
+                    return new ClusterRouter.Reply(200, bytes(mergeIndexPages(root, pages)));
+                });
+    }
+
+    /**
+     * The groups' {@code pages} of Query {@code request} on a global secondary index, merged as one store's page
+     * would read its rows: in the index's order (each row's {@code Position}, its key in the index's store, the same in
+     * every group), up to the earliest last row of a page that stopped short (a group's rows after it are not known),
+     * the {@code Limit} rows or a megabyte read ({@link #PAGE_BYTES}, the row that passes it included); then filtered
+     * as each group found (its {@code Items} are its matched rows', in order). The answer goes on after its last row
+     * whenever it stopped before the groups' ends (its {@code LastEvaluatedKey}, which every group takes as the next
+     * page's start); its units are those of the rows it kept, rounded up once, as one store's would be.
+     */
+    static ObjectNode mergeIndexPages(ObjectNode request, List<ObjectNode> pages) {
+        boolean forward = request.path("ScanIndexForward").asBoolean(true);
+        JsonNode limitNode = request.get("Limit");
+        Long limit = limitNode != null && limitNode.canConvertToLong() ? limitNode.asLong() : null;
+        boolean countOnly = "COUNT".equals(request.path("Select").asText(""));
+        record Row(byte[] position, JsonNode key, long bytes, boolean matched, JsonNode item) {}
+        java.util.Comparator<Row> order = (a, b) -> java.util.Arrays.compareUnsigned(a.position(), b.position());
+        if (!forward) {
+            order = order.reversed();
+        }
+        List<Row> rows = new ArrayList<>();
+        Row bound = null;
+        ObjectNode consumed = null;
+        for (ObjectNode page : pages) {
+            java.util.Iterator<JsonNode> items = page.path("Items").iterator();
+            Row last = null;
+            for (JsonNode e : page.path("PartitaEntries")) {
+                boolean matched = e.path("Matched").asBoolean(false);
+                JsonNode item = matched && items.hasNext() ? items.next() : null;
+                last = new Row(
+                        java.util.Base64.getDecoder().decode(e.path("Position").asText()),
+                        e.get("Key"),
+                        e.path("Bytes").asLong(0),
+                        matched,
+                        item);
+                rows.add(last);
+            }
+            JsonNode stopped = page.get("LastEvaluatedKey");
+            if (stopped != null
+                    && !stopped.isNull()
+                    && last != null
+                    && (bound == null || order.compare(last, bound) < 0)) {
+                bound = last;
+            }
+            if (page.get("ConsumedCapacity") instanceof ObjectNode units) {
+                consumed = consumed == null ? units : add(consumed, units);
+            }
+        }
+        rows.sort(order);
+        ArrayNode items = JSON.createArrayNode();
+        long taken = 0;
+        long count = 0;
+        long bytes = 0;
+        JsonNode lastKey = null;
+        boolean stopped = bound != null;
+        for (Row row : rows) {
+            if (bound != null && order.compare(row, bound) > 0) {
+                break;
+            }
+            taken++;
+            bytes += row.bytes();
+            lastKey = row.key();
+            if (row.matched()) {
+                count++;
+                if (!countOnly && row.item() != null) {
+                    items.add(row.item());
+                }
+            }
+            if ((limit != null && taken >= limit) || bytes >= PAGE_BYTES) {
+                stopped = true;
+                break;
+            }
+        }
+        ObjectNode out = JSON.createObjectNode();
+        if (!countOnly) {
+            out.set("Items", items);
+        }
+        out.put("Count", count);
+        out.put("ScannedCount", taken);
+        if (stopped && lastKey != null) {
+            out.set("LastEvaluatedKey", lastKey);
+        }
+        if (consumed != null) {
+            out.set("ConsumedCapacity", roundedOnce(consumed, CapacityUnits.read(bytes, false)));
+        }
+        return out;
     }
 
     /**
@@ -451,6 +669,70 @@ final class RangeSpread {
         Long left = limit != null && limit.canConvertToLong() ? limit.asLong() : null;
         Walk walk = new Walk(root, ranges, sender, from, ranges.groups().size() - 1, left, true);
         return walk.page(walk.from, true);
+    }
+
+    /**
+     * A SELECT of a global secondary index by its key on a table of {@code ranges} ({@code forward}: in the index's
+     * order, else backwards), as {@link #queryIndex} runs a Query of it: every group asked at once for the page of the
+     * rows of its own items ({@link #SELECT_RANGE}, {@code PartitaMergeIndex}), the pages merged ({@link
+     * #mergeIndexPages}: the statement's {@code Limit} counts the rows read, as a single node's does); the answer's
+     * {@code NextToken} goes on after its last row in every group.
+     */
+    private static CompletableFuture<ClusterRouter.Reply> selectIndex(
+            ObjectNode request, TableRanges ranges, Sender sender, boolean forward) {
+        return all(ranges.groups(), g -> {
+                    ObjectNode share = request.deepCopy();
+                    share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange", "PartitaPageBytes"));
+                    share.put("PartitaHashRange", io.partita.server.op.query.ScanHandler.text(ranges.rangeOf(g)));
+                    share.put("PartitaMergeIndex", true);
+                    return sender.send(g, SELECT_RANGE, bytes(share));
+                })
+                .thenApply(replies -> {
+                    List<ObjectNode> pages = new ArrayList<>(replies.size());
+                    for (ClusterRouter.Reply reply : replies) {
+                        ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
+                        if (page == null) {
+                            return reply; // a refusal, or a group that did not answer
+                        }
+                        if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
+                            return BatchSpread.internal(); // each group's share names its rows (StatementRunner)
+                        }
+                        pages.add(page);
+                    }
+                    ObjectNode query = JSON.createObjectNode().put("ScanIndexForward", forward);
+                    JsonNode limit = request.get("Limit");
+                    if (limit != null && limit.canConvertToLong()) {
+                        query.put("Limit", limit.asLong());
+                    }
+                    ObjectNode merged = mergeIndexPages(query, pages);
+                    ObjectNode out = JSON.createObjectNode();
+                    out.set("Items", merged.get("Items"));
+                    if (merged.get("LastEvaluatedKey") instanceof ObjectNode last) {
+                        try {
+                            io.partita.protocol.message.ExecuteStatementInput in = DynamoJson.decode(
+                                    bytes(request), io.partita.protocol.message.ExecuteStatementInput.class);
+                            out.put(
+                                    "NextToken",
+                                    io.partita.server.op.partiql.ExecuteStatementHandler.nextToken(
+                                            keyOf(last), in.statement(), in.parameters()));
+                        } catch (IOException | RuntimeException unreadable) {
+                            return BatchSpread.internal(); // every group read the same request
+                        }
+                        out.set("LastEvaluatedKey", last);
+                    }
+                    if (merged.get("ConsumedCapacity") != null) {
+                        out.set("ConsumedCapacity", merged.get("ConsumedCapacity"));
+                    }
+                    return new ClusterRouter.Reply(200, bytes(out));
+                });
+    }
+
+    /** The item key {@code node} is, as JSON, read. */
+    private static Map<String, AttributeValue> keyOf(ObjectNode node) throws IOException {
+        try (com.fasterxml.jackson.core.JsonParser p = DynamoJson.factory().createParser(bytes(node))) {
+            p.nextToken();
+            return io.partita.protocol.json.AttributeValueCodec.readMap(p, 0);
+        }
     }
 
     /** The first hash of segment {@code segment} of {@code total}, as a single node's Scan cuts the hash space. */
@@ -525,6 +807,14 @@ final class RangeSpread {
             if (statement && first && answer.get("PartitaValueHashes") instanceof ArrayNode hashes) {
                 // A SELECT of several partition key values: each value's Query in its own group, in turn.
                 return new Values(request, ranges, sender, hashes, left).page();
+            }
+            if (statement && first && answer.hasNonNull("PartitaIndexForward")) {
+                // A SELECT of a global secondary index by its key: its rows are in every group, merged in its order.
+                return selectIndex(
+                        request,
+                        ranges,
+                        sender,
+                        answer.get("PartitaIndexForward").asBoolean(true));
             }
             if (answer.get("Items") instanceof ArrayNode page) {
                 items.addAll(page);

@@ -185,11 +185,12 @@ record TableRanges(String key, long[] starts, List<UUID> groups, boolean live, M
     record Statement(Partiql.Statement parsed) {
         /**
          * Whether it reads every range of its table when it binds no partition key: a SELECT without ORDER BY (a
-         * single node scans the table; with ORDER BY, or an EXISTS, it refuses the statement).
+         * single node scans the table; with ORDER BY, or an EXISTS, it refuses the statement), or one of an index (a
+         * global secondary index's rows are in every group, whether it scans it or reads it by its key, in order).
          */
         boolean scans() {
             return parsed instanceof Partiql.Select s
-                    && (s.orderBy() == null || s.orderBy().isEmpty());
+                    && (s.orderBy() == null || s.orderBy().isEmpty() || s.index() != null);
         }
     }
 

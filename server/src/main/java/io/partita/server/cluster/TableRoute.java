@@ -118,6 +118,8 @@ record TableRoute(Kind kind, List<String> tables) {
                 || target.equals(RangeMove.PUT_TOKENS)
                 || target.equals(RangeMove.CLEAR_MOVED)) {
             operation = "PutMovedItems"; // a range move's page of items, sent to the group that takes the range over
+        } else if (target.equals(RangeSpread.QUERY_INDEX_RANGE)) {
+            operation = "Query"; // a group's page of a Query of a global secondary index over a table's hash ranges
         } else if (target.equals(RangeSpread.SELECT_RANGE)) {
             operation = "ExecuteStatement"; // a group's page of a SELECT over a table's hash ranges
         } else if (target.startsWith(DYNAMODB)) {

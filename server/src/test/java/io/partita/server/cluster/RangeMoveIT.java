@@ -85,8 +85,8 @@ class RangeMoveIT {
 
     /**
      * Three nodes, and table {@code moved} cut in two ranges (1,500 write units and 100 read units need two
-     * partitions), with a local secondary index, holding forty partition keys of five items each, put through every
-     * node.
+     * partitions), with a local secondary index and a global one ({@code byG}: {@code g}, {@code v}), holding forty
+     * partition keys of five items each, put through every node, each with {@code g} {@code g0} or {@code g1}.
      */
     @SuppressWarnings("unchecked")
     private void startWithATable() throws Exception {
@@ -107,7 +107,8 @@ class RangeMoveIT {
                         .attributeDefinitions(
                                 a -> a.attributeName("pk").attributeType(ScalarAttributeType.S),
                                 a -> a.attributeName("sk").attributeType(ScalarAttributeType.N),
-                                a -> a.attributeName("v").attributeType(ScalarAttributeType.S))
+                                a -> a.attributeName("v").attributeType(ScalarAttributeType.S),
+                                a -> a.attributeName("g").attributeType(ScalarAttributeType.S))
                         .keySchema(
                                 k -> k.attributeName("pk").keyType(KeyType.HASH),
                                 k -> k.attributeName("sk").keyType(KeyType.RANGE))
@@ -116,6 +117,13 @@ class RangeMoveIT {
                                         k -> k.attributeName("pk").keyType(KeyType.HASH),
                                         k -> k.attributeName("v").keyType(KeyType.RANGE))
                                 .projection(p -> p.projectionType(ProjectionType.ALL)))
+                        .globalSecondaryIndexes(g -> g.indexName("byG")
+                                .keySchema(
+                                        k -> k.attributeName("g").keyType(KeyType.HASH),
+                                        k -> k.attributeName("v").keyType(KeyType.RANGE))
+                                .projection(p -> p.projectionType(ProjectionType.KEYS_ONLY))
+                                .provisionedThroughput(
+                                        p -> p.readCapacityUnits(100L).writeCapacityUnits(100L)))
                         .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
         for (int i = 0; i < 40; i++) {
             for (int j = 0; j < 5; j++) {
@@ -126,7 +134,8 @@ class RangeMoveIT {
                                 .item(Map.of(
                                         "pk", AttributeValue.fromS("k" + k),
                                         "sk", AttributeValue.fromN(Integer.toString(n)),
-                                        "v", AttributeValue.fromS("v" + (9 - n)))));
+                                        "v", AttributeValue.fromS("v" + (9 - n)),
+                                        "g", AttributeValue.fromS("g" + (k % 2)))));
             }
         }
     }
@@ -163,10 +172,109 @@ class RangeMoveIT {
         }
     }
 
+    /**
+     * The rows of global index {@code index} with {@code g} = {@code g0} through node {@code via}, as a client pages
+     * through them (Limit {@code limit}, 0 for none) in the index's order or the reverse: "pk/sk v" each.
+     */
+    private List<String> indexPages(String index, int via, int limit, boolean forward) {
+        List<String> rows = new ArrayList<>();
+        client(via)
+                .queryPaginator(r -> {
+                    r.tableName("moved")
+                            .indexName(index)
+                            .keyConditionExpression("g = :g")
+                            .scanIndexForward(forward)
+                            .expressionAttributeValues(Map.of(":g", AttributeValue.fromS("g0")));
+                    if (limit > 0) {
+                        r.limit(limit);
+                    }
+                })
+                .items()
+                .forEach(i -> rows.add(i.get("pk").s() + "/" + i.get("sk").n() + " "
+                        + i.get("v").s()));
+        return rows;
+    }
+
+    /**
+     * Global index {@code byG} through every node, once each node's groups have indexed every item (eventually
+     * consistent): the hundred rows of {@code g0} once each, in the index's order ({@code v}, then the table's key,
+     * the same whichever node merges and however paged), the reverse backwards, by Query and by PartiQL; a filter's
+     * Count; a Scan of the index walked over the groups, whole and in parallel segments, every row once.
+     */
+    private void globalIndexThrough() throws InterruptedException {
+        ClusterStrictIT.await(
+                "every item in the global index through each node",
+                () -> java.util.stream.IntStream.range(0, 3)
+                        .allMatch(via -> indexPages("byG", via, 0, true).size() == 100));
+        List<String> order = indexPages("byG", 0, 0, true);
+        assertThat(new HashSet<>(order)).hasSize(100);
+        List<String> values =
+                order.stream().map(r -> r.substring(r.indexOf(' ') + 1)).toList();
+        assertThat(values).isSorted().startsWith("v5").endsWith("v9");
+        for (int via = 0; via < 3; via++) {
+            assertThat(indexPages("byG", via, 7, true))
+                    .as("paged by 7 through node %d", via)
+                    .isEqualTo(order);
+            List<String> reversed = new ArrayList<>(order);
+            java.util.Collections.reverse(reversed);
+            assertThat(indexPages("byG", via, 9, false))
+                    .as("backwards through node %d", via)
+                    .isEqualTo(reversed);
+        }
+        // A PartiQL SELECT of the index by its key, merged alike, paged by its Limit.
+        List<String> selected = new ArrayList<>();
+        String next = null;
+        do {
+            String token = next;
+            var page = client(2)
+                    .executeStatement(
+                            r -> r.statement("SELECT pk, sk, v FROM \"moved\".\"byG\" WHERE g = 'g0' ORDER BY v DESC")
+                                    .limit(12)
+                                    .nextToken(token));
+            page.items()
+                    .forEach(i -> selected.add(i.get("pk").s() + "/"
+                            + i.get("sk").n() + " " + i.get("v").s()));
+            next = page.nextToken();
+        } while (next != null && selected.size() <= 200);
+        List<String> backwards = new ArrayList<>(order);
+        java.util.Collections.reverse(backwards);
+        assertThat(selected).as("a SELECT of the index, backwards, by 12").isEqualTo(backwards);
+        var counted = client(1)
+                .query(r -> r.tableName("moved")
+                        .indexName("byG")
+                        .select("COUNT")
+                        .keyConditionExpression("g = :g AND v > :v")
+                        .filterExpression("sk > :zero")
+                        .expressionAttributeValues(Map.of(
+                                ":g", AttributeValue.fromS("g0"),
+                                ":v", AttributeValue.fromS("v5"),
+                                ":zero", AttributeValue.fromN("0"))));
+        assertThat(counted.scannedCount()).as("rows of v6 to v9").isEqualTo(80);
+        assertThat(counted.count()).as("of which sk > 0 (v9 is sk 0)").isEqualTo(60);
+        assertThat(counted.items()).isEmpty();
+        List<String> scanned = new ArrayList<>();
+        client(2)
+                .scanPaginator(r -> r.tableName("moved").indexName("byG").limit(33))
+                .items()
+                .forEach(i -> scanned.add(i.get("pk").s() + "/" + i.get("sk").n()));
+        for (int segment = 0; segment < 3; segment++) {
+            int s = segment;
+            client(s)
+                    .scanPaginator(r ->
+                            r.tableName("moved").indexName("byG").segment(s).totalSegments(3))
+                    .items()
+                    .forEach(
+                            i -> scanned.add(i.get("pk").s() + "/" + i.get("sk").n()));
+        }
+        assertThat(scanned).as("a Scan of the index, then its three segments").hasSize(400);
+        assertThat(new HashSet<>(scanned)).hasSize(200);
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void aRangeMovesToANewGroupUnderWritesWithNothingLostOrDoubled() throws Exception {
         startWithATable();
+        globalIndexThrough();
         // Counters, incremented through every node while the range moves; each acknowledged increment counted.
         int counters = 12;
         Map<String, AtomicLong> acked = new ConcurrentHashMap<>();
@@ -349,6 +457,43 @@ class RangeMoveIT {
         for (int via = 0; via < 3; via++) {
             wholeThrough(via, acked.size() + 2);
         }
+        // The global index's rows moved with their items (each group indexes its own), none left in the source.
+        globalIndexThrough();
+        ClusterStrictIT.await(
+                "the global index's count of rows, its three groups' summed",
+                () -> client(0)
+                                .describeTable(r -> r.tableName("moved"))
+                                .table()
+                                .globalSecondaryIndexes()
+                                .get(0)
+                                .itemCount()
+                        == 200);
+        // A global index made on the table cut by ranges: every group backfills the rows of its own items, and the
+        // index is ACTIVE once every one has.
+        client(1)
+                .updateTable(r -> r.tableName("moved")
+                        .attributeDefinitions(
+                                a -> a.attributeName("g").attributeType(ScalarAttributeType.S),
+                                a -> a.attributeName("sk").attributeType(ScalarAttributeType.N))
+                        .globalSecondaryIndexUpdates(u -> u.create(c -> c.indexName("byGsk")
+                                .keySchema(
+                                        k -> k.attributeName("g").keyType(KeyType.HASH),
+                                        k -> k.attributeName("sk").keyType(KeyType.RANGE))
+                                .projection(p -> p.projectionType(ProjectionType.ALL))
+                                .provisionedThroughput(
+                                        p -> p.readCapacityUnits(50L).writeCapacityUnits(50L)))));
+        ClusterStrictIT.await(
+                "the new global index active",
+                () -> client(2).describeTable(r -> r.tableName("moved")).table().globalSecondaryIndexes().stream()
+                        .anyMatch(g -> g.indexName().equals("byGsk")
+                                && g.indexStatusAsString().equals("ACTIVE")
+                                && !Boolean.TRUE.equals(g.backfilling())));
+        List<String> bySk = indexPages("byGsk", 2, 11, true);
+        assertThat(new HashSet<>(bySk)).as("the new index's rows of g0").hasSize(100);
+        assertThat(bySk.stream()
+                        .map(r -> Integer.parseInt(r.substring(r.indexOf('/') + 1, r.indexOf(' '))))
+                        .toList())
+                .isSorted();
         // No increment lost, none applied twice (one whose answer was lost may have been applied).
         long sum = 0;
         for (var e : acked.entrySet()) {

@@ -555,6 +555,46 @@ class RangeSpreadTest {
     }
 
     @Test
+    void describeSumsEachGlobalIndexsRowsAndShowsItsSlowestGroup() {
+        ClusterRouter.Reply merged = RangeSpread.describeMerge(List.of(
+                withGlobal(describe("ACTIVE", 10, 100), "ACTIVE", false, 4),
+                withGlobal(describe("ACTIVE", 5, 50), "CREATING", true, 2),
+                describe("ACTIVE", 1, 7)));
+        JsonNode g =
+                tree(merged.body()).get("Table").get("GlobalSecondaryIndexes").get(0);
+        assertThat(g.get("ItemCount").asLong()).isEqualTo(6);
+        assertThat(g.get("IndexSizeBytes").asLong()).isEqualTo(60);
+        assertThat(g.get("IndexStatus").asText())
+                .as("one group still backfills")
+                .isEqualTo("CREATING");
+        assertThat(g.get("Backfilling").asBoolean()).isTrue();
+        JsonNode lacking = tree(RangeSpread.describeMerge(List.of(
+                                withGlobal(describe("ACTIVE", 1, 1), "ACTIVE", false, 1), describe("ACTIVE", 1, 1)))
+                        .body())
+                .get("Table")
+                .get("GlobalSecondaryIndexes")
+                .get(0);
+        assertThat(lacking.get("IndexStatus").asText())
+                .as("a group the index has not reached yet")
+                .isEqualTo("CREATING");
+    }
+
+    /** {@code reply} with global index {@code g} of {@code status} holding {@code rows} rows of 10 bytes. */
+    private static ClusterRouter.Reply withGlobal(
+            ClusterRouter.Reply reply, String status, boolean backfilling, long rows) {
+        ObjectNode root = (ObjectNode) tree(reply.body());
+        ((ObjectNode) root.get("Table"))
+                .putArray("GlobalSecondaryIndexes")
+                .addObject()
+                .put("IndexName", "g")
+                .put("IndexStatus", status)
+                .put("Backfilling", backfilling)
+                .put("ItemCount", rows)
+                .put("IndexSizeBytes", rows * 10);
+        return new ClusterRouter.Reply(200, RangeSpread.bytes(root));
+    }
+
+    @Test
     void aTableMadeAgainWhereItLacksIsTheFirstGroupsAsItDescribesIt() {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode t = root.putObject("Table").put("TableName", "hot").put("TableStatus", "ACTIVE");
@@ -575,7 +615,27 @@ class RangeSpreadTest {
         lsi.putArray("KeySchema").addObject().put("AttributeName", "pk").put("KeyType", "HASH");
         lsi.putObject("Projection").put("ProjectionType", "KEYS_ONLY");
         t.put("DeletionProtectionEnabled", true);
+        ArrayNode globals = t.putArray("GlobalSecondaryIndexes");
+        for (String status : List.of("ACTIVE", "DELETING")) {
+            ObjectNode gsi = globals.addObject()
+                    .put("IndexName", status.toLowerCase(java.util.Locale.ROOT))
+                    .put("IndexStatus", status)
+                    .put("ItemCount", 5);
+            gsi.putArray("KeySchema").addObject().put("AttributeName", "pk").put("KeyType", "HASH");
+            gsi.putObject("Projection").put("ProjectionType", "ALL");
+            gsi.putObject("ProvisionedThroughput")
+                    .put("ReadCapacityUnits", 7)
+                    .put("WriteCapacityUnits", 8)
+                    .put("NumberOfDecreasesToday", 0);
+        }
         JsonNode create = tree(RangeSpread.createOf(RangeSpread.bytes(root)));
+        assertThat(create.get("GlobalSecondaryIndexes"))
+                .as("the index being deleted is not made")
+                .hasSize(1);
+        assertThat(create.get("GlobalSecondaryIndexes").get(0).toString())
+                .isEqualTo("{\"IndexName\":\"active\",\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}],"
+                        + "\"Projection\":{\"ProjectionType\":\"ALL\"},"
+                        + "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":7,\"WriteCapacityUnits\":8}}");
         assertThat(create.get("TableName").asText()).isEqualTo("hot");
         assertThat(create.get("BillingMode").asText()).isEqualTo("PROVISIONED");
         assertThat(create.get("ProvisionedThroughput").toString())
@@ -586,6 +646,7 @@ class RangeSpreadTest {
         // Decoded as the server decodes a CreateTable.
         var in = DynamoJson.decode(RangeSpread.bytes(create), io.partita.protocol.message.CreateTableInput.class);
         assertThat(in.localSecondaryIndexes()).hasSize(1);
+        assertThat(in.globalSecondaryIndexes()).hasSize(1);
         assertThat(RangeSpread.createOf("{}".getBytes(StandardCharsets.UTF_8))).isNull();
 
         // Refused by the first group as made already: the others that lack it get the first group's definition.
@@ -716,9 +777,14 @@ class RangeSpreadTest {
         assertThat(RangeSpread.refusedUpdate(
                         "{\"StreamSpecification\":{\"StreamEnabled\":false}}".getBytes(StandardCharsets.UTF_8), "t"))
                 .isNull();
+        // A global secondary index made or deleted goes to every group.
+        assertThat(RangeSpread.refusedUpdate(
+                        "{\"GlobalSecondaryIndexUpdates\":[{\"Delete\":{\"IndexName\":\"g\"}}]}"
+                                .getBytes(StandardCharsets.UTF_8),
+                        "t"))
+                .isNull();
         for (String body : List.of(
                 "{\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"KEYS_ONLY\"}}",
-                "{\"GlobalSecondaryIndexUpdates\":[{\"Delete\":{\"IndexName\":\"g\"}}]}",
                 "{\"ReplicaUpdates\":[{\"Create\":{\"RegionName\":\"eu-west-1\"}}]}")) {
             assertThat(RangeSpread.refusedUpdate(body.getBytes(StandardCharsets.UTF_8), "t"))
                     .as(body)

@@ -317,7 +317,7 @@ class HashRangeRefusalsTest {
     }
 
     /**
-     * What is not cut by ranges yet (a backup, PITR, an UpdateTable of GSIs or a stream) is checked as on any table
+     * What is not cut by ranges yet (a backup, PITR, an UpdateTable of a stream) is checked as on any table
      * first, DynamoDB's errors answered as DynamoDB answers them, and refused only then: on a store holding a range,
      * or when the node that sent it marked it so (CutTables.HEADER, a table whose store records no range).
      */
@@ -448,6 +448,117 @@ class HashRangeRefusalsTest {
             // A Scan reads the range's items, and the refused ones were written nowhere.
             ReadPageOutput scan = (ReadPageOutput) run(registry, "Scan", "{\"TableName\":\"t\"}");
             assertThat(scan.items()).extracting(i -> i.get("id")).containsExactly(new AttributeValue.S(in));
+        }
+    }
+
+    /**
+     * A global secondary index of a table cut by ranges, in one group's store (the lower half of the hash space): a
+     * group's page of a Query over every group ({@code Partita.QueryIndexRange}) reads the rows of its own items alone,
+     * each named in the index's order, and is refused when the walk names another range; a client's Query of it is
+     * served here only when it binds the table's partition key by equality to a key of this range (else a 503: its
+     * router's record is behind), and a PartiQL SELECT's is refused as not run yet.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aGlobalIndexOfACutTableIsReadRangeByRange() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            io.partita.storage.index.IndexDefinition byG = new io.partita.storage.index.IndexDefinition(
+                    "byG",
+                    java.util.UUID.randomUUID().toString(),
+                    true,
+                    java.util.List.of(new io.partita.protocol.model.KeySchema.KeyAttribute(
+                            "g", io.partita.protocol.model.ScalarType.S)),
+                    java.util.List.of(new io.partita.protocol.model.KeySchema.KeyAttribute(
+                            "n", io.partita.protocol.model.ScalarType.N)),
+                    io.partita.storage.index.IndexDefinition.ALL,
+                    java.util.List.of(),
+                    0,
+                    0,
+                    null,
+                    null,
+                    "ACTIVE",
+                    false,
+                    0,
+                    null,
+                    null);
+            storage.tables()
+                    .create(KeyedTables.byId("cut")
+                            .withIndexes(java.util.List.of(byG))
+                            .withHashRange(new HashRange(0, -1L)));
+            ExpressionCache cache = new ExpressionCache(100);
+            OperationRegistry registry = new OperationRegistry()
+                    .register(
+                            "PutItem",
+                            new io.partita.server.op.item.PutItemHandler(storage, new ItemExpressions(cache)))
+                    .register("Query", new io.partita.server.op.query.QueryHandler(storage, cache))
+                    .registerPartita(
+                            "QueryIndexRange", io.partita.server.op.query.QueryHandler.ofRange(storage, cache));
+            PartiqlOperations.register(registry, storage, new ItemExpressions(cache), cache, new PartiqlScans());
+            java.util.List<Integer> inside = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                run(
+                        registry,
+                        "PutItem",
+                        "{\"TableName\":\"cut\",\"Item\":{\"id\":{\"S\":\"k" + i + "\"},\"g\":{\"S\":\"a\"},"
+                                + "\"n\":{\"N\":\"" + i + "\"}}}");
+                if (LOWER.holds(ItemKeyEncoder.partitionHash(new AttributeValue.S("k" + i)))) {
+                    inside.add(i);
+                }
+            }
+            // The store holding the lower half now (its items of the upper half left to be deleted, as after a move).
+            storage.tables().changeRange("cut", h -> LOWER);
+            org.assertj.core.api.Assertions.assertThat(storage.globalIndexes()
+                            .await(storage.tables().find("cut"), java.time.Duration.ofMinutes(1)))
+                    .isTrue();
+            String query = "{\"TableName\":\"cut\",\"IndexName\":\"byG\",\"KeyConditionExpression\":\"g = :g\","
+                    + "\"ExpressionAttributeValues\":{\":g\":{\"S\":\"a\"}},\"Limit\":7,\"ScanIndexForward\":false";
+            ReadPageOutput page = (ReadPageOutput) run(
+                    registry,
+                    "Partita.QueryIndexRange",
+                    query + ",\"PartitaHashRange\":\"" + io.partita.server.op.query.ScanHandler.text(LOWER) + "\"}");
+            java.util.List<Integer> expected = new java.util.ArrayList<>(inside);
+            java.util.Collections.reverse(expected);
+            assertThat(page.items())
+                    .extracting(i -> ((AttributeValue.N) i.get("n")).value().intValueExact())
+                    .containsExactlyElementsOf(expected.subList(0, 7));
+            assertThat(page.partitaEntries()).hasSize(7).allMatch(ReadPageOutput.Entry::matched);
+            java.util.List<String> positions = page.partitaEntries().stream()
+                    .map(ReadPageOutput.Entry::position)
+                    .toList();
+            for (int i = 1; i < positions.size(); i++) {
+                assertThat(java.util.Arrays.compareUnsigned(
+                                java.util.Base64.getDecoder().decode(positions.get(i - 1)),
+                                java.util.Base64.getDecoder().decode(positions.get(i))))
+                        .as("backwards in the index's order")
+                        .isPositive();
+            }
+            assertThat(page.partitaEntries().get(6).key()).isEqualTo(page.lastEvaluatedKey());
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "Partita.QueryIndexRange",
+                            query + ",\"PartitaHashRange\":\"0-18446744073709551615\"}"))
+                    .as("a walk whose record gives this group another range")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE))
+                    .hasMessageContaining("(a range moved)");
+            assertThatThrownBy(() -> run(registry, "Query", query + "}"))
+                    .as("a client's Query of the index that reads every range")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            String bound = "{\"TableName\":\"cut\",\"IndexName\":\"byG\",\"KeyConditionExpression\":\"g = :g\","
+                    + "\"FilterExpression\":\"id = :id\",\"ExpressionAttributeValues\":{\":g\":{\"S\":\"a\"},"
+                    + "\":id\":{\"S\":\"%s\"}}}";
+            assertThat(((ReadPageOutput) run(registry, "Query", bound.formatted(idIn(true)))).items())
+                    .as("one that binds a key of this range (a PartiQL SELECT's filter)")
+                    .hasSize(1);
+            refused(registry, "Query", bound.formatted(idIn(false)));
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "ExecuteStatement",
+                            "{\"Statement\":\"SELECT * FROM \\\"cut\\\".\\\"byG\\\" WHERE g = 'a' ORDER BY n\"}"))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.VALIDATION))
+                    .hasMessageContaining("does not run a SELECT of global secondary index byG");
         }
     }
 }

@@ -48,6 +48,17 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
     }
 
     /**
+     * The {@code NextToken} of a page of SELECT {@code statement} with {@code parameters} that goes on after {@code
+     * lastEvaluatedKey}: a cluster's merge of the groups' pages of a global secondary index names it (docs/CLUSTER.md).
+     */
+    public static String nextToken(
+            java.util.Map<String, io.partita.protocol.model.AttributeValue> lastEvaluatedKey,
+            String statement,
+            java.util.List<io.partita.protocol.model.AttributeValue> parameters) {
+        return StatementRunner.token(lastEvaluatedKey, StatementRunner.digest(statement, parameters));
+    }
+
+    /**
      * The partition key value a SELECT's {@code NextToken} of several values goes on with (its index among the
      * statement's values), or 0 for a token that names none or is not one (the group asked answers its error).
      */
@@ -124,7 +135,8 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
                     in.partitaPageBytes(),
                     !Boolean.TRUE.equals(in.partitaLaterShare()),
                     in.partitaValue(),
-                    in.partitaHashRange());
+                    in.partitaHashRange(),
+                    Boolean.TRUE.equals(in.partitaMergeIndex()));
         }
         return runner.run(
                 context,

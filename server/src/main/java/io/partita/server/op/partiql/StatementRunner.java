@@ -55,19 +55,23 @@ final class StatementRunner {
     private final QueryHandler query;
     private final ScanHandler scan;
     private final ScanHandler scanRange;
+    private final QueryHandler queryRange;
     private final PutItemHandler put;
     private final UpdateItemHandler update;
     private final DeleteItemHandler delete;
     private final PartiqlScans scans;
     private final ExpressionCache cache;
+    private final StorageEngine storage;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     StatementRunner(StorageEngine storage, ItemExpressions expressions, ExpressionCache cache, PartiqlScans scans) {
+        this.storage = storage;
         this.planner = new Planner(storage);
         this.get = new GetItemHandler(storage, expressions);
-        this.query = new QueryHandler(storage, cache);
+        this.query = QueryHandler.ofStatements(storage, cache);
         this.scan = new ScanHandler(storage, cache);
         this.scanRange = ScanHandler.ofRange(storage, cache);
+        this.queryRange = QueryHandler.ofRange(storage, cache);
         this.put = new PutItemHandler(storage, expressions);
         this.update = new UpdateItemHandler(storage, expressions);
         this.delete = new DeleteItemHandler(storage, expressions);
@@ -250,7 +254,8 @@ final class StatementRunner {
             Long pageBytes,
             boolean counted,
             Integer value,
-            String hashRange) {
+            String hashRange,
+            boolean mergeIndex) {
         if (!(statement instanceof Partiql.Select s)) {
             throw ApiException.validation("Partita.SelectRange runs a SELECT only");
         }
@@ -258,6 +263,17 @@ final class StatementRunner {
         Token resume = resume(nextToken, digest);
         Planner.Read plan =
                 planner.select(s, consistentRead, limit, resume == null ? null : resume.key(), returnConsumedCapacity);
+        QueryInput keyed = plan.queries() != null ? plan.queries().get(0) : plan.query();
+        if (keyed != null && readsGlobalIndex(context, keyed)) {
+            if (plan.queries() != null || hashRange == null) {
+                // Several values of the index's key (IN, OR) are several Queries, each over every group: not yet.
+                throw ApiException.validation("Partita's cluster does not run a SELECT that binds several values of"
+                        + " the partition key of global secondary index " + keyed.indexName() + " of table "
+                        + s.table() + " yet: the table's partitions are Raft groups of their own"
+                        + " (--cluster-partition-groups, docs/CLUSTER.md); a SELECT of one value runs");
+            }
+            return indexShare(context, plan, keyed, digest, hashRange, mergeIndex);
+        }
         if (plan.queries() != null) {
             return valueShare(context, plan, resume, limit, digest, value);
         }
@@ -375,6 +391,96 @@ final class StatementRunner {
      * neither a Scan nor Queries of several partition key values: one that a node sends a group as a walk's page,
      * which goes by its key instead.
      */
+    /**
+     * A group's share of a SELECT that reads a global secondary index by its key ({@code keyed}), whose rows are in
+     * every group of its table: unless {@code mergeIndex}, the first page of a walk, answered with the Query's direction
+     * alone and nothing read (the walking node then asks every group at once); else the Query of the rows of the items
+     * of {@code hashRange} ({@link QueryHandler#ofRange}), each row named, the statement's conditions on key attributes
+     * ({@link Planner.PostFilter}) applied to what it matched, for the walking node to merge in the index's order.
+     */
+    private ExecuteStatementOutput indexShare(
+            RequestContext context,
+            Planner.Read plan,
+            QueryInput keyed,
+            String digest,
+            String hashRange,
+            boolean mergeIndex) {
+        boolean forward = !Boolean.FALSE.equals(keyed.scanIndexForward());
+        if (!mergeIndex) {
+            return new ExecuteStatementOutput(List.of(), null, null, null, null, null, null, null, null, null, forward);
+        }
+        if (NonBlockingThread.current()) {
+            throw WouldBlock.INSTANCE;
+        }
+        ReadPageOutput out = queryRange.handle(
+                context,
+                new QueryInput(
+                        keyed.tableName(),
+                        keyed.indexName(),
+                        keyed.select(),
+                        keyed.attributesToGet(),
+                        keyed.limit(),
+                        keyed.consistentRead(),
+                        keyed.keyConditions(),
+                        keyed.queryFilter(),
+                        keyed.conditionalOperator(),
+                        keyed.scanIndexForward(),
+                        keyed.exclusiveStartKey(),
+                        keyed.returnConsumedCapacity(),
+                        keyed.projectionExpression(),
+                        keyed.filterExpression(),
+                        keyed.keyConditionExpression(),
+                        keyed.expressionAttributeNames(),
+                        keyed.expressionAttributeValues(),
+                        hashRange));
+        List<Map<String, AttributeValue>> items = out.items();
+        List<ReadPageOutput.Entry> entries = out.partitaEntries();
+        if (plan.after() != null && entries != null) {
+            Planner.PostFilter f = plan.after();
+            ExpressionResolver resolver = new ExpressionResolver(f.names(), f.values());
+            Condition condition =
+                    resolver.resolve(cache.condition(f.condition(), "FilterExpression"), "FilterExpression");
+            List<Path> projection =
+                    f.projection() == null ? null : resolver.resolveProjection(cache.projection(f.projection()));
+            List<Map<String, AttributeValue>> kept = new java.util.ArrayList<>();
+            List<ReadPageOutput.Entry> named = new java.util.ArrayList<>(entries.size());
+            java.util.Iterator<Map<String, AttributeValue>> read = items.iterator();
+            for (ReadPageOutput.Entry e : entries) {
+                // The Query read whole items, for the conditions to see what they test.
+                Map<String, AttributeValue> item = e.matched() && read.hasNext() ? read.next() : null;
+                boolean matched = item != null && ConditionEvaluator.test(condition, item);
+                if (matched) {
+                    kept.add(projection == null ? item : ProjectionApplier.project(item, projection));
+                }
+                named.add(new ReadPageOutput.Entry(e.position(), e.key(), e.bytes(), matched));
+            }
+            items = kept;
+            entries = named;
+        }
+        return new ExecuteStatementOutput(
+                items,
+                token(out.lastEvaluatedKey(), digest),
+                out.consumedCapacity(),
+                out.lastEvaluatedKey(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                entries,
+                forward);
+    }
+
+    /** Whether {@code query} reads a global secondary index. */
+    private boolean readsGlobalIndex(RequestContext context, QueryInput query) {
+        if (query.indexName() == null) {
+            return false;
+        }
+        var table = storage.tables().find(io.partita.server.op.TableNames.resolve(context, query.tableName()));
+        var index = table == null ? null : table.indexes().find(query.indexName());
+        return index != null && index.global();
+    }
+
     static ApiException notOneRange(String table) {
         return ApiException.validation("Partita's cluster runs a SELECT that binds one partition key value on table "
                 + table + " in that value's group, not as a walk over its groups (--cluster-partition-groups,"

@@ -4,13 +4,16 @@ import io.partita.protocol.expr.ConditionEvaluator;
 import io.partita.protocol.expr.ProjectionApplier;
 import io.partita.protocol.expr.ast.Condition;
 import io.partita.protocol.expr.ast.Path;
+import io.partita.protocol.message.ReadPageOutput;
 import io.partita.protocol.model.AttributeValue;
 import io.partita.protocol.model.ItemSize;
 import io.partita.protocol.model.KeySchema;
 import io.partita.storage.StorageEngine;
+import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.key.KeyRanges;
 import io.partita.storage.table.TableCatalog.Table;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
@@ -34,7 +37,8 @@ final class PageReader {
             Map<String, AttributeValue> lastEvaluatedKey,
             long bytesRead,
             Map<String, AttributeValue> lastScannedKey,
-            Long scannedBytes) {}
+            Long scannedBytes,
+            List<ReadPageOutput.Entry> entries) {}
 
     static Page read(
             StorageEngine storage,
@@ -48,15 +52,57 @@ final class PageReader {
             boolean fetch,
             boolean keyAtEnd,
             long maxBytes) {
+        return read(
+                storage,
+                target,
+                range,
+                forward,
+                limit,
+                filter,
+                projection,
+                countOnly,
+                fetch,
+                keyAtEnd,
+                maxBytes,
+                null,
+                false);
+    }
+
+    /**
+     * As above, for a global secondary index of a table cut by hash ranges (a cluster's group, docs/CLUSTER.md): the
+     * rows of items whose partition key hashes outside {@code held} (when not null) are skipped, another group's to
+     * read (or a move's copies, not served yet, or left here to be deleted); with {@code named}, each row read is named
+     * in the page's {@code entries} for the node that merges the groups' pages.
+     */
+    static Page read(
+            StorageEngine storage,
+            ReadTarget target,
+            KeyRanges.Range range,
+            boolean forward,
+            Long limit,
+            Condition filter,
+            List<Path> projection,
+            boolean countOnly,
+            boolean fetch,
+            boolean keyAtEnd,
+            long maxBytes,
+            io.partita.storage.table.HashRange held,
+            boolean named) {
         Table table = target.table();
         KeySchema schema = table.metadata().keySchema();
+        String partitionKey = schema.partitionKey().name();
+        List<ReadPageOutput.Entry> entries = named ? new ArrayList<>() : null;
         List<Map<String, AttributeValue>> items = new ArrayList<>();
         int[] counts = new int[2];
         long[] bytes = new long[1];
         Object[] last = new Object[1];
         boolean[] stopped = new boolean[1];
         StorageEngine.ItemVisitor visitor = (key, read, storedBytes) -> {
+            if (held != null && !held.holds(ItemKeyEncoder.partitionHash(read.get(partitionKey)))) {
+                return true;
+            }
             counts[1]++;
+            long before = bytes[0];
             bytes[0] += ItemSize.of(read);
             last[0] = read;
             Map<String, AttributeValue> item = read;
@@ -68,11 +114,16 @@ final class PageReader {
                     bytes[0] += ItemSize.of(whole);
                 }
             }
-            if (filter == null || ConditionEvaluator.test(filter, item)) {
+            boolean matched = filter == null || ConditionEvaluator.test(filter, item);
+            if (matched) {
                 counts[0]++;
                 if (!countOnly) {
                     items.add(projection == null ? item : ProjectionApplier.project(item, projection));
                 }
+            }
+            if (entries != null) {
+                entries.add(new ReadPageOutput.Entry(
+                        Base64.getEncoder().encodeToString(key), target.lastKey(read), bytes[0] - before, matched));
             }
             if ((limit != null && counts[1] >= limit) || bytes[0] >= maxBytes) {
                 stopped[0] = true;
@@ -97,6 +148,7 @@ final class PageReader {
             Map<String, AttributeValue> lastItem = (Map<String, AttributeValue>) last[0];
             lastScanned = target.lastKey(lastItem);
         }
-        return new Page(items, counts[0], counts[1], lastKey, bytes[0], lastScanned, keyAtEnd ? bytes[0] : null);
+        return new Page(
+                items, counts[0], counts[1], lastKey, bytes[0], lastScanned, keyAtEnd ? bytes[0] : null, entries);
     }
 }

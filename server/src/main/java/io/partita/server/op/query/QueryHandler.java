@@ -27,10 +27,39 @@ import java.util.Map;
 public final class QueryHandler implements OperationHandler<QueryInput, ReadPageOutput> {
     private final StorageEngine storage;
     private final ExpressionCache cache;
+    /** Whether a page of a global secondary index names each row it read ({@link #ofRange}). */
+    private final boolean ranged;
+    /** Whether it runs a PartiQL SELECT's Query ({@link #ofStatements}). */
+    private final boolean statements;
 
     public QueryHandler(StorageEngine storage, ExpressionCache cache) {
+        this(storage, cache, false, false);
+    }
+
+    private QueryHandler(StorageEngine storage, ExpressionCache cache, boolean ranged, boolean statements) {
         this.storage = storage;
         this.cache = cache;
+        this.ranged = ranged;
+        this.statements = statements;
+    }
+
+    /**
+     * The Queries of PartiQL SELECTs: one of a global secondary index of a table cut by hash ranges that binds no one
+     * value of the table's partition key is refused ({@link ApiException#validation}): no one group holds its rows, and
+     * a statement is not merged over the groups (a Query of the index is).
+     */
+    public static QueryHandler ofStatements(StorageEngine storage, ExpressionCache cache) {
+        return new QueryHandler(storage, cache, false, true);
+    }
+
+    /**
+     * Partita's own {@code Partita.QueryIndexRange}: a Query of a global secondary index of a table cut by hash ranges
+     * ({@code --cluster-partition-groups}, docs/CLUSTER.md) in one of its groups, which reads the rows of the items of
+     * the range its store holds alone and names each row it read ({@link ReadPageOutput#partitaEntries}), for the node
+     * that merges every group's page in the index's order. Any other Query is answered as usual.
+     */
+    public static QueryHandler ofRange(StorageEngine storage, ExpressionCache cache) {
+        return new QueryHandler(storage, cache, true, false);
     }
 
     @Override
@@ -106,6 +135,8 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
             // The table's own partition key (a local secondary index's too): its range's store alone holds its items.
             io.partita.storage.table.HashRange.require(table.metadata(), hash);
         }
+        io.partita.storage.table.HashRange merged =
+                target.global() ? mergedRange(table, in, keyCondition, filter) : null;
         if (Boolean.TRUE.equals(in.consistentRead())) {
             storage.awaitConsistentRead();
         }
@@ -129,13 +160,93 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                             "COUNT".equals(in.select()),
                             fetch,
                             false,
-                            PageReader.MAX_PAGE_BYTES);
+                            PageReader.MAX_PAGE_BYTES,
+                            merged,
+                            merged != null);
                     if (!target.global()) {
                         // Again once read, as GetItem checks: a range move may have taken the key elsewhere meanwhile.
                         storage.requireServedAfterRead(table, hash);
+                    } else if (merged != null) {
+                        // A range move may have narrowed the range while the page was read: sent again.
+                        storage.requireRangeAfterRead(table, merged);
                     }
                     return page;
                 });
+    }
+
+    /**
+     * The hash range whose items a Query of a global secondary index of {@code table} reads here, when its store holds
+     * one range of a table cut by them: this group's page of a Query over every group ({@link #ofRange}: the range the
+     * merging node's record names, which must be the store's), named row by row; or null, for a Query answered here
+     * alone: of a table kept whole (or whose store holds every hash), or whose key condition (or a PartiQL SELECT's
+     * filter, of a conjunct) binds the table's partition key by equality (every item it can match is in that key's
+     * range: a 503 when it is not this store's). Any other is a 503 too: the router's record of the table's ranges is
+     * behind, and, sent again, the Query goes to every group.
+     */
+    private io.partita.storage.table.HashRange mergedRange(
+            Table table, QueryInput in, Condition keyCondition, Condition filter) {
+        io.partita.storage.table.HashRange held = table.metadata().hashRange();
+        if (held == null) {
+            return null;
+        }
+        if (ranged && in.partitaHashRange() != null) {
+            if (held.receiving()) {
+                throw io.partita.storage.table.HashRange.receiving(table.metadata());
+            }
+            if (!in.partitaHashRange().equals(ScanHandler.text(held))) {
+                throw new ApiException(
+                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                        "Partita: the hash range of table " + table.metadata().name() + " this group holds is "
+                                + ScanHandler.text(held) + ", not " + in.partitaHashRange() + " (a range moved): send"
+                                + " it again");
+            }
+            return held;
+        }
+        String partitionKey = table.metadata().keySchema().partitionKey().name();
+        AttributeValue bound = KeyConditionPlanner.equalityOf(keyCondition, partitionKey);
+        if (bound == null) {
+            bound = conjunctEquality(filter, partitionKey);
+        }
+        if (bound != null) {
+            io.partita.storage.table.HashRange.require(
+                    table.metadata(), io.partita.storage.key.ItemKeyEncoder.partitionHash(bound));
+        } else if (held.first() != 0 || held.last() != -1L || held.receiving()) {
+            if (statements) {
+                throw ApiException.validation("Partita's cluster does not run a SELECT of global secondary index "
+                        + in.indexName() + " of table " + table.metadata().name() + " that binds no one value of the"
+                        + " table's partition key yet: the table's partitions are Raft groups of their own"
+                        + " (--cluster-partition-groups, docs/CLUSTER.md); a Query of the index runs");
+            }
+            throw new ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "Partita: table " + table.metadata().name() + " is cut by hash ranges, and a Query of its global"
+                            + " secondary index " + in.indexName() + " reads every range (its router's record of"
+                            + " the table's ranges is behind); send it again");
+        }
+        return null;
+    }
+
+    /** The value {@code condition} binds top-level attribute {@code name} to by equality, itself or a conjunct; or null. */
+    private static AttributeValue conjunctEquality(Condition condition, String name) {
+        if (condition instanceof Condition.And and) {
+            AttributeValue left = conjunctEquality(and.left(), name);
+            return left != null ? left : conjunctEquality(and.right(), name);
+        }
+        if (condition instanceof Condition.Compare c && c.comparator() == Condition.Comparator.EQ) {
+            if (c.left() instanceof Path p
+                    && p.isTopLevel()
+                    && p.head().name().equals(name)
+                    && c.right() instanceof io.partita.protocol.expr.ast.Operand.Constant v) {
+                return v.value();
+            }
+            if (c.right() instanceof Path p
+                    && p.isTopLevel()
+                    && p.head().name().equals(name)
+                    && c.left() instanceof io.partita.protocol.expr.ast.Operand.Constant v) {
+                return v.value();
+            }
+        }
+        return null;
     }
 
     /** The operators a key can be queried by ("Query": EQ, LE, LT, GE, GT, BEGINS_WITH, BETWEEN). */

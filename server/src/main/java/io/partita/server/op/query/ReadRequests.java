@@ -90,7 +90,8 @@ final class ReadRequests {
                 page.lastEvaluatedKey(),
                 consumed,
                 page.lastScannedKey(),
-                page.scannedBytes());
+                page.scannedBytes(),
+                page.entries());
     }
 
     /**

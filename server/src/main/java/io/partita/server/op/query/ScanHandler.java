@@ -113,9 +113,17 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                         + " Segment: " + in.segment());
             }
             // A key outside the range this group's store holds (a move took it to another group since the client's
-            // router chose this one): refused as a key's request is, 503, and sent again.
+            // router chose this one): refused as a key's request is, 503, and sent again. (A global secondary index's
+            // row begins with its own partition's hash: the item's is its table key's.)
             io.partita.storage.table.HashRange.require(
-                    table.metadata(), ByteBuffer.wrap(start).getLong());
+                    table.metadata(),
+                    target.global()
+                            ? io.partita.storage.key.ItemKeyEncoder.partitionHash(in.exclusiveStartKey()
+                                    .get(table.metadata()
+                                            .keySchema()
+                                            .partitionKey()
+                                            .name()))
+                            : ByteBuffer.wrap(start).getLong());
             range = range.resumeAfter(start, true);
         }
         io.partita.storage.table.HashRange held = table.metadata().hashRange();
@@ -133,8 +141,9 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                     "Partita: the hash range of table " + table.metadata().name() + " this group holds is " + text(held)
                             + ", not " + in.partitaHashRange() + " (a range moved): send it again");
         }
-        if (held != null) {
-            // The items of the range this group holds alone: those a move left here, to be deleted, are another's.
+        if (held != null && !target.global()) {
+            // The items of the range this group holds alone: those a move left here, to be deleted, are another's. (A
+            // global secondary index's rows are in the order of its own keys: each row is looked at, PageReader.)
             range = range.intersect(KeyRanges.hashes(held.first(), held.last()));
         }
         KeyRanges.Range pageRange = range;
@@ -162,7 +171,9 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                             "COUNT".equals(in.select()),
                             fetch,
                             keyAtEnd,
-                            pageBytes);
+                            pageBytes,
+                            target.global() ? held : null,
+                            false);
                     // A range move may have narrowed the range while the page was read, and switched the hashes it
                     // gave up to another group since, which may have taken newer writes: sent again.
                     storage.requireRangeAfterRead(table, held);

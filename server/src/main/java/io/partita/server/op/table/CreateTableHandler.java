@@ -90,11 +90,10 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
         // With --cluster-partition-groups, each partition its declared throughput (provisioned capacity, or a warm
         // throughput) needs at its creation is a Raft group of its own. An on-demand table that declared neither needs
-        // one (its four partitions are headroom, not a need); a table with a global secondary index or a stream,
-        // which are not cut by ranges yet, is kept whole.
+        // one (its four partitions are headroom, not a need); a table with a stream, which is not cut by ranges yet, is
+        // kept whole. (A global secondary index is: each range's group keeps the rows of its own items.)
         boolean declared = !m.onDemand() || warmRead != null || warmWrite != null;
-        boolean global = indexes.stream().anyMatch(IndexDefinition::global);
-        TablePlacement.Layout layout = global || stream
+        TablePlacement.Layout layout = stream
                 ? TablePlacement.Layout.WHOLE
                 : new TablePlacement.Layout(
                         declared ? io.partita.storage.partition.TablePartitions.initialCount(m) : 1,

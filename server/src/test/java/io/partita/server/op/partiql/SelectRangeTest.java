@@ -183,6 +183,6 @@ class SelectRangeTest {
         return handler.handle(
                 context,
                 new ExecuteStatementInput(
-                        statement, null, null, nextToken, consumed, limit, null, pageBytes, null, value, null));
+                        statement, null, null, nextToken, consumed, limit, null, pageBytes, null, value, null, null));
     }
 }

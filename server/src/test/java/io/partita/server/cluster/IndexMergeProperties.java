@@ -1,0 +1,201 @@
+package io.partita.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.partita.protocol.json.DynamoJson;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * A Query of a global secondary index over a table's groups ({@link RangeSpread#queryIndex}), each group a page reader
+ * of its own rows as a store reads them (in the index's order from the start key, up to the Limit or its byte budget,
+ * then filtered): paged to its end, the merged pages give every row exactly once, in the index's order (either way),
+ * each page's Count its matched rows, and no page reads more than the Limit or past a megabyte and one row.
+ */
+class IndexMergeProperties {
+    private static final ObjectMapper JSON = DynamoJson.mapper();
+
+    /** A row of a group's index: where it sorts, its size, and whether the filter matches it. */
+    record Row(int position, long bytes, boolean matched) {
+        String key() {
+            return Base64.getEncoder().encodeToString(encoded());
+        }
+
+        /** Four bytes, big-endian: positions above 2^31 sort after the others unsigned, as index keys do. */
+        byte[] encoded() {
+            return new byte[] {
+                (byte) (position >>> 24), (byte) (position >>> 16), (byte) (position >>> 8), (byte) position
+            };
+        }
+    }
+
+    /** Groups of rows whose positions are distinct across them all, as each item's row is in its own group alone. */
+    @Provide
+    Arbitrary<List<List<Row>>> groups() {
+        Arbitrary<Row> row = Combinators.combine(
+                        Arbitraries.integers(),
+                        Arbitraries.oneOf(
+                                Arbitraries.longs().between(1, 4_000),
+                                Arbitraries.longs().between(100_000, 400_000)),
+                        Arbitraries.of(true, true, false))
+                .as(Row::new);
+        return row.list().ofMaxSize(30).list().ofMinSize(1).ofMaxSize(4).filter(groups -> {
+            long distinct = groups.stream()
+                    .flatMap(List::stream)
+                    .map(Row::position)
+                    .distinct()
+                    .count();
+            return distinct == groups.stream().mapToLong(List::size).sum();
+        });
+    }
+
+    @Property(tries = 300)
+    void everyRowOnceInTheIndexOrder(
+            @ForAll("groups") List<List<Row>> groups,
+            @ForAll @IntRange(min = 0, max = 12) int limit,
+            @ForAll boolean forward,
+            @ForAll boolean countOnly) {
+        List<UUID> ids = new ArrayList<>();
+        Map<UUID, List<Row>> held = new TreeMap<>();
+        for (List<Row> rows : groups) {
+            UUID id = UUID.randomUUID();
+            ids.add(id);
+            List<Row> sorted = new ArrayList<>(rows);
+            Comparator<Row> order = Comparator.comparing(Row::encoded, java.util.Arrays::compareUnsigned);
+            sorted.sort(forward ? order : order.reversed());
+            held.put(id, sorted);
+        }
+        TableRanges ranges = TableRanges.even("pk", ids);
+        RangeSpread.Sender sender = (group, target, body) -> {
+            assertThat(target).isEqualTo(RangeSpread.QUERY_INDEX_RANGE);
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, page(held.get(group), body)));
+        };
+        List<Row> all = new ArrayList<>();
+        held.values().forEach(all::addAll);
+        Comparator<Row> order = Comparator.comparing(Row::encoded, java.util.Arrays::compareUnsigned);
+        all.sort(forward ? order : order.reversed());
+
+        List<String> seen = new ArrayList<>();
+        JsonNode start = null;
+        int pages = 0;
+        do {
+            ObjectNode request = JSON.createObjectNode().put("TableName", "t").put("IndexName", "g");
+            request.put("ScanIndexForward", forward);
+            if (limit > 0) {
+                request.put("Limit", limit);
+            }
+            if (countOnly) {
+                request.put("Select", "COUNT");
+            }
+            if (start != null) {
+                request.set("ExclusiveStartKey", start);
+            }
+            ClusterRouter.Reply reply = RangeSpread.queryIndex(RangeSpread.bytes(request), ranges, sender)
+                    .join();
+            assertThat(reply.status()).isEqualTo(200);
+            ObjectNode page = BatchSpread.object(reply.body());
+            long scanned = page.path("ScannedCount").asLong();
+            if (limit > 0) {
+                assertThat(scanned).isLessThanOrEqualTo(limit);
+            }
+            List<Row> read = all.subList(seen.size(), (int) Math.min(all.size(), seen.size() + scanned));
+            assertThat(read.stream().mapToLong(Row::bytes).sum()
+                            - (read.isEmpty() ? 0 : read.get(read.size() - 1).bytes()))
+                    .as("a page stops once it has read a megabyte")
+                    .isLessThan(RangeSpread.PAGE_BYTES);
+            assertThat(page.path("Count").asLong())
+                    .isEqualTo(read.stream().filter(Row::matched).count());
+            if (countOnly) {
+                assertThat(page.has("Items")).isFalse();
+            } else {
+                List<String> items = new ArrayList<>();
+                page.path("Items").forEach(i -> items.add(i.path("p").path("S").asText()));
+                assertThat(items)
+                        .containsExactlyElementsOf(
+                                read.stream().filter(Row::matched).map(Row::key).toList());
+            }
+            read.forEach(r -> seen.add(r.key()));
+            start = page.get("LastEvaluatedKey");
+            if (start != null) {
+                assertThat(scanned).as("a page that goes on read a row").isPositive();
+                assertThat(start.path("p").path("S").asText()).isEqualTo(seen.get(seen.size() - 1));
+            }
+            pages++;
+        } while (start != null && pages < 1_000);
+        assertThat(seen).containsExactlyElementsOf(all.stream().map(Row::key).toList());
+    }
+
+    /**
+     * A group's page of its {@code rows} (in the query's order) for share {@code body}: after its start key, up to its
+     * Limit or a megabyte read (the row that passes it included), each row named, the matched ones' items in order.
+     */
+    private static byte[] page(List<Row> rows, byte[] body) {
+        ObjectNode share = BatchSpread.object(body);
+        assertThat(share.path("PartitaHashRange").asText()).isNotEmpty();
+        boolean forward = share.path("ScanIndexForward").asBoolean(true);
+        long limit = share.path("Limit").asLong(Long.MAX_VALUE);
+        JsonNode start = share.get("ExclusiveStartKey");
+        byte[] after = start == null
+                ? null
+                : Base64.getDecoder().decode(start.path("p").path("S").asText());
+        ArrayNode entries = JSON.createArrayNode();
+        ArrayNode items = JSON.createArrayNode();
+        long read = 0;
+        long bytes = 0;
+        boolean stopped = false;
+        Row last = null;
+        for (Row r : rows) {
+            if (after != null) {
+                int c = java.util.Arrays.compareUnsigned(r.encoded(), after);
+                if (forward ? c <= 0 : c >= 0) {
+                    continue;
+                }
+            }
+            ObjectNode key = JSON.createObjectNode();
+            key.putObject("p").put("S", r.key());
+            entries.addObject()
+                    .put("Position", r.key())
+                    .<ObjectNode>set("Key", key)
+                    .put("Bytes", r.bytes())
+                    .put("Matched", r.matched());
+            if (r.matched()) {
+                items.add(key.deepCopy());
+            }
+            read++;
+            bytes += r.bytes();
+            last = r;
+            if (read >= limit || bytes >= RangeSpread.PAGE_BYTES) {
+                stopped = true;
+                break;
+            }
+        }
+        ObjectNode out = JSON.createObjectNode();
+        if (!"COUNT".equals(share.path("Select").asText(""))) {
+            out.set("Items", items);
+        }
+        out.set("PartitaEntries", entries);
+        if (stopped) {
+            ObjectNode key = JSON.createObjectNode();
+            key.putObject("p").put("S", last.key());
+            out.set("LastEvaluatedKey", key);
+        }
+        return RangeSpread.bytes(out);
+    }
+}
