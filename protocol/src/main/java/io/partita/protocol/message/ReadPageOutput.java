@@ -25,8 +25,8 @@ public record ReadPageOutput(
         Long partitaScannedBytes,
         List<Entry> partitaEntries) {
     /**
-     * One row a group's page of a global secondary index read: where it sorts in the index ({@code Position}, its key in
-     * the index's store, base64: the same in every group), the key that names it as a {@code LastEvaluatedKey}, the
+     * One row a group's page of a global secondary index read: where it sorts in the index ({@code Position}, its key
+     * in the index's store, base64: the same in every group), the key that names it as a {@code LastEvaluatedKey}, the
      * bytes read, and whether it matched the filter (the page's {@code Items} are the matched rows', in order).
      */
     public record Entry(String position, Map<String, AttributeValue> key, long bytes, boolean matched) {}

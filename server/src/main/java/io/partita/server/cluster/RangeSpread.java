@@ -205,9 +205,8 @@ final class RangeSpread {
     /**
      * A CreateTable of the table a DescribeTable answer {@code described} describes: its name, keys, attribute
      * definitions, secondary indexes (a global one's capacity and on-demand maximums too; not one being deleted),
-     * billing and capacity (on-demand maximums, warm throughput), class and deletion protection; null for an answer that
-     * describes none. (Its tags and encryption settings are the first
-     * group's to describe.)
+     * billing and capacity (on-demand maximums, warm throughput), class and deletion protection; null for an answer
+     * that describes none. (Its tags and encryption settings are the first group's to describe.)
      */
     static byte[] createOf(byte[] described) {
         ObjectNode root = BatchSpread.object(described);

@@ -6,8 +6,9 @@ import io.partita.storage.table.TableMetadata;
 
 /**
  * What a table cut by hash ranges over a cluster's Raft groups ({@code --cluster-partition-groups}, docs/CLUSTER.md)
- * does not run yet: a backup, point-in-time recovery, and an UpdateTable of its stream or replicas. DynamoDB checks a request before anything else, so the cluster sends such a request to the table's first
- * group marked {@link #HEADER}; its handler checks it as on any table, and then refuses it ({@link #refuse}).
+ * does not run yet: a backup, point-in-time recovery, and an UpdateTable of its stream or replicas. DynamoDB checks a
+ * request before anything else, so the cluster sends such a request to the table's first group marked {@link #HEADER};
+ * its handler checks it as on any table, and then refuses it ({@link #refuse}).
  */
 public final class CutTables {
     /**

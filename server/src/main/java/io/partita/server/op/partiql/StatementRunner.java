@@ -387,16 +387,12 @@ final class StatementRunner {
     }
 
     /**
-     * The refusal of a SELECT on table {@code table}, whose partitions are Raft groups of their own, that becomes
-     * neither a Scan nor Queries of several partition key values: one that a node sends a group as a walk's page,
-     * which goes by its key instead.
-     */
-    /**
      * A group's share of a SELECT that reads a global secondary index by its key ({@code keyed}), whose rows are in
-     * every group of its table: unless {@code mergeIndex}, the first page of a walk, answered with the Query's direction
-     * alone and nothing read (the walking node then asks every group at once); else the Query of the rows of the items
-     * of {@code hashRange} ({@link QueryHandler#ofRange}), each row named, the statement's conditions on key attributes
-     * ({@link Planner.PostFilter}) applied to what it matched, for the walking node to merge in the index's order.
+     * every group of its table: unless {@code mergeIndex}, the first page of a walk, answered with the Query's
+     * direction alone and nothing read (the walking node then asks every group at once); else the Query of the rows of
+     * the items of {@code hashRange} ({@link QueryHandler#ofRange}), each row named, the statement's conditions on key
+     * attributes ({@link Planner.PostFilter}) applied to what it matched, for the walking node to merge in the index's
+     * order.
      */
     private ExecuteStatementOutput indexShare(
             RequestContext context,
@@ -481,6 +477,11 @@ final class StatementRunner {
         return index != null && index.global();
     }
 
+    /**
+     * The refusal of a SELECT on table {@code table}, whose partitions are Raft groups of their own, that becomes
+     * neither a Scan nor Queries of several partition key values: one that a node sends a group as a walk's page,
+     * which goes by its key instead.
+     */
     static ApiException notOneRange(String table) {
         return ApiException.validation("Partita's cluster runs a SELECT that binds one partition key value on table "
                 + table + " in that value's group, not as a walk over its groups (--cluster-partition-groups,"

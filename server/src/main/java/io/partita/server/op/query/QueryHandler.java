@@ -226,7 +226,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         return null;
     }
 
-    /** The value {@code condition} binds top-level attribute {@code name} to by equality, itself or a conjunct; or null. */
+    /**
+     * The value {@code condition} binds top-level attribute {@code name} to by equality, itself or a conjunct; or null.
+     */
     private static AttributeValue conjunctEquality(Condition condition, String name) {
         if (condition instanceof Condition.And and) {
             AttributeValue left = conjunctEquality(and.left(), name);
