@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  *       the source holds a moved item (a part prepared there commits where it was prepared), the items changed since
  *       the first copy began are copied again as they are (put, or deleted when gone), and the source's transaction
  *       tokens after them;
- *   <li>the new group opens the range in its log ({@link MovedItemsHandler.Open}): it refuses any later page, so that
- *       a leader before this one, late, cannot overwrite what users write there from step 7 on;
+ *   <li>the new group's global secondary indexes applied every copied item ({@link MovedItemsHandler.Indexed}); it
+ *       opens the range in its log ({@link MovedItemsHandler.Open}): it refuses any later page, so that a leader
+ *       before this one, late, cannot overwrite what users write there from step 7 on;
  *   <li>the second fence: the moved hashes leave the source's range, their reads refused too;
  *   <li>the ranges name the new group (a compare-and-set of the record): requests of the moved keys go there;
  *   <li>the source deletes what it holds outside its range, through its write path (its LSI rows, TTL entries and
@@ -72,6 +73,7 @@ final class RangeMove {
     static final String PUT_MOVED = OperationRegistry.PARTITA_PREFIX + "PutMovedItems";
     static final String OPEN_MOVED = OperationRegistry.PARTITA_PREFIX + "OpenMovedRange";
     static final String PUT_TOKENS = OperationRegistry.PARTITA_PREFIX + "PutMovedTokens";
+    static final String AWAIT_INDEXES = OperationRegistry.PARTITA_PREFIX + "AwaitMovedIndexes";
     static final String CLEAR_MOVED = OperationRegistry.PARTITA_PREFIX + "ClearMovedRange";
 
     /**
@@ -220,6 +222,9 @@ final class RangeMove {
                     copied = copy(t, moved, m.group(), copier);
                 }
                 copyTokens(m.group());
+                // The new group's global secondary indexes caught up with the copied items: once the source gives up
+                // the range, its own rows of them no longer answer, and theirs must.
+                untilDone(m.group(), AWAIT_INDEXES, named(), null);
                 afterStep.accept("copied");
                 untilDone(
                         m.group(),

@@ -183,7 +183,7 @@ final class RangeSpread {
                                     : untilDone(first, target, body, sender, until, null);
                         });
             default ->
-                all(groups, g -> untilDone(g, target, body, sender, until, null))
+                all(groups, g -> untilDone(g, target, body, sender, until, g.equals(first) ? null : madeOf(body)))
                         .thenApply(replies -> replies.get(0).status() != 200
                                 ? replies.get(0)
                                 : firstRefusal(replies.subList(1, replies.size()), replies.get(0)));
@@ -217,7 +217,23 @@ final class RangeSpread {
         ObjectNode out = JSON.createObjectNode();
         out.set("TableName", t.get("TableName"));
         out.set("KeySchema", t.get("KeySchema"));
-        out.set("AttributeDefinitions", t.get("AttributeDefinitions"));
+        // The attributes of the keys made: not those of an index being deleted, which CreateTable would refuse.
+        java.util.Set<String> keyed = new java.util.HashSet<>();
+        t.path("KeySchema").forEach(k -> keyed.add(k.path("AttributeName").asText()));
+        for (String kind : List.of("LocalSecondaryIndexes", "GlobalSecondaryIndexes")) {
+            for (JsonNode index : t.path(kind)) {
+                if (!index.path("IndexStatus").asText("").equals("DELETING")) {
+                    index.path("KeySchema")
+                            .forEach(k -> keyed.add(k.path("AttributeName").asText()));
+                }
+            }
+        }
+        ArrayNode definitions = out.putArray("AttributeDefinitions");
+        t.path("AttributeDefinitions").forEach(d -> {
+            if (keyed.contains(d.path("AttributeName").asText())) {
+                definitions.add(d);
+            }
+        });
         String billing = t.path("BillingModeSummary").path("BillingMode").asText("PROVISIONED");
         out.put("BillingMode", billing);
         if (billing.equals("PROVISIONED")) {
@@ -341,9 +357,42 @@ final class RangeSpread {
         });
     }
 
+    /**
+     * Whether {@code r} is a refusal of type {@code type}; {@code type|words}: and its message contains {@code words}.
+     */
     private static boolean is(ClusterRouter.Reply r, String type) {
-        return r.status() == 400
-                && BatchSpread.typeOf(BatchSpread.object(r.body())).equals(type);
+        if (r.status() != 400) {
+            return false;
+        }
+        ObjectNode body = BatchSpread.object(r.body());
+        int bar = type.indexOf('|');
+        return bar < 0
+                ? BatchSpread.typeOf(body).equals(type)
+                : BatchSpread.typeOf(body).equals(type.substring(0, bar))
+                        && body.path("message").asText("").contains(type.substring(bar + 1));
+    }
+
+    /**
+     * The refusal of UpdateTable {@code body} by a group other than the first that says its change is made there
+     * already (for {@link #untilDone}): a global secondary index it makes that the group has, or one it deletes that
+     * the group lacks. An UpdateTable sent again after some groups made its change and another refused it (an index
+     * of that group not yet ACTIVE, say) then makes it where it lacks. Null for any other change.
+     */
+    private static String madeOf(byte[] body) {
+        ObjectNode root = BatchSpread.object(body);
+        JsonNode updates = root == null ? null : root.get("GlobalSecondaryIndexUpdates");
+        if (updates == null || !updates.isArray() || updates.size() != 1) {
+            return null;
+        }
+        JsonNode u = updates.get(0);
+        if (u.path("Create").path("IndexName").isTextual()) {
+            return "ValidationException|Attempting to create an index which already exists";
+        }
+        if (u.path("Delete").path("IndexName").isTextual()) {
+            return "ResourceNotFoundException|Index "
+                    + u.path("Delete").path("IndexName").asText() + " for table";
+        }
+        return null;
     }
 
     /**
@@ -420,6 +469,20 @@ final class RangeSpread {
                         && !theirs.contains(mine.path("IndexName").asText())
                         && mine.path("IndexStatus").asText("").equals("ACTIVE")) {
                     mine.put("IndexStatus", "CREATING"); // an UpdateTable that has not reached this group yet
+                }
+            }
+            for (JsonNode index : t.path("GlobalSecondaryIndexes")) {
+                if (globalOf(table, index.path("IndexName").asText()) == null) {
+                    // Gone from the first group, and still in this one (deleting, or made there alone): listed, so
+                    // that no client makes it again before every group is done with it.
+                    JsonNode mine = table.get("GlobalSecondaryIndexes");
+                    ArrayNode list = mine instanceof ArrayNode a ? a : table.putArray("GlobalSecondaryIndexes");
+                    ObjectNode copy =
+                            ((ObjectNode) index.deepCopy()).put("ItemCount", 0).put("IndexSizeBytes", 0);
+                    if (copy.path("IndexStatus").asText("ACTIVE").equals("ACTIVE")) {
+                        copy.put("IndexStatus", "DELETING");
+                    }
+                    list.add(copy);
                 }
             }
         }
@@ -534,20 +597,27 @@ final class RangeSpread {
                             return reply; // a refusal, or a group that did not answer
                         }
                         if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
-                            // A store that records no range (a table cut before 2026-12-07) reads every row it has.
-                            return new ClusterRouter.Reply(
-                                    400,
-                                    bytes(JSON.createObjectNode()
-                                            .put("__type", "com.amazon.coral.validate#ValidationException")
-                                            .put(
-                                                    "message",
-                                                    "Partita's cluster cannot query a global secondary index of"
-                                                            + " a table cut by hash ranges before 2026-12-07")));
+                            return unmerged();
                         }
                         pages.add(page);
                     }
                     return new ClusterRouter.Reply(200, bytes(mergeIndexPages(root, pages)));
                 });
+    }
+
+    /**
+     * The refusal of a read of a global secondary index over a table's groups when a group's page does not name its
+     * rows: its store records no range (a table cut before 2026-12-07), and reads every row it has.
+     */
+    private static ClusterRouter.Reply unmerged() {
+        return new ClusterRouter.Reply(
+                400,
+                bytes(JSON.createObjectNode()
+                        .put("__type", "com.amazon.coral.validate#ValidationException")
+                        .put(
+                                "message",
+                                "Partita's cluster cannot read a global secondary index of a table cut by hash ranges"
+                                        + " before 2026-12-07 (its groups' stores record no range)")));
     }
 
     /**
@@ -694,7 +764,7 @@ final class RangeSpread {
                             return reply; // a refusal, or a group that did not answer
                         }
                         if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
-                            return BatchSpread.internal(); // each group's share names its rows (StatementRunner)
+                            return unmerged();
                         }
                         pages.add(page);
                     }
@@ -815,6 +885,11 @@ final class RangeSpread {
                         sender,
                         answer.get("PartitaIndexForward").asBoolean(true));
             }
+            if (!statement && first && answer.get("PartitaEntries") instanceof ArrayNode) {
+                // A Scan of a global secondary index: its rows are in every group, in the index's order rather than
+                // the groups', so the pages are merged as a Query's are.
+                return mergedScan(at, answer);
+            }
             if (answer.get("Items") instanceof ArrayNode page) {
                 items.addAll(page);
             }
@@ -843,6 +918,45 @@ final class RangeSpread {
                 return done(last, answer.get("PartitaLastScannedToken"));
             }
             return page(at + 1, false);
+        }
+
+        /**
+         * A Scan of a global secondary index, whose first group {@code at} answered {@code firstPage}: every other group
+         * asked at once for its page from the same start key (each reading the rows of its own items, and naming
+         * them), the pages merged in the index's order ({@link #mergeIndexPages}).
+         */
+        private CompletableFuture<ClusterRouter.Reply> mergedScan(int at, ObjectNode firstPage) {
+            List<UUID> others = new ArrayList<>(ranges.groups());
+            others.remove(at);
+            ObjectNode share = request.deepCopy();
+            share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange"));
+            share.put("PartitaPageBytes", PAGE_BYTES);
+            return all(others, g -> {
+                        ObjectNode mine = share.deepCopy();
+                        mine.put("PartitaHashRange", io.partita.server.op.query.ScanHandler.text(ranges.rangeOf(g)));
+                        return sender.send(g, SCAN_RANGE, bytes(mine));
+                    })
+                    .thenApply(replies -> {
+                        List<ObjectNode> pages = new ArrayList<>(replies.size() + 1);
+                        pages.add(firstPage);
+                        for (ClusterRouter.Reply reply : replies) {
+                            ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
+                            if (page == null) {
+                                return reply; // a refusal, or a group that did not answer
+                            }
+                            if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
+                                return unmerged();
+                            }
+                            pages.add(page);
+                        }
+                        ObjectNode scan = JSON.createObjectNode();
+                        for (String f : List.of("Limit", "Select")) {
+                            if (request.has(f)) {
+                                scan.set(f, request.get(f));
+                            }
+                        }
+                        return new ClusterRouter.Reply(200, bytes(mergeIndexPages(scan, pages)));
+                    });
         }
 
         /** The joined page, going on after {@code lastKey} (a SELECT's with {@code token}), or the last one. */

@@ -145,7 +145,13 @@ class ClusterStrictIT {
      * {@code partitionBytes} (DynamoDB's 10 GB by default).
      */
     static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, long partitionBytes) throws Exception {
-        StorageConfig storage = StorageConfig.disk(dir.resolve("n" + i));
+        return startNode(dir, cluster, i, partitionBytes, 0);
+    }
+
+    /** As above, each global secondary index applying each change {@code gsiLagMillis} after it (--gsi-lag). */
+    static ClusterMember startNode(Path dir, ClusterConfig cluster, int i, long partitionBytes, long gsiLagMillis)
+            throws Exception {
+        StorageConfig storage = StorageConfig.disk(dir.resolve("n" + i)).withGsiLagMillis(gsiLagMillis);
         return startNode(
                 cluster,
                 i,

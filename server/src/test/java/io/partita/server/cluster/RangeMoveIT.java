@@ -75,6 +75,12 @@ class RangeMoveIT {
      */
     private static final long PARTITION_BYTES = 40 * 1024;
 
+    /**
+     * How long after a change each global secondary index applies it (--gsi-lag): a move's new group must have applied
+     * every copied item before the source gives the range up, or the index would miss them that long.
+     */
+    private static final long GSI_LAG_MILLIS = 1_500;
+
     private ClusterConfig config(int i) {
         return new ClusterConfig("moves", "n" + i, members)
                 .withReplicas(3)
@@ -94,7 +100,7 @@ class RangeMoveIT {
             members.add(new ClusterConfig.Member("n" + i, "127.0.0.1", FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < 3; i++) {
-            nodes[i] = ClusterStrictIT.startNode(dir, config(i), i, PARTITION_BYTES);
+            nodes[i] = ClusterStrictIT.startNode(dir, config(i), i, PARTITION_BYTES, GSI_LAG_MILLIS);
             clients.add(DynamoDbClient.builder()
                     .endpointOverride(
                             URI.create("http://127.0.0.1:" + members.get(i).apiPort()))
@@ -396,12 +402,55 @@ class RangeMoveIT {
                                         AttributeValue.fromS("l"))));
             }
         };
+        // The first pages of a Scan and a Query of the global index, whose next pages are read after the move.
+        var scanned = client(0).scan(r -> r.tableName("moved").indexName("byG").limit(60));
+        var queried = client(1)
+                .query(r -> r.tableName("moved")
+                        .indexName("byG")
+                        .keyConditionExpression("g = :g")
+                        .expressionAttributeValues(Map.of(":g", AttributeValue.fromS("g0")))
+                        .limit(30));
         HttpResponse<String> moved;
         try {
             moved = split(1, "{\"table\": \"moved\", \"split\": 0}");
         } finally {
             RangeMove.afterStep = step -> {};
         }
+        // At once: the new group indexed the moved items before the source gave their range up.
+        assertThat(indexPages("byG", 2, 0, true))
+                .as("the global index's rows of g0 right after the move")
+                .hasSize(100);
+        List<String> acrossTheMove = new ArrayList<>();
+        scanned.items()
+                .forEach(i ->
+                        acrossTheMove.add(i.get("pk").s() + "/" + i.get("sk").n()));
+        client(2)
+                .scanPaginator(r ->
+                        r.tableName("moved").indexName("byG").limit(60).exclusiveStartKey(scanned.lastEvaluatedKey()))
+                .items()
+                .forEach(i ->
+                        acrossTheMove.add(i.get("pk").s() + "/" + i.get("sk").n()));
+        assertThat(acrossTheMove)
+                .as("a Scan of the index paged across the move")
+                .hasSize(200);
+        assertThat(new HashSet<>(acrossTheMove)).hasSize(200);
+        List<String> queriedAcross = new ArrayList<>();
+        queried.items()
+                .forEach(i -> queriedAcross.add(i.get("pk").s() + "/"
+                        + i.get("sk").n() + " " + i.get("v").s()));
+        client(0)
+                .queryPaginator(r -> r.tableName("moved")
+                        .indexName("byG")
+                        .keyConditionExpression("g = :g")
+                        .expressionAttributeValues(Map.of(":g", AttributeValue.fromS("g0")))
+                        .limit(30)
+                        .exclusiveStartKey(queried.lastEvaluatedKey()))
+                .items()
+                .forEach(i -> queriedAcross.add(i.get("pk").s() + "/"
+                        + i.get("sk").n() + " " + i.get("v").s()));
+        assertThat(queriedAcross)
+                .as("a Query of the index paged across the move")
+                .isEqualTo(indexPages("byG", 1, 0, true));
         assertThat(moved.statusCode()).as(moved.body()).isEqualTo(200);
         assertThat(duringCopy).as("written during the first copy").isTrue();
         assertThat(statusDuring[0]).as("the table's status during the move").isEqualTo("UPDATING");
@@ -694,7 +743,7 @@ class RangeMoveIT {
             for (int i = 1; i < 3; i++) {
                 wholeThrough((leader + i) % 3, 2);
             }
-            nodes[leader] = ClusterStrictIT.startNode(dir, config(leader), leader, PARTITION_BYTES);
+            nodes[leader] = ClusterStrictIT.startNode(dir, config(leader), leader, PARTITION_BYTES, GSI_LAG_MILLIS);
             wholeThrough(leader, 2);
         } finally {
             RangeMove.afterStep = step -> {};

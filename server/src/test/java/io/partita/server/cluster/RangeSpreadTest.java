@@ -577,6 +577,51 @@ class RangeSpreadTest {
         assertThat(lacking.get("IndexStatus").asText())
                 .as("a group the index has not reached yet")
                 .isEqualTo("CREATING");
+        JsonNode gone = tree(RangeSpread.describeMerge(List.of(
+                                describe("ACTIVE", 1, 1),
+                                withGlobal(describe("ACTIVE", 1, 1), "DELETING", false, 3),
+                                withGlobal(describe("ACTIVE", 1, 1), "DELETING", false, 2)))
+                        .body())
+                .get("Table")
+                .get("GlobalSecondaryIndexes");
+        assertThat(gone)
+                .as("deleted in the first group, still deleting in the others")
+                .hasSize(1);
+        assertThat(gone.get(0).get("IndexStatus").asText()).isEqualTo("DELETING");
+        assertThat(gone.get(0).get("ItemCount").asLong()).isEqualTo(5);
+    }
+
+    @Test
+    void aGlobalIndexMadeOrDeletedAlreadyInAnotherGroupCountsAsDone() {
+        String create = "{\"TableName\":\"t\",\"GlobalSecondaryIndexUpdates\":[{\"Create\":{\"IndexName\":\"g\"}}]}";
+        String delete = "{\"TableName\":\"t\",\"GlobalSecondaryIndexUpdates\":[{\"Delete\":{\"IndexName\":\"g\"}}]}";
+        String exists = "{\"__type\":\"x#ValidationException\","
+                + "\"message\":\"Attempting to create an index which already exists\"}";
+        String absent = "{\"__type\":\"x#ResourceNotFoundException\","
+                + "\"message\":\"Requested resource not found: Index g for table t\"}";
+        String other = "{\"__type\":\"x#LimitExceededException\",\"message\":\"Subscriber limit exceeded\"}";
+        for (String[] c : new String[][] {
+            {create, exists, "200"}, {delete, absent, "200"}, {create, other, "400"}, {delete, exists, "400"}
+        }) {
+            RangeSpread.Sender sender = (group, target, body) -> CompletableFuture.completedFuture(
+                    GROUPS.indexOf(group) == 2
+                            ? new ClusterRouter.Reply(400, c[1].getBytes(StandardCharsets.UTF_8))
+                            : new ClusterRouter.Reply(200, "{}".getBytes(StandardCharsets.UTF_8)));
+            ClusterRouter.Reply reply = RangeSpread.everyGroup(
+                            "UpdateTable", "T", c[0].getBytes(StandardCharsets.UTF_8), GROUPS, sender)
+                    .join();
+            assertThat(reply.status()).as(c[0] + " / " + c[1]).isEqualTo(Integer.parseInt(c[2]));
+        }
+        // The first group's own refusal is the answer, whatever it says.
+        RangeSpread.Sender firstRefuses = (group, target, body) -> CompletableFuture.completedFuture(
+                GROUPS.indexOf(group) == 0
+                        ? new ClusterRouter.Reply(400, exists.getBytes(StandardCharsets.UTF_8))
+                        : new ClusterRouter.Reply(200, "{}".getBytes(StandardCharsets.UTF_8)));
+        assertThat(RangeSpread.everyGroup(
+                                "UpdateTable", "T", create.getBytes(StandardCharsets.UTF_8), GROUPS, firstRefuses)
+                        .join()
+                        .status())
+                .isEqualTo(400);
     }
 
     /** {@code reply} with global index {@code g} of {@code status} holding {@code rows} rows of 10 bytes. */
@@ -616,12 +661,20 @@ class RangeSpreadTest {
         lsi.putObject("Projection").put("ProjectionType", "KEYS_ONLY");
         t.put("DeletionProtectionEnabled", true);
         ArrayNode globals = t.putArray("GlobalSecondaryIndexes");
+        // The deleting index's key attribute is not defined anew: CreateTable refuses a definition no key uses.
+        ((ArrayNode) t.get("AttributeDefinitions"))
+                .addObject()
+                .put("AttributeName", "gone")
+                .put("AttributeType", "S");
         for (String status : List.of("ACTIVE", "DELETING")) {
             ObjectNode gsi = globals.addObject()
                     .put("IndexName", status.toLowerCase(java.util.Locale.ROOT))
                     .put("IndexStatus", status)
                     .put("ItemCount", 5);
-            gsi.putArray("KeySchema").addObject().put("AttributeName", "pk").put("KeyType", "HASH");
+            gsi.putArray("KeySchema")
+                    .addObject()
+                    .put("AttributeName", status.equals("ACTIVE") ? "pk" : "gone")
+                    .put("KeyType", "HASH");
             gsi.putObject("Projection").put("ProjectionType", "ALL");
             gsi.putObject("ProvisionedThroughput")
                     .put("ReadCapacityUnits", 7)
@@ -632,6 +685,7 @@ class RangeSpreadTest {
         assertThat(create.get("GlobalSecondaryIndexes"))
                 .as("the index being deleted is not made")
                 .hasSize(1);
+        assertThat(create.get("AttributeDefinitions").toString()).doesNotContain("gone");
         assertThat(create.get("GlobalSecondaryIndexes").get(0).toString())
                 .isEqualTo("{\"IndexName\":\"active\",\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}],"
                         + "\"Projection\":{\"ProjectionType\":\"ALL\"},"

@@ -298,4 +298,41 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             return new Output(range.receiving());
         }
     }
+
+    /**
+     * Partita's own {@code Partita.AwaitMovedIndexes}: waits until every global secondary index of the table in this
+     * group has applied every change made before it (a range move's copied items indexed), so that the source, which
+     * gives up its range next, leaves no moved item missing from an index meanwhile (docs/CLUSTER.md, "Moving a
+     * range"). Past 10 s, a 503: the mover asks again.
+     */
+    public static final class Indexed implements OperationHandler<Indexed.Input, Indexed.Output> {
+        /** The table's name. */
+        public record Input(String tableName) {}
+
+        /** Every index caught up. */
+        public record Output(boolean indexed) {}
+
+        private final StorageEngine storage;
+
+        public Indexed(StorageEngine storage) {
+            this.storage = storage;
+        }
+
+        @Override
+        public Class<Input> inputType() {
+            return Input.class;
+        }
+
+        @Override
+        public Output handle(RequestContext context, Input in) {
+            Table table = ItemRequests.table(context, storage, in.tableName());
+            if (!storage.globalIndexes().await(table, java.time.Duration.ofSeconds(10))) {
+                throw new ApiException(
+                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                        "Partita.AwaitMovedIndexes: the global secondary indexes of table " + in.tableName()
+                                + " have not applied the moved items yet; send it again");
+            }
+            return new Output(true);
+        }
+    }
 }

@@ -272,7 +272,66 @@ final class StatementRunner {
                         + s.table() + " yet: the table's partitions are Raft groups of their own"
                         + " (--cluster-partition-groups, docs/CLUSTER.md); a SELECT of one value runs");
             }
-            return indexShare(context, plan, keyed, digest, hashRange, mergeIndex);
+            boolean forward = !Boolean.FALSE.equals(keyed.scanIndexForward());
+            return indexShare(
+                    plan,
+                    forward,
+                    digest,
+                    mergeIndex,
+                    () -> queryRange.handle(
+                            context,
+                            new QueryInput(
+                                    keyed.tableName(),
+                                    keyed.indexName(),
+                                    keyed.select(),
+                                    keyed.attributesToGet(),
+                                    keyed.limit(),
+                                    keyed.consistentRead(),
+                                    keyed.keyConditions(),
+                                    keyed.queryFilter(),
+                                    keyed.conditionalOperator(),
+                                    keyed.scanIndexForward(),
+                                    keyed.exclusiveStartKey(),
+                                    keyed.returnConsumedCapacity(),
+                                    keyed.projectionExpression(),
+                                    keyed.filterExpression(),
+                                    keyed.keyConditionExpression(),
+                                    keyed.expressionAttributeNames(),
+                                    keyed.expressionAttributeValues(),
+                                    hashRange)));
+        }
+        if (plan.scan() != null
+                && hashRange != null
+                && readsGlobalIndex(
+                        context, plan.scan().tableName(), plan.scan().indexName())) {
+            // A scan of a global secondary index: its rows are in every group, merged in the index's order.
+            ScanInput in = plan.scan();
+            return indexShare(
+                    plan,
+                    true,
+                    digest,
+                    mergeIndex,
+                    () -> scanRange.handle(
+                            context,
+                            new ScanInput(
+                                    in.tableName(),
+                                    in.indexName(),
+                                    in.attributesToGet(),
+                                    in.limit(),
+                                    in.select(),
+                                    in.scanFilter(),
+                                    in.conditionalOperator(),
+                                    in.exclusiveStartKey(),
+                                    in.returnConsumedCapacity(),
+                                    in.totalSegments(),
+                                    in.segment(),
+                                    in.projectionExpression(),
+                                    in.filterExpression(),
+                                    in.expressionAttributeNames(),
+                                    in.expressionAttributeValues(),
+                                    in.consistentRead(),
+                                    null,
+                                    hashRange)));
         }
         if (plan.queries() != null) {
             return valueShare(context, plan, resume, limit, digest, value);
@@ -395,40 +454,23 @@ final class StatementRunner {
      * order.
      */
     private ExecuteStatementOutput indexShare(
-            RequestContext context,
             Planner.Read plan,
-            QueryInput keyed,
+            boolean forward,
             String digest,
-            String hashRange,
-            boolean mergeIndex) {
-        boolean forward = !Boolean.FALSE.equals(keyed.scanIndexForward());
+            boolean mergeIndex,
+            java.util.function.Supplier<ReadPageOutput> reader) {
         if (!mergeIndex) {
             return new ExecuteStatementOutput(List.of(), null, null, null, null, null, null, null, null, null, forward);
         }
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
         }
-        ReadPageOutput out = queryRange.handle(
-                context,
-                new QueryInput(
-                        keyed.tableName(),
-                        keyed.indexName(),
-                        keyed.select(),
-                        keyed.attributesToGet(),
-                        keyed.limit(),
-                        keyed.consistentRead(),
-                        keyed.keyConditions(),
-                        keyed.queryFilter(),
-                        keyed.conditionalOperator(),
-                        keyed.scanIndexForward(),
-                        keyed.exclusiveStartKey(),
-                        keyed.returnConsumedCapacity(),
-                        keyed.projectionExpression(),
-                        keyed.filterExpression(),
-                        keyed.keyConditionExpression(),
-                        keyed.expressionAttributeNames(),
-                        keyed.expressionAttributeValues(),
-                        hashRange));
+        ReadPageOutput out = reader.get();
+        if (out.partitaEntries() == null) {
+            // A store that records no range (a table cut before 2026-12-07) reads every row it has: not merged.
+            throw ApiException.validation("Partita's cluster cannot read a global secondary index of a table cut by"
+                    + " hash ranges before 2026-12-07 (its groups' stores record no range)");
+        }
         List<Map<String, AttributeValue>> items = out.items();
         List<ReadPageOutput.Entry> entries = out.partitaEntries();
         if (plan.after() != null && entries != null) {
@@ -469,11 +511,16 @@ final class StatementRunner {
 
     /** Whether {@code query} reads a global secondary index. */
     private boolean readsGlobalIndex(RequestContext context, QueryInput query) {
-        if (query.indexName() == null) {
+        return readsGlobalIndex(context, query.tableName(), query.indexName());
+    }
+
+    /** Whether index {@code indexName} (null: none) of table {@code tableName} is a global secondary index. */
+    private boolean readsGlobalIndex(RequestContext context, String tableName, String indexName) {
+        if (indexName == null) {
             return false;
         }
-        var table = storage.tables().find(io.partita.server.op.TableNames.resolve(context, query.tableName()));
-        var index = table == null ? null : table.indexes().find(query.indexName());
+        var table = storage.tables().find(io.partita.server.op.TableNames.resolve(context, tableName));
+        var index = table == null ? null : table.indexes().find(indexName);
         return index != null && index.global();
     }
 

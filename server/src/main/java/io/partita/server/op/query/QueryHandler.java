@@ -137,6 +137,10 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
         }
         io.partita.storage.table.HashRange merged =
                 target.global() ? mergedRange(table, in, keyCondition, filter) : null;
+        // A Query of a GSI of a cut table answered here alone: the table's key it binds, checked again once read.
+        Long bound = target.global() && merged == null && table.metadata().hashRange() != null
+                ? boundHash(table, keyCondition, filter)
+                : null;
         if (Boolean.TRUE.equals(in.consistentRead())) {
             storage.awaitConsistentRead();
         }
@@ -169,6 +173,8 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                     } else if (merged != null) {
                         // A range move may have narrowed the range while the page was read: sent again.
                         storage.requireRangeAfterRead(table, merged);
+                    } else if (bound != null) {
+                        storage.requireServedAfterRead(table, bound);
                     }
                     return page;
                 });
@@ -202,14 +208,9 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
             }
             return held;
         }
-        String partitionKey = table.metadata().keySchema().partitionKey().name();
-        AttributeValue bound = KeyConditionPlanner.equalityOf(keyCondition, partitionKey);
-        if (bound == null) {
-            bound = conjunctEquality(filter, partitionKey);
-        }
+        Long bound = boundHash(table, keyCondition, filter);
         if (bound != null) {
-            io.partita.storage.table.HashRange.require(
-                    table.metadata(), io.partita.storage.key.ItemKeyEncoder.partitionHash(bound));
+            io.partita.storage.table.HashRange.require(table.metadata(), bound);
         } else if (held.first() != 0 || held.last() != -1L || held.receiving()) {
             if (statements) {
                 throw ApiException.validation("Partita's cluster does not run a SELECT of global secondary index "
@@ -224,6 +225,22 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
                             + " the table's ranges is behind); send it again");
         }
         return null;
+    }
+
+    /**
+     * The hash of the value a Query's key condition, or else a conjunct of its filter, binds {@code table}'s partition
+     * key to by equality; or null (none, or a value no key can have).
+     */
+    private static Long boundHash(Table table, Condition keyCondition, Condition filter) {
+        String partitionKey = table.metadata().keySchema().partitionKey().name();
+        AttributeValue bound = KeyConditionPlanner.equalityOf(keyCondition, partitionKey);
+        if (bound == null) {
+            bound = conjunctEquality(filter, partitionKey);
+        }
+        boolean key = bound instanceof AttributeValue.S
+                || bound instanceof AttributeValue.N
+                || bound instanceof AttributeValue.B;
+        return key ? io.partita.storage.key.ItemKeyEncoder.partitionHash(bound) : null;
     }
 
     /**

@@ -101,6 +101,10 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
         ReadTarget target = ReadTarget.of(table, in.indexName());
         ReadRequests.checkTarget(target, in.consistentRead(), in.select());
         boolean fetch = target.fetches(in.select(), projection);
+        // A group's page of a Scan of a global secondary index over every group (its rows are in each, and merged in
+        // the
+        // index's order): every group reads after the start key, and names each row it reads.
+        boolean merged = keyAtEnd && target.global() && in.partitaHashRange() != null;
         KeyRanges.Range range = in.totalSegments() == null
                 ? new KeyRanges.Range(null, null)
                 : KeyRanges.segment(in.segment().intValue(), in.totalSegments().intValue());
@@ -115,15 +119,17 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
             // A key outside the range this group's store holds (a move took it to another group since the client's
             // router chose this one): refused as a key's request is, 503, and sent again. (A global secondary index's
             // row begins with its own partition's hash: the item's is its table key's.)
-            io.partita.storage.table.HashRange.require(
-                    table.metadata(),
-                    target.global()
-                            ? io.partita.storage.key.ItemKeyEncoder.partitionHash(in.exclusiveStartKey()
-                                    .get(table.metadata()
-                                            .keySchema()
-                                            .partitionKey()
-                                            .name()))
-                            : ByteBuffer.wrap(start).getLong());
+            if (!merged) {
+                io.partita.storage.table.HashRange.require(
+                        table.metadata(),
+                        target.global()
+                                ? io.partita.storage.key.ItemKeyEncoder.partitionHash(in.exclusiveStartKey()
+                                        .get(table.metadata()
+                                                .keySchema()
+                                                .partitionKey()
+                                                .name()))
+                                : ByteBuffer.wrap(start).getLong());
+            }
             range = range.resumeAfter(start, true);
         }
         io.partita.storage.table.HashRange held = table.metadata().hashRange();
@@ -173,7 +179,7 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                             keyAtEnd,
                             pageBytes,
                             target.global() ? held : null,
-                            false);
+                            merged && held != null);
                     // A range move may have narrowed the range while the page was read, and switched the hashes it
                     // gave up to another group since, which may have taken newer writes: sent again.
                     storage.requireRangeAfterRead(table, held);
