@@ -921,8 +921,8 @@ final class RangeSpread {
         }
 
         /**
-         * A Scan of a global secondary index, whose first group {@code at} answered {@code firstPage}: every other group
-         * asked at once for its page from the same start key (each reading the rows of its own items, and naming
+         * A Scan of a global secondary index, whose first group {@code at} answered {@code firstPage}: every other
+         * group asked at once for its page from the same start key (each reading the rows of its own items, and naming
          * them), the pages merged in the index's order ({@link #mergeIndexPages}).
          */
         private CompletableFuture<ClusterRouter.Reply> mergedScan(int at, ObjectNode firstPage) {
