@@ -343,7 +343,7 @@ public final class PartitaServer implements AutoCloseable {
                 .registerPartita("PutMovedItems", new io.partita.server.op.item.MovedItemsHandler(storage))
                 .registerPartita("OpenMovedRange", new io.partita.server.op.item.MovedItemsHandler.Open(storage))
                 .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage))
-                .registerPartita("AwaitMovedIndexes", new io.partita.server.op.item.MovedItemsHandler.Indexed(storage))
+                .registerPartita("AwaitIndexes", new io.partita.server.op.item.MovedItemsHandler.Indexed(storage))
                 .registerPartita("ClearMovedRange", new io.partita.server.op.item.MovedItemsHandler.Clear(storage))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))

@@ -73,7 +73,7 @@ final class RangeMove {
     static final String PUT_MOVED = OperationRegistry.PARTITA_PREFIX + "PutMovedItems";
     static final String OPEN_MOVED = OperationRegistry.PARTITA_PREFIX + "OpenMovedRange";
     static final String PUT_TOKENS = OperationRegistry.PARTITA_PREFIX + "PutMovedTokens";
-    static final String AWAIT_INDEXES = OperationRegistry.PARTITA_PREFIX + "AwaitMovedIndexes";
+    static final String AWAIT_INDEXES = OperationRegistry.PARTITA_PREFIX + "AwaitIndexes";
     static final String CLEAR_MOVED = OperationRegistry.PARTITA_PREFIX + "ClearMovedRange";
 
     /**

@@ -300,7 +300,7 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
     }
 
     /**
-     * Partita's own {@code Partita.AwaitMovedIndexes}: waits until every global secondary index of the table in this
+     * Partita's own {@code Partita.AwaitIndexes}: waits until every global secondary index of the table in this
      * group has applied every change made before it (a range move's copied items indexed), so that the source, which
      * gives up its range next, leaves no moved item missing from an index meanwhile (docs/CLUSTER.md, "Moving a
      * range"). Past 10 s, a 503: the mover asks again.
@@ -329,7 +329,7 @@ public final class MovedItemsHandler implements OperationHandler<MovedItemsHandl
             if (!storage.globalIndexes().await(table, java.time.Duration.ofSeconds(10))) {
                 throw new ApiException(
                         io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
-                        "Partita.AwaitMovedIndexes: the global secondary indexes of table " + in.tableName()
+                        "Partita.AwaitIndexes: the global secondary indexes of table " + in.tableName()
                                 + " have not applied the moved items yet; send it again");
             }
             return new Output(true);
