@@ -1308,16 +1308,22 @@ public final class ClusterMember implements AutoCloseable {
 
     /** Whether {@code request} is {@code POST /admin/indexes/await}. */
     private static boolean awaitsIndexes(io.netty.handler.codec.http.FullHttpRequest request) {
-        return request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
-                && new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
-                        .path()
-                        .equals("/admin/indexes/await");
+        try {
+            return request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                    && new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
+                            .path()
+                            .equals("/admin/indexes/await");
+        } catch (IllegalArgumentException malformed) {
+            return false; // its group's server answers its error
+        }
     }
 
     /**
-     * {@code POST /admin/indexes/await?table=T} of a table cut by ranges: every group's global secondary indexes have
-     * applied every change made before it ({@code Partita.AwaitIndexes} sent to each group at once, each asked again
-     * while it answers 503, for 25 s: {@link RangeSpread#everyGroup}). A single node's, or one group's, awaits its own.
+     * {@code POST /admin/indexes/await?table=T[&timeoutSeconds=S]} of a table cut by ranges: every group's global
+     * secondary indexes have applied every change made before it ({@code Partita.AwaitIndexes} sent to each group at
+     * once, each asked again while it answers 503: {@link RangeSpread#everyGroup}, again until the timeout, 60 s by
+     * default, then a 504 as a single node's). Its answer is {@code {"Indexed": true}}, not the indexes' view (which
+     * {@code GET /admin/indexes?table=T} gives of the first group). A single node's, or one group's, awaits its own.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runIndexesAwait(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller) {
@@ -1339,13 +1345,52 @@ public final class ClusterMember implements AutoCloseable {
                     "the account of table " + named.get(0) + " has no key to ask its groups with"));
         }
         ClusterRouter.Sent asked = resolverRequest(own);
+        long seconds = 60;
+        List<String> given = new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
+                .parameters()
+                .getOrDefault("timeoutSeconds", List.of());
+        if (!given.isEmpty()) {
+            try {
+                seconds = Long.parseLong(given.get(0));
+            } catch (NumberFormatException e) {
+                return java.util.concurrent.CompletableFuture.completedFuture(
+                        adminError(400, "timeoutSeconds must be a whole number of seconds: " + given.get(0)));
+            }
+        }
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(Math.max(0, seconds));
         byte[] body = RangeSpread.bytes(JSON.createObjectNode().put("TableName", named.get(0)));
+        String waited = "the indexes of " + named.get(0) + " did not catch up within " + seconds + " s";
+        return awaitEvery(found.get().groups(), body, asked, own, until, waited);
+    }
+
+    /** {@link #runIndexesAwait}'s rounds, until every group has answered or {@code until} passed (a 504). */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> awaitEvery(
+            List<UUID> groups,
+            byte[] body,
+            ClusterRouter.Sent asked,
+            io.partita.server.auth.Credentials own,
+            long until,
+            String waited) {
         return RangeSpread.everyGroup(
-                "AwaitIndexes",
-                RangeMove.AWAIT_INDEXES,
-                body,
-                found.get().groups(),
-                (group, shareTarget, share) -> sendTo(asked, own, group, shareTarget, share));
+                        "AwaitIndexes",
+                        RangeMove.AWAIT_INDEXES,
+                        body,
+                        groups,
+                        (group, shareTarget, share) -> sendTo(asked, own, group, shareTarget, share))
+                .thenCompose(r -> {
+                    if (r.status() != 503) {
+                        return java.util.concurrent.CompletableFuture.completedFuture(r);
+                    }
+                    return System.nanoTime() - until > 0
+                            ? java.util.concurrent.CompletableFuture.completedFuture(adminError(504, waited))
+                            : awaitEvery(groups, body, asked, own, until, waited);
+                });
+    }
+
+    /** An admin endpoint's refusal, as {@code AdminRoutes.error} answers one. */
+    private static ClusterRouter.Reply adminError(int status, String message) {
+        return new ClusterRouter.Reply(
+                status, RangeSpread.bytes(JSON.createObjectNode().put("message", message)));
     }
 
     /** The bodies the requests over several groups under way on this node may hold, in KB: 256 MB. */
@@ -1355,11 +1400,14 @@ public final class ClusterMember implements AutoCloseable {
         String target = request.headers().get("x-amz-target");
         io.partita.server.auth.Credentials caller;
         try {
-            // The one admin request run over a table's groups (routed), which open mode takes unsigned, as any.
-            caller = target == null && verifier == null
-                    ? new io.partita.server.auth.Credentials(
-                            "admin", "us-east-1", io.partita.server.auth.Credentials.OPEN_ACCOUNT)
-                    : callerOf(request);
+            // The one admin request run over a table's groups (routed), which open mode takes unsigned, as any, and
+            // strict mode signed, whatever its content type.
+            caller = target != null
+                    ? callerOf(request)
+                    : verifier == null
+                            ? new io.partita.server.auth.Credentials(
+                                    "admin", "us-east-1", io.partita.server.auth.Credentials.OPEN_ACCOUNT)
+                            : verifier.verify(request);
         } catch (io.partita.protocol.error.ApiException e) {
             return refused(e);
         }

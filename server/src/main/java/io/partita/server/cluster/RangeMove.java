@@ -191,6 +191,9 @@ final class RangeMove {
                     ChangedKeys changed = engine.writes().trackChanges(t, moved, MAX_TRACKED);
                     try {
                         long first = copy(t, moved, m.group(), copier);
+                        // The new group's indexes apply the first copy while the writes go on: under the fence they
+                        // then have only the items changed meanwhile to apply.
+                        awaitIndexes(m.group(), INDEXING_MILLIS);
                         afterStep.accept("copied once");
                         long started = System.nanoTime();
                         fence(from);
@@ -224,7 +227,7 @@ final class RangeMove {
                 copyTokens(m.group());
                 // The new group's global secondary indexes caught up with the copied items: once the source gives up
                 // the range, its own rows of them no longer answer, and theirs must.
-                untilDone(m.group(), AWAIT_INDEXES, named(), null);
+                awaitIndexes(m.group(), STEP_MILLIS);
                 afterStep.accept("copied");
                 untilDone(
                         m.group(),
@@ -398,6 +401,27 @@ final class RangeMove {
                     && !object(made.body()).path("message").asText().contains("already enabled")) {
                 throw new IllegalStateException("the new group refused table " + table + "'s TTL: " + text(made));
             }
+        }
+    }
+
+    /** How long a move waits for the new group's indexes to apply its first copy, the writes going on meanwhile. */
+    private static final long INDEXING_MILLIS = 600_000;
+
+    /**
+     * Waits, up to {@code millis}, until the global secondary indexes of the table in {@code group} have applied every
+     * item copied there so far ({@link #AWAIT_INDEXES}, each asked again while it answers 503); thrown past that.
+     */
+    private void awaitIndexes(UUID group, long millis) throws Exception {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (; ; ) {
+            ClusterRouter.Reply r = sender.send(group, AWAIT_INDEXES, named()).get(STEP_MILLIS, TimeUnit.MILLISECONDS);
+            if (r.status() == 200) {
+                return;
+            }
+            if (r.status() < 500 || System.nanoTime() > until) {
+                throw new IllegalStateException("the new group's indexes of table " + table + ": " + text(r));
+            }
+            Thread.sleep(200);
         }
     }
 

@@ -376,13 +376,20 @@ final class RangeSpread {
      * The refusal of UpdateTable {@code body} by a group other than the first that says its change is made there
      * already (for {@link #untilDone}): a global secondary index it makes that the group has, or one it deletes that
      * the group lacks. An UpdateTable sent again after some groups made its change and another refused it (an index
-     * of that group not yet ACTIVE, say) then makes it where it lacks. Null for any other change.
+     * of that group not yet ACTIVE, say) then makes it where it lacks (an index of the name is taken as the one
+     * asked for: its definition is not compared). Null for any other change, or one with other changes besides.
      */
     private static String madeOf(byte[] body) {
         ObjectNode root = BatchSpread.object(body);
         JsonNode updates = root == null ? null : root.get("GlobalSecondaryIndexUpdates");
         if (updates == null || !updates.isArray() || updates.size() != 1) {
             return null;
+        }
+        for (Map.Entry<String, JsonNode> field : root.properties()) {
+            if (!Set.of("TableName", "AttributeDefinitions", "GlobalSecondaryIndexUpdates")
+                    .contains(field.getKey())) {
+                return null; // another change too, which a group that refuses the index's has not made
+            }
         }
         JsonNode u = updates.get(0);
         if (u.path("Create").path("IndexName").isTextual()) {
@@ -591,18 +598,30 @@ final class RangeSpread {
                 })
                 .thenApply(replies -> {
                     List<ObjectNode> pages = new ArrayList<>(replies.size());
-                    for (ClusterRouter.Reply reply : replies) {
-                        ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
-                        if (page == null) {
-                            return reply; // a refusal, or a group that did not answer
-                        }
-                        if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
-                            return unmerged();
-                        }
-                        pages.add(page);
+                    ClusterRouter.Reply refused = namedPages(replies, pages);
+                    if (refused != null) {
+                        return refused;
                     }
                     return new ClusterRouter.Reply(200, bytes(mergeIndexPages(root, pages)));
                 });
+    }
+
+    /**
+     * Adds to {@code pages} each of the groups' {@code replies} to a read of a global secondary index, each naming its
+     * rows; or returns the first that is not such a page: a refusal, a group that did not answer, or {@link #unmerged}.
+     */
+    private static ClusterRouter.Reply namedPages(List<ClusterRouter.Reply> replies, List<ObjectNode> pages) {
+        for (ClusterRouter.Reply reply : replies) {
+            ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
+            if (page == null) {
+                return reply;
+            }
+            if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
+                return unmerged();
+            }
+            pages.add(page);
+        }
+        return null;
     }
 
     /**
@@ -758,15 +777,9 @@ final class RangeSpread {
                 })
                 .thenApply(replies -> {
                     List<ObjectNode> pages = new ArrayList<>(replies.size());
-                    for (ClusterRouter.Reply reply : replies) {
-                        ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
-                        if (page == null) {
-                            return reply; // a refusal, or a group that did not answer
-                        }
-                        if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
-                            return unmerged();
-                        }
-                        pages.add(page);
+                    ClusterRouter.Reply refused = namedPages(replies, pages);
+                    if (refused != null) {
+                        return refused;
                     }
                     ObjectNode query = JSON.createObjectNode().put("ScanIndexForward", forward);
                     JsonNode limit = request.get("Limit");
@@ -939,15 +952,9 @@ final class RangeSpread {
                     .thenApply(replies -> {
                         List<ObjectNode> pages = new ArrayList<>(replies.size() + 1);
                         pages.add(firstPage);
-                        for (ClusterRouter.Reply reply : replies) {
-                            ObjectNode page = reply.status() == 200 ? BatchSpread.object(reply.body()) : null;
-                            if (page == null) {
-                                return reply; // a refusal, or a group that did not answer
-                            }
-                            if (!(page.get("PartitaEntries") instanceof ArrayNode)) {
-                                return unmerged();
-                            }
-                            pages.add(page);
+                        ClusterRouter.Reply refused = namedPages(replies, pages);
+                        if (refused != null) {
+                            return refused;
                         }
                         ObjectNode scan = JSON.createObjectNode();
                         for (String f : List.of("Limit", "Select")) {

@@ -600,8 +600,15 @@ class RangeSpreadTest {
         String absent = "{\"__type\":\"x#ResourceNotFoundException\","
                 + "\"message\":\"Requested resource not found: Index g for table t\"}";
         String other = "{\"__type\":\"x#LimitExceededException\",\"message\":\"Subscriber limit exceeded\"}";
+        // With another change besides, which the refusing group has not made: its refusal is the answer.
+        String createAndMore =
+                create.replace("{\"TableName\":\"t\",", "{\"TableName\":\"t\",\"BillingMode\":\"PAY_PER_REQUEST\",");
         for (String[] c : new String[][] {
-            {create, exists, "200"}, {delete, absent, "200"}, {create, other, "400"}, {delete, exists, "400"}
+            {create, exists, "200"},
+            {delete, absent, "200"},
+            {create, other, "400"},
+            {delete, exists, "400"},
+            {createAndMore, exists, "400"}
         }) {
             RangeSpread.Sender sender = (group, target, body) -> CompletableFuture.completedFuture(
                     GROUPS.indexOf(group) == 2

@@ -491,8 +491,8 @@ class HashRangeRefusalsTest {
                             "PutItem",
                             new io.partita.server.op.item.PutItemHandler(storage, new ItemExpressions(cache)))
                     .register("Query", new io.partita.server.op.query.QueryHandler(storage, cache))
-                    .registerPartita(
-                            "QueryIndexRange", io.partita.server.op.query.QueryHandler.ofRange(storage, cache));
+                    .registerPartita("QueryIndexRange", io.partita.server.op.query.QueryHandler.ofRange(storage, cache))
+                    .register("Scan", new io.partita.server.op.query.ScanHandler(storage, cache));
             PartiqlOperations.register(registry, storage, new ItemExpressions(cache), cache, new PartiqlScans());
             java.util.List<Integer> inside = new java.util.ArrayList<>();
             for (int i = 0; i < 40; i++) {
@@ -552,6 +552,16 @@ class HashRangeRefusalsTest {
                     .as("one that binds a key of this range (a PartiQL SELECT's filter)")
                     .hasSize(1);
             refused(registry, "Query", bound.formatted(idIn(false)));
+            // A Scan of the index answered here alone (a PartiQL SELECT that binds the table's key) likewise.
+            String scan = "{\"TableName\":\"cut\",\"IndexName\":\"byG\",\"FilterExpression\":\"id = :id\","
+                    + "\"ExpressionAttributeValues\":{\":id\":{\"S\":\"%s\"}}}";
+            assertThat(((ReadPageOutput) run(registry, "Scan", scan.formatted(idIn(true)))).items())
+                    .hasSize(1);
+            refused(registry, "Scan", scan.formatted(idIn(false)));
+            assertThatThrownBy(() -> run(registry, "Scan", "{\"TableName\":\"cut\",\"IndexName\":\"byG\"}"))
+                    .as("a client's Scan of the index that reads every range")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
             assertThatThrownBy(() -> run(
                             registry,
                             "ExecuteStatement",

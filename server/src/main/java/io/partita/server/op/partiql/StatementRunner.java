@@ -304,34 +304,17 @@ final class StatementRunner {
                 && hashRange != null
                 && readsGlobalIndex(
                         context, plan.scan().tableName(), plan.scan().indexName())) {
-            // A scan of a global secondary index: its rows are in every group, merged in the index's order.
+            // A scan of a global secondary index: its rows are in every group, merged in the index's order. Counted
+            // once a page, by the walk's first group, which the client's page reaches first.
+            if (counted && !mergeIndex) {
+                if (NonBlockingThread.current()) {
+                    throw WouldBlock.INSTANCE;
+                }
+                warnScan(s.table(), text);
+            }
             ScanInput in = plan.scan();
             return indexShare(
-                    plan,
-                    true,
-                    digest,
-                    mergeIndex,
-                    () -> scanRange.handle(
-                            context,
-                            new ScanInput(
-                                    in.tableName(),
-                                    in.indexName(),
-                                    in.attributesToGet(),
-                                    in.limit(),
-                                    in.select(),
-                                    in.scanFilter(),
-                                    in.conditionalOperator(),
-                                    in.exclusiveStartKey(),
-                                    in.returnConsumedCapacity(),
-                                    in.totalSegments(),
-                                    in.segment(),
-                                    in.projectionExpression(),
-                                    in.filterExpression(),
-                                    in.expressionAttributeNames(),
-                                    in.expressionAttributeValues(),
-                                    in.consistentRead(),
-                                    null,
-                                    hashRange)));
+                    plan, true, digest, mergeIndex, () -> scanRange.handle(context, inRange(in, null, hashRange)));
         }
         if (plan.queries() != null) {
             return valueShare(context, plan, resume, limit, digest, value);
@@ -346,27 +329,7 @@ final class StatementRunner {
             warnScan(s.table(), text);
         }
         ScanInput in = plan.scan();
-        ReadPageOutput out = scanRange.handle(
-                context,
-                new ScanInput(
-                        in.tableName(),
-                        in.indexName(),
-                        in.attributesToGet(),
-                        in.limit(),
-                        in.select(),
-                        in.scanFilter(),
-                        in.conditionalOperator(),
-                        in.exclusiveStartKey(),
-                        in.returnConsumedCapacity(),
-                        in.totalSegments(),
-                        in.segment(),
-                        in.projectionExpression(),
-                        in.filterExpression(),
-                        in.expressionAttributeNames(),
-                        in.expressionAttributeValues(),
-                        in.consistentRead(),
-                        pageBytes,
-                        hashRange));
+        ReadPageOutput out = scanRange.handle(context, inRange(in, pageBytes, hashRange));
         List<Map<String, AttributeValue>> items = plan.after() == null ? out.items() : after(plan.after(), out);
         return new ExecuteStatementOutput(
                 items,
@@ -507,6 +470,29 @@ final class StatementRunner {
                 null,
                 entries,
                 forward);
+    }
+
+    /** Scan {@code in} as a group's page of a walk: {@code pageBytes} to read at most, {@code hashRange} expected. */
+    private static ScanInput inRange(ScanInput in, Long pageBytes, String hashRange) {
+        return new ScanInput(
+                in.tableName(),
+                in.indexName(),
+                in.attributesToGet(),
+                in.limit(),
+                in.select(),
+                in.scanFilter(),
+                in.conditionalOperator(),
+                in.exclusiveStartKey(),
+                in.returnConsumedCapacity(),
+                in.totalSegments(),
+                in.segment(),
+                in.projectionExpression(),
+                in.filterExpression(),
+                in.expressionAttributeNames(),
+                in.expressionAttributeValues(),
+                in.consistentRead(),
+                pageBytes,
+                hashRange);
     }
 
     /** Whether {@code query} reads a global secondary index. */

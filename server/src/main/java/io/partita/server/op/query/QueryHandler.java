@@ -228,12 +228,12 @@ public final class QueryHandler implements OperationHandler<QueryInput, ReadPage
     }
 
     /**
-     * The hash of the value a Query's key condition, or else a conjunct of its filter, binds {@code table}'s partition
-     * key to by equality; or null (none, or a value no key can have).
+     * The hash of the value a Query's key condition (null: a Scan's, none), or else a conjunct of its filter, binds
+     * {@code table}'s partition key to by equality; or null (none, or a value no key can have).
      */
-    private static Long boundHash(Table table, Condition keyCondition, Condition filter) {
+    static Long boundHash(Table table, Condition keyCondition, Condition filter) {
         String partitionKey = table.metadata().keySchema().partitionKey().name();
-        AttributeValue bound = KeyConditionPlanner.equalityOf(keyCondition, partitionKey);
+        AttributeValue bound = keyCondition == null ? null : KeyConditionPlanner.equalityOf(keyCondition, partitionKey);
         if (bound == null) {
             bound = conjunctEquality(filter, partitionKey);
         }

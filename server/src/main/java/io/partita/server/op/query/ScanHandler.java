@@ -147,6 +147,20 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                     "Partita: the hash range of table " + table.metadata().name() + " this group holds is " + text(held)
                             + ", not " + in.partitaHashRange() + " (a range moved): send it again");
         }
+        // A Scan of a GSI answered by this group alone (a PartiQL SELECT of the index that binds the table's partition
+        // key, routed to that key's group): the key's range must be this store's, before and after the read.
+        Long bound = !keyAtEnd && target.global() && held != null ? QueryHandler.boundHash(table, null, filter) : null;
+        if (!keyAtEnd && target.global() && held != null) {
+            if (bound != null) {
+                io.partita.storage.table.HashRange.require(table.metadata(), bound);
+            } else if (held.first() != 0 || held.last() != -1L || held.receiving()) {
+                throw new ApiException(
+                        io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                        "Partita: table " + table.metadata().name() + " is cut by hash ranges, and a Scan of its"
+                                + " global secondary index " + in.indexName() + " reads every range (its router's"
+                                + " record of the table's ranges is behind); send it again");
+            }
+        }
         if (held != null && !target.global()) {
             // The items of the range this group holds alone: those a move left here, to be deleted, are another's. (A
             // global secondary index's rows are in the order of its own keys: each row is looked at, PageReader.)
@@ -183,6 +197,9 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
                     // A range move may have narrowed the range while the page was read, and switched the hashes it
                     // gave up to another group since, which may have taken newer writes: sent again.
                     storage.requireRangeAfterRead(table, held);
+                    if (bound != null) {
+                        storage.requireServedAfterRead(table, bound);
+                    }
                     return page;
                 });
     }
