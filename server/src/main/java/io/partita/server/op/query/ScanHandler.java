@@ -101,8 +101,7 @@ public final class ScanHandler implements OperationHandler<ScanInput, ReadPageOu
         ReadTarget target = ReadTarget.of(table, in.indexName());
         ReadRequests.checkTarget(target, in.consistentRead(), in.select());
         boolean fetch = target.fetches(in.select(), projection);
-        // A group's page of a Scan of a global secondary index over every group (its rows are in each, and merged in
-        // the
+        // A group's page of a Scan of a global secondary index over every group (its rows are in each, merged in the
         // index's order): every group reads after the start key, and names each row it reads.
         boolean merged = keyAtEnd && target.global() && in.partitaHashRange() != null;
         KeyRanges.Range range = in.totalSegments() == null
