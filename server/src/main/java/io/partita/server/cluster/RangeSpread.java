@@ -649,6 +649,14 @@ final class RangeSpread {
      * page's start); its units are those of the rows it kept, rounded up once, as one store's would be.
      */
     static ObjectNode mergeIndexPages(ObjectNode request, List<ObjectNode> pages) {
+        return mergeIndexPages(request, pages, PAGE_BYTES).page();
+    }
+
+    /** A merged page ({@link #mergeIndexPages}), and the bytes of the rows it kept. */
+    record MergedPage(ObjectNode page, long bytes) {}
+
+    /** {@link #mergeIndexPages(ObjectNode, List)} stopping once its rows pass {@code pageBytes} rather than 1 MB. */
+    static MergedPage mergeIndexPages(ObjectNode request, List<ObjectNode> pages, long pageBytes) {
         boolean forward = request.path("ScanIndexForward").asBoolean(true);
         JsonNode limitNode = request.get("Limit");
         Long limit = limitNode != null && limitNode.canConvertToLong() ? limitNode.asLong() : null;
@@ -706,7 +714,7 @@ final class RangeSpread {
                     items.add(row.item());
                 }
             }
-            if ((limit != null && taken >= limit) || bytes >= PAGE_BYTES) {
+            if ((limit != null && taken >= limit) || bytes >= pageBytes) {
                 stopped = true;
                 break;
             }
@@ -723,7 +731,7 @@ final class RangeSpread {
         if (consumed != null) {
             out.set("ConsumedCapacity", roundedOnce(consumed, CapacityUnits.read(bytes, false)));
         }
-        return out;
+        return new MergedPage(out, bytes);
     }
 
     /**
@@ -768,45 +776,79 @@ final class RangeSpread {
      */
     private static CompletableFuture<ClusterRouter.Reply> selectIndex(
             ObjectNode request, TableRanges ranges, Sender sender, boolean forward) {
+        return indexShares(request, ranges, sender, null, null, true).thenApply(replies -> {
+            List<ObjectNode> pages = new ArrayList<>(replies.size());
+            ClusterRouter.Reply refused = namedPages(replies, pages);
+            if (refused != null) {
+                return refused;
+            }
+            ObjectNode query = JSON.createObjectNode().put("ScanIndexForward", forward);
+            JsonNode limit = request.get("Limit");
+            if (limit != null && limit.canConvertToLong()) {
+                query.put("Limit", limit.asLong());
+            }
+            ObjectNode merged = mergeIndexPages(query, pages);
+            ObjectNode out = JSON.createObjectNode();
+            out.set("Items", merged.get("Items"));
+            if (merged.get("LastEvaluatedKey") instanceof ObjectNode last) {
+                String token = statementToken(request, last, null);
+                if (token == null) {
+                    return BatchSpread.internal(); // every group read the same request
+                }
+                out.put("NextToken", token);
+                out.set("LastEvaluatedKey", last);
+            }
+            if (merged.get("ConsumedCapacity") != null) {
+                out.set("ConsumedCapacity", merged.get("ConsumedCapacity"));
+            }
+            return new ClusterRouter.Reply(200, bytes(out));
+        });
+    }
+
+    /**
+     * Asks every group of {@code ranges} at once for its page of the rows of its own items of a SELECT that reads a
+     * global secondary index by its key ({@link #SELECT_RANGE}, {@code PartitaMergeIndex}): of value {@code value} of
+     * several (null: of the one), with {@code limit} rows to read at most (null: the request's), from the request's
+     * {@code NextToken} when {@code fromToken}.
+     */
+    private static CompletableFuture<List<ClusterRouter.Reply>> indexShares(
+            ObjectNode request, TableRanges ranges, Sender sender, Integer value, Long limit, boolean fromToken) {
         return all(ranges.groups(), g -> {
-                    ObjectNode share = request.deepCopy();
-                    share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange", "PartitaPageBytes"));
-                    share.put("PartitaHashRange", io.partita.server.op.query.ScanHandler.text(ranges.rangeOf(g)));
-                    share.put("PartitaMergeIndex", true);
-                    return sender.send(g, SELECT_RANGE, bytes(share));
-                })
-                .thenApply(replies -> {
-                    List<ObjectNode> pages = new ArrayList<>(replies.size());
-                    ClusterRouter.Reply refused = namedPages(replies, pages);
-                    if (refused != null) {
-                        return refused;
-                    }
-                    ObjectNode query = JSON.createObjectNode().put("ScanIndexForward", forward);
-                    JsonNode limit = request.get("Limit");
-                    if (limit != null && limit.canConvertToLong()) {
-                        query.put("Limit", limit.asLong());
-                    }
-                    ObjectNode merged = mergeIndexPages(query, pages);
-                    ObjectNode out = JSON.createObjectNode();
-                    out.set("Items", merged.get("Items"));
-                    if (merged.get("LastEvaluatedKey") instanceof ObjectNode last) {
-                        try {
-                            io.partita.protocol.message.ExecuteStatementInput in = DynamoJson.decode(
-                                    bytes(request), io.partita.protocol.message.ExecuteStatementInput.class);
-                            out.put(
-                                    "NextToken",
-                                    io.partita.server.op.partiql.ExecuteStatementHandler.nextToken(
-                                            keyOf(last), in.statement(), in.parameters()));
-                        } catch (IOException | RuntimeException unreadable) {
-                            return BatchSpread.internal(); // every group read the same request
-                        }
-                        out.set("LastEvaluatedKey", last);
-                    }
-                    if (merged.get("ConsumedCapacity") != null) {
-                        out.set("ConsumedCapacity", merged.get("ConsumedCapacity"));
-                    }
-                    return new ClusterRouter.Reply(200, bytes(out));
-                });
+            ObjectNode share = request.deepCopy();
+            share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange", "PartitaPageBytes"));
+            if (!fromToken) {
+                share.remove("NextToken");
+            }
+            if (limit != null) {
+                share.put("Limit", limit);
+            }
+            if (value != null) {
+                share.put("PartitaValue", value);
+            }
+            share.put("PartitaHashRange", io.partita.server.op.query.ScanHandler.text(ranges.rangeOf(g)));
+            share.put("PartitaMergeIndex", true);
+            return sender.send(g, SELECT_RANGE, bytes(share));
+        });
+    }
+
+    /**
+     * The {@code NextToken} of ExecuteStatement {@code request} that goes on after row {@code last} (null: from the
+     * start of the value), of its {@code value}-th partition key value (null: of its one); null if the request cannot
+     * be read (every group read it).
+     */
+    private static String statementToken(ObjectNode request, ObjectNode last, Integer value) {
+        try {
+            io.partita.protocol.message.ExecuteStatementInput in =
+                    DynamoJson.decode(bytes(request), io.partita.protocol.message.ExecuteStatementInput.class);
+            Map<String, AttributeValue> key = last == null ? null : keyOf(last);
+            return value == null
+                    ? io.partita.server.op.partiql.ExecuteStatementHandler.nextToken(
+                            key, in.statement(), in.parameters())
+                    : io.partita.server.op.partiql.ExecuteStatementHandler.nextToken(
+                            key, value, in.statement(), in.parameters());
+        } catch (IOException | RuntimeException unreadable) {
+            return null;
+        }
     }
 
     /** The item key {@code node} is, as JSON, read. */
@@ -861,7 +903,7 @@ final class RangeSpread {
         CompletableFuture<ClusterRouter.Reply> page(int at, boolean first) {
             ObjectNode share = request.deepCopy();
             // Partita's own fields are the walk's to set, never a client's.
-            share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange"));
+            share.remove(List.of("PartitaValue", "PartitaLaterShare", "PartitaHashRange", "PartitaMergeIndex"));
             if (!first) {
                 share.remove(statement ? "NextToken" : "ExclusiveStartKey");
             }
@@ -886,17 +928,17 @@ final class RangeSpread {
             if (answer == null) {
                 return CompletableFuture.completedFuture(reply); // a refusal, or a group that did not answer
             }
+            if (statement && first && answer.hasNonNull("PartitaIndexForward")) {
+                // A SELECT of a global secondary index by its key: its rows are in every group, merged in its order;
+                // one of several values of that key, each value's so in turn.
+                boolean forward = answer.get("PartitaIndexForward").asBoolean(true);
+                return answer.get("PartitaValueHashes") instanceof ArrayNode values
+                        ? new IndexValues(request, ranges, sender, values.size(), left, forward).page()
+                        : selectIndex(request, ranges, sender, forward);
+            }
             if (statement && first && answer.get("PartitaValueHashes") instanceof ArrayNode hashes) {
                 // A SELECT of several partition key values: each value's Query in its own group, in turn.
                 return new Values(request, ranges, sender, hashes, left).page();
-            }
-            if (statement && first && answer.hasNonNull("PartitaIndexForward")) {
-                // A SELECT of a global secondary index by its key: its rows are in every group, merged in its order.
-                return selectIndex(
-                        request,
-                        ranges,
-                        sender,
-                        answer.get("PartitaIndexForward").asBoolean(true));
             }
             if (!statement && first && answer.get("PartitaEntries") instanceof ArrayNode) {
                 // A Scan of a global secondary index: its rows are in every group, in the index's order rather than
@@ -1128,6 +1170,106 @@ final class RangeSpread {
                 out.set("NextToken", token);
                 if (lastKey != null && !lastKey.isNull()) {
                     out.set("LastEvaluatedKey", lastKey);
+                }
+            }
+            if (consumed != null) {
+                out.set("ConsumedCapacity", consumed);
+            }
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, bytes(out)));
+        }
+    }
+
+    /**
+     * An ExecuteStatement SELECT of several values of a global secondary index's partition key (an {@code IN} list or
+     * an {@code OR} of them) on a table of {@code ranges}, as a single node runs its Queries in turn
+     * (StatementRunner.perPartition): from the value its {@code NextToken} names (or the first), up to {@link
+     * io.partita.server.op.partiql.ExecuteStatementHandler#VALUES_PER_PAGE} values, each value's Query sent to every
+     * group at once with what is left of the {@code Limit} and merged as {@link #selectIndex} merges one value's. The
+     * page stops within a value whose merged page stops short (at a group's short page, the {@code Limit} or the
+     * page's megabyte: its token names the value and its last row, and its key is the answer's), once the values have
+     * read the {@code Limit} or 1 MB between two values (the next value's token), or after the page's last value.
+     */
+    private static final class IndexValues {
+        final ObjectNode request;
+        final TableRanges ranges;
+        final Sender sender;
+        final int count;
+        final int from;
+        final int end;
+        final boolean forward;
+        Long left;
+
+        final ArrayNode items = JSON.createArrayNode();
+        long bytes;
+        ObjectNode consumed;
+
+        IndexValues(ObjectNode request, TableRanges ranges, Sender sender, int count, Long left, boolean forward) {
+            this.request = request;
+            this.ranges = ranges;
+            this.sender = sender;
+            this.count = count;
+            this.left = left;
+            this.forward = forward;
+            JsonNode token = request.get("NextToken");
+            int at = token != null && token.isTextual()
+                    ? io.partita.server.op.partiql.ExecuteStatementHandler.nextTokenValue(token.asText())
+                    : 0;
+            this.from = Math.min(at, Math.max(0, count - 1));
+            this.end = Math.min(count, from + io.partita.server.op.partiql.ExecuteStatementHandler.VALUES_PER_PAGE);
+        }
+
+        CompletableFuture<ClusterRouter.Reply> page() {
+            return count == 0 ? done(null, null) : value(from);
+        }
+
+        /** Asks every group for value {@code i}'s rows of its items, from the request's token when it is the first. */
+        private CompletableFuture<ClusterRouter.Reply> value(int i) {
+            return indexShares(request, ranges, sender, i, left, i == from).thenCompose(replies -> {
+                List<ObjectNode> pages = new ArrayList<>(replies.size());
+                ClusterRouter.Reply refused = namedPages(replies, pages);
+                if (refused != null) {
+                    return CompletableFuture.completedFuture(refused);
+                }
+                ObjectNode query = JSON.createObjectNode().put("ScanIndexForward", forward);
+                if (left != null) {
+                    query.put("Limit", left);
+                }
+                MergedPage merged = mergeIndexPages(query, pages, PAGE_BYTES - bytes);
+                if (merged.page().get("Items") instanceof ArrayNode read) {
+                    items.addAll(read);
+                }
+                if (merged.page().get("ConsumedCapacity") instanceof ObjectNode units) {
+                    consumed = consumed == null ? units : add(consumed, units);
+                }
+                bytes += merged.bytes();
+                if (merged.page().get("LastEvaluatedKey") instanceof ObjectNode last) {
+                    return done(i, last); // stopped short within the value
+                }
+                if (left != null) {
+                    left = Math.max(0, left - merged.page().path("ScannedCount").asLong(0));
+                }
+                if (i + 1 >= end) {
+                    return done(end < count ? i + 1 : null, null);
+                }
+                if ((left != null && left == 0) || bytes >= PAGE_BYTES) {
+                    return done(i + 1, null);
+                }
+                return value(i + 1);
+            });
+        }
+
+        /** The page, going on with value {@code next} (null: the last page) after row {@code last} (null: its start). */
+        private CompletableFuture<ClusterRouter.Reply> done(Integer next, ObjectNode last) {
+            ObjectNode out = JSON.createObjectNode();
+            out.set("Items", items);
+            if (next != null) {
+                String token = statementToken(request, last, next);
+                if (token == null) {
+                    return CompletableFuture.completedFuture(BatchSpread.internal());
+                }
+                out.put("NextToken", token);
+                if (last != null) {
+                    out.set("LastEvaluatedKey", last);
                 }
             }
             if (consumed != null) {

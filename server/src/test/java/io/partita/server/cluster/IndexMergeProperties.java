@@ -143,6 +143,155 @@ class IndexMergeProperties {
     }
 
     /**
+     * A PartiQL SELECT of several values of a global secondary index's key over the groups ({@link RangeSpread#select}
+     * of such a statement): each row's value is its position modulo {@code values}; paged by its {@code Limit} to its
+     * end, the pages give each value's matched rows once, in the index's order, value after value, ten values to a
+     * page at most, never more items than the Limit.
+     */
+    @Property(tries = 200)
+    void aSelectOfSeveralValuesReadsEachValueMergedInTurn(
+            @ForAll("groups") List<List<Row>> groups,
+            @ForAll @IntRange(min = 1, max = 24) int values,
+            @ForAll @IntRange(min = 0, max = 12) int limit,
+            @ForAll boolean forward) {
+        Comparator<Row> order = Comparator.comparing(Row::encoded, java.util.Arrays::compareUnsigned);
+        Comparator<Row> read = forward ? order : order.reversed();
+        List<UUID> ids = new ArrayList<>();
+        Map<UUID, List<Row>> held = new TreeMap<>();
+        for (List<Row> rows : groups) {
+            UUID id = UUID.randomUUID();
+            ids.add(id);
+            held.put(id, rows.stream().sorted(read).toList());
+        }
+        TableRanges ranges = TableRanges.even("pk", ids);
+        RangeSpread.Sender sender = valuesSender(held, values, forward);
+        List<String> expected = new ArrayList<>();
+        for (int v = 0; v < values; v++) {
+            int value = v;
+            held.values().stream()
+                    .flatMap(List::stream)
+                    .filter(r -> Math.floorMod(r.position(), values) == value && r.matched())
+                    .sorted(read)
+                    .forEach(r -> expected.add(r.key()));
+        }
+
+        Map<String, Long> sizes = new java.util.HashMap<>();
+        held.values().forEach(rows -> rows.forEach(r -> sizes.put(r.key(), r.bytes())));
+        List<String> seen = new ArrayList<>();
+        String next = null;
+        int pages = 0;
+        do {
+            ObjectNode request = JSON.createObjectNode().put("Statement", "SELECT * FROM \"t\".\"g\" WHERE v IN ?");
+            if (limit > 0) {
+                request.put("Limit", limit);
+            }
+            if (next != null) {
+                request.put("NextToken", next);
+            }
+            ClusterRouter.Reply reply = RangeSpread.select(RangeSpread.bytes(request), ranges, sender)
+                    .join();
+            assertThat(reply.status())
+                    .as(new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo(200);
+            ObjectNode page = BatchSpread.object(reply.body());
+            List<String> items = new ArrayList<>();
+            page.path("Items").forEach(i -> items.add(i.path("p").path("S").asText()));
+            if (limit > 0) {
+                assertThat(items).hasSizeLessThanOrEqualTo(limit);
+            }
+            assertThat(items.stream()
+                            .map(k -> Math.floorMod(
+                                    java.nio.ByteBuffer.wrap(Base64.getDecoder().decode(k))
+                                            .getInt(),
+                                    values))
+                            .distinct())
+                    .as("ten values to a page at most")
+                    .hasSizeLessThanOrEqualTo(10);
+            long returned = items.stream().mapToLong(sizes::get).sum();
+            long largest = items.stream().mapToLong(sizes::get).max().orElse(0);
+            assertThat(returned - largest)
+                    .as("a page stops once its values have read a megabyte")
+                    .isLessThan(RangeSpread.PAGE_BYTES);
+            seen.addAll(items);
+            next = page.hasNonNull("NextToken") ? page.get("NextToken").asText() : null;
+            pages++;
+        } while (next != null && pages < 2_000);
+        assertThat(seen).containsExactlyElementsOf(expected);
+    }
+
+    /**
+     * Three values of 800 KB each, in one group: the first page reads the first value whole and the second up to the
+     * megabyte the page has left (its first row, which passes it), then goes on within that value.
+     */
+    @net.jqwik.api.Example
+    void aPageOfSeveralValuesStopsAtItsMegabyte() {
+        List<Row> rows = new ArrayList<>();
+        for (int p = 0; p < 6; p++) {
+            rows.add(new Row(p, 400_000, true));
+        }
+        UUID id = UUID.randomUUID();
+        Map<UUID, List<Row>> held = new TreeMap<>(Map.of(id, rows));
+        RangeSpread.Sender sender = valuesSender(held, 3, true);
+        ObjectNode request = JSON.createObjectNode().put("Statement", "SELECT * FROM \"t\".\"g\" WHERE v IN ?");
+        ObjectNode page = BatchSpread.object(
+                RangeSpread.select(RangeSpread.bytes(request), TableRanges.even("pk", List.of(id)), sender)
+                        .join()
+                        .body());
+        List<String> items = new ArrayList<>();
+        page.path("Items").forEach(i -> items.add(i.path("p").path("S").asText()));
+        // Value 0 is rows 0 and 3, value 1 rows 1 and 4.
+        assertThat(items)
+                .containsExactly(
+                        rows.get(0).key(), rows.get(3).key(), rows.get(1).key());
+        assertThat(page.path("NextToken").asText()).isNotEmpty();
+        assertThat(page.path("LastEvaluatedKey").path("p").path("S").asText())
+                .isEqualTo(rows.get(1).key());
+    }
+
+    /**
+     * Groups {@code held} (each group's rows in the read's order) answering a SELECT of {@code values} values of an
+     * index's key, each row's value its position modulo {@code values}: the walk's first page with the direction and
+     * the number of values, then each value's share as {@link #page} reads it, from the token's key when the token is
+     * of that value.
+     */
+    private static RangeSpread.Sender valuesSender(Map<UUID, List<Row>> held, int values, boolean forward) {
+        return (group, target, body) -> {
+            assertThat(target).isEqualTo(RangeSpread.SELECT_RANGE);
+            ObjectNode share = BatchSpread.object(body);
+            if (!share.path("PartitaMergeIndex").asBoolean(false)) {
+                // The walk's first page: the index's direction and the number of values, nothing read.
+                ObjectNode first = JSON.createObjectNode().put("PartitaIndexForward", forward);
+                first.putArray("Items");
+                ArrayNode each = first.putArray("PartitaValueHashes");
+                for (int i = 0; i < values; i++) {
+                    each.add(0L);
+                }
+                return CompletableFuture.completedFuture(new ClusterRouter.Reply(200, RangeSpread.bytes(first)));
+            }
+            int value = share.path("PartitaValue").asInt(-1);
+            assertThat(value).isBetween(0, values - 1);
+            List<Row> mine = held.get(group).stream()
+                    .filter(r -> Math.floorMod(r.position(), values) == value)
+                    .toList();
+            // The token's key is the start of its own value's Query alone.
+            ObjectNode query = JSON.createObjectNode().put("ScanIndexForward", forward);
+            if (share.has("Limit")) {
+                query.set("Limit", share.get("Limit"));
+            }
+            JsonNode token = share.get("NextToken");
+            if (token != null) {
+                JsonNode t = BatchSpread.object(Base64.getUrlDecoder().decode(token.asText()));
+                if (t.path("Partition").asInt(-1) == value && t.has("Key")) {
+                    query.set("ExclusiveStartKey", t.get("Key"));
+                }
+            }
+            query.put("PartitaHashRange", share.path("PartitaHashRange").asText());
+            return CompletableFuture.completedFuture(
+                    new ClusterRouter.Reply(200, page(mine, RangeSpread.bytes(query))));
+        };
+    }
+
+    /**
      * A group's page of its {@code rows} (in the query's order) for share {@code body}: after its start key, up to its
      * Limit or a megabyte read (the row that passes it included), each row named, the matched ones' items in order.
      */

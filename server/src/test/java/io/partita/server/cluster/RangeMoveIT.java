@@ -254,6 +254,37 @@ class RangeMoveIT {
         List<String> backwards = new ArrayList<>(order);
         java.util.Collections.reverse(backwards);
         assertThat(selected).as("a SELECT of the index, backwards, by 12").isEqualTo(backwards);
+        // One of two values of the index's key: each value's rows merged over the groups, the values in the IN list's
+        // order, paged by 7.
+        List<String> both = new ArrayList<>();
+        client(0)
+                .queryPaginator(r -> r.tableName("moved")
+                        .indexName("byG")
+                        .keyConditionExpression("g = :g")
+                        .expressionAttributeValues(Map.of(":g", AttributeValue.fromS("g1"))))
+                .items()
+                .forEach(i -> both.add(i.get("pk").s() + "/" + i.get("sk").n() + " "
+                        + i.get("v").s()));
+        assertThat(both).hasSize(100);
+        both.addAll(order);
+        List<String> selectedBoth = new ArrayList<>();
+        next = null;
+        do {
+            String token = next;
+            var page = client(1)
+                    .executeStatement(
+                            r -> r.statement("SELECT pk, sk, v FROM \"moved\".\"byG\" WHERE g IN ['g1', 'g0']")
+                                    .limit(7)
+                                    .nextToken(token));
+            assertThat(page.items()).hasSizeLessThanOrEqualTo(7);
+            page.items()
+                    .forEach(i -> selectedBoth.add(i.get("pk").s() + "/"
+                            + i.get("sk").n() + " " + i.get("v").s()));
+            next = page.nextToken();
+        } while (next != null && selectedBoth.size() <= 400);
+        assertThat(selectedBoth)
+                .as("a SELECT of two values of the index's key, by 7")
+                .isEqualTo(both);
         var counted = client(1)
                 .query(r -> r.tableName("moved")
                         .indexName("byG")

@@ -59,6 +59,18 @@ public final class ExecuteStatementHandler implements OperationHandler<ExecuteSt
     }
 
     /**
+     * The {@code NextToken} of a SELECT of several partition key values that goes on with its {@code value}-th value's
+     * Query, after {@code key} (null: from that value's start).
+     */
+    public static String nextToken(
+            java.util.Map<String, io.partita.protocol.model.AttributeValue> key,
+            int value,
+            String statement,
+            java.util.List<io.partita.protocol.model.AttributeValue> parameters) {
+        return StatementRunner.token(key, value, StatementRunner.digest(statement, parameters));
+    }
+
+    /**
      * The partition key value a SELECT's {@code NextToken} of several values goes on with (its index among the
      * statement's values), or 0 for a token that names none or is not one (the group asked answers its error).
      */

@@ -117,7 +117,7 @@ final class StatementRunner {
     }
 
     /** Where the next page starts: the {@code partition}-th value's Query, after {@code key} (null: its start). */
-    private static String token(Map<String, AttributeValue> key, Integer partition, String digest) {
+    static String token(Map<String, AttributeValue> key, Integer partition, String digest) {
         return Base64.getUrlEncoder()
                 .withoutPadding()
                 .encodeToString(DynamoJson.encode(new Token(key, digest, partition)));
@@ -265,40 +265,37 @@ final class StatementRunner {
                 planner.select(s, consistentRead, limit, resume == null ? null : resume.key(), returnConsumedCapacity);
         QueryInput keyed = plan.queries() != null ? plan.queries().get(0) : plan.query();
         if (keyed != null && readsGlobalIndex(context, keyed)) {
-            if (plan.queries() != null || hashRange == null) {
-                // Several values of the index's key (IN, OR) are several Queries, each over every group: not yet.
-                throw ApiException.validation("Partita's cluster does not run a SELECT that binds several values of"
-                        + " the partition key of global secondary index " + keyed.indexName() + " of table "
-                        + s.table() + " yet: the table's partitions are Raft groups of their own"
-                        + " (--cluster-partition-groups, docs/CLUSTER.md); a SELECT of one value runs");
+            if (hashRange == null) {
+                throw ApiException.validation("Partita.SelectRange reads global secondary index " + keyed.indexName()
+                        + " of table " + s.table() + " over a hash range only");
             }
             boolean forward = !Boolean.FALSE.equals(keyed.scanIndexForward());
+            if (plan.queries() == null) {
+                return indexShare(
+                        plan,
+                        forward,
+                        digest,
+                        mergeIndex,
+                        null,
+                        () -> queryRange.handle(context, inRange(keyed, hashRange)));
+            }
+            // Several values of the index's key (IN, OR): each value's Query is merged over every group in turn, from
+            // the value the token names (its key the start of that value's Query alone).
+            List<QueryInput> queries = plan.queries();
+            if (!mergeIndex) {
+                return indexShare(plan, forward, digest, false, queries.size(), null);
+            }
+            int from = resume == null || resume.partition() == null ? 0 : resume.partition();
+            if (value == null || from >= queries.size() || value < from || value >= queries.size()) {
+                throw ApiException.validation("Invalid NextToken");
+            }
+            QueryInput q = page(
+                    queries.get(value),
+                    resume != null && value == from ? resume.key() : null,
+                    limit,
+                    limit == null ? 0 : limit);
             return indexShare(
-                    plan,
-                    forward,
-                    digest,
-                    mergeIndex,
-                    () -> queryRange.handle(
-                            context,
-                            new QueryInput(
-                                    keyed.tableName(),
-                                    keyed.indexName(),
-                                    keyed.select(),
-                                    keyed.attributesToGet(),
-                                    keyed.limit(),
-                                    keyed.consistentRead(),
-                                    keyed.keyConditions(),
-                                    keyed.queryFilter(),
-                                    keyed.conditionalOperator(),
-                                    keyed.scanIndexForward(),
-                                    keyed.exclusiveStartKey(),
-                                    keyed.returnConsumedCapacity(),
-                                    keyed.projectionExpression(),
-                                    keyed.filterExpression(),
-                                    keyed.keyConditionExpression(),
-                                    keyed.expressionAttributeNames(),
-                                    keyed.expressionAttributeValues(),
-                                    hashRange)));
+                    plan, forward, digest, true, null, () -> queryRange.handle(context, inRange(q, hashRange)));
         }
         if (plan.scan() != null
                 && hashRange != null
@@ -314,7 +311,12 @@ final class StatementRunner {
             }
             ScanInput in = plan.scan();
             return indexShare(
-                    plan, true, digest, mergeIndex, () -> scanRange.handle(context, inRange(in, null, hashRange)));
+                    plan,
+                    true,
+                    digest,
+                    mergeIndex,
+                    null,
+                    () -> scanRange.handle(context, inRange(in, null, hashRange)));
         }
         if (plan.queries() != null) {
             return valueShare(context, plan, resume, limit, digest, value);
@@ -421,9 +423,12 @@ final class StatementRunner {
             boolean forward,
             String digest,
             boolean mergeIndex,
+            Integer values,
             java.util.function.Supplier<ReadPageOutput> reader) {
         if (!mergeIndex) {
-            return new ExecuteStatementOutput(List.of(), null, null, null, null, null, null, null, null, null, forward);
+            // Of several values, their number alone: the walking node reads each value in every group in turn.
+            List<Long> each = values == null ? null : java.util.Collections.nCopies(values, 0L);
+            return new ExecuteStatementOutput(List.of(), null, null, null, null, null, null, null, each, null, forward);
         }
         if (NonBlockingThread.current()) {
             throw WouldBlock.INSTANCE;
@@ -470,6 +475,29 @@ final class StatementRunner {
                 null,
                 entries,
                 forward);
+    }
+
+    /** Query {@code q} of the rows of the items of {@code hashRange} alone, as a group's share of a merged read. */
+    private static QueryInput inRange(QueryInput q, String hashRange) {
+        return new QueryInput(
+                q.tableName(),
+                q.indexName(),
+                q.select(),
+                q.attributesToGet(),
+                q.limit(),
+                q.consistentRead(),
+                q.keyConditions(),
+                q.queryFilter(),
+                q.conditionalOperator(),
+                q.scanIndexForward(),
+                q.exclusiveStartKey(),
+                q.returnConsumedCapacity(),
+                q.projectionExpression(),
+                q.filterExpression(),
+                q.keyConditionExpression(),
+                q.expressionAttributeNames(),
+                q.expressionAttributeValues(),
+                hashRange);
     }
 
     /** Scan {@code in} as a group's page of a walk: {@code pageBytes} to read at most, {@code hashRange} expected. */
