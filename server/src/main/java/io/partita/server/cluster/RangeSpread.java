@@ -649,14 +649,14 @@ final class RangeSpread {
      * page's start); its units are those of the rows it kept, rounded up once, as one store's would be.
      */
     static ObjectNode mergeIndexPages(ObjectNode request, List<ObjectNode> pages) {
-        return mergeIndexPages(request, pages, PAGE_BYTES).page();
+        return mergedIndexPage(request, pages).page();
     }
 
-    /** A merged page ({@link #mergeIndexPages}), and the bytes of the rows it kept. */
-    record MergedPage(ObjectNode page, long bytes) {}
+    /** A merged page ({@link #mergeIndexPages}), and the bytes of the rows it kept that matched. */
+    record MergedPage(ObjectNode page, long matchedBytes) {}
 
-    /** {@link #mergeIndexPages(ObjectNode, List)} stopping once its rows pass {@code pageBytes} rather than 1 MB. */
-    static MergedPage mergeIndexPages(ObjectNode request, List<ObjectNode> pages, long pageBytes) {
+    /** {@link #mergeIndexPages}, with the bytes of the rows it kept that matched. */
+    static MergedPage mergedIndexPage(ObjectNode request, List<ObjectNode> pages) {
         boolean forward = request.path("ScanIndexForward").asBoolean(true);
         JsonNode limitNode = request.get("Limit");
         Long limit = limitNode != null && limitNode.canConvertToLong() ? limitNode.asLong() : null;
@@ -699,6 +699,7 @@ final class RangeSpread {
         long taken = 0;
         long count = 0;
         long bytes = 0;
+        long matchedBytes = 0;
         JsonNode lastKey = null;
         boolean stopped = bound != null;
         for (Row row : rows) {
@@ -710,11 +711,12 @@ final class RangeSpread {
             lastKey = row.key();
             if (row.matched()) {
                 count++;
+                matchedBytes += row.bytes();
                 if (!countOnly && row.item() != null) {
                     items.add(row.item());
                 }
             }
-            if ((limit != null && taken >= limit) || bytes >= pageBytes) {
+            if ((limit != null && taken >= limit) || bytes >= PAGE_BYTES) {
                 stopped = true;
                 break;
             }
@@ -731,7 +733,7 @@ final class RangeSpread {
         if (consumed != null) {
             out.set("ConsumedCapacity", roundedOnce(consumed, CapacityUnits.read(bytes, false)));
         }
-        return new MergedPage(out, bytes);
+        return new MergedPage(out, matchedBytes);
     }
 
     /**
@@ -1184,10 +1186,11 @@ final class RangeSpread {
      * an {@code OR} of them) on a table of {@code ranges}, as a single node runs its Queries in turn
      * (StatementRunner.perPartition): from the value its {@code NextToken} names (or the first), up to {@link
      * io.partita.server.op.partiql.ExecuteStatementHandler#VALUES_PER_PAGE} values, each value's Query sent to every
-     * group at once with what is left of the {@code Limit} and merged as {@link #selectIndex} merges one value's. The
-     * page stops within a value whose merged page stops short (at a group's short page, the {@code Limit} or the
-     * page's megabyte: its token names the value and its last row, and its key is the answer's), once the values have
-     * read the {@code Limit} or 1 MB between two values (the next value's token), or after the page's last value.
+     * group at once with what is left of the {@code Limit} and merged as {@link #selectIndex} merges one value's (each
+     * value reading up to a megabyte of its own, as each of a single node's Queries does). The page stops within a
+     * value whose merged page stops short (at a group's short page, the {@code Limit} or its megabyte: its token names
+     * the value and its last row, and its key is the answer's), once the values have read the {@code Limit} or found
+     * 1 MB of items between two values (the next value's token), or after the page's last value.
      */
     private static final class IndexValues {
         final ObjectNode request;
@@ -1234,14 +1237,14 @@ final class RangeSpread {
                 if (left != null) {
                     query.put("Limit", left);
                 }
-                MergedPage merged = mergeIndexPages(query, pages, PAGE_BYTES - bytes);
+                MergedPage merged = mergedIndexPage(query, pages);
                 if (merged.page().get("Items") instanceof ArrayNode read) {
                     items.addAll(read);
                 }
                 if (merged.page().get("ConsumedCapacity") instanceof ObjectNode units) {
                     consumed = consumed == null ? units : add(consumed, units);
                 }
-                bytes += merged.bytes();
+                bytes += merged.matchedBytes();
                 if (merged.page().get("LastEvaluatedKey") instanceof ObjectNode last) {
                     return done(i, last); // stopped short within the value
                 }

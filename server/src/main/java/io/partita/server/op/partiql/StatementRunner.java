@@ -286,7 +286,7 @@ final class StatementRunner {
                 return indexShare(plan, forward, digest, false, queries.size(), null);
             }
             int from = resume == null || resume.partition() == null ? 0 : resume.partition();
-            if (value == null || from >= queries.size() || value < from || value >= queries.size()) {
+            if (value == null || from < 0 || from >= queries.size() || value < from || value >= queries.size()) {
                 throw ApiException.validation("Invalid NextToken");
             }
             QueryInput q = page(
