@@ -755,6 +755,8 @@ final class ClusterRouter implements AutoCloseable {
         private boolean forwardedHere;
         /** Whether the request on its way came from a browser (an {@code Origin}): its answers carry CORS headers. */
         private boolean cors;
+        /** Whether the client of the request on its way accepts gzip: the router's own answers to it are so. */
+        private boolean gzip;
 
         private ScheduledFuture<?> deadline;
 
@@ -762,6 +764,8 @@ final class ClusterRouter implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             cors = request.headers().contains(HttpHeaderNames.ORIGIN);
+            gzip = io.partita.server.netty.HttpSurface.acceptsGzip(
+                    request.headers().get(HttpHeaderNames.ACCEPT_ENCODING));
             if (request.method().equals(HttpMethod.GET) && request.uri().equals("/cluster")) {
                 // Any origin may read it: the console served by one node asks every other node for its view.
                 answer(
@@ -855,7 +859,13 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             if (to != null && to.refusal() != null) {
-                error(ctx, keepAlive, cors, to.refusal().code(), to.refusal().getMessage());
+                error(
+                        ctx,
+                        keepAlive,
+                        cors,
+                        gzip,
+                        to.refusal().code(),
+                        to.refusal().getMessage());
                 return;
             }
             if (to.spreads()) {
@@ -866,7 +876,7 @@ final class ClusterRouter implements AutoCloseable {
                 return;
             }
             if (to == null || (!to.local() && forwardedBy != null)) {
-                unserved(ctx, keepAlive, cors, true);
+                unserved(ctx, keepAlive, cors, gzip, true);
                 return;
             }
             // One request of a connection at a time, so that answers leave in the order the requests came.
@@ -921,7 +931,7 @@ final class ClusterRouter implements AutoCloseable {
                     noneServes();
                 } else if (to.refusal() != null) {
                     ApiException why = to.refusal();
-                    finish(e -> error(e, waitingKeepAlive, cors, why.code(), why.getMessage()));
+                    finish(e -> error(e, waitingKeepAlive, cors, gzip, why.code(), why.getMessage()));
                 } else if (to.spreads()) {
                     spread(ctx, request);
                 } else {
@@ -942,9 +952,6 @@ final class ClusterRouter implements AutoCloseable {
                     request.uri(),
                     request.headers().copy(),
                     ByteBufUtil.getBytes(request.content()));
-            boolean cors = request.headers().contains(HttpHeaderNames.ORIGIN);
-            boolean gzip = io.partita.server.netty.HttpSurface.acceptsGzip(
-                    request.headers().get(HttpHeaderNames.ACCEPT_ENCODING));
             // Compressed for a client that accepts it, as a server's own answer is (HttpSurface), off the event loops
             // (a batch's answer may be megabytes): its CRC is the compressed body's, as DynamoDB's is.
             tables.spread(copy)
@@ -976,7 +983,7 @@ final class ClusterRouter implements AutoCloseable {
         /** Answers the request on its way that no node serves it: a 503, which the SDKs retry. */
         private void noneServes() {
             boolean mark = forwardedHere;
-            finish(e -> unserved(e, waitingKeepAlive, cors, mark));
+            finish(e -> unserved(e, waitingKeepAlive, cors, gzip, mark));
         }
 
         /** Sends {@code request} onwards to {@code to}, over the connection kept to it or a new one. */
@@ -1040,6 +1047,7 @@ final class ClusterRouter implements AutoCloseable {
                             e,
                             waitingKeepAlive,
                             cors,
+                            gzip,
                             ErrorCode.SERVICE_UNAVAILABLE,
                             "the cluster's leader cannot be reached: " + f.cause()));
                 }
@@ -1074,7 +1082,8 @@ final class ClusterRouter implements AutoCloseable {
                 toLeader(); // a read, which changes nothing: the reader closed before it answered
                 return;
             }
-            finish(e -> error(e, waitingKeepAlive, cors, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
+            finish(e ->
+                    error(e, waitingKeepAlive, cors, gzip, ErrorCode.INTERNAL_SERVER_ERROR, "Internal server error"));
         }
 
         /** Answers the request on its way, once, and lets its connection read the next. */
@@ -1256,25 +1265,43 @@ final class ClusterRouter implements AutoCloseable {
     /**
      * An error in DynamoDB's shape: a 503 (nothing was done) or a 500 (the outcome is unknown); the SDKs retry both.
      * Its headers are a server's own answer's: a request id, the body's checksum, and for a browser's request ({@code
-     * cors}) the CORS headers, without which a browser hides the error from the page.
+     * cors}) the CORS headers, without which a browser hides the error from the page; compressed for a client that
+     * accepts it ({@code gzip}), as a server's own error is (HttpSurface), its checksum the compressed body's.
      */
     private static void error(
-            ChannelHandlerContext ctx, boolean keepAlive, boolean cors, ErrorCode code, String message) {
-        byte[] body = ErrorBody.of(new ApiException(code, message));
-        answer(ctx, keepAlive, code.httpStatus(), "application/x-amz-json-1.0", body, apiHeaders(body, cors));
+            ChannelHandlerContext ctx, boolean keepAlive, boolean cors, boolean gzip, ErrorCode code, String message) {
+        errorAnswer(ctx, keepAlive, cors, gzip, code, message, false);
     }
 
     /**
      * Answers that no node serves the request from here: a 503, nothing done, as {@link #error} answers; marked
      * {@link #UNSERVED} for the node that {@code forwarded} it.
      */
-    private static void unserved(ChannelHandlerContext ctx, boolean keepAlive, boolean cors, boolean forwarded) {
-        byte[] body = ErrorBody.of(new ApiException(ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES));
+    private static void unserved(
+            ChannelHandlerContext ctx, boolean keepAlive, boolean cors, boolean gzip, boolean forwarded) {
+        errorAnswer(ctx, keepAlive, cors, gzip, ErrorCode.SERVICE_UNAVAILABLE, NONE_SERVES, forwarded);
+    }
+
+    private static void errorAnswer(
+            ChannelHandlerContext ctx,
+            boolean keepAlive,
+            boolean cors,
+            boolean gzip,
+            ErrorCode code,
+            String message,
+            boolean unserved) {
+        byte[] body = ErrorBody.of(new ApiException(code, message));
+        if (gzip) {
+            body = io.partita.server.netty.HttpSurface.gzip(body); // a few hundred bytes: on the event loop
+        }
         HttpHeaders headers = apiHeaders(body, cors);
-        if (forwarded) {
+        if (gzip) {
+            headers.set(HttpHeaderNames.CONTENT_ENCODING, "gzip");
+        }
+        if (unserved) {
             headers.set(UNSERVED, "true");
         }
-        answer(ctx, keepAlive, ErrorCode.SERVICE_UNAVAILABLE.httpStatus(), "application/x-amz-json-1.0", body, headers);
+        answer(ctx, keepAlive, code.httpStatus(), "application/x-amz-json-1.0", body, headers);
     }
 
     /** Whether {@code response} is another node's {@link #unserved} 503. */

@@ -87,6 +87,23 @@ class ClusterRouterTest {
         assertThat(put("Origin", "http://console.example").headers().firstValue("access-control-allow-origin"))
                 .hasValue("*");
         assertThat(r.headers().firstValue("access-control-allow-origin")).isEmpty();
+        // A client that accepts gzip gets it compressed, as a server's own error, its checksum the compressed body's.
+        HttpResponse<byte[]> zipped = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
+                        .header("Content-Type", "application/x-amz-json-1.0")
+                        .header("X-Amz-Target", "DynamoDB_20120810.PutItem")
+                        .header("Accept-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"TableName\":\"t\"}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(zipped.statusCode()).isEqualTo(503);
+        assertThat(zipped.headers().firstValue("content-encoding")).hasValue("gzip");
+        java.util.zip.CRC32 zippedCrc = new java.util.zip.CRC32();
+        zippedCrc.update(zipped.body());
+        assertThat(zipped.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(zippedCrc.getValue()));
+        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(r.body());
+        }
         // The mark between nodes that nothing was done goes only to a node that forwarded the request.
         assertThat(r.headers().firstValue(ClusterRouter.UNSERVED)).isEmpty();
         assertThat(put(ClusterRouter.FORWARDED, "n2").headers().firstValue(ClusterRouter.UNSERVED))
