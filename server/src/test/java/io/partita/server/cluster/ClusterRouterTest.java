@@ -73,6 +73,29 @@ class ClusterRouterTest {
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A PutItem of a client that accepts gzip, its answer's bytes as they came. */
+    private HttpResponse<byte[]> putAcceptingGzip() throws IOException, InterruptedException {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
+                        .header("Content-Type", "application/x-amz-json-1.0")
+                        .header("X-Amz-Target", "DynamoDB_20120810.PutItem")
+                        .header("Accept-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"TableName\":\"t\"}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** The body of {@code zipped}, checked gzip-compressed with the compressed bytes' checksum, decompressed. */
+    private static byte[] gunzipped(HttpResponse<byte[]> zipped) throws IOException {
+        assertThat(zipped.headers().firstValue("content-encoding")).hasValue("gzip");
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(zipped.body());
+        assertThat(zipped.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(crc.getValue()));
+        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
+            return in.readAllBytes();
+        }
+    }
+
     @Test
     void whileNoNodeServesTheAnswerIsA503() throws Exception {
         HttpResponse<String> r = put();
@@ -88,22 +111,9 @@ class ClusterRouterTest {
                 .hasValue("*");
         assertThat(r.headers().firstValue("access-control-allow-origin")).isEmpty();
         // A client that accepts gzip gets it compressed, as a server's own error, its checksum the compressed body's.
-        HttpResponse<byte[]> zipped = HTTP.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
-                        .header("Content-Type", "application/x-amz-json-1.0")
-                        .header("X-Amz-Target", "DynamoDB_20120810.PutItem")
-                        .header("Accept-Encoding", "gzip")
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"TableName\":\"t\"}"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> zipped = putAcceptingGzip();
         assertThat(zipped.statusCode()).isEqualTo(503);
-        assertThat(zipped.headers().firstValue("content-encoding")).hasValue("gzip");
-        java.util.zip.CRC32 zippedCrc = new java.util.zip.CRC32();
-        zippedCrc.update(zipped.body());
-        assertThat(zipped.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(zippedCrc.getValue()));
-        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
-            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(r.body());
-        }
+        assertThat(gunzipped(zipped)).isEqualTo(r.body().getBytes(StandardCharsets.UTF_8));
         // The mark between nodes that nothing was done goes only to a node that forwarded the request.
         assertThat(r.headers().firstValue(ClusterRouter.UNSERVED)).isEmpty();
         assertThat(put(ClusterRouter.FORWARDED, "n2").headers().firstValue(ClusterRouter.UNSERVED))
@@ -349,21 +359,7 @@ class ClusterRouterTest {
         assertThat(browser.headers().firstValue("access-control-expose-headers"))
                 .hasValueSatisfying(v -> assertThat(v).contains("x-amzn-RequestId"));
         // A client that accepts gzip gets it compressed, as a server's own answer, its checksum the compressed body's.
-        HttpResponse<byte[]> zipped = HTTP.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.port() + "/"))
-                        .header("Content-Type", "application/x-amz-json-1.0")
-                        .header("X-Amz-Target", "DynamoDB_20120810.PutItem")
-                        .header("Accept-Encoding", "gzip")
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"TableName\":\"t\"}"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        assertThat(zipped.headers().firstValue("content-encoding")).hasValue("gzip");
-        java.util.zip.CRC32 zippedCrc = new java.util.zip.CRC32();
-        zippedCrc.update(zipped.body());
-        assertThat(zipped.headers().firstValue("x-amz-crc32")).hasValue(Long.toString(zippedCrc.getValue()));
-        try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
-            assertThat(in.readAllBytes()).isEqualTo(merged);
-        }
+        assertThat(gunzipped(putAcceptingGzip())).isEqualTo(merged);
         assertThat(spread).hasSize(4);
         assertThat(spread.get(0).headers().get("x-amz-target")).isEqualTo("DynamoDB_20120810.PutItem");
         assertThat(new String(spread.get(0).body(), StandardCharsets.UTF_8)).contains("TableName");

@@ -183,6 +183,11 @@ class RangeMoveIT {
      * through them (Limit {@code limit}, 0 for none) in the index's order or the reverse: "pk/sk v" each.
      */
     private List<String> indexPages(String index, int via, int limit, boolean forward) {
+        return indexPages(index, "g0", via, limit, forward);
+    }
+
+    /** As above, the rows whose {@code g} is {@code value}. */
+    private List<String> indexPages(String index, String value, int via, int limit, boolean forward) {
         List<String> rows = new ArrayList<>();
         client(via)
                 .queryPaginator(r -> {
@@ -190,7 +195,7 @@ class RangeMoveIT {
                             .indexName(index)
                             .keyConditionExpression("g = :g")
                             .scanIndexForward(forward)
-                            .expressionAttributeValues(Map.of(":g", AttributeValue.fromS("g0")));
+                            .expressionAttributeValues(Map.of(":g", AttributeValue.fromS(value)));
                     if (limit > 0) {
                         r.limit(limit);
                     }
@@ -198,6 +203,23 @@ class RangeMoveIT {
                 .items()
                 .forEach(i -> rows.add(i.get("pk").s() + "/" + i.get("sk").n() + " "
                         + i.get("v").s()));
+        return rows;
+    }
+
+    /** The rows of PartiQL SELECT {@code statement} through node {@code via}, paged by {@code limit}: "pk/sk v". */
+    private List<String> selectPages(int via, String statement, int limit) {
+        List<String> rows = new ArrayList<>();
+        String next = null;
+        do {
+            String token = next;
+            var page = client(via)
+                    .executeStatement(r -> r.statement(statement).limit(limit).nextToken(token));
+            assertThat(page.items()).hasSizeLessThanOrEqualTo(limit);
+            page.items()
+                    .forEach(i -> rows.add(i.get("pk").s() + "/" + i.get("sk").n() + " "
+                            + i.get("v").s()));
+            next = page.nextToken();
+        } while (next != null && rows.size() <= 400);
         return rows;
     }
 
@@ -237,52 +259,17 @@ class RangeMoveIT {
                     .isEqualTo(reversed);
         }
         // A PartiQL SELECT of the index by its key, merged alike, paged by its Limit.
-        List<String> selected = new ArrayList<>();
-        String next = null;
-        do {
-            String token = next;
-            var page = client(2)
-                    .executeStatement(
-                            r -> r.statement("SELECT pk, sk, v FROM \"moved\".\"byG\" WHERE g = 'g0' ORDER BY v DESC")
-                                    .limit(12)
-                                    .nextToken(token));
-            page.items()
-                    .forEach(i -> selected.add(i.get("pk").s() + "/"
-                            + i.get("sk").n() + " " + i.get("v").s()));
-            next = page.nextToken();
-        } while (next != null && selected.size() <= 200);
         List<String> backwards = new ArrayList<>(order);
         java.util.Collections.reverse(backwards);
-        assertThat(selected).as("a SELECT of the index, backwards, by 12").isEqualTo(backwards);
+        assertThat(selectPages(2, "SELECT pk, sk, v FROM \"moved\".\"byG\" WHERE g = 'g0' ORDER BY v DESC", 12))
+                .as("a SELECT of the index, backwards, by 12")
+                .isEqualTo(backwards);
         // One of two values of the index's key: each value's rows merged over the groups, the values in the IN list's
         // order, paged by 7.
-        List<String> both = new ArrayList<>();
-        client(0)
-                .queryPaginator(r -> r.tableName("moved")
-                        .indexName("byG")
-                        .keyConditionExpression("g = :g")
-                        .expressionAttributeValues(Map.of(":g", AttributeValue.fromS("g1"))))
-                .items()
-                .forEach(i -> both.add(i.get("pk").s() + "/" + i.get("sk").n() + " "
-                        + i.get("v").s()));
+        List<String> both = new ArrayList<>(indexPages("byG", "g1", 0, 0, true));
         assertThat(both).hasSize(100);
         both.addAll(order);
-        List<String> selectedBoth = new ArrayList<>();
-        next = null;
-        do {
-            String token = next;
-            var page = client(1)
-                    .executeStatement(
-                            r -> r.statement("SELECT pk, sk, v FROM \"moved\".\"byG\" WHERE g IN ['g1', 'g0']")
-                                    .limit(7)
-                                    .nextToken(token));
-            assertThat(page.items()).hasSizeLessThanOrEqualTo(7);
-            page.items()
-                    .forEach(i -> selectedBoth.add(i.get("pk").s() + "/"
-                            + i.get("sk").n() + " " + i.get("v").s()));
-            next = page.nextToken();
-        } while (next != null && selectedBoth.size() <= 400);
-        assertThat(selectedBoth)
+        assertThat(selectPages(1, "SELECT pk, sk, v FROM \"moved\".\"byG\" WHERE g IN ['g1', 'g0']", 7))
                 .as("a SELECT of two values of the index's key, by 7")
                 .isEqualTo(both);
         var counted = client(1)
