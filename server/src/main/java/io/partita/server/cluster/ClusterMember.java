@@ -787,11 +787,11 @@ public final class ClusterMember implements AutoCloseable {
             }
             List<String> table = named.size() == 1 ? named : List.of();
             UUID chosen = chosenGroup(request);
-            if (chosen == null && table.size() == 1 && awaitsIndexes(request)) {
+            if (chosen == null && table.size() == 1 && everyGroupsIndexes(request)) {
                 TableRanges cut =
                         membersReplica.unlessInstalling(store -> tableRangesOf(store, home.account, table.get(0)));
                 if (cut != null && cut.live() && cut.groups().size() > 1) {
-                    return new Routed(null, null, true); // every group's indexes (runIndexesAwait)
+                    return new Routed(null, null, true); // every group's indexes (runIndexes)
                 }
             }
             Group range = chosen == null ? null : tableGroups.get(chosen);
@@ -1306,16 +1306,109 @@ public final class ClusterMember implements AutoCloseable {
         return RangeSpread.everyGroup(operation, target, request.body(), ranges.groups(), sender);
     }
 
-    /** Whether {@code request} is {@code POST /admin/indexes/await}. */
-    private static boolean awaitsIndexes(io.netty.handler.codec.http.FullHttpRequest request) {
+    /** Whether {@code request} is {@code POST /admin/indexes/await} or {@code POST /admin/indexes/lag}. */
+    private static boolean everyGroupsIndexes(io.netty.handler.codec.http.FullHttpRequest request) {
         try {
+            String path = new io.netty.handler.codec.http.QueryStringDecoder(request.uri()).path();
             return request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
-                    && new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
-                            .path()
-                            .equals("/admin/indexes/await");
+                    && (path.equals("/admin/indexes/await") || path.equals(INDEX_LAG_PATH));
         } catch (IllegalArgumentException malformed) {
             return false; // its group's server answers its error
         }
+    }
+
+    private static final String INDEX_LAG_PATH = "/admin/indexes/lag";
+
+    /**
+     * {@code POST /admin/indexes/await} or {@code POST /admin/indexes/lag} of a table cut by ranges ({@link
+     * #everyGroupsIndexes}), run over every group of its table.
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runIndexes(
+            ClusterRouter.Sent request, io.partita.server.auth.Credentials caller) {
+        io.netty.handler.codec.http.QueryStringDecoder query =
+                new io.netty.handler.codec.http.QueryStringDecoder(request.uri());
+        if (!query.path().equals(INDEX_LAG_PATH)) {
+            return runIndexesAwait(request, caller);
+        }
+        List<String> named = query.parameters().getOrDefault("table", List.of());
+        String index = query.parameters().getOrDefault("index", List.of()).stream()
+                .findFirst()
+                .orElse(null);
+        String millis = query.parameters().getOrDefault("millis", List.of()).stream()
+                .findFirst()
+                .orElse(null);
+        long lag;
+        try {
+            lag = Long.parseLong(millis);
+        } catch (NumberFormatException e) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    adminError(400, "millis must be a whole number of milliseconds: " + millis));
+        }
+        if (index == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    adminError(404, "no global secondary index " + index + " of table " + named.get(0)));
+        }
+        Asking asking = asking(caller, named);
+        if (asking.refusal() != null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(asking.refusal());
+        }
+        byte[] body = RangeSpread.bytes(JSON.createObjectNode()
+                .put("TableName", named.get(0))
+                .put("IndexName", index)
+                .put("LagMillis", lag));
+        return RangeSpread.everyGroup(
+                        "IndexLag",
+                        RangeMove.INDEX_LAG,
+                        body,
+                        asking.ranges().groups(),
+                        (group, shareTarget, share) -> sendTo(asking.asked(), asking.own(), group, shareTarget, share))
+                .thenApply(r -> {
+                    if (r.status() == 200) {
+                        return new ClusterRouter.Reply(
+                                200,
+                                RangeSpread.bytes(JSON.createObjectNode()
+                                        .put("tableName", named.get(0))
+                                        .put("indexName", index)
+                                        .put("injectedLagMillis", lag)));
+                    }
+                    com.fasterxml.jackson.databind.JsonNode refusal = BatchSpread.object(r.body());
+                    boolean notFound =
+                            refusal != null && refusal.path("__type").asText("").endsWith("ResourceNotFoundException");
+                    return notFound ? adminError(404, refusal.path("message").asText()) : r;
+                });
+    }
+
+    /**
+     * What an admin request over every group of the table {@code named} (one name) needs: its ranges, and the
+     * cluster's own request and key to ask them with, as a move's or a resolver's (the admin request itself is not an
+     * API call); or its refusal.
+     */
+    private record Asking(
+            TableRanges ranges,
+            ClusterRouter.Sent asked,
+            io.partita.server.auth.Credentials own,
+            ClusterRouter.Reply refusal) {}
+
+    private Asking asking(io.partita.server.auth.Credentials caller, List<String> named) {
+        java.util.Optional<TableRanges> found = named.size() != 1
+                ? java.util.Optional.empty()
+                : membersReplica.unlessInstalling(
+                        store -> java.util.Optional.ofNullable(tableRangesOf(store, caller.accountId(), named.get(0))));
+        if (found == null || found.isEmpty() || !found.get().live()) {
+            return new Asking(
+                    null, null, null, BatchSpread.unavailable("the table's record changed meanwhile; send it again"));
+        }
+        io.partita.server.auth.Credentials own = resolverCaller(caller.accountId(), "us-east-1");
+        if (own == null) {
+            return new Asking(
+                    null,
+                    null,
+                    null,
+                    refused(io.partita.protocol.error.ApiException.validation(
+                                    "the account of table " + named.get(0) + " has no key to ask its groups with"))
+                            .join());
+        }
+        return new Asking(found.get(), resolverRequest(own), own, null);
     }
 
     /**
@@ -1330,21 +1423,10 @@ public final class ClusterMember implements AutoCloseable {
         List<String> named = new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
                 .parameters()
                 .getOrDefault("table", List.of());
-        java.util.Optional<TableRanges> found = named.size() != 1
-                ? java.util.Optional.empty()
-                : membersReplica.unlessInstalling(
-                        store -> java.util.Optional.ofNullable(tableRangesOf(store, caller.accountId(), named.get(0))));
-        if (found == null || found.isEmpty() || !found.get().live()) {
-            return java.util.concurrent.CompletableFuture.completedFuture(
-                    BatchSpread.unavailable("the table's record changed meanwhile; send it again"));
+        Asking asking = asking(caller, named);
+        if (asking.refusal() != null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(asking.refusal());
         }
-        // Sent as the cluster's own requests are (a move's, a resolver's): the admin request itself is not an API call.
-        io.partita.server.auth.Credentials own = resolverCaller(caller.accountId(), "us-east-1");
-        if (own == null) {
-            return refused(io.partita.protocol.error.ApiException.validation(
-                    "the account of table " + named.get(0) + " has no key to ask its groups with"));
-        }
-        ClusterRouter.Sent asked = resolverRequest(own);
         long seconds = 60;
         List<String> given = new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
                 .parameters()
@@ -1360,7 +1442,7 @@ public final class ClusterMember implements AutoCloseable {
         long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(Math.max(0, seconds));
         byte[] body = RangeSpread.bytes(JSON.createObjectNode().put("TableName", named.get(0)));
         String waited = "the indexes of " + named.get(0) + " did not catch up within " + seconds + " s";
-        return awaitEvery(found.get().groups(), body, asked, own, until, waited);
+        return awaitEvery(asking.ranges().groups(), body, asking.asked(), asking.own(), until, waited);
     }
 
     /** {@link #runIndexesAwait}'s rounds, until every group has answered or {@code until} passed (a 504). */
@@ -1412,7 +1494,7 @@ public final class ClusterMember implements AutoCloseable {
             return refused(e);
         }
         if (target == null) {
-            return runIndexesAwait(request, caller);
+            return runIndexes(request, caller);
         }
         ListSpread.Kind list = ListSpread.Kind.of(target);
         if (list != null) {

@@ -74,6 +74,13 @@ final class RangeMove {
     static final String OPEN_MOVED = OperationRegistry.PARTITA_PREFIX + "OpenMovedRange";
     static final String PUT_TOKENS = OperationRegistry.PARTITA_PREFIX + "PutMovedTokens";
     static final String AWAIT_INDEXES = OperationRegistry.PARTITA_PREFIX + "AwaitIndexes";
+
+    /**
+     * Partita's own request that sets the lag a group's global secondary index injects ({@code POST
+     * /admin/indexes/lag} of a table cut by ranges, sent to every group).
+     */
+    static final String INDEX_LAG = OperationRegistry.PARTITA_PREFIX + "IndexLag";
+
     static final String CLEAR_MOVED = OperationRegistry.PARTITA_PREFIX + "ClearMovedRange";
 
     /**

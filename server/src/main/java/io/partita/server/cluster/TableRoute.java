@@ -117,6 +117,7 @@ record TableRoute(Kind kind, List<String> tables) {
                 || target.equals(RangeMove.OPEN_MOVED)
                 || target.equals(RangeMove.PUT_TOKENS)
                 || target.equals(RangeMove.AWAIT_INDEXES)
+                || target.equals(RangeMove.INDEX_LAG)
                 || target.equals(RangeMove.CLEAR_MOVED)) {
             operation = "PutMovedItems"; // a range move's page of items, sent to the group that takes the range over
         } else if (target.equals(RangeSpread.QUERY_INDEX_RANGE)) {

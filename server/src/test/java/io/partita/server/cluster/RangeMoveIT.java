@@ -206,6 +206,89 @@ class RangeMoveIT {
         return rows;
     }
 
+    /**
+     * {@code POST /admin/indexes/lag} of index {@code byG} of the cut table {@code moved}, through a node: every group's
+     * index has it (each group's own view, asked by its id), then the default again; an index the table lacks, 404.
+     */
+    private void indexLagThrough() throws Exception {
+        assertThat(indexLag(1, "byG", "600000").statusCode()).isEqualTo(200);
+        assertThat(groupsLag("byG"))
+                .as("each group's index lag")
+                .hasSizeGreaterThanOrEqualTo(2)
+                .containsOnly(600_000L);
+        assertThat(indexLag(2, "byG", "-1").statusCode()).isEqualTo(200);
+        assertThat(groupsLag("byG"))
+                .as("each group's index lag, the default again")
+                .containsOnly(GSI_LAG_MILLIS);
+        HttpResponse<String> none = indexLag(0, "none", "10");
+        assertThat(none.statusCode()).as(none.body()).isEqualTo(404);
+        assertThat(none.body()).contains("no global secondary index none of table moved");
+        assertThat(indexLag(0, "byG", "soon").statusCode()).isEqualTo(400);
+    }
+
+    private HttpResponse<String> indexLag(int via, String index, String millis) throws Exception {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(
+                                "http://127.0.0.1:" + members.get(via).apiPort()
+                                        + "/admin/indexes/lag?table=moved&index=" + index + "&millis=" + millis))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The lag each group of table {@code moved} injects before its index {@code index} applies a change. */
+    private List<Long> groupsLag(String index) throws Exception {
+        List<Long> lags = new ArrayList<>();
+        List<String> groups = new ArrayList<>();
+        clusterView().get("groups").forEach(g -> {
+            if (g.path("table").asText().equals("moved")) {
+                groups.add(g.get("group").asText());
+            }
+        });
+        for (String group : groups) {
+            // Asked of the group's leader as another node asks a group for its own (its id, and forwarded: served
+            // there); again after a moment if that leader has just changed.
+            HttpResponse<String> asked = null;
+            for (int tries = 0; tries < 50 && (asked == null || asked.statusCode() == 503); tries++) {
+                if (asked != null) {
+                    Thread.sleep(100);
+                }
+                String leader = "";
+                for (JsonNode g : clusterView().get("groups")) {
+                    if (g.path("group").asText().equals(group)) {
+                        leader = g.path("leader").asText();
+                    }
+                }
+                asked = HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                        + members.get(Integer.parseInt(leader.substring(1)))
+                                                .apiPort()
+                                        + "/admin/indexes?table=moved"))
+                                .header(ClusterRouter.GROUP, group)
+                                .header(ClusterRouter.FORWARDED, "test")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+            }
+            assertThat(asked.statusCode()).as(asked.body()).isEqualTo(200);
+            for (JsonNode i : JSON.readTree(asked.body()).path("tables").path(0).path("globalSecondaryIndexes")) {
+                if (i.path("indexName").asText().equals(index)) {
+                    lags.add(i.path("injectedLagMillis").asLong());
+                }
+            }
+        }
+        return lags;
+    }
+
+    /** Node 0's view of the cluster ({@code GET /cluster}). */
+    private JsonNode clusterView() throws Exception {
+        return JSON.readTree(HTTP.send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + members.get(0).apiPort() + "/cluster"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body());
+    }
+
     /** The rows of PartiQL SELECT {@code statement} through node {@code via}, paged by {@code limit}: "pk/sk v". */
     private List<String> selectPages(int via, String statement, int limit) {
         List<String> rows = new ArrayList<>();
@@ -238,6 +321,7 @@ class RangeMoveIT {
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(awaited.statusCode()).as(awaited.body()).isEqualTo(200);
+        indexLagThrough();
         for (int via = 0; via < 3; via++) {
             assertThat(indexPages("byG", via, 0, true))
                     .as("g0's rows through node %d", via)
