@@ -1374,7 +1374,9 @@ public final class ClusterMember implements AutoCloseable {
                     com.fasterxml.jackson.databind.JsonNode refusal = BatchSpread.object(r.body());
                     boolean notFound =
                             refusal != null && refusal.path("__type").asText("").endsWith("ResourceNotFoundException");
-                    return notFound ? adminError(404, refusal.path("message").asText()) : r;
+                    return notFound
+                            ? adminError(404, "no global secondary index " + index + " of table " + named.get(0))
+                            : r;
                 });
     }
 

@@ -952,6 +952,8 @@ final class ClusterRouter implements AutoCloseable {
                     request.uri(),
                     request.headers().copy(),
                     ByteBufUtil.getBytes(request.content()));
+            boolean cors = this.cors;
+            boolean gzip = this.gzip;
             // Compressed for a client that accepts it, as a server's own answer is (HttpSurface), off the event loops
             // (a batch's answer may be megabytes): its CRC is the compressed body's, as DynamoDB's is.
             tables.spread(copy)
@@ -1155,8 +1157,22 @@ final class ClusterRouter implements AutoCloseable {
          * and a table DescribeTable calls ACTIVE is never "not found" to its reads. A read changes nothing, so asking
          * again is safe; a read the reader refused for anything else (a throttle) is answered as it is.
          */
-        private boolean askLeader(int status, byte[] body) {
-            String answer = new String(body, 0, Math.min(body.length, 240), StandardCharsets.UTF_8);
+        private boolean askLeader(int status, byte[] body, String contentEncoding) {
+            if (status != 400 && status != 503) {
+                return false;
+            }
+            byte[] plain = body;
+            if (contentEncoding != null
+                    && contentEncoding.toLowerCase(Locale.ROOT).contains("gzip")) {
+                // The reader compresses its errors for a client that accepts gzip, as any server does.
+                try (java.util.zip.GZIPInputStream in =
+                        new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(body))) {
+                    plain = in.readNBytes(240);
+                } catch (java.io.IOException corrupt) {
+                    return false; // answered as it is
+                }
+            }
+            String answer = new String(plain, 0, Math.min(plain.length, 240), StandardCharsets.UTF_8);
             boolean ask = status == 400
                     ? answer.contains("#ResourceNotFoundException") || answer.contains("#ValidationException")
                     // A reader whose replica's tables changed while it read (a range moved): the leader knows.
@@ -1238,7 +1254,8 @@ final class ClusterRouter implements AutoCloseable {
                     response.headers().remove(UNSERVED);
                 }
                 if (again != null) {
-                    if (askLeader(response.status().code(), body)) {
+                    if (askLeader(
+                            response.status().code(), body, response.headers().get(HttpHeaderNames.CONTENT_ENCODING))) {
                         return;
                     }
                     readsServed.increment();

@@ -780,6 +780,12 @@ class ClusterRouterTest {
         reader.createContext("/", exchange -> {
             exchange.getRequestBody().readAllBytes();
             byte[] answer = readerAnswer.get().getBytes(StandardCharsets.UTF_8);
+            String accepted = exchange.getRequestHeaders().getFirst("Accept-Encoding");
+            if (accepted != null && accepted.contains("gzip")) {
+                // As a server answers a client that accepts gzip: its error compressed.
+                answer = io.partita.server.netty.HttpSurface.gzip(answer);
+                exchange.getResponseHeaders().set("Content-Encoding", "gzip");
+            }
             exchange.sendResponseHeaders(400, answer.length);
             exchange.getResponseBody().write(answer);
             exchange.close();
@@ -797,6 +803,8 @@ class ClusterRouterTest {
             readerAnswer.set("{\"__type\":\"com.amazon.coral.validate#ValidationException\","
                     + "\"message\":\"The table does not have the specified index: byG\"}");
             assertThat(call("Query", get).body()).isEqualTo("leader n1");
+            // So too when the client accepts gzip, and the reader's error comes compressed.
+            assertThat(call("GetItem", get, "Accept-Encoding", "gzip").body()).isEqualTo("leader n1");
             assertThat(router.followerReads()).isZero();
             // A throttle is the reader's own answer.
             readerAnswer.set(
@@ -805,7 +813,7 @@ class ClusterRouterTest {
             assertThat(throttled.statusCode()).isEqualTo(400);
             assertThat(throttled.body()).contains("ProvisionedThroughputExceededException");
             assertThat(router.followerReads()).isEqualTo(1);
-            assertThat(toLeader.get()).isEqualTo(2);
+            assertThat(toLeader.get()).isEqualTo(3);
         } finally {
             leader.stop(0);
             reader.stop(0);
