@@ -649,14 +649,6 @@ final class RangeSpread {
      * page's start); its units are those of the rows it kept, rounded up once, as one store's would be.
      */
     static ObjectNode mergeIndexPages(ObjectNode request, List<ObjectNode> pages) {
-        return mergedIndexPage(request, pages).page();
-    }
-
-    /** A merged page ({@link #mergeIndexPages}), and the bytes of the rows it kept that matched. */
-    record MergedPage(ObjectNode page, long matchedBytes) {}
-
-    /** {@link #mergeIndexPages}, with the bytes of the rows it kept that matched. */
-    static MergedPage mergedIndexPage(ObjectNode request, List<ObjectNode> pages) {
         boolean forward = request.path("ScanIndexForward").asBoolean(true);
         JsonNode limitNode = request.get("Limit");
         Long limit = limitNode != null && limitNode.canConvertToLong() ? limitNode.asLong() : null;
@@ -699,7 +691,6 @@ final class RangeSpread {
         long taken = 0;
         long count = 0;
         long bytes = 0;
-        long matchedBytes = 0;
         JsonNode lastKey = null;
         boolean stopped = bound != null;
         for (Row row : rows) {
@@ -711,7 +702,6 @@ final class RangeSpread {
             lastKey = row.key();
             if (row.matched()) {
                 count++;
-                matchedBytes += row.bytes();
                 if (!countOnly && row.item() != null) {
                     items.add(row.item());
                 }
@@ -733,7 +723,7 @@ final class RangeSpread {
         if (consumed != null) {
             out.set("ConsumedCapacity", roundedOnce(consumed, CapacityUnits.read(bytes, false)));
         }
-        return new MergedPage(out, matchedBytes);
+        return out;
     }
 
     /**
@@ -842,7 +832,7 @@ final class RangeSpread {
         try {
             io.partita.protocol.message.ExecuteStatementInput in =
                     DynamoJson.decode(bytes(request), io.partita.protocol.message.ExecuteStatementInput.class);
-            Map<String, AttributeValue> key = last == null ? null : keyOf(last);
+            Map<String, AttributeValue> key = last == null ? null : attributesOf(last);
             return value == null
                     ? io.partita.server.op.partiql.ExecuteStatementHandler.nextToken(
                             key, in.statement(), in.parameters())
@@ -853,8 +843,8 @@ final class RangeSpread {
         }
     }
 
-    /** The item key {@code node} is, as JSON, read. */
-    private static Map<String, AttributeValue> keyOf(ObjectNode node) throws IOException {
+    /** The attributes (an item's, or a key's) {@code node} holds as JSON, read. */
+    private static Map<String, AttributeValue> attributesOf(ObjectNode node) throws IOException {
         try (com.fasterxml.jackson.core.JsonParser p = DynamoJson.factory().createParser(bytes(node))) {
             p.nextToken();
             return io.partita.protocol.json.AttributeValueCodec.readMap(p, 0);
@@ -1190,7 +1180,8 @@ final class RangeSpread {
      * value reading up to a megabyte of its own, as each of a single node's Queries does). The page stops within a
      * value whose merged page stops short (at a group's short page, the {@code Limit} or its megabyte: its token names
      * the value and its last row, and its key is the answer's), once the values have read the {@code Limit} or found
-     * 1 MB of items between two values (the next value's token), or after the page's last value.
+     * 1 MB of items (their size as returned) between two values (the next value's token), or after the page's last
+     * value.
      */
     private static final class IndexValues {
         final ObjectNode request;
@@ -1237,19 +1228,27 @@ final class RangeSpread {
                 if (left != null) {
                     query.put("Limit", left);
                 }
-                MergedPage merged = mergedIndexPage(query, pages);
-                if (merged.page().get("Items") instanceof ArrayNode read) {
+                ObjectNode merged = mergeIndexPages(query, pages);
+                if (merged.get("Items") instanceof ArrayNode read) {
                     items.addAll(read);
+                    // The page's megabyte between two values counts the items found, as a single node counts its
+                    // Queries' (ItemSize of each, as projected).
+                    for (JsonNode item : read) {
+                        try {
+                            bytes += io.partita.protocol.model.ItemSize.of(attributesOf((ObjectNode) item));
+                        } catch (IOException | RuntimeException unreadable) {
+                            return CompletableFuture.completedFuture(BatchSpread.internal());
+                        }
+                    }
                 }
-                if (merged.page().get("ConsumedCapacity") instanceof ObjectNode units) {
+                if (merged.get("ConsumedCapacity") instanceof ObjectNode units) {
                     consumed = consumed == null ? units : add(consumed, units);
                 }
-                bytes += merged.matchedBytes();
-                if (merged.page().get("LastEvaluatedKey") instanceof ObjectNode last) {
+                if (merged.get("LastEvaluatedKey") instanceof ObjectNode last) {
                     return done(i, last); // stopped short within the value
                 }
                 if (left != null) {
-                    left = Math.max(0, left - merged.page().path("ScannedCount").asLong(0));
+                    left = Math.max(0, left - merged.path("ScannedCount").asLong(0));
                 }
                 if (i + 1 >= end) {
                     return done(end < count ? i + 1 : null, null);
