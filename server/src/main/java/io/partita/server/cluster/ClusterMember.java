@@ -794,6 +794,17 @@ public final class ClusterMember implements AutoCloseable {
                     return new Routed(null, null, true); // every group's indexes (runIndexes)
                 }
             }
+            if (chosen == null && table.size() == 1 && mapsEvents(request)) {
+                TableRanges cut =
+                        membersReplica.unlessInstalling(store -> tableRangesOf(store, home.account, table.get(0)));
+                if (cut != null && cut.live() && cut.groups().size() > 1) {
+                    // A group's mapping would deliver its own range's records alone.
+                    return new Routed(
+                            null,
+                            RangeSpread.notYet(
+                                    "an event-source mapping (POST /admin/event-source-mappings)", table.get(0)));
+                }
+            }
             Group range = chosen == null ? null : tableGroups.get(chosen);
             if (range != null
                     && range.account.equals(home.account)
@@ -1061,8 +1072,10 @@ public final class ClusterMember implements AutoCloseable {
         }
         // A CreateTable of a table placed already (sent again after a group did not answer, say) makes it in every
         // group that lacks it; its first group answers as it would.
-        boolean spreads =
-                operation.equals("Scan") || operation.equals("DescribeTable") || RangeSpread.EVERY.contains(operation);
+        boolean spreads = operation.equals("Scan")
+                || operation.equals("DescribeTable")
+                || RangeSpread.EVERY.contains(operation)
+                || StreamSpread.OPERATIONS.contains(operation);
         if (spreads && whole) {
             return new Routed(null, null, true);
         }
@@ -1225,6 +1238,7 @@ public final class ClusterMember implements AutoCloseable {
                         || operation.equals("ExecuteStatement")
                         || operation.equals("DescribeTable")
                         || RangeSpread.EVERY.contains(operation)
+                        || StreamSpread.OPERATIONS.contains(operation)
                         || RangeSpread.CHECKED_THEN_REFUSED.contains(operation))) {
             return null;
         }
@@ -1270,8 +1284,10 @@ public final class ClusterMember implements AutoCloseable {
         if (operation.equals("DescribeTable")) {
             return RangeSpread.describe(target, request.body(), ranges.groups(), ranges.moving() != null, sender);
         }
-        if (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)
-                || (operation.equals("UpdateTable") && RangeSpread.refusedUpdate(request.body(), table) != null)) {
+        if (StreamSpread.OPERATIONS.contains(operation)) {
+            return StreamSpread.run(operation, target, request.body(), table, ranges, sender);
+        }
+        if (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)) {
             // Not cut by ranges yet: the first group checks the request as on any table (DynamoDB answers a request's
             // own error first), then refuses it (CutTables); nothing changes in any group.
             return sendTo(request, caller, ranges.groups().get(0), target, request.body(), true);
@@ -1318,6 +1334,18 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     private static final String INDEX_LAG_PATH = "/admin/indexes/lag";
+
+    /** Whether {@code request} is {@code POST /admin/event-source-mappings}, a new mapping of a table's stream. */
+    private static boolean mapsEvents(io.netty.handler.codec.http.FullHttpRequest request) {
+        try {
+            return request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                    && new io.netty.handler.codec.http.QueryStringDecoder(request.uri())
+                            .path()
+                            .equals("/admin/event-source-mappings");
+        } catch (IllegalArgumentException malformed) {
+            return false; // its group's server answers its error
+        }
+    }
 
     /**
      * {@code POST /admin/indexes/await} or {@code POST /admin/indexes/lag} of a table cut by ranges ({@link
@@ -4143,11 +4171,13 @@ public final class ClusterMember implements AutoCloseable {
                 byte[] seen = membersReplica.recorded(key);
                 TableRanges after = seen == null ? null : TableRanges.of(JSON.readTree(seen));
                 if (after == null || !after.live() || !after.has(id)) {
-                    // Ended without the new group: the table deleted meanwhile, or stores that record no range.
+                    // Ended without the new group: the table deleted meanwhile, one with a stream, or stores that
+                    // record no range.
                     return problem(
                             409,
-                            "the move of table " + table + "'s range was given up: the table was deleted, or its"
-                                    + " stores record no range (it was cut before 2026-12-07)");
+                            "the move of table " + table + "'s range was given up: the table was deleted, it has a"
+                                    + " stream enabled (a table with a stream keeps its ranges), or its stores"
+                                    + " record no range (it was cut before 2026-12-07)");
                 }
                 if (after.moving() == null) {
                     com.fasterxml.jackson.databind.node.ObjectNode out =
@@ -4328,8 +4358,9 @@ public final class ClusterMember implements AutoCloseable {
                 || held.frozenFrom() != null
                 || held.receiving()
                 || held.first() != range.first()
-                || held.last() != range.last()) {
-            return null;
+                || held.last() != range.last()
+                || t.metadata().stream() != null) {
+            return null; // (a table with a stream keeps its ranges: RangeMove gives its moves up)
         }
         // The highest: a cut whose halves split again no longer shows (PartitionMap.splitCuts); moving from the
         // highest keeps the lower ones in the range, seen by the next pass, rather than in a new group whose store

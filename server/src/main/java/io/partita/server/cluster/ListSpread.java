@@ -212,7 +212,15 @@ final class ListSpread {
      */
     static byte[] page(Kind kind, ObjectNode request, List<List<JsonNode>> byGroup) {
         List<JsonNode> all = new ArrayList<>();
-        byGroup.forEach(all::addAll);
+        java.util.Set<String> streams = new java.util.HashSet<>();
+        for (List<JsonNode> entries : byGroup) {
+            for (JsonNode e : entries) {
+                // The stream of a table cut by hash ranges is every one of its groups' (one label): listed once.
+                if (kind != Kind.STREAMS || streams.add(kind.id(e))) {
+                    all.add(e);
+                }
+            }
+        }
         // Each sort is stable: entries a single node does not tell apart keep their group's order.
         switch (kind) {
             case STREAMS, INSIGHTS ->

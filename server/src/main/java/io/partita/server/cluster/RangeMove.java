@@ -187,6 +187,19 @@ final class RangeMove {
                                 h -> !h.holds(from) || java.util.Objects.equals(h.movingFrom(), from)
                                         ? h
                                         : h.movingFrom(from));
+                if (!fenced && engine.tables().find(table).metadata().stream() != null) {
+                    // A table with a stream keeps its ranges: its shards are its groups' partitions', and the move's
+                    // copy and deletes would be changes of the stream. (Seen after the start, which an UpdateTable
+                    // enabling a stream is refused from, under the catalog's lock: TableStreams.enable.)
+                    engine.tables()
+                            .changeRange(
+                                    table, h -> java.util.Objects.equals(h.movingFrom(), from) ? h.notMoving() : h);
+                    if (ended(was, r.withoutMove().into(record))) {
+                        log.info("table {} has a stream: the move of its range to {} is given up", table, m.group());
+                        return;
+                    }
+                    continue;
+                }
                 // Described once no change of its settings can come in: the new group's table is the source's.
                 makeTable(m.group());
                 long copied;

@@ -71,7 +71,7 @@ final class RangeSpread {
 
     /**
      * The operations refused on such a table for now: they would read or write several ranges at once, or need what
-     * is not cut by ranges yet (a stream, backups, point-in-time recovery, a replica, a policy).
+     * is not cut by ranges yet (backups, point-in-time recovery, a Kinesis destination, a replica, a policy).
      */
     static final Set<String> NOT_YET = Set.of(
             "CreateBackup",
@@ -117,28 +117,6 @@ final class RangeSpread {
             Set.of("CreateBackup", "UpdateContinuousBackups", "RestoreTableToPointInTime");
 
     /**
-     * Why UpdateTable's {@code body} is refused on such a table, or null: a change of its stream or its replicas, which
-     * are not cut by ranges yet. (A global secondary index made or deleted goes to every group, each backfilling the
-     * rows of its own items: DescribeTable shows it {@code CREATING} until every group's is {@code ACTIVE}.)
-     */
-    static ApiException refusedUpdate(byte[] body, String table) {
-        ObjectNode root = BatchSpread.object(body);
-        if (root == null) {
-            return null; // the first group answers its error
-        }
-        JsonNode stream = root.get("StreamSpecification");
-        if (nonEmpty(root.get("ReplicaUpdates"))
-                || (stream != null && stream.path("StreamEnabled").asBoolean(false))) {
-            return notYet("UpdateTable with a stream or replicas", table);
-        }
-        return null;
-    }
-
-    private static boolean nonEmpty(JsonNode n) {
-        return n != null && !n.isNull() && (!n.isContainerNode() || n.size() > 0);
-    }
-
-    /**
      * Runs {@code operation}, one of {@link #EVERY}, on every group of {@code groups} (the table's, its first group
      * first in the list). CreateTable is made in the first group first, whose checks are the request's: then in the
      * others. When the first group has the table already (a CreateTable sent again after a group did not answer, or
@@ -155,11 +133,43 @@ final class RangeSpread {
         UUID first = groups.get(0);
         List<UUID> others = groups.subList(1, groups.size());
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EVERY_GROUP_MILLIS);
+        byte[] asked = unlabelled(body);
+        if (operation.equals("UpdateTable") && enablesStream(asked)) {
+            // The first group's stream first: every other group's takes its label, so that they are one stream.
+            return untilDone(first, target, asked, sender, until, null).thenCompose(made -> {
+                if (made.status() == 200) {
+                    byte[] rest =
+                            labelled(asked, BatchSpread.object(made.body()).get("TableDescription"));
+                    return all(others, g -> untilDone(g, target, rest, sender, until, STREAM_THERE))
+                            .thenApply(replies -> firstRefusal(replies, made));
+                }
+                if (!is(made, STREAM_THERE)) {
+                    return CompletableFuture.completedFuture(made);
+                }
+                // Enabled there by this request sent before (a group did not answer): made where it lacks, and then
+                // answered as the first group refused it, as DynamoDB refuses a stream enabled twice.
+                // (Its stream as the first group has it, whatever view type the request asked: sent again with another,
+                // or a second request racing the first, the groups' streams stay alike.)
+                return sender.send(first, DESCRIBE, nameOf(body)).thenCompose(described -> {
+                    JsonNode t = described.status() == 200
+                            ? BatchSpread.object(described.body()).get("Table")
+                            : null;
+                    byte[] rest = t == null ? null : enabledAs(asked, t);
+                    if (rest == null) {
+                        return CompletableFuture.completedFuture(made);
+                    }
+                    return all(others, g -> untilDone(g, target, rest, sender, until, STREAM_THERE))
+                            .thenApply(replies -> firstRefusal(replies, made));
+                });
+            });
+        }
         return switch (operation) {
             case "CreateTable" ->
-                untilDone(first, target, body, sender, until, null).thenCompose(made -> {
+                untilDone(first, target, asked, sender, until, null).thenCompose(made -> {
                     if (made.status() == 200) {
-                        return all(others, g -> untilDone(g, target, body, sender, until, "ResourceInUseException"))
+                        byte[] rest =
+                                labelled(asked, BatchSpread.object(made.body()).get("TableDescription"));
+                        return all(others, g -> untilDone(g, target, rest, sender, until, "ResourceInUseException"))
                                 .thenApply(replies -> firstRefusal(replies, made));
                     }
                     if (!is(made, "ResourceInUseException")) {
@@ -170,7 +180,9 @@ final class RangeSpread {
                         if (create == null) {
                             return CompletableFuture.completedFuture(made);
                         }
-                        return all(others, g -> untilDone(g, target, create, sender, until, "ResourceInUseException"))
+                        byte[] rest = withStream(
+                                create, BatchSpread.object(described.body()).get("Table"));
+                        return all(others, g -> untilDone(g, target, rest, sender, until, "ResourceInUseException"))
                                 .thenApply(replies -> firstRefusal(replies, made));
                     });
                 });
@@ -191,6 +203,79 @@ final class RangeSpread {
     }
 
     private static final String DESCRIBE = OperationRegistry.DYNAMODB_PREFIX + "DescribeTable";
+
+    /** A group's refusal of a stream enabled where one is: made there already, by this request sent before. */
+    private static final String STREAM_THERE = "ValidationException|Table already has an enabled stream";
+
+    /** Whether UpdateTable's {@code body} enables a stream. */
+    static boolean enablesStream(byte[] body) {
+        ObjectNode root = BatchSpread.object(body);
+        return root != null
+                && root.path("StreamSpecification").path("StreamEnabled").asBoolean(false);
+    }
+
+    /**
+     * Request {@code body} without a {@code PartitaStreamLabel} of its own (a client's, which would label the stream
+     * of the table's first group): the first group labels its stream itself.
+     */
+    static byte[] unlabelled(byte[] body) {
+        ObjectNode root = BatchSpread.object(body);
+        if (root != null
+                && root.get("StreamSpecification") instanceof ObjectNode spec
+                && spec.has("PartitaStreamLabel")) {
+            spec.remove("PartitaStreamLabel");
+            return bytes(root);
+        }
+        return body;
+    }
+
+    /**
+     * Request {@code body} (a CreateTable or an UpdateTable) that enables a stream, with the label of the stream of the
+     * table the first group answered with ({@code table}, its description: {@code LatestStreamLabel}) as its {@code
+     * PartitaStreamLabel}: each other group's stream is labelled alike, one stream over the groups. Any other body as
+     * it is.
+     */
+    static byte[] labelled(byte[] body, JsonNode table) {
+        ObjectNode root = BatchSpread.object(body);
+        String label = table == null ? null : table.path("LatestStreamLabel").asText(null);
+        if (label == null
+                || root == null
+                || !(root.get("StreamSpecification") instanceof ObjectNode spec)
+                || !spec.path("StreamEnabled").asBoolean(false)) {
+            return body;
+        }
+        spec.put("PartitaStreamLabel", label);
+        return bytes(root);
+    }
+
+    /**
+     * CreateTable {@code create} ({@link #createOf}) with the stream of the table a DescribeTable answered ({@code
+     * table}), labelled as there ({@link #labelled}), when it has one enabled.
+     */
+    static byte[] withStream(byte[] create, JsonNode table) {
+        byte[] with = enabledAs(create, table);
+        return with == null ? create : with;
+    }
+
+    /**
+     * Request {@code body} (a CreateTable or an UpdateTable) enabling the stream the table a DescribeTable answered
+     * ({@code table}) has enabled, its view type and its label ({@link #labelled}); null when it has none enabled.
+     */
+    static byte[] enabledAs(byte[] body, JsonNode table) {
+        JsonNode spec = table == null ? null : table.get("StreamSpecification");
+        ObjectNode root = BatchSpread.object(body);
+        if (root == null
+                || spec == null
+                || !spec.path("StreamEnabled").asBoolean(false)
+                || !spec.path("StreamViewType").isTextual()
+                || !table.path("LatestStreamLabel").isTextual()) {
+            return null;
+        }
+        root.putObject("StreamSpecification")
+                .put("StreamEnabled", true)
+                .put("StreamViewType", spec.path("StreamViewType").asText());
+        return labelled(bytes(root), table);
+    }
 
     /** A DescribeTable of the table request {@code body} names ({@code TableName}). */
     private static byte[] nameOf(byte[] body) {
@@ -381,6 +466,14 @@ final class RangeSpread {
      */
     private static String madeOf(byte[] body) {
         ObjectNode root = BatchSpread.object(body);
+        if (root != null
+                && root.size() == 2
+                && root.has("TableName")
+                && root.path("StreamSpecification").path("StreamEnabled").isBoolean()
+                && !root.path("StreamSpecification").path("StreamEnabled").asBoolean()) {
+            // A stream disabled, alone: a group that has none enabled disabled it already (this request sent before).
+            return "ValidationException|Table has no stream to disable";
+        }
         JsonNode updates = root == null ? null : root.get("GlobalSecondaryIndexUpdates");
         if (updates == null || !updates.isArray() || updates.size() != 1) {
             return null;

@@ -6,9 +6,9 @@ import io.partita.storage.table.TableMetadata;
 
 /**
  * What a table cut by hash ranges over a cluster's Raft groups ({@code --cluster-partition-groups}, docs/CLUSTER.md)
- * does not run yet: a backup, point-in-time recovery, and an UpdateTable of its stream or replicas. DynamoDB checks a
- * request before anything else, so the cluster sends such a request to the table's first group marked {@link #HEADER};
- * its handler checks it as on any table, and then refuses it ({@link #refuse}).
+ * does not run yet: a backup, and point-in-time recovery. DynamoDB checks a request before anything else, so the
+ * cluster sends such a request to the table's first group marked {@link #HEADER}; its handler checks it as on any
+ * table, and then refuses it ({@link #refuse}).
  */
 public final class CutTables {
     /**
@@ -21,8 +21,7 @@ public final class CutTables {
     private static final java.util.Set<String> CHECKED = java.util.Set.of(
             io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "CreateBackup",
             io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "UpdateContinuousBackups",
-            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime",
-            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "UpdateTable");
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime");
 
     private CutTables() {}
 

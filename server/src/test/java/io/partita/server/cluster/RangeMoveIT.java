@@ -692,13 +692,14 @@ class RangeMoveIT {
         assertThatThrownBy(
                         () -> client(1).createBackup(r -> r.tableName("moved").backupName("fine")))
                 .hasMessageContaining("does not run CreateBackup");
+        // A stream with a change of throughput: DynamoDB's own refusal, from the first group.
         assertThatThrownBy(() -> client(0)
                         .updateTable(r -> r.tableName("moved")
                                 .streamSpecification(
                                         st -> st.streamEnabled(true).streamViewType("NEW_IMAGE"))
                                 .provisionedThroughput(
                                         p -> p.readCapacityUnits(5L).writeCapacityUnits(5L))))
-                .as("a stream with a change of throughput: DynamoDB's own error first")
+                .as("a stream with a change of throughput")
                 .hasMessageContaining("You cannot modify stream status while updating table IOPS");
 
         aRangeThatGrowsSplitsByItself();
@@ -860,6 +861,128 @@ class RangeMoveIT {
             RangeMove.afterStep = step -> {};
         }
         aTableDeletedDuringAMoveEndsIt();
+        aStreamOverRanges();
+    }
+
+    /**
+     * A table with a stream, cut in two ranges: one stream, whose shards are both groups' (their ids naming their
+     * group), listed once; every change read once, each key's in order, its shards described, iterated and read through
+     * different nodes. It keeps its ranges (a move asked for is given up); disabled, every group's is (each shard
+     * closed); enabled again, every group's is the new stream.
+     */
+    @SuppressWarnings("unchecked")
+    private void aStreamOverRanges() throws Exception {
+        client(0)
+                .createTable(r -> r.tableName("streamed")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L))
+                        .streamSpecification(s -> s.streamEnabled(true).streamViewType("NEW_AND_OLD_IMAGES")));
+        for (int i = 0; i < 30; i++) {
+            int k = i;
+            client(i % 3)
+                    .putItem(r -> r.tableName("streamed")
+                            .item(Map.of("pk", AttributeValue.fromS("s" + k), "n", AttributeValue.fromN("0"))));
+            client((i + 1) % 3)
+                    .updateItem(r -> r.tableName("streamed")
+                            .key(Map.of("pk", AttributeValue.fromS("s" + k)))
+                            .updateExpression("ADD n :one")
+                            .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1"))));
+        }
+        List<software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient> streams = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                streams.add(software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder()
+                        .endpointOverride(
+                                URI.create("http://127.0.0.1:" + members.get(i).apiPort()))
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(() -> AwsBasicCredentials.create("x", "y"))
+                        .build());
+            }
+            String arn = client(1)
+                    .describeTable(r -> r.tableName("streamed"))
+                    .table()
+                    .latestStreamArn();
+            assertThat(streams.get(2).listStreams(r -> r.tableName("streamed")).streams())
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.streamArn()).isEqualTo(arn));
+            assertThat(streams.get(0).listStreams().streams())
+                    .filteredOn(s -> s.tableName().equals("streamed"))
+                    .hasSize(1);
+            var shards = streams.get(2)
+                    .describeStream(r -> r.streamArn(arn))
+                    .streamDescription()
+                    .shards();
+            assertThat(shards.stream().map(s -> s.shardId().substring(8, 17)).distinct())
+                    .as("each group's shards")
+                    .hasSize(2);
+            Map<String, List<String>> events = new java.util.TreeMap<>();
+            int n = 0;
+            for (var shard : shards) {
+                n++;
+                String iterator = streams.get(n % 3)
+                        .getShardIterator(
+                                r -> r.streamArn(arn).shardId(shard.shardId()).shardIteratorType("TRIM_HORIZON"))
+                        .shardIterator();
+                for (int page = 0; iterator != null && page < 20; page++) {
+                    String asked = iterator;
+                    var got = streams.get((n + page) % 3).getRecords(r -> r.shardIterator(asked));
+                    got.records()
+                            .forEach(record -> events.computeIfAbsent(
+                                            record.dynamodb().keys().get("pk").s(), k -> new ArrayList<>())
+                                    .add(record.eventNameAsString()));
+                    iterator = got.records().isEmpty() ? null : got.nextShardIterator();
+                }
+            }
+            assertThat(events).hasSize(30);
+            assertThat(events.values()).allSatisfy(e -> assertThat(e).containsExactly("INSERT", "MODIFY"));
+
+            // A mapping of one group's stream would deliver that group's records alone: refused.
+            HttpResponse<String> mapping = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(
+                                    "http://127.0.0.1:" + members.get(2).apiPort()
+                                            + "/admin/event-source-mappings?table=streamed"
+                                            + "&url=http%3A%2F%2F127.0.0.1%3A9%2F"))
+                            .POST(HttpRequest.BodyPublishers.noBody())
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(mapping.statusCode()).as(mapping.body()).isEqualTo(400);
+            assertThat(mapping.body()).contains("event-source mapping");
+
+            // A table with a stream keeps its ranges.
+            HttpResponse<String> move = split(1, "{\"table\": \"streamed\", \"split\": 0}");
+            assertThat(move.statusCode()).as(move.body()).isEqualTo(409);
+            assertThat(move.body()).contains("given up");
+            assertThat(client(0)
+                            .describeTable(r -> r.tableName("streamed"))
+                            .table()
+                            .tableStatusAsString())
+                    .isEqualTo("ACTIVE");
+
+            client(1).updateTable(r -> r.tableName("streamed").streamSpecification(s -> s.streamEnabled(false)));
+            var disabled = streams.get(0).describeStream(r -> r.streamArn(arn)).streamDescription();
+            assertThat(disabled.streamStatusAsString()).isEqualTo("DISABLED");
+            assertThat(disabled.shards())
+                    .hasSize(shards.size())
+                    .allSatisfy(s -> assertThat(s.sequenceNumberRange().endingSequenceNumber())
+                            .as("closed in its group")
+                            .isNotNull());
+            client(2)
+                    .updateTable(r -> r.tableName("streamed")
+                            .streamSpecification(s -> s.streamEnabled(true).streamViewType("KEYS_ONLY")));
+            String again = client(0)
+                    .describeTable(r -> r.tableName("streamed"))
+                    .table()
+                    .latestStreamArn();
+            assertThat(again).isNotEqualTo(arn);
+            assertThat(streams.get(1).describeStream(r -> r.streamArn(again)).streamDescription().shards().stream()
+                            .map(s -> s.shardId().substring(8, 17))
+                            .distinct())
+                    .as("the new stream in each group, labelled alike")
+                    .hasSize(2);
+        } finally {
+            streams.forEach(software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient::close);
+        }
     }
 
     /** How many groups of table {@code table} node 0 knows, on it or elsewhere. */

@@ -829,27 +829,117 @@ class RangeSpreadTest {
         assertThat(reply.status()).isEqualTo(500);
     }
 
+    /**
+     * A stream enabled on a table cut by ranges is one stream over its groups: the first group labels it, and every
+     * other group's is given that label, whatever label the client's request named.
+     */
     @Test
-    void anUpdateOfWhatIsNotCutByRangesIsRefused() {
-        assertThat(RangeSpread.refusedUpdate(
-                        "{\"TableName\":\"t\",\"BillingMode\":\"PAY_PER_REQUEST\"}".getBytes(StandardCharsets.UTF_8),
-                        "t"))
-                .isNull();
-        assertThat(RangeSpread.refusedUpdate(
-                        "{\"StreamSpecification\":{\"StreamEnabled\":false}}".getBytes(StandardCharsets.UTF_8), "t"))
-                .isNull();
-        // A global secondary index made or deleted goes to every group.
-        assertThat(RangeSpread.refusedUpdate(
-                        "{\"GlobalSecondaryIndexUpdates\":[{\"Delete\":{\"IndexName\":\"g\"}}]}"
-                                .getBytes(StandardCharsets.UTF_8),
-                        "t"))
-                .isNull();
-        for (String body : List.of(
-                "{\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"KEYS_ONLY\"}}",
-                "{\"ReplicaUpdates\":[{\"Create\":{\"RegionName\":\"eu-west-1\"}}]}")) {
-            assertThat(RangeSpread.refusedUpdate(body.getBytes(StandardCharsets.UTF_8), "t"))
-                    .as(body)
-                    .isNotNull();
+    void aStreamIsEnabledInTheFirstGroupFirstAndLabelledAlikeInTheOthers() {
+        Map<UUID, List<String>> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> order = new CopyOnWriteArrayList<>();
+        RangeSpread.Sender sender = (group, target, body) -> {
+            String text = new String(body, StandardCharsets.UTF_8);
+            order.add(GROUPS.indexOf(group) + ":" + target);
+            bodies.computeIfAbsent(group, g -> new CopyOnWriteArrayList<>()).add(text);
+            String label = GROUPS.indexOf(group) == 0
+                    ? "2026-12-07T10:00:00.000"
+                    : tree(body)
+                            .path("StreamSpecification")
+                            .path("PartitaStreamLabel")
+                            .asText("none");
+            return CompletableFuture.completedFuture(new ClusterRouter.Reply(
+                    200,
+                    ("{\"TableDescription\":{\"LatestStreamLabel\":\"" + label + "\"}}")
+                            .getBytes(StandardCharsets.UTF_8)));
+        };
+        String update = "{\"TableName\":\"t\",\"StreamSpecification\":{\"StreamEnabled\":true,"
+                + "\"StreamViewType\":\"KEYS_ONLY\",\"PartitaStreamLabel\":\"1999-01-01T00:00:00.000\"}}";
+        for (String operation : List.of("UpdateTable", "CreateTable")) {
+            bodies.clear();
+            order.clear();
+            ClusterRouter.Reply reply = RangeSpread.everyGroup(
+                            operation, operation, update.getBytes(StandardCharsets.UTF_8), GROUPS, sender)
+                    .join();
+            assertThat(reply.status()).isEqualTo(200);
+            assertThat(order).as(operation).hasSize(4).first().isEqualTo("0:" + operation);
+            assertThat(tree(bodies.get(GROUPS.get(0)).get(0).getBytes(StandardCharsets.UTF_8))
+                            .path("StreamSpecification")
+                            .has("PartitaStreamLabel"))
+                    .as("the client's label is not the first group's")
+                    .isFalse();
+            for (UUID g : GROUPS.subList(1, 4)) {
+                assertThat(tree(bodies.get(g).get(0).getBytes(StandardCharsets.UTF_8))
+                                .path("StreamSpecification")
+                                .path("PartitaStreamLabel")
+                                .asText())
+                        .as(operation)
+                        .isEqualTo("2026-12-07T10:00:00.000");
+            }
         }
+        // A stream disabled, or any other change, goes to every group as it is.
+        assertThat(RangeSpread.enablesStream(
+                        "{\"StreamSpecification\":{\"StreamEnabled\":false}}".getBytes(StandardCharsets.UTF_8)))
+                .isFalse();
+        byte[] other = "{\"TableName\":\"t\",\"BillingMode\":\"PAY_PER_REQUEST\"}".getBytes(StandardCharsets.UTF_8);
+        assertThat(RangeSpread.labelled(other, tree("{\"LatestStreamLabel\":\"x\"}".getBytes(StandardCharsets.UTF_8))))
+                .isSameAs(other);
+    }
+
+    /**
+     * Sent again after a group did not answer, an UpdateTable that enabled the first group's stream is refused there as
+     * DynamoDB refuses a stream enabled twice, and made, with the first group's label, where it lacks.
+     */
+    @Test
+    void aStreamEnabledAgainIsMadeWhereItLacks() {
+        List<String> asked = new CopyOnWriteArrayList<>();
+        List<String> given = new CopyOnWriteArrayList<>();
+        String[] described = {"{\"StreamEnabled\":true,\"StreamViewType\":\"NEW_IMAGE\"}"};
+        RangeSpread.Sender sender = (group, target, body) -> {
+            int at = GROUPS.indexOf(group);
+            asked.add(at + ":" + target);
+            if (target.endsWith("DescribeTable")) {
+                return CompletableFuture.completedFuture(new ClusterRouter.Reply(
+                        200,
+                        ("{\"Table\":{\"LatestStreamLabel\":\"2026-12-07T10:00:00.000\",\"StreamSpecification\":"
+                                        + described[0] + "}}")
+                                .getBytes(StandardCharsets.UTF_8)));
+            }
+            if (at != 0) {
+                given.add(tree(body).path("StreamSpecification").toString());
+            }
+            boolean has = at == 0
+                    || at == 2
+                    || !tree(body)
+                            .path("StreamSpecification")
+                            .path("PartitaStreamLabel")
+                            .asText("")
+                            .equals("2026-12-07T10:00:00.000");
+            String answer = has
+                    ? "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ValidationException\",\"message\":"
+                            + "\"Table already has an enabled stream: TableName: t\"}"
+                    : "{\"TableDescription\":{}}";
+            return CompletableFuture.completedFuture(
+                    new ClusterRouter.Reply(has ? 400 : 200, answer.getBytes(StandardCharsets.UTF_8)));
+        };
+        byte[] update = ("{\"TableName\":\"t\",\"StreamSpecification\":{\"StreamEnabled\":true,"
+                        + "\"StreamViewType\":\"KEYS_ONLY\"}}")
+                .getBytes(StandardCharsets.UTF_8);
+        ClusterRouter.Reply reply = RangeSpread.everyGroup("UpdateTable", "U", update, GROUPS, sender)
+                .join();
+        assertThat(reply.status()).as("the first group's refusal").isEqualTo(400);
+        assertThat(asked).containsExactlyInAnyOrder("0:U", "0:DynamoDB_20120810.DescribeTable", "1:U", "2:U", "3:U");
+        // The first group's stream, its view type and label, not the view type this request asked for.
+        assertThat(given)
+                .hasSize(3)
+                .allSatisfy(spec -> assertThat(spec)
+                        .isEqualTo("{\"StreamEnabled\":true,\"StreamViewType\":\"NEW_IMAGE\","
+                                + "\"PartitaStreamLabel\":\"2026-12-07T10:00:00.000\"}"));
+        // Its stream disabled meanwhile: made nowhere.
+        asked.clear();
+        described[0] = "{\"StreamEnabled\":false}";
+        reply = RangeSpread.everyGroup("UpdateTable", "U", update, GROUPS, sender)
+                .join();
+        assertThat(reply.status()).isEqualTo(400);
+        assertThat(asked).containsExactly("0:U", "0:DynamoDB_20120810.DescribeTable");
     }
 }

@@ -317,7 +317,7 @@ class HashRangeRefusalsTest {
     }
 
     /**
-     * What is not cut by ranges yet (a backup, PITR, an UpdateTable of a stream) is checked as on any table
+     * What is not cut by ranges yet (a backup, PITR) is checked as on any table
      * first, DynamoDB's errors answered as DynamoDB answers them, and refused only then: on a store holding a range,
      * or when the node that sent it marked it so (CutTables.HEADER, a table whose store records no range).
      */
@@ -362,11 +362,6 @@ class HashRangeRefusalsTest {
                 {
                     "UpdateContinuousBackups",
                     "{\"TableName\":\"%s\",\"PointInTimeRecoverySpecification\":{\"PointInTimeRecoveryEnabled\":true}}"
-                },
-                {
-                    "UpdateTable",
-                    "{\"TableName\":\"%s\",\"StreamSpecification\":{\"StreamEnabled\":true,"
-                            + "\"StreamViewType\":\"NEW_IMAGE\"}}"
                 }
             };
             RequestContext marked = new RequestContext(

@@ -90,13 +90,23 @@ public final class TableStreams {
     }
 
     /** Enables a new stream of {@code viewType} on {@code t}: it holds every change committed from now on. */
-    public synchronized StreamDefinition enable(Table t, String viewType) {
+    public StreamDefinition enable(Table t, String viewType) {
+        return enable(t, viewType, null);
+    }
+
+    /**
+     * Enables a new stream of {@code viewType} on {@code t} labelled {@code given}, a label of DynamoDB's form that
+     * another store gave the same table's stream (a cluster's table cut by hash ranges, whose every group's stream is
+     * one stream: docs/CLUSTER.md); null, or a label of another form or one the table has had, for one of now.
+     */
+    public synchronized StreamDefinition enable(Table t, String viewType, String given) {
         if (t.metadata().stream() != null) {
             // Checked again here: two UpdateTables may both have found no stream.
             throw ApiException.validation("Table already has an enabled stream: TableName: "
                     + t.metadata().name());
         }
-        long now = clock.millis();
+        Long at = given == null || t.metadata().stream(given) != null ? null : labelMillis(given);
+        long now = at != null ? at : clock.millis();
         String label = LABEL.format(Instant.ofEpochMilli(now));
         while (t.metadata().stream(label) != null) {
             now++;
@@ -104,12 +114,30 @@ public final class TableStreams {
         }
         StreamDefinition d = new StreamDefinition(label, viewType, now, null, Map.of());
         feed.register(t, d.consumerName(), RETENTION);
-        catalog.update(t.metadata().name(), m -> {
-            List<StreamDefinition> next = new ArrayList<>(m.streams());
-            next.add(d);
-            return m.withStreams(next);
-        });
+        try {
+            catalog.update(t.metadata().name(), m -> {
+                // Under the catalog's lock: a move of a range of a table cut by ranges, which gives up on a table with
+                // a stream, may have begun since the request was checked.
+                io.partita.storage.table.HashRange.requireNotMoving(m);
+                List<StreamDefinition> next = new ArrayList<>(m.streams());
+                next.add(d);
+                return m.withStreams(next);
+            });
+        } catch (RuntimeException e) {
+            feed.unregister(t, d.consumerName());
+            throw e;
+        }
         return d;
+    }
+
+    /** The time label {@code label} names, or null when it is not a label of DynamoDB's form. */
+    private static Long labelMillis(String label) {
+        try {
+            Instant at = Instant.from(LABEL.parse(label));
+            return LABEL.format(at).equals(label) ? at.toEpochMilli() : null;
+        } catch (java.time.DateTimeException e) {
+            return null;
+        }
     }
 
     /** Disables the table's stream: it keeps the changes made until now and stays readable for 24 hours. */

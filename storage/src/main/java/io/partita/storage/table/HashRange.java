@@ -80,6 +80,11 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
         return new HashRange(first, last, frozenFrom, receiving, from, copier);
     }
 
+    /** This range with no move begun ({@link #movingFrom}): a move given up before its fence. */
+    public HashRange notMoving() {
+        return new HashRange(first, last, frozenFrom, receiving, null, copier);
+    }
+
     /** This range receiving the pages of copy {@code id} alone ({@link #copier}). */
     public HashRange copiedBy(long id) {
         return new HashRange(first, last, frozenFrom, receiving, movingFrom, id);

@@ -59,7 +59,13 @@ public final class DescribeStreamHandler implements OperationHandler<DescribeStr
             parentFilter = in.shardFilter().shardId();
         }
         List<DescribeStreamOutput.Shard> all = new ArrayList<>();
+        io.partita.storage.table.HashRange held = found.table().metadata().hashRange();
         for (TableStreams.StreamShard s : storage.streams().shards(found.table(), d)) {
+            if (held != null && !overlaps(s.shard(), held) && s.shard().lastAssigned() <= s.startAfter()) {
+                // One range of a table cut by ranges (docs/CLUSTER.md): a partition of the store's that holds none of
+                // its range, and no record of the stream, is not one of the stream's shards: another group's is.
+                continue;
+            }
             String parent = s.shard().parentId() == null
                     ? null
                     : StreamTokens.shardId(label, Integer.parseInt(s.shard().parentId()));
@@ -93,5 +99,11 @@ public final class DescribeStreamHandler implements OperationHandler<DescribeStr
                 keys,
                 page.items(),
                 page.lastEvaluated()));
+    }
+
+    /** Whether partition {@code shard}'s hashes and {@code range}'s have one in common. */
+    private static boolean overlaps(io.partita.storage.feed.FeedShard shard, io.partita.storage.table.HashRange range) {
+        return Long.compareUnsigned(shard.start(), range.last()) <= 0
+                && Long.compareUnsigned(range.first(), shard.end()) <= 0;
     }
 }

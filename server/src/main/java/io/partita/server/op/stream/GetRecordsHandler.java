@@ -72,7 +72,14 @@ public final class GetRecordsHandler implements OperationHandler<GetRecordsInput
         long bytes = 0;
         long last = Math.max(it.after(), shard.startAfter());
         boolean cut = false;
+        ChangeRecord lastReturned = null;
         for (ChangeRecord r : read.records()) {
+            if (r.cause() == ChangeCause.MOVE) {
+                // A range's move in a cluster (docs/CLUSTER.md) copied or deleted the item: the table did not change,
+                // and its stream has no record of it, as DynamoDB's has none of a partition it moves.
+                last = r.sequence();
+                continue;
+            }
             GetRecordsOutput.Record out =
                     record(context, table, d, shard.shard().number(), r);
             bytes += out.dynamodb().sizeBytes();
@@ -82,8 +89,8 @@ public final class GetRecordsHandler implements OperationHandler<GetRecordsInput
             }
             records.add(out);
             last = r.sequence();
+            lastReturned = r;
         }
-        ChangeRecord lastReturned = records.isEmpty() ? null : read.records().get(records.size() - 1);
         boolean caughtUp = !cut && read.records().size() < limit;
         storage.streams().readerAt(table, d, shard, lastReturned, caughtUp);
         String next = read.exhausted() && !cut

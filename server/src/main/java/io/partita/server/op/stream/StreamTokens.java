@@ -98,14 +98,78 @@ public final class StreamTokens {
 
     /**
      * The table a shard iterator Partita issued names, or null for one it did not issue: a cluster with a group per
-     * table routes GetRecords by it.
+     * table routes GetRecords by it (a group's iterator of a table cut by ranges too: {@link #groupIterator}).
      */
     public static String tableOfIterator(String token) {
+        GroupIterator g = parseGroupIterator(token);
+        if (g != null) {
+            return g.tableName();
+        }
         try {
             return parseIterator(token).tableName();
         } catch (ApiException e) {
             return null;
         }
+    }
+
+    /**
+     * A shard iterator of a stream of a table cut by hash ranges over a cluster's Raft groups (docs/CLUSTER.md): the
+     * iterator {@code inner} that the group {@code tag} names gave, with its table's name, which a node reads to send
+     * GetRecords to that group with {@code inner}. A single node's handlers parse none ({@link #parseIterator}: not
+     * one Partita issued there).
+     */
+    public record GroupIterator(String tableName, long tag, String inner) {
+        public String print() {
+            String text = "2|" + tableName + "|" + tag + "|" + inner;
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Parses a {@link GroupIterator}, or null for a token that is not one. */
+    public static GroupIterator parseGroupIterator(String token) {
+        try {
+            String text = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+            String[] p = text.split("\\|", 4);
+            if (p.length != 4 || !p[0].equals("2") || p[1].isEmpty() || p[3].isEmpty()) {
+                return null;
+            }
+            return new GroupIterator(p[1], Long.parseLong(p[2]), p[3]);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Shard id {@code shardId} of a group's stream ({@link #shardId}) as a cluster names it over the groups of a table
+     * cut by ranges: its twenty digits the group's {@code tag} (nine digits, 1 to 999,999,999) and then the partition's
+     * number (eleven), so that two groups' partitions of one number are two shards; null for an id of another form.
+     */
+    public static String taggedShardId(String shardId, long tag) {
+        Matcher m = shardId == null ? null : SHARD_ID.matcher(shardId);
+        if (m == null || !m.matches() || tag < 1 || tag > 999_999_999L) {
+            return null;
+        }
+        long partition = Long.parseLong(m.group(1));
+        if (partition >= 100_000_000_000L) {
+            return null;
+        }
+        return String.format("shardId-%09d%011d-%s", tag, partition, m.group(2));
+    }
+
+    /** A {@link #taggedShardId}'s group tag and the group's own shard id; null for an id that is not one. */
+    public record TaggedShard(long tag, String shardId) {}
+
+    public static TaggedShard parseTaggedShardId(String tagged) {
+        Matcher m = tagged == null ? null : SHARD_ID.matcher(tagged);
+        if (m == null || !m.matches()) {
+            return null;
+        }
+        long tag = Long.parseLong(m.group(1).substring(0, 9));
+        if (tag == 0) {
+            return null;
+        }
+        long partition = Long.parseLong(m.group(1).substring(9));
+        return new TaggedShard(tag, String.format("shardId-%020d-%s", partition, m.group(2)));
     }
 
     private static ApiException invalidIterator() {

@@ -128,7 +128,7 @@ final class Backups {
         var features = new BackupDescription.SourceTableFeatureDetails(
                 locals.isEmpty() ? null : locals,
                 globals.isEmpty() ? null : globals,
-                stream == null ? null : new StreamSpecification(true, stream.viewType()),
+                stream == null ? null : new StreamSpecification(true, stream.viewType(), null),
                 m.ttlEnabled()
                         ? new io.partita.protocol.message.DescribeTimeToLiveOutput.Description(
                                 "ENABLED", m.ttl().attributeName())

@@ -90,20 +90,23 @@ public final class CreateTableHandler implements OperationHandler<CreateTableInp
         boolean stream = StreamSpecs.forCreate(in.streamSpecification());
         // With --cluster-partition-groups, each partition its declared throughput (provisioned capacity, or a warm
         // throughput) needs at its creation is a Raft group of its own. An on-demand table that declared neither needs
-        // one (its four partitions are headroom, not a need); a table with a stream, which is not cut by ranges yet, is
-        // kept whole. (A global secondary index is: each range's group keeps the rows of its own items.)
+        // one (its four partitions are headroom, not a need). (A global secondary index is cut too: each range's group
+        // keeps the rows of its own items; and a stream: each group's shards are those of its range's partitions.)
         boolean declared = !m.onDemand() || warmRead != null || warmWrite != null;
-        TablePlacement.Layout layout = stream
-                ? TablePlacement.Layout.WHOLE
-                : new TablePlacement.Layout(
-                        declared ? io.partita.storage.partition.TablePartitions.initialCount(m) : 1,
-                        schema.partitionKey().name());
+        TablePlacement.Layout layout = new TablePlacement.Layout(
+                declared ? io.partita.storage.partition.TablePartitions.initialCount(m) : 1,
+                schema.partitionKey().name());
         io.partita.storage.table.HashRange range = placeElsewhere(placement, storage, context, in.tableName(), layout);
         TableMetadata made = range == null ? m : m.withHashRange(range);
         java.util.function.Supplier<Table> make = () -> {
             Table t = storage.tables().create(made);
             if (stream) {
-                storage.streams().enable(t, in.streamSpecification().streamViewType());
+                // One range of a table cut by ranges: the stream's label is the one its first group gave it.
+                storage.streams()
+                        .enable(
+                                t,
+                                in.streamSpecification().streamViewType(),
+                                range == null ? null : in.streamSpecification().partitaStreamLabel());
             }
             return t;
         };

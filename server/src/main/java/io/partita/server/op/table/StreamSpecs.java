@@ -64,7 +64,9 @@ final class StreamSpecs {
 
     static void apply(StorageEngine storage, StreamSpecification s, Table t) {
         if (s.streamEnabled()) {
-            storage.streams().enable(t, s.streamViewType());
+            // On one range of a table cut by ranges, the label its first group gave the stream (PartitaStreamLabel).
+            storage.streams()
+                    .enable(t, s.streamViewType(), t.metadata().hashRange() == null ? null : s.partitaStreamLabel());
         } else {
             storage.streams().disable(t);
         }

@@ -81,7 +81,7 @@ final class TableDescriptions {
                 globals(storage, table, m, arn, status, updateAnswer),
                 m.stream() == null
                         ? null
-                        : new StreamSpecification(true, m.stream().viewType()),
+                        : new StreamSpecification(true, m.stream().viewType(), null),
                 latestStream(m) == null ? null : latestStream(m).label(),
                 latestStream(m) == null
                         ? null

@@ -33,8 +33,7 @@ public interface TablePlacement {
      * What a new table's placement may cut it by: the {@code partitions} its declared throughput needs at creation
      * (DynamoDB's count; one for an on-demand table that declares none), of which a cluster with a group per partition
      * ({@code --cluster-partition-groups}) makes each hash range a group of its own, and the name of its partition
-     * key, by which requests then find their range's group; null for a table that is not cut (one with a stream,
-     * which is not cut yet, or an import's).
+     * key, by which requests then find their range's group; null for a table that is not cut (an import's).
      */
     record Layout(int partitions, String partitionKey) {
         /** A table kept whole, in one group. */

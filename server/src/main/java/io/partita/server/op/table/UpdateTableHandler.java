@@ -140,11 +140,6 @@ public final class UpdateTableHandler implements OperationHandler<UpdateTableInp
         } else if (in.billingMode() != null) {
             GsiUpdates.none().checkBillingSwitch(current.metadata(), in.billingMode());
         }
-        if (streamChange && Boolean.TRUE.equals(in.streamSpecification().streamEnabled())) {
-            // Checked as on any table first: on one cut by ranges, not run yet. (Its global secondary indexes are each
-            // group's rows of its own items, made and deleted in every group.)
-            io.partita.server.op.CutTables.refuse(context, current.metadata(), "UpdateTable with a stream or replicas");
-        }
         boolean onlyStreamOrIndexes = !throughputChange
                 && !maximumsChange
                 && in.deletionProtectionEnabled() == null
