@@ -1827,12 +1827,53 @@ class ClusterPlacementIT {
         assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("hot-backup")))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("does not run CreateBackup on table hot yet");
-        assertThatThrownBy(() -> as(0, 0).updateTable(r -> r.tableName("hot")
-                        .streamSpecification(s -> s.streamEnabled(true).streamViewType("NEW_IMAGE"))))
-                .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("not run UpdateTable with a stream or replicas");
-        assertThat(as(0, 1).describeTable(r -> r.tableName("hot")).table().streamSpecification())
-                .isNull();
+        // A stream enabled through any node is one over the table's three groups (each asked with the account's
+        // key), its records read through any node; disabled, it is in every group.
+        String hotStream = as(0, 0).updateTable(r -> r.tableName("hot")
+                        .streamSpecification(s -> s.streamEnabled(true).streamViewType("KEYS_ONLY")))
+                .tableDescription()
+                .latestStreamArn();
+        java.util.Set<String> streamed = new java.util.TreeSet<>();
+        for (int i = 0; i < 12; i++) {
+            String pk = "streamed-" + i;
+            streamed.add(pk);
+            as(0, i % 4)
+                    .putItem(r -> r.tableName("hot")
+                            .item(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromN("0"))));
+        }
+        try (DynamoDbStreamsClient streams = DynamoDbStreamsClient.builder()
+                .endpointOverride(
+                        URI.create("http://127.0.0.1:" + members.get(2).apiPort()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(() -> AwsBasicCredentials.create("AK0", "secret-0"))
+                .build()) {
+            var shards = streams.describeStream(r -> r.streamArn(hotStream))
+                    .streamDescription()
+                    .shards();
+            assertThat(shards.stream().map(sh -> sh.shardId().substring(8, 17)).distinct())
+                    .hasSize(3);
+            java.util.Set<String> fromStream = new java.util.TreeSet<>();
+            for (var shard : shards) {
+                String it = streams.getShardIterator(r ->
+                                r.streamArn(hotStream).shardId(shard.shardId()).shardIteratorType("TRIM_HORIZON"))
+                        .shardIterator();
+                streams.getRecords(r -> r.shardIterator(it))
+                        .records()
+                        .forEach(rec ->
+                                fromStream.add(rec.dynamodb().keys().get("pk").s()));
+            }
+            assertThat(fromStream).isEqualTo(streamed);
+            as(0, 3).updateTable(r -> r.tableName("hot").streamSpecification(s -> s.streamEnabled(false)));
+            assertThat(streams.describeStream(r -> r.streamArn(hotStream))
+                            .streamDescription()
+                            .shards())
+                    .allSatisfy(sh -> assertThat(sh.sequenceNumberRange().endingSequenceNumber())
+                            .isNotNull());
+        }
+        for (String pk : streamed) {
+            as(0, 1).deleteItem(r ->
+                    r.tableName("hot").key(Map.of("pk", AttributeValue.fromS(pk), "sk", AttributeValue.fromN("0"))));
+        }
         // A range moves only at the request of one of the credentials' clusterAdmins (none here): the table's account
         // is refused, and an unsigned request too; the table keeps its three ranges.
         var split = signed(
