@@ -138,8 +138,7 @@ final class RangeSpread {
             // The first group's stream first: every other group's takes its label, so that they are one stream.
             return untilDone(first, target, asked, sender, until, null).thenCompose(made -> {
                 if (made.status() == 200) {
-                    byte[] rest =
-                            labelled(asked, BatchSpread.object(made.body()).get("TableDescription"));
+                    byte[] rest = labelled(asked, member(made.body(), "TableDescription"));
                     return all(others, g -> untilDone(g, target, rest, sender, until, STREAM_THERE))
                             .thenApply(replies -> firstRefusal(replies, made));
                 }
@@ -151,9 +150,7 @@ final class RangeSpread {
                 // (Its stream as the first group has it, whatever view type the request asked: sent again with another,
                 // or a second request racing the first, the groups' streams stay alike.)
                 return sender.send(first, DESCRIBE, nameOf(body)).thenCompose(described -> {
-                    JsonNode t = described.status() == 200
-                            ? BatchSpread.object(described.body()).get("Table")
-                            : null;
+                    JsonNode t = described.status() == 200 ? member(described.body(), "Table") : null;
                     byte[] rest = t == null ? null : enabledAs(asked, t);
                     if (rest == null) {
                         return CompletableFuture.completedFuture(made);
@@ -167,8 +164,7 @@ final class RangeSpread {
             case "CreateTable" ->
                 untilDone(first, target, asked, sender, until, null).thenCompose(made -> {
                     if (made.status() == 200) {
-                        byte[] rest =
-                                labelled(asked, BatchSpread.object(made.body()).get("TableDescription"));
+                        byte[] rest = labelled(asked, member(made.body(), "TableDescription"));
                         return all(others, g -> untilDone(g, target, rest, sender, until, "ResourceInUseException"))
                                 .thenApply(replies -> firstRefusal(replies, made));
                     }
@@ -180,8 +176,7 @@ final class RangeSpread {
                         if (create == null) {
                             return CompletableFuture.completedFuture(made);
                         }
-                        byte[] rest = withStream(
-                                create, BatchSpread.object(described.body()).get("Table"));
+                        byte[] rest = withStream(create, member(described.body(), "Table"));
                         return all(others, g -> untilDone(g, target, rest, sender, until, "ResourceInUseException"))
                                 .thenApply(replies -> firstRefusal(replies, made));
                     });
@@ -203,6 +198,12 @@ final class RangeSpread {
     }
 
     private static final String DESCRIBE = OperationRegistry.DYNAMODB_PREFIX + "DescribeTable";
+
+    /** Member {@code name} of answer {@code body}, or null (an answer that is no JSON object, or lacks it). */
+    private static JsonNode member(byte[] body, String name) {
+        ObjectNode root = BatchSpread.object(body);
+        return root == null ? null : root.get(name);
+    }
 
     /** A group's refusal of a stream enabled where one is: made there already, by this request sent before. */
     private static final String STREAM_THERE = "ValidationException|Table already has an enabled stream";
