@@ -98,7 +98,7 @@ public final class StreamTokens {
 
     /**
      * The table a shard iterator Partita issued names, or null for one it did not issue: a cluster with a group per
-     * table routes GetRecords by it (a group's iterator of a table cut by ranges too: {@link #groupIterator}).
+     * table routes GetRecords by it (a group's iterator of a table cut by ranges too: {@link GroupIterator}).
      */
     public static String tableOfIterator(String token) {
         GroupIterator g = parseGroupIterator(token);
