@@ -5,6 +5,11 @@ package io.partita.storage.capacity;
  * one second deep, the hard limit of a DynamoDB partition) and a share bucket per kind (the partition's part of the
  * table's provisioned rate, {@code burstSeconds} deep, which is DynamoDB's burst capacity).
  *
+ * <p>A store that holds part of the partition's hashes alone (a table cut by ranges over a cluster's groups, two of
+ * which may share a partition cut across their ranges) has that part of its ceilings, {@code held}: the groups' parts
+ * add up to one partition's. A GSI's partitions in such a store have the store's part of the table's hashes (each of
+ * its items writes to any of them).
+ *
  * <p>It also keeps the partition's heat: consumption per one-second window, and a weighted majority vote over the
  * partition-key hashes it serves (Boyer–Moore), so a split for heat can cut next to the key that makes it hot.
  */
@@ -14,6 +19,8 @@ public final class PartitionThroughput {
     private final TokenBucket readShare;
     private final TokenBucket writeShare;
     private final Consumption consumption = new Consumption();
+    /** The part of the partition's ceilings this store's copy has: 1 unless its hashes are cut over groups. */
+    private volatile double held;
 
     private long heatSecond = -1;
     private double heatRead;
@@ -33,16 +40,25 @@ public final class PartitionThroughput {
             double initialRead,
             double initialWrite,
             long nowMillis) {
-        this.readCeiling = new TokenBucket(
-                CapacityConfig.PARTITION_READ_CEILING,
-                CapacityConfig.PARTITION_READ_CEILING,
-                CapacityConfig.PARTITION_READ_CEILING,
-                nowMillis);
-        this.writeCeiling = new TokenBucket(
-                CapacityConfig.PARTITION_WRITE_CEILING,
-                CapacityConfig.PARTITION_WRITE_CEILING,
-                CapacityConfig.PARTITION_WRITE_CEILING,
-                nowMillis);
+        this(readShare, writeShare, burstSeconds, initialRead, initialWrite, 1, nowMillis);
+    }
+
+    /**
+     * @param held the part of the partition's ceilings this copy has ({@code 0 < held <= 1})
+     */
+    public PartitionThroughput(
+            double readShare,
+            double writeShare,
+            int burstSeconds,
+            double initialRead,
+            double initialWrite,
+            double held,
+            long nowMillis) {
+        double read = CapacityConfig.PARTITION_READ_CEILING * held;
+        double write = CapacityConfig.PARTITION_WRITE_CEILING * held;
+        this.held = held;
+        this.readCeiling = new TokenBucket(read, read, read, nowMillis);
+        this.writeCeiling = new TokenBucket(write, write, write, nowMillis);
         this.readShare = new TokenBucket(readShare, readShare * burstSeconds, initialRead, nowMillis);
         this.writeShare = new TokenBucket(writeShare, writeShare * burstSeconds, initialWrite, nowMillis);
     }
@@ -58,6 +74,23 @@ public final class PartitionThroughput {
     public void reshare(double read, double write, int burstSeconds, long nowMillis) {
         readShare.reconfigure(read, read * burstSeconds, nowMillis);
         writeShare.reconfigure(write, write * burstSeconds, nowMillis);
+    }
+
+    /** Gives this copy {@code held} of the partition's ceilings (a range move narrowed the hashes its store holds). */
+    public void hold(double held, long nowMillis) {
+        if (held == this.held) {
+            return;
+        }
+        this.held = held;
+        double read = CapacityConfig.PARTITION_READ_CEILING * held;
+        double write = CapacityConfig.PARTITION_WRITE_CEILING * held;
+        readCeiling.reconfigure(read, read, nowMillis);
+        writeCeiling.reconfigure(write, write, nowMillis);
+    }
+
+    /** The part of the partition's ceilings this copy has. */
+    public double held() {
+        return held;
     }
 
     /**
@@ -92,8 +125,9 @@ public final class PartitionThroughput {
         }
         long second = nowMillis / 1000;
         if (second != heatSecond) {
-            boolean wasHot = heatRead >= hotFraction * CapacityConfig.PARTITION_READ_CEILING
-                    || heatWrite >= hotFraction * CapacityConfig.PARTITION_WRITE_CEILING;
+            // Hot against this copy's ceilings, which is as hot as the partition when keys hash uniformly.
+            boolean wasHot = heatRead >= hotFraction * held * CapacityConfig.PARTITION_READ_CEILING
+                    || heatWrite >= hotFraction * held * CapacityConfig.PARTITION_WRITE_CEILING;
             if (!wasHot || second != heatSecond + 1) {
                 hotSinceMillis = -1;
             } else if (hotSinceMillis < 0) {

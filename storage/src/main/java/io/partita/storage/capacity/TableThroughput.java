@@ -12,6 +12,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       table's {@code OnDemandThroughput} maximum if set, and the account's per-table quota ("On-demand capacity
  *       mode", "Service quotas"). Each is one second deep.
  * </ul>
+ *
+ * A store that holds part of the table's partition-key hashes alone (a table cut by ranges over a cluster's groups,
+ * docs/CLUSTER.md) has the whole table's budget, charged its own consumption as it happens and the other groups' as
+ * they report it ({@link #chargeElsewhere}): a hot key in one group may take the table's unused capacity, and the
+ * groups together no more than the table's.
  */
 public final class TableThroughput {
     private final boolean onDemand;
@@ -22,6 +27,9 @@ public final class TableThroughput {
     private final TokenBucket readQuota;
     private final TokenBucket writeQuota;
     private final Consumption consumption = new Consumption();
+    /** What other stores holding the rest of the table's hashes consumed, charged here ({@link #chargeElsewhere}). */
+    private final Consumption elsewhere = new Consumption();
+
     private final LongAdder throttledRequests = new LongAdder();
     private final HotKeyTracker accessed = new HotKeyTracker(256);
     private final HotKeyTracker throttled = new HotKeyTracker(256);
@@ -32,6 +40,14 @@ public final class TableThroughput {
     private double writeThisSecond;
     private double readPeak;
     private double writePeak;
+    /**
+     * The one-second peaks that other stores holding the rest of the table's hashes reported of their own consumption,
+     * by store ({@link #peakElsewhere}), at most {@link #MAX_PEAKS_ELSEWHERE}: the table's peak is taken to be their
+     * sum with this store's.
+     */
+    private final java.util.Map<String, double[]> peaksElsewhere = new java.util.HashMap<>();
+
+    static final int MAX_PEAKS_ELSEWHERE = 64;
 
     /**
      * @param readUnits provisioned RCU, or for on-demand tables the {@code MaxReadRequestUnits} (-1 or 0: none)
@@ -101,6 +117,70 @@ public final class TableThroughput {
     }
 
     /**
+     * Charges the table's buckets with {@code units} another store holding part of the table's hashes consumed (a
+     * table cut by ranges over a cluster's groups), as {@link #consume} charges this store's (with {@code reportOnly},
+     * only those not already spent), except that they are not counted as this store's consumption, nor towards its
+     * peak: the other stores report theirs ({@link #peakElsewhere}), since units reported a while after they were
+     * consumed, several at once, would make a peak that never was.
+     */
+    public void chargeElsewhere(CapacityKind kind, double units, long nowMillis, boolean reportOnly) {
+        if (units <= 0) {
+            return;
+        }
+        elsewhere.consumed(kind, units);
+        table(kind).consume(units, nowMillis, reportOnly);
+        if (onDemand) {
+            TokenBucket max = max(kind);
+            if (max != null) {
+                max.consume(units, nowMillis, reportOnly);
+            }
+            quota(kind).consume(units, nowMillis, reportOnly);
+        }
+    }
+
+    /**
+     * An on-demand table's peak in another store {@code from} that holds part of its hashes: the highest one-second
+     * consumption it has seen of its own ({@link #peaks}). The table takes up to double the sum of every store's
+     * peaks, as it takes double its peak on a single node. A store's peaks never fall; past {@link
+     * #MAX_PEAKS_ELSEWHERE} stores, a new one is left out.
+     */
+    public synchronized void peakElsewhere(String from, double read, double write, long nowMillis) {
+        if (!onDemand) {
+            return;
+        }
+        double[] was = peaksElsewhere.get(from);
+        if (was == null && peaksElsewhere.size() >= MAX_PEAKS_ELSEWHERE) {
+            return;
+        }
+        if (was != null && was[0] >= read && was[1] >= write) {
+            return;
+        }
+        peaksElsewhere.put(from, new double[] {
+            Math.max(read, was == null ? 0 : was[0]), Math.max(write, was == null ? 0 : was[1])
+        });
+        rescale(nowMillis);
+    }
+
+    /** This store's own one-second peaks of reads and writes so far (an on-demand table's; 0 for a provisioned one). */
+    public synchronized double[] peaks() {
+        return new double[] {readPeak, writePeak};
+    }
+
+    /** Sets the on-demand table's rate to double its peak (every store's, summed), never below the initial rate. */
+    private void rescale(long nowMillis) {
+        double read = readPeak;
+        double write = writePeak;
+        for (double[] p : peaksElsewhere.values()) {
+            read += p[0];
+            write += p[1];
+        }
+        double r = Math.max(CapacityConfig.ON_DEMAND_INITIAL_READ, 2 * read);
+        double w = Math.max(CapacityConfig.ON_DEMAND_INITIAL_WRITE, 2 * write);
+        readTable.reconfigure(r, r, nowMillis);
+        writeTable.reconfigure(w, w, nowMillis);
+    }
+
+    /**
      * On-demand tables take up to double their previous peak at once ("Peak traffic and scaling properties"): the
      * table bucket's rate follows the highest one-second consumption seen so far.
      */
@@ -110,10 +190,7 @@ public final class TableThroughput {
             if (readThisSecond > readPeak || writeThisSecond > writePeak) {
                 readPeak = Math.max(readPeak, readThisSecond);
                 writePeak = Math.max(writePeak, writeThisSecond);
-                double r = Math.max(CapacityConfig.ON_DEMAND_INITIAL_READ, 2 * readPeak);
-                double w = Math.max(CapacityConfig.ON_DEMAND_INITIAL_WRITE, 2 * writePeak);
-                readTable.reconfigure(r, r, nowMillis);
-                writeTable.reconfigure(w, w, nowMillis);
+                rescale(nowMillis);
             }
             peakSecond = second;
             readThisSecond = 0;
@@ -136,6 +213,11 @@ public final class TableThroughput {
     public void throttled(CapacityKind kind, int events) {
         consumption.throttled(kind, events);
         throttledRequests.increment();
+    }
+
+    /** What other stores holding the rest of the table's hashes consumed, as charged here since it came to be. */
+    public Consumption elsewhere() {
+        return elsewhere;
     }
 
     /** What this has consumed and how often it throttled, since it came to be. */

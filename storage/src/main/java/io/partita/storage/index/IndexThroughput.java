@@ -33,7 +33,9 @@ public final class IndexThroughput {
     /**
      * The GSI's partitions, for a table with metadata {@code table}: as many as DynamoDB gives a table of the index's
      * capacity, or more if its {@code WarmThroughput} asks for more ("Understanding DynamoDB warm throughput": the
-     * throughput an index can serve at once), at 3,000 reads and 1,000 writes a second each.
+     * throughput an index can serve at once), at 3,000 reads and 1,000 writes a second each; in a store that holds
+     * part of the table's hashes alone, each with that part of its budget and ceilings ({@link
+     * TablePartitions#ofIndex}); the index's own budget is whole there, charged every group's consumption.
      */
     public static TablePartitions partitions(TableMetadata table, IndexDefinition d, CapacityConfig capacity) {
         TableMetadata view = metadata(table, d);
@@ -44,7 +46,9 @@ public final class IndexThroughput {
             long end = i + 1 < n ? starts[i + 1] - 1 : -1L;
             even.add(new TablePartitions.PersistedPartition(Integer.toString(i), starts[i], end, null));
         }
-        return new TablePartitions(view, capacity, FIXED, even, null, n, 0);
+        // In a store that holds part of the table's hashes alone, that part of each partition's: every group holds
+        // a copy of the index's partitions, fed by its own items.
+        return TablePartitions.ofIndex(view, table.hashRange(), capacity, FIXED, even, n);
     }
 
     /** How many partitions the GSI starts with. */

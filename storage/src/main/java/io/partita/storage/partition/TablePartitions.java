@@ -9,6 +9,7 @@ import io.partita.storage.capacity.ThrottleLog;
 import io.partita.storage.capacity.ThroughputMode;
 import io.partita.storage.capacity.TokenBucket;
 import io.partita.storage.feed.FeedShard;
+import io.partita.storage.table.HashRange;
 import io.partita.storage.table.TableMetadata;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,13 @@ public final class TablePartitions {
     private final List<SplitEvent> splits = new ArrayList<>();
     /** The first throttle at WARN, then a line a minute (capacity.ThrottleLog). */
     private final ThrottleLog throttleLog;
+    /**
+     * The hashes of the table's partition key this store holds (its metadata's, or a GSI's table's): null for all.
+     * Its partitions' budgets and ceilings are their part of the table's ({@link #heldOf}).
+     */
+    private volatile HashRange held;
+    /** Whether these are a GSI's partitions, which cut the index's hashes, not the table's. */
+    private final boolean index;
 
     /** A table with the partitions DynamoDB would give it, or with {@code persisted} ranges when there are some. */
     public TablePartitions(
@@ -61,9 +69,47 @@ public final class TablePartitions {
             List<PersistedPartition> persistedRetired,
             int persistedNextId,
             long tableSizeBytes) {
+        this(
+                metadata,
+                config,
+                listener,
+                persisted,
+                persistedRetired,
+                persistedNextId,
+                tableSizeBytes,
+                metadata.hashRange(),
+                false);
+    }
+
+    /**
+     * A GSI's partitions: {@code persisted} of the index's hashes, with table-shaped metadata {@code view}, in a store
+     * that holds {@code held} of its table's hashes (null: all), and so that part of each budget.
+     */
+    public static TablePartitions ofIndex(
+            TableMetadata view,
+            HashRange held,
+            CapacityConfig config,
+            Listener listener,
+            List<PersistedPartition> persisted,
+            int persistedNextId) {
+        return new TablePartitions(view, config, listener, persisted, null, persistedNextId, 0, held, true);
+    }
+
+    private TablePartitions(
+            TableMetadata metadata,
+            CapacityConfig config,
+            Listener listener,
+            List<PersistedPartition> persisted,
+            List<PersistedPartition> persistedRetired,
+            int persistedNextId,
+            long tableSizeBytes,
+            HashRange held,
+            boolean index) {
         this.config = config;
         this.listener = listener;
         this.metadata = metadata;
+        this.held = held;
+        this.index = index;
         this.throttleLog = new ThrottleLog(metadata.name());
         this.table = newTableThroughput(metadata);
         long now = config.clock().millis();
@@ -72,19 +118,30 @@ public final class TablePartitions {
             int n = Math.max(initialCount(metadata), (int) Math.min(
                     1024, (tableSizeBytes + config.partitionSizeLimitBytes() - 1) / config.partitionSizeLimitBytes()));
             long[] starts = PartitionMap.evenStarts(n);
+            List<long[]> spans = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                long end = i + 1 < n ? starts[i + 1] - 1 : -1L;
-                parts.add(new Partition(Integer.toString(i), starts[i], end, null, newThroughput(n, now), 0));
+                spans.add(new long[] {starts[i], i + 1 < n ? starts[i + 1] - 1 : -1L});
+            }
+            Parts shared = parts(spans);
+            for (int i = 0; i < n; i++) {
+                long end = spans.get(i)[1];
+                parts.add(new Partition(
+                        Integer.toString(i), starts[i], end, null, newThroughput(starts[i], end, shared, now), 0));
             }
             nextId = n;
         } else {
+            List<long[]> spans = new ArrayList<>(persisted.size());
+            for (PersistedPartition p : persisted) {
+                spans.add(new long[] {p.start(), p.end()});
+            }
+            Parts shared = parts(spans);
             for (PersistedPartition p : persisted) {
                 parts.add(new Partition(
                         p.id(),
                         p.start(),
                         p.end(),
                         p.parentId(),
-                        newThroughput(persisted.size(), now),
+                        newThroughput(p.start(), p.end(), shared, now),
                         0,
                         Boolean.TRUE.equals(p.forThroughput())));
             }
@@ -120,7 +177,62 @@ public final class TablePartitions {
     }
 
     private static double unsigned(long hash) {
-        return hash >= 0 ? hash : hash + 0x1p64;
+        return HashRange.unsigned(hash);
+    }
+
+    /**
+     * The part of the ceilings of the partition of hashes {@code start} to {@code end} that this store's copy has:
+     * all of them unless the store holds part of the table's hashes alone ({@link #held}, a table cut by ranges over a
+     * cluster's groups). Then a table's partition has the part of its hashes the store holds (all of one inside its
+     * range, which no other group holds; a part of one a move cut across two groups' ranges, whose parts add up to one
+     * partition; all of one outside, which serves nothing here), and a GSI's the store's part of the table's hashes
+     * (each item of the range writes to any of the index's partitions, and the groups' parts add up to the index's
+     * whole, keys hashing uniformly).
+     */
+    private double heldOf(long start, long end) {
+        HashRange h = held;
+        if (h == null) {
+            return 1;
+        }
+        if (index) {
+            return h.share();
+        }
+        double o = overlap(start, end, h);
+        return o > 0 ? o : 1;
+    }
+
+    /** The part of the hashes {@code start} to {@code end} that range {@code h} holds, 0 to 1. */
+    private static double overlap(long start, long end, HashRange h) {
+        double lo = Math.max(unsigned(start), unsigned(h.first()));
+        double hi = Math.min(unsigned(end), unsigned(h.last()));
+        return hi < lo ? 0 : Math.min(1, (hi - lo + 1) / (unsigned(end) - unsigned(start) + 1));
+    }
+
+    /**
+     * How a map's partitions share the provisioned rate ({@link #share}): how many there are, and the sum of the parts
+     * of their hashes this store holds (a table's partitions, in a store holding a range).
+     */
+    private record Parts(int count, double held) {}
+
+    /** The {@link Parts} of the partitions of hashes {@code spans} ({@code {start, end}} each). */
+    private Parts parts(List<long[]> spans) {
+        HashRange h = held;
+        double sum = 0;
+        if (h != null && !index) {
+            for (long[] span : spans) {
+                sum += overlap(span[0], span[1], h);
+            }
+        }
+        return new Parts(spans.size(), sum);
+    }
+
+    /** The {@link Parts} of map {@code m}'s partitions. */
+    private Parts parts(PartitionMap m) {
+        List<long[]> spans = new ArrayList<>(m.size());
+        for (Partition p : m.partitions()) {
+            spans.add(new long[] {p.start(), p.end()});
+        }
+        return parts(spans);
     }
 
     /**
@@ -155,33 +267,56 @@ public final class TablePartitions {
         return v == null || v < 0 ? 0 : v;
     }
 
-    /** A partition's budget with a full burst allowance, as a new table gets. */
-    private PartitionThroughput newThroughput(int partitions, long now) {
-        double read = share(CapacityKind.READ, partitions);
-        double write = share(CapacityKind.WRITE, partitions);
+    /**
+     * The budget of a partition of hashes {@code start} to {@code end}, one of {@code parts}, with a full burst
+     * allowance, as a new table's.
+     */
+    private PartitionThroughput newThroughput(long start, long end, Parts parts, long now) {
+        double read = share(CapacityKind.READ, start, end, parts);
+        double write = share(CapacityKind.WRITE, start, end, parts);
         int burst = config.burstSeconds();
-        return new PartitionThroughput(read, write, burst, read * burst, write * burst, now);
+        return new PartitionThroughput(read, write, burst, read * burst, write * burst, heldOf(start, end), now);
     }
 
-    /** A split child's budget: half of what its parent had saved up, so a split creates no capacity. */
-    private PartitionThroughput childThroughput(Partition parent, int partitions, long now) {
+    /**
+     * The budget of a split child of hashes {@code start} to {@code end}: half of what its parent had saved up, so a
+     * split creates no capacity.
+     */
+    private PartitionThroughput childThroughput(Partition parent, long start, long end, Parts parts, long now) {
         PartitionThroughput pt = parent.throughput();
         return new PartitionThroughput(
-                share(CapacityKind.READ, partitions),
-                share(CapacityKind.WRITE, partitions),
+                share(CapacityKind.READ, start, end, parts),
+                share(CapacityKind.WRITE, start, end, parts),
                 config.burstSeconds(),
                 pt.share(CapacityKind.READ).tokens(now) / 2,
                 pt.share(CapacityKind.WRITE).tokens(now) / 2,
+                heldOf(start, end),
                 now);
     }
 
-    /** One partition's part of the provisioned rate; on-demand tables have no share. */
-    private double share(CapacityKind kind, int partitions) {
+    /**
+     * The part of the provisioned rate of the partition of hashes {@code start} to {@code end}, one of {@code parts};
+     * on-demand tables have no share. An equal part of the table's on a single node. In a store holding a range of a
+     * table cut by ranges, the store's part of the table's (its range's part of the hashes) shared out over its
+     * partitions by the part of each one's hashes it holds: the groups' add up to the table's, whatever splits each
+     * has made in its own range (a partition outside the range, which serves nothing, an equal part as it was). A
+     * GSI's partitions there, each the store's part of an equal part.
+     */
+    private double share(CapacityKind kind, long start, long end, Parts parts) {
         TableMetadata m = metadata;
         if (m.onDemand()) {
             return 0;
         }
-        return (double) (kind == CapacityKind.READ ? m.readCapacityUnits() : m.writeCapacityUnits()) / partitions;
+        double units = kind == CapacityKind.READ ? m.readCapacityUnits() : m.writeCapacityUnits();
+        HashRange h = held;
+        if (h == null) {
+            return units / parts.count();
+        }
+        if (index) {
+            return units / parts.count() * h.share();
+        }
+        double o = overlap(start, end, h);
+        return o > 0 && parts.held() > 0 ? units * h.share() * o / parts.held() : units / parts.count();
     }
 
     public TableMetadata metadata() {
@@ -351,14 +486,22 @@ public final class TablePartitions {
             throw new IllegalArgumentException("cannot split " + parent.id() + " at " + Long.toHexString(at));
         }
         long now = config.clock().millis();
-        int n = map.size() + 1;
+        List<long[]> spans = new ArrayList<>(map.size() + 1);
+        for (Partition p : map.partitions()) {
+            if (p != parent) {
+                spans.add(new long[] {p.start(), p.end()});
+            }
+        }
+        spans.add(new long[] {parent.start(), at - 1});
+        spans.add(new long[] {at, parent.end()});
+        Parts shared = parts(spans);
         boolean forThroughput = reason == SplitReason.THROUGHPUT;
         Partition left = new Partition(
                 Integer.toString(nextId++),
                 parent.start(),
                 at - 1,
                 parent.id(),
-                childThroughput(parent, n, now),
+                childThroughput(parent, parent.start(), at - 1, shared, now),
                 0,
                 forThroughput);
         Partition right = new Partition(
@@ -366,7 +509,7 @@ public final class TablePartitions {
                 at,
                 parent.end(),
                 parent.id(),
-                childThroughput(parent, n, now),
+                childThroughput(parent, at, parent.end(), shared, now),
                 0,
                 forThroughput);
         PartitionMap next = map.replace(parent, left, right);
@@ -400,13 +543,59 @@ public final class TablePartitions {
     }
 
     private void reshare(PartitionMap m, long now) {
-        if (metadata.onDemand()) {
+        boolean onDemand = metadata.onDemand();
+        Parts shared = parts(m);
+        for (Partition p : m.partitions()) {
+            p.throughput().hold(heldOf(p.start(), p.end()), now);
+            if (!onDemand) {
+                p.throughput()
+                        .reshare(
+                                share(CapacityKind.READ, p.start(), p.end(), shared),
+                                share(CapacityKind.WRITE, p.start(), p.end(), shared),
+                                config.burstSeconds(),
+                                now);
+            }
+        }
+    }
+
+    /**
+     * A GSI's partitions in a store that now holds {@code next} of its table's hashes (a range move narrowed them):
+     * each partition's budget and ceilings that part of its own.
+     */
+    public synchronized void holding(HashRange next) {
+        if (java.util.Objects.equals(held, next)) {
             return;
         }
-        double read = share(CapacityKind.READ, m.size());
-        double write = share(CapacityKind.WRITE, m.size());
-        for (Partition p : m.partitions()) {
-            p.throughput().reshare(read, write, config.burstSeconds(), now);
+        held = next;
+        reshare(map, config.clock().millis());
+    }
+
+    /**
+     * Charges the table's own budget (the table as a whole: not its partitions') with {@code readUnits} and {@code
+     * writeUnits} that other stores holding the rest of its hashes consumed (a table cut by ranges over a cluster's
+     * groups, each of which has the whole table's budget and is charged every group's consumption: docs/CLUSTER.md).
+     * Not counted as this store's consumption.
+     */
+    public void chargeElsewhere(double readUnits, double writeUnits) {
+        chargeElsewhere(readUnits, writeUnits, null, 0, 0);
+    }
+
+    /**
+     * As {@link #chargeElsewhere(double, double)}, with the one-second peaks of its own consumption that the store
+     * {@code from} (null: none named) has seen, which an on-demand table's rate follows ({@link
+     * TableThroughput#peakElsewhere}).
+     */
+    public void chargeElsewhere(double readUnits, double writeUnits, String from, double readPeak, double writePeak) {
+        if (config.mode() == ThroughputMode.OFF) {
+            return;
+        }
+        long now = config.clock().millis();
+        TableThroughput t = table;
+        boolean reportOnly = config.mode() == ThroughputMode.REPORT;
+        t.chargeElsewhere(CapacityKind.READ, readUnits, now, reportOnly);
+        t.chargeElsewhere(CapacityKind.WRITE, writeUnits, now, reportOnly);
+        if (from != null) {
+            t.peakElsewhere(from, readPeak, writePeak, now);
         }
     }
 
@@ -418,6 +607,9 @@ public final class TablePartitions {
         TableMetadata old = metadata;
         metadata = next;
         long now = config.clock().millis();
+        if (!index) {
+            held = next.hashRange(); // a GSI's view names no range: holding gives it its table's
+        }
         boolean modeChanged = !old.billingMode().equals(next.billingMode())
                 || !java.util.Objects.equals(old.maxReadRequestUnits(), next.maxReadRequestUnits())
                 || !java.util.Objects.equals(old.maxWriteRequestUnits(), next.maxWriteRequestUnits());

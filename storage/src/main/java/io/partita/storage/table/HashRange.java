@@ -47,6 +47,19 @@ public record HashRange(long first, long last, Long frozenFrom, boolean receivin
         this(first, last, frozenFrom, receiving, frozenFrom, null);
     }
 
+    /**
+     * The part of the whole hash space this range is ({@code 0 < share <= 1}): the part of the table's items, keys
+     * hashing uniformly, and so of its budget, that its store serves.
+     */
+    public double share() {
+        return Math.min(1, (unsigned(last) - unsigned(first) + 1) / 0x1p64);
+    }
+
+    /** {@code hash} as an unsigned number. */
+    public static double unsigned(long hash) {
+        return hash >= 0 ? hash : hash + 0x1p64;
+    }
+
     /** What a move's copy of an item is refused with once the range it went to is no longer receiving. */
     public static final String NOT_RECEIVING = "not receiving";
 

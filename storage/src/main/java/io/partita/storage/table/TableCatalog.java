@@ -566,8 +566,17 @@ public final class TableCatalog {
         }
         TableMetadata next = change.apply(t.metadata);
         persist(next);
+        TableMetadata was = t.metadata;
         t.metadata = next;
         t.partitions.reconfigure(next);
+        if (!java.util.Objects.equals(was.hashRange(), next.hashRange())) {
+            // A range move narrowed the hashes this store holds: its GSIs' budgets are that part of theirs.
+            for (LiveIndex live : t.indexes.all()) {
+                if (live.partitions() != null) {
+                    live.partitions().holding(next.hashRange());
+                }
+            }
+        }
         return t;
     }
 

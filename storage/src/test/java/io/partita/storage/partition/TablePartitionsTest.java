@@ -372,4 +372,169 @@ class TablePartitionsTest {
         assertThat(events).containsExactly("split 0 HEAT");
         assertThat(p.throughput().hottestHash()).isEqualTo(hotKey);
     }
+
+    /** The first half of the hashes, as one of two groups of a table cut by ranges holds. */
+    private static final io.partita.storage.table.HashRange FIRST_HALF =
+            new io.partita.storage.table.HashRange(0, Long.MAX_VALUE);
+
+    /** The first quarter, which that group holds once a move took the second quarter elsewhere. */
+    private static final io.partita.storage.table.HashRange FIRST_QUARTER =
+            new io.partita.storage.table.HashRange(0, 0x3FFF_FFFF_FFFF_FFFFL);
+
+    private static double rate(io.partita.storage.capacity.TokenBucket b) {
+        return b.ratePerSecond();
+    }
+
+    /**
+     * A store holding half a table's hashes (one of two groups of a table cut by ranges): a partition cut across both
+     * groups has half its ceilings and budget here, one inside the range all of its own; the table's own budget is
+     * whole, charged what the other group reports it consumed.
+     */
+    @Test
+    void aStoreHoldingHalfTheHashesHasItsPartOfEachPartition() {
+        TablePartitions whole = table(provisioned(100, 100), config());
+        TablePartitions half = table(provisioned(100, 100).withHashRange(FIRST_HALF), config());
+        assertThat(rate(half.throughput().table(CapacityKind.WRITE))).isEqualTo(100.0);
+        Partition p = half.map().partitions().get(0);
+        assertThat(rate(p.throughput().ceiling(CapacityKind.WRITE))).isEqualTo(500.0);
+        assertThat(rate(p.throughput().ceiling(CapacityKind.READ))).isEqualTo(1500.0);
+        assertThat(rate(p.throughput().share(CapacityKind.WRITE))).isEqualTo(50.0);
+        // The ceiling refuses the 501st one-unit write at once, where the whole table's takes 1,000.
+        assertThat(writeUntilThrottled(half, p, 1, 2000)[1]).isEqualTo(500);
+        assertThat(writeUntilThrottled(whole, whole.map().partitions().get(0), 1, 2000)[1])
+                .isEqualTo(1000);
+
+        // Four partitions, two of them the range's: each of those whole.
+        TablePartitions four = table(provisioned(6000, 2000).withHashRange(FIRST_HALF), config());
+        assertThat(four.map().size()).isEqualTo(4);
+        Partition inside = four.map().partitions().get(1);
+        assertThat(rate(inside.throughput().ceiling(CapacityKind.WRITE))).isEqualTo(1000.0);
+        assertThat(rate(inside.throughput().share(CapacityKind.WRITE))).isEqualTo(500.0);
+    }
+
+    /**
+     * The other groups' consumption, charged to the table's own budget: with adaptive capacity a partition whose share
+     * is spent borrows from it, so what they consumed is no longer there to borrow; it is not this store's
+     * consumption.
+     */
+    @Test
+    void consumptionElsewhereDrainsTheTablesBudget() {
+        TablePartitions t = table(provisioned(6000, 10).withHashRange(FIRST_HALF), config().withAdaptiveCapacity(true));
+        Partition p = t.map().partitions().get(0); // 3 partitions: each 10/3 WCU, 1,000 saved; the table 3,000
+        assertThat(writeUntilThrottled(t, p, 1, 5000)[1]).isEqualTo(1000); // its ceiling, the table having enough
+        clock.advance(1000);
+        t.chargeElsewhere(0, 2000); // the other group's writes: 2,000 - 10 refilled
+        Object[] got = writeUntilThrottled(t, p, 1, 5000);
+        assertThat((Integer) got[1]).isBetween(1, 10);
+        assertThat(((Throttle) got[0]).limitTypes()).contains(Throttle.PROVISIONED);
+        assertThat(t.throughput().consumption().consumedWriteUnits()).isEqualTo(1000 + (Integer) got[1]);
+
+        TablePartitions od = table(onDemand().withOnDemandMaximums(null, 100L).withHashRange(FIRST_HALF), config());
+        od.chargeElsewhere(0, 60);
+        Object[] left = writeUntilThrottled(od, od.map().partitions().get(0), 1, 200);
+        assertThat(left[1]).isEqualTo(40);
+        assertThat(((Throttle) left[0]).limitTypes()).contains(Throttle.MAX_ON_DEMAND);
+        od.chargeElsewhere(70_000, 0); // past the account's per-table quota (40,000): reads refused
+        assertThat(od.admit(od.map().partitions().get(0), CapacityKind.READ, () -> "k")
+                        .limitTypes())
+                .contains(Throttle.ACCOUNT_LIMIT);
+    }
+
+    /** A move narrowing the range a store holds narrows its partitions' budgets and ceilings with it. */
+    @Test
+    void aNarrowerRangeNarrowsThePartitions() {
+        TablePartitions t = table(provisioned(100, 100).withHashRange(FIRST_HALF), config());
+        t.reconfigure(t.metadata().withHashRange(FIRST_QUARTER));
+        Partition p = t.map().partitions().get(0);
+        assertThat(rate(p.throughput().ceiling(CapacityKind.WRITE))).isEqualTo(250.0);
+        assertThat(rate(p.throughput().share(CapacityKind.WRITE))).isEqualTo(25.0);
+        // A raise of capacity afterwards is the partition's part of it too; the table's own budget is whole.
+        t.reconfigure(t.metadata().withThroughput(TableMetadata.PROVISIONED, 100, 400, null, null, 0, null));
+        assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(400.0);
+        assertThat(rate(t.map().partitions().get(0).throughput().share(CapacityKind.WRITE)))
+                .isEqualTo(100.0);
+    }
+
+    /**
+     * A GSI's partitions cut the index's hashes, each fed by every group's items: in a store holding half the table's
+     * hashes, each of them has half its budget and ceilings, and a quarter once the range narrows.
+     */
+    @Test
+    void anIndexInAStoreHoldingHalfTheHashesHasHalfOfEveryPartition() {
+        TableMetadata view = provisioned(6000, 2000);
+        List<TablePartitions.PersistedPartition> even = new ArrayList<>();
+        long[] starts = PartitionMap.evenStarts(4);
+        for (int i = 0; i < 4; i++) {
+            even.add(new TablePartitions.PersistedPartition(
+                    Integer.toString(i), starts[i], i < 3 ? starts[i + 1] - 1 : -1L, null));
+        }
+        TablePartitions index = TablePartitions.ofIndex(view, FIRST_HALF, config().withClock(clock), listener, even, 4);
+        assertThat(rate(index.throughput().table(CapacityKind.WRITE))).isEqualTo(2000.0);
+        for (Partition p : index.map().partitions()) {
+            assertThat(rate(p.throughput().ceiling(CapacityKind.WRITE))).isEqualTo(500.0);
+            assertThat(rate(p.throughput().share(CapacityKind.WRITE))).isEqualTo(250.0);
+        }
+        // A change of the index's own settings (its view names no range) keeps the store's part.
+        index.reconfigure(view);
+        assertThat(rate(index.map().partitions().get(2).throughput().ceiling(CapacityKind.WRITE)))
+                .isEqualTo(500.0);
+        index.holding(FIRST_QUARTER);
+        assertThat(rate(index.map().partitions().get(3).throughput().ceiling(CapacityKind.WRITE)))
+                .isEqualTo(250.0);
+        assertThat(rate(index.map().partitions().get(3).throughput().share(CapacityKind.WRITE)))
+                .isEqualTo(125.0);
+        TablePartitions whole = TablePartitions.ofIndex(view, null, config().withClock(clock), listener, even, 4);
+        assertThat(rate(whole.map().partitions().get(0).throughput().ceiling(CapacityKind.WRITE)))
+                .isEqualTo(1000.0);
+    }
+
+    /**
+     * Splits in one range (for heat, say) share its part of the provisioned rate out anew: the range's partitions
+     * together keep its part, as a single node's keep the table's, where an equal part of the store's count each would
+     * give the range more.
+     */
+    @Test
+    void splitsInOneRangeKeepItsPartOfTheTablesRate() {
+        TablePartitions t = table(provisioned(100, 100).withHashRange(FIRST_HALF), config());
+        Partition p = t.map().partitions().get(0); // the table's one partition, half of it here: 50 units
+        t.split(p, 0x4000_0000_0000_0000L, 0, 0, TablePartitions.SplitReason.HEAT);
+        List<Partition> children = t.map().partitions();
+        assertThat(children).hasSize(2);
+        // The first child inside the range, a third of the second's hashes in it.
+        assertThat(rate(children.get(0).throughput().share(CapacityKind.WRITE)))
+                .isCloseTo(37.5, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(rate(children.get(1).throughput().share(CapacityKind.WRITE)))
+                .isCloseTo(12.5, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(children.get(1).throughput().held())
+                .isCloseTo(1 / 3.0, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(rate(children.get(1).throughput().ceiling(CapacityKind.WRITE)))
+                .isCloseTo(1000 / 3.0, org.assertj.core.api.Assertions.within(1e-6));
+    }
+
+    /**
+     * An on-demand table's rate follows the peaks of every store holding part of its hashes, summed, as they report
+     * them (never falling); the units they report consumed make no peak (they come late, several seconds' at once).
+     */
+    @Test
+    void anOnDemandTablesRateFollowsEveryStoresPeak() {
+        TablePartitions t = table(onDemand().withHashRange(FIRST_HALF), config());
+        assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(4000.0);
+        t.chargeElsewhere(0, 50_000);
+        clock.advance(2000);
+        t.chargeElsewhere(0, 1);
+        assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(4000.0);
+        t.chargeElsewhere(0, 10, "b", 0, 3000);
+        assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(6000.0);
+        t.chargeElsewhere(0, 10, "b", 0, 2500); // a peak never falls
+        t.chargeElsewhere(0, 10, "c", 100, 1000);
+        assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(8000.0);
+        // This store's own peak: 2,000 units in one second, counted once the second is over.
+        Partition p = t.map().partitions().get(0);
+        t.charge(p, CapacityKind.WRITE, 2000, p.start(), () -> "k");
+        clock.advance(1000);
+        t.charge(p, CapacityKind.WRITE, 1, p.start(), () -> "k");
+        assertThat(t.throughput().peaks()[1]).isEqualTo(2000.0);
+        assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(12000.0);
+        assertThat(rate(t.throughput().table(CapacityKind.READ))).isEqualTo(12000.0); // 100 peak: the initial
+    }
 }
