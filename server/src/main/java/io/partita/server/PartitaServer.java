@@ -345,6 +345,7 @@ public final class PartitaServer implements AutoCloseable {
                 .registerPartita("PutMovedTokens", new io.partita.server.op.item.MovedItemsHandler.Tokens(storage))
                 .registerPartita("AwaitIndexes", new io.partita.server.op.item.MovedItemsHandler.Indexed(storage))
                 .registerPartita("IndexLag", new io.partita.server.op.table.IndexLagHandler(storage))
+                .registerPartita("ChargeTable", new io.partita.server.op.table.ChargeTableHandler(storage))
                 .registerPartita("ClearMovedRange", new io.partita.server.op.item.MovedItemsHandler.Clear(storage))
                 .register("UpdateContributorInsights", new UpdateContributorInsightsHandler(storage))
                 .register("DescribeContributorInsights", new DescribeContributorInsightsHandler(storage))

@@ -254,6 +254,12 @@ public final class AdminRoutes {
                     g.writeStringField("frozenFrom", hex(m.hashRange().frozenFrom()));
                 }
                 g.writeBooleanField("receiving", m.hashRange().receiving());
+                // What the table's other groups reported they consumed, charged to its budget here (Capacity over
+                // ranges, docs/CLUSTER.md).
+                g.writeNumberField(
+                        "chargedElsewhereReadCapacityUnits", tt.elsewhere().consumedReadUnits());
+                g.writeNumberField(
+                        "chargedElsewhereWriteCapacityUnits", tt.elsewhere().consumedWriteUnits());
                 g.writeEndObject();
             }
             // One view: a split between reading the map and the splits would count a split the map does not have.

@@ -113,6 +113,8 @@ public final class ClusterMember implements AutoCloseable {
     private final Thread tablesWatch;
     /** With {@code --cluster-replicas}: moves the groups this node leads to the members they are placed on now. */
     private final Thread mover;
+    /** With {@code --cluster-partition-groups}: the reports of each range's consumption to its table's other groups. */
+    private final Thread charges;
 
     private volatile boolean closed;
 
@@ -513,8 +515,11 @@ public final class ClusterMember implements AutoCloseable {
         this.mover = cluster.placed() ? new Thread(this::moveGroups, "partita-cluster-" + nodeId() + "-moves") : null;
         this.tablesWatch =
                 cluster.tableGroups() ? new Thread(this::watchTables, "partita-cluster-" + nodeId() + "-tables") : null;
+        this.charges = cluster.partitionGroups()
+                ? new Thread(this::reportConsumption, "partita-cluster-" + nodeId() + "-charges")
+                : null;
         ready = true;
-        for (Thread t : java.util.Arrays.asList(mover, tablesWatch)) {
+        for (Thread t : java.util.Arrays.asList(mover, tablesWatch, charges)) {
             if (t != null) {
                 t.setDaemon(true);
                 t.start();
@@ -4038,6 +4043,159 @@ public final class ClusterMember implements AutoCloseable {
         onMoves(g, "move a part of", move::run, () -> {});
     }
 
+    /** How often each range's leader reports what its table consumed to the table's other groups. */
+    private static final long CHARGE_MILLIS = 500;
+
+    static final String CHARGE_TABLE = io.partita.server.route.OperationRegistry.PARTITA_PREFIX + "ChargeTable";
+
+    /**
+     * What a range's leader on this node last reported of its table ({@link #reportConsumption}): the table's
+     * cumulative consumption, and each global secondary index's by name.
+     */
+    private record Reported(Seen table, java.util.Map<String, Seen> indexes) {}
+
+    /**
+     * The cumulative read and write units of {@code counts} (a table's or an index's, in its store) when they were
+     * read. Counts of another object (a table made again, a new engine under a new leader, a change of billing mode,
+     * an index made again) start anew: nothing is reported of them until the next look.
+     */
+    private record Seen(io.partita.storage.capacity.Consumption counts, double read, double write) {
+        static Seen of(io.partita.storage.capacity.Consumption c) {
+            return new Seen(c, c.consumedReadUnits(), c.consumedWriteUnits());
+        }
+
+        /** The half units read and written since {@code last}: none if that was of other counts. */
+        long[] since(Seen last) {
+            return last == null || last.counts() != counts
+                    ? new long[2]
+                    : new long[] {halves(read - last.read()), halves(write - last.write())};
+        }
+    }
+
+    /** By range group this node leads: what it reported last. */
+    private final java.util.Map<UUID, Reported> reported = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** By range group: whether its last reports are still on their way (the next waits, and carries theirs too). */
+    private final java.util.Set<UUID> reporting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * On the {@link #charges} thread, every {@link #CHARGE_MILLIS}: as the leader of each range of a table cut by
+     * ranges, tells every other group of the table what this range consumed of it since the last report (of the table,
+     * and of each global secondary index), {@code Partita.ChargeTable} (docs/CLUSTER.md, "Capacity over ranges").
+     * Each group has the budgets of the whole table and of each whole index, charged its own consumption as it
+     * happens and the others' as they report it: a hot key in one range may use the table's unused capacity, and the
+     * ranges together no more than the table's. A report lost (a group without a leader a moment) is not sent again:
+     * its units go uncharged there. A leader's first look at a table (a new leader, a table made again) reports
+     * nothing, and counts from there.
+     */
+    private void reportConsumption() {
+        while (!closed) {
+            java.util.Set<UUID> ids = new java.util.HashSet<>();
+            for (Group g : all()) {
+                ids.add(g.id);
+                try {
+                    reportConsumption(g);
+                } catch (RuntimeException e) {
+                    log.debug("node {} could not report the consumption of {}", nodeId(), g.name(), e);
+                }
+            }
+            reported.keySet().retainAll(ids); // a group closed, or taken off this node
+            try {
+                Thread.sleep(CHARGE_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void reportConsumption(Group g) {
+        PartitaServer own = g.serving;
+        if (own == null || g.table == null || reporting.contains(g.id)) {
+            if (own == null) {
+                reported.remove(g.id);
+            }
+            return;
+        }
+        byte[] r = membersReplica.recorded(TABLE_RECORD + g.account + "/" + g.table);
+        TableRanges ranges;
+        try {
+            ranges = r == null ? null : TableRanges.of(JSON.readTree(r));
+        } catch (IOException | RuntimeException unreadable) {
+            return;
+        }
+        io.partita.storage.table.TableCatalog.Table t = own.storage().tables().find(g.table);
+        if (ranges == null
+                || !ranges.live()
+                || !ranges.has(g.id)
+                || ranges.groups().size() < 2
+                || t == null
+                || t.metadata().hashRange() == null) {
+            reported.remove(g.id);
+            return;
+        }
+        io.partita.storage.capacity.TableThroughput throughput = t.partitions().throughput();
+        java.util.Map<String, Seen> indexes = new java.util.TreeMap<>();
+        java.util.Map<String, io.partita.storage.capacity.TableThroughput> indexThroughputs = new java.util.TreeMap<>();
+        for (io.partita.storage.index.LiveIndex index : t.indexes().globals()) {
+            if (index.partitions() != null) {
+                io.partita.storage.capacity.TableThroughput it =
+                        index.partitions().throughput();
+                indexThroughputs.put(index.name(), it);
+                indexes.put(index.name(), Seen.of(it.consumption()));
+            }
+        }
+        Reported now = new Reported(Seen.of(throughput.consumption()), indexes);
+        Reported last = reported.put(g.id, now); // whatever is sent, the next report counts from here
+        long[] table = now.table().since(last == null ? null : last.table());
+        com.fasterxml.jackson.databind.node.ObjectNode body = units(
+                JSON.createObjectNode().put("TableName", g.table).put("From", g.id.toString()), table, throughput);
+        boolean any = table[0] > 0 || table[1] > 0;
+        com.fasterxml.jackson.databind.node.ObjectNode perIndex = body.putObject("Indexes");
+        for (var e : indexes.entrySet()) {
+            long[] index =
+                    e.getValue().since(last == null ? null : last.indexes().get(e.getKey()));
+            if (index[0] > 0 || index[1] > 0) {
+                any = true;
+                units(perIndex.putObject(e.getKey()), index, indexThroughputs.get(e.getKey()));
+            }
+        }
+        io.partita.server.auth.Credentials caller = any ? resolverCaller(g.account, "us-east-1") : null;
+        if (caller == null) {
+            return; // nothing consumed; or strict mode, and the account has no key any more to ask anything with
+        }
+        ClusterRouter.Sent asked = resolverRequest(caller);
+        byte[] bytes = RangeSpread.bytes(body);
+        List<java.util.concurrent.CompletableFuture<ClusterRouter.Reply>> sent = new java.util.ArrayList<>();
+        for (UUID other : ranges.groups()) {
+            if (!other.equals(g.id)) {
+                sent.add(sendTo(asked, caller, other, CHARGE_TABLE, bytes));
+            }
+        }
+        reporting.add(g.id);
+        java.util.concurrent.CompletableFuture.allOf(sent.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .whenComplete((done, e) -> reporting.remove(g.id));
+    }
+
+    /**
+     * {@code to} with the half units {@code consumed} (read, written) and the peaks of {@code throughput} (its own
+     * highest one-second consumption: an on-demand table's rate follows every group's, summed).
+     */
+    private static com.fasterxml.jackson.databind.node.ObjectNode units(
+            com.fasterxml.jackson.databind.node.ObjectNode to,
+            long[] consumed,
+            io.partita.storage.capacity.TableThroughput throughput) {
+        double[] peaks = throughput.peaks();
+        return to.put("ReadHalfUnits", consumed[0])
+                .put("WriteHalfUnits", consumed[1])
+                .put("ReadPeakHalfUnits", halves(peaks[0]))
+                .put("WritePeakHalfUnits", halves(peaks[1]));
+    }
+
+    /** {@code units} (a difference of two counts in halves) in half units, none if negative. */
+    private static long halves(double units) {
+        return Math.max(0, Math.round(units * 2));
+    }
+
     /** Work of a range's move on the {@link #moves} thread. */
     @FunctionalInterface
     private interface MoveWork {
@@ -5310,7 +5468,7 @@ public final class ClusterMember implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (Thread t : java.util.Arrays.asList(watch, mover, tablesWatch)) {
+        for (Thread t : java.util.Arrays.asList(watch, mover, tablesWatch, charges)) {
             if (t == null) {
                 continue;
             }

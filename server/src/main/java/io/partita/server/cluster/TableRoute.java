@@ -118,8 +118,11 @@ record TableRoute(Kind kind, List<String> tables) {
                 || target.equals(RangeMove.PUT_TOKENS)
                 || target.equals(RangeMove.AWAIT_INDEXES)
                 || target.equals(RangeMove.INDEX_LAG)
-                || target.equals(RangeMove.CLEAR_MOVED)) {
-            operation = "PutMovedItems"; // a range move's page of items, sent to the group that takes the range over
+                || target.equals(RangeMove.CLEAR_MOVED)
+                || target.equals(ClusterMember.CHARGE_TABLE)) {
+            // A range move's page of items, sent to the group that takes the range over; or a request of a node to
+            // one of a table's groups (its indexes, what the other groups consumed).
+            operation = "PutMovedItems";
         } else if (target.equals(RangeSpread.QUERY_INDEX_RANGE)) {
             operation = "Query"; // a group's page of a Query of a global secondary index over a table's hash ranges
         } else if (target.equals(RangeSpread.SELECT_RANGE)) {

@@ -246,37 +246,115 @@ class RangeMoveIT {
             }
         });
         for (String group : groups) {
-            // Asked of the group's leader as another node asks a group for its own (its id, and forwarded: served
-            // there); again after a moment if that leader has just changed.
-            HttpResponse<String> asked = null;
-            for (int tries = 0; tries < 50 && (asked == null || asked.statusCode() == 503); tries++) {
-                if (asked != null) {
-                    Thread.sleep(100);
-                }
-                String leader = "";
-                for (JsonNode g : clusterView().get("groups")) {
-                    if (g.path("group").asText().equals(group)) {
-                        leader = g.path("leader").asText();
-                    }
-                }
-                asked = HTTP.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                                        + members.get(Integer.parseInt(leader.substring(1)))
-                                                .apiPort()
-                                        + "/admin/indexes?table=moved"))
-                                .header(ClusterRouter.GROUP, group)
-                                .header(ClusterRouter.FORWARDED, "test")
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-            }
-            assertThat(asked.statusCode()).as(asked.body()).isEqualTo(200);
-            for (JsonNode i : JSON.readTree(asked.body()).path("tables").path(0).path("globalSecondaryIndexes")) {
+            for (JsonNode i : askGroup(group, "/admin/indexes?table=moved").path("globalSecondaryIndexes")) {
                 if (i.path("indexName").asText().equals(index)) {
                     lags.add(i.path("injectedLagMillis").asLong());
                 }
             }
         }
         return lags;
+    }
+
+    /**
+     * The admin view {@code path} of table {@code moved} in group {@code group}: asked of the group's leader as another
+     * node asks a group for its own (its id, and forwarded: served there); again after a moment if that leader has
+     * just changed.
+     */
+    private JsonNode askGroup(String group, String path) throws Exception {
+        HttpResponse<String> asked = null;
+        for (int tries = 0; tries < 50 && (asked == null || asked.statusCode() == 503); tries++) {
+            if (asked != null) {
+                Thread.sleep(100);
+            }
+            String leader = "";
+            for (JsonNode g : clusterView().get("groups")) {
+                if (g.path("group").asText().equals(group)) {
+                    leader = g.path("leader").asText();
+                }
+            }
+            asked = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                    + members.get(Integer.parseInt(leader.substring(1)))
+                                            .apiPort()
+                                    + path))
+                            .header(ClusterRouter.GROUP, group)
+                            .header(ClusterRouter.FORWARDED, "test")
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        }
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(200);
+        return JSON.readTree(asked.body()).path("tables").path(0);
+    }
+
+    /**
+     * The groups of table {@code moved} charge each other what they consume (docs/CLUSTER.md, "Capacity over
+     * ranges"): items put in the first range alone, each a write unit, show in the second group's metrics as charged
+     * from elsewhere, within seconds (each range's leader reports twice a second), and not as its own consumption.
+     */
+    private void rangesChargeEachOther() throws Exception {
+        String first = null;
+        String second = null;
+        for (JsonNode g : clusterView().get("groups")) {
+            if (g.path("table").asText().equals("moved")) {
+                if (g.has("range")) {
+                    second = g.get("group").asText();
+                } else {
+                    first = g.get("group").asText();
+                }
+            }
+        }
+        String metrics = "/admin/metrics?table=moved";
+        JsonNode before = askGroup(second, metrics);
+        double charged = before.path("hashRange")
+                .path("chargedElsewhereWriteCapacityUnits")
+                .asDouble();
+        double own = before.path("consumedWriteCapacityUnits").asDouble();
+        double firstOwn =
+                askGroup(first, metrics).path("consumedWriteCapacityUnits").asDouble();
+        int puts = 0;
+        List<String> put = new ArrayList<>();
+        for (int i = 0; puts < 30; i++) {
+            String pk = "charged" + i;
+            long hash = io.partita.storage.key.ItemKeyEncoder.partitionHash(
+                    new io.partita.protocol.model.AttributeValue.S(pk));
+            if (Long.compareUnsigned(hash, Long.MIN_VALUE) >= 0) {
+                continue; // the second range's
+            }
+            put.add(pk);
+            int via = puts++ % 3;
+            client(via)
+                    .putItem(r -> r.tableName("moved")
+                            .item(Map.of(
+                                    "pk", AttributeValue.fromS(pk),
+                                    "sk", AttributeValue.fromN("0"),
+                                    "v", AttributeValue.fromS("v"))));
+        }
+        assertThat(askGroup(first, metrics).path("consumedWriteCapacityUnits").asDouble() - firstOwn)
+                .as("the first range's own consumption")
+                .isGreaterThanOrEqualTo(puts);
+        JsonNode after = before;
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (after.path("hashRange")
+                                        .path("chargedElsewhereWriteCapacityUnits")
+                                        .asDouble()
+                                - charged
+                        < puts
+                && System.nanoTime() < until) {
+            Thread.sleep(200);
+            after = askGroup(second, metrics);
+        }
+        assertThat(after.path("hashRange")
+                                .path("chargedElsewhereWriteCapacityUnits")
+                                .asDouble()
+                        - charged)
+                .as("charged from the first range")
+                .isGreaterThanOrEqualTo(puts);
+        assertThat(after.path("consumedWriteCapacityUnits").asDouble())
+                .as("not the second range's own (less only if its leader changed, which counts anew)")
+                .isLessThanOrEqualTo(own);
+        for (String pk : put) {
+            client(0).deleteItem(r -> r.tableName("moved").key(key(pk, 0)));
+        }
     }
 
     /** Node 0's view of the cluster ({@code GET /cluster}). */
@@ -391,6 +469,7 @@ class RangeMoveIT {
     @SuppressWarnings("unchecked")
     void aRangeMovesToANewGroupUnderWritesWithNothingLostOrDoubled() throws Exception {
         startWithATable();
+        rangesChargeEachOther();
         globalIndexThrough();
         // Counters, incremented through every node while the range moves; each acknowledged increment counted.
         int counters = 12;

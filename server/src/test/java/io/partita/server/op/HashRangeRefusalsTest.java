@@ -457,25 +457,7 @@ class HashRangeRefusalsTest {
     @SuppressWarnings("unchecked")
     void aGlobalIndexOfACutTableIsReadRangeByRange() {
         try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
-            io.partita.storage.index.IndexDefinition byG = new io.partita.storage.index.IndexDefinition(
-                    "byG",
-                    java.util.UUID.randomUUID().toString(),
-                    true,
-                    java.util.List.of(new io.partita.protocol.model.KeySchema.KeyAttribute(
-                            "g", io.partita.protocol.model.ScalarType.S)),
-                    java.util.List.of(new io.partita.protocol.model.KeySchema.KeyAttribute(
-                            "n", io.partita.protocol.model.ScalarType.N)),
-                    io.partita.storage.index.IndexDefinition.ALL,
-                    java.util.List.of(),
-                    0,
-                    0,
-                    null,
-                    null,
-                    "ACTIVE",
-                    false,
-                    0,
-                    null,
-                    null);
+            io.partita.storage.index.IndexDefinition byG = KeyedTables.globalIndex("byG", "g", "n");
             storage.tables()
                     .create(KeyedTables.byId("cut")
                             .withIndexes(java.util.List.of(byG))
