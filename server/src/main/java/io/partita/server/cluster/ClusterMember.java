@@ -4056,18 +4056,25 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * The cumulative read and write units of {@code counts} (a table's or an index's, in its store) when they were
-     * read. Counts of another object (a table made again, a new engine under a new leader, a change of billing mode,
-     * an index made again) start anew: nothing is reported of them until the next look.
+     * read.
      */
     private record Seen(io.partita.storage.capacity.Consumption counts, double read, double write) {
         static Seen of(io.partita.storage.capacity.Consumption c) {
             return new Seen(c, c.consumedReadUnits(), c.consumedWriteUnits());
         }
 
-        /** The half units read and written since {@code last}: none if that was of other counts. */
+        /**
+         * The half units read and written since {@code last}, the look before: all of these counts' if that was of
+         * other counts (a table or index made again, a change of billing mode, a new engine under a leader that came
+         * back within a look), which came to be since; none at a first look (of a new leader, or a table newly cut),
+         * which counts from here.
+         */
         long[] since(Seen last) {
-            return last == null || last.counts() != counts
-                    ? new long[2]
+            if (last == null) {
+                return new long[2];
+            }
+            return last.counts() != counts
+                    ? new long[] {halves(read), halves(write)}
                     : new long[] {halves(read - last.read()), halves(write - last.write())};
         }
     }
@@ -4152,8 +4159,11 @@ public final class ClusterMember implements AutoCloseable {
         boolean any = table[0] > 0 || table[1] > 0;
         com.fasterxml.jackson.databind.node.ObjectNode perIndex = body.putObject("Indexes");
         for (var e : indexes.entrySet()) {
-            long[] index =
-                    e.getValue().since(last == null ? null : last.indexes().get(e.getKey()));
+            Seen was = last == null ? null : last.indexes().get(e.getKey());
+            // An index new since the last look: all of its counts (an index made meanwhile).
+            long[] index = last != null && was == null
+                    ? e.getValue().since(new Seen(null, 0, 0))
+                    : e.getValue().since(was);
             if (index[0] > 0 || index[1] > 0) {
                 any = true;
                 units(perIndex.putObject(e.getKey()), index, indexThroughputs.get(e.getKey()));
@@ -4191,7 +4201,7 @@ public final class ClusterMember implements AutoCloseable {
                 .put("WritePeakHalfUnits", halves(peaks[1]));
     }
 
-    /** {@code units} (a difference of two counts in halves) in half units, none if negative. */
+    /** {@code units} (units consumed, or a peak) in half units, as a report carries them: none if negative. */
     private static long halves(double units) {
         return Math.max(0, Math.round(units * 2));
     }

@@ -303,6 +303,32 @@ class RangeMoveIT {
                 }
             }
         }
+        // A leader that changes counts anew, and a report it had not sent is lost: once, the round is made again.
+        String leaders = leadersOf(first, second);
+        try {
+            chargeRound(first, second, "charged");
+        } catch (AssertionError e) {
+            if (leadersOf(first, second).equals(leaders)) {
+                throw e;
+            }
+            chargeRound(first, second, "chargedAgain");
+        }
+    }
+
+    /** The leaders of groups {@code first} and {@code second}, as node 0 sees them. */
+    private String leadersOf(String first, String second) throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (JsonNode g : clusterView().get("groups")) {
+            String id = g.path("group").asText();
+            if (id.equals(first) || id.equals(second)) {
+                out.append(id).append('=').append(g.path("leader").asText()).append(' ');
+            }
+        }
+        return out.toString();
+    }
+
+    /** One round of {@link #rangesChargeEachOther}: 30 puts of keys {@code <prefix>N} in the first range. */
+    private void chargeRound(String first, String second, String prefix) throws Exception {
         String metrics = "/admin/metrics?table=moved";
         JsonNode before = askGroup(second, metrics);
         double charged = before.path("hashRange")
@@ -313,48 +339,53 @@ class RangeMoveIT {
                 askGroup(first, metrics).path("consumedWriteCapacityUnits").asDouble();
         int puts = 0;
         List<String> put = new ArrayList<>();
-        for (int i = 0; puts < 30; i++) {
-            String pk = "charged" + i;
-            long hash = io.partita.storage.key.ItemKeyEncoder.partitionHash(
-                    new io.partita.protocol.model.AttributeValue.S(pk));
-            if (Long.compareUnsigned(hash, Long.MIN_VALUE) >= 0) {
-                continue; // the second range's
+        try {
+            for (int i = 0; puts < 30; i++) {
+                String pk = prefix + i;
+                long hash = io.partita.storage.key.ItemKeyEncoder.partitionHash(
+                        new io.partita.protocol.model.AttributeValue.S(pk));
+                if (Long.compareUnsigned(hash, Long.MIN_VALUE) >= 0) {
+                    continue; // the second range's
+                }
+                put.add(pk);
+                int via = puts++ % 3;
+                client(via)
+                        .putItem(r -> r.tableName("moved")
+                                .item(Map.of(
+                                        "pk", AttributeValue.fromS(pk),
+                                        "sk", AttributeValue.fromN("0"),
+                                        "v", AttributeValue.fromS("v"))));
             }
-            put.add(pk);
-            int via = puts++ % 3;
-            client(via)
-                    .putItem(r -> r.tableName("moved")
-                            .item(Map.of(
-                                    "pk", AttributeValue.fromS(pk),
-                                    "sk", AttributeValue.fromN("0"),
-                                    "v", AttributeValue.fromS("v"))));
+            assertThat(askGroup(first, metrics)
+                                    .path("consumedWriteCapacityUnits")
+                                    .asDouble()
+                            - firstOwn)
+                    .as("the first range's own consumption")
+                    .isGreaterThanOrEqualTo(puts);
+            JsonNode after = before;
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (chargedFromElsewhere(after) - charged < puts && System.nanoTime() < until) {
+                Thread.sleep(200);
+                after = askGroup(second, metrics);
+            }
+            assertThat(chargedFromElsewhere(after) - charged)
+                    .as("charged from the first range")
+                    .isGreaterThanOrEqualTo(puts);
+            assertThat(after.path("consumedWriteCapacityUnits").asDouble())
+                    .as("not the second range's own")
+                    .isEqualTo(own);
+        } finally {
+            for (String pk : put) {
+                client(0).deleteItem(r -> r.tableName("moved").key(key(pk, 0)));
+            }
         }
-        assertThat(askGroup(first, metrics).path("consumedWriteCapacityUnits").asDouble() - firstOwn)
-                .as("the first range's own consumption")
-                .isGreaterThanOrEqualTo(puts);
-        JsonNode after = before;
-        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        while (after.path("hashRange")
-                                        .path("chargedElsewhereWriteCapacityUnits")
-                                        .asDouble()
-                                - charged
-                        < puts
-                && System.nanoTime() < until) {
-            Thread.sleep(200);
-            after = askGroup(second, metrics);
-        }
-        assertThat(after.path("hashRange")
-                                .path("chargedElsewhereWriteCapacityUnits")
-                                .asDouble()
-                        - charged)
-                .as("charged from the first range")
-                .isGreaterThanOrEqualTo(puts);
-        assertThat(after.path("consumedWriteCapacityUnits").asDouble())
-                .as("not the second range's own (less only if its leader changed, which counts anew)")
-                .isLessThanOrEqualTo(own);
-        for (String pk : put) {
-            client(0).deleteItem(r -> r.tableName("moved").key(key(pk, 0)));
-        }
+    }
+
+    /** The write units a group's metrics of table {@code moved} say the other groups reported. */
+    private static double chargedFromElsewhere(JsonNode metrics) {
+        return metrics.path("hashRange")
+                .path("chargedElsewhereWriteCapacityUnits")
+                .asDouble();
     }
 
     /** Node 0's view of the cluster ({@code GET /cluster}). */

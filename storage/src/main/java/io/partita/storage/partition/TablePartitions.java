@@ -201,11 +201,18 @@ public final class TablePartitions {
         return o > 0 ? o : 1;
     }
 
-    /** The part of the hashes {@code start} to {@code end} that range {@code h} holds, 0 to 1. */
+    /**
+     * The part of the hashes {@code start} to {@code end} that range {@code h} holds, 0 to 1: compared exactly as
+     * unsigned numbers (as doubles, a range's last hash and the next one round to the same value, and the partition
+     * just outside would hold a sliver), the widths then divided as doubles.
+     */
     private static double overlap(long start, long end, HashRange h) {
-        double lo = Math.max(unsigned(start), unsigned(h.first()));
-        double hi = Math.min(unsigned(end), unsigned(h.last()));
-        return hi < lo ? 0 : Math.min(1, (hi - lo + 1) / (unsigned(end) - unsigned(start) + 1));
+        if (Long.compareUnsigned(end, h.first()) < 0 || Long.compareUnsigned(start, h.last()) > 0) {
+            return 0;
+        }
+        long lo = Long.compareUnsigned(start, h.first()) >= 0 ? start : h.first();
+        long hi = Long.compareUnsigned(end, h.last()) <= 0 ? end : h.last();
+        return Math.min(1, (unsigned(hi - lo) + 1) / (unsigned(end - start) + 1));
     }
 
     /**
@@ -574,15 +581,8 @@ public final class TablePartitions {
      * Charges the table's own budget (the table as a whole: not its partitions') with {@code readUnits} and {@code
      * writeUnits} that other stores holding the rest of its hashes consumed (a table cut by ranges over a cluster's
      * groups, each of which has the whole table's budget and is charged every group's consumption: docs/CLUSTER.md).
-     * Not counted as this store's consumption.
-     */
-    public void chargeElsewhere(double readUnits, double writeUnits) {
-        chargeElsewhere(readUnits, writeUnits, null, 0, 0);
-    }
-
-    /**
-     * As {@link #chargeElsewhere(double, double)}, with the one-second peaks of its own consumption that the store
-     * {@code from} (null: none named) has seen, which an on-demand table's rate follows ({@link
+     * Not counted as this store's consumption. With {@code from} (the store's name; null: none), the one-second peaks
+     * of its own consumption it has seen, which an on-demand table's rate follows ({@link
      * TableThroughput#peakElsewhere}).
      */
     public void chargeElsewhere(double readUnits, double writeUnits, String from, double readPeak, double writePeak) {

@@ -410,6 +410,18 @@ class TablePartitionsTest {
         Partition inside = four.map().partitions().get(1);
         assertThat(rate(inside.throughput().ceiling(CapacityKind.WRITE))).isEqualTo(1000.0);
         assertThat(rate(inside.throughput().share(CapacityKind.WRITE))).isEqualTo(500.0);
+        // The partition just past the range's last hash (2^63 - 1) serves nothing here: its own ceilings, whole, where
+        // hashes compared as doubles (2^63 either side) would have left it a sliver of them.
+        Partition outside = four.map().partitions().get(2);
+        assertThat(outside.start()).isEqualTo(Long.MIN_VALUE);
+        assertThat(rate(outside.throughput().ceiling(CapacityKind.WRITE))).isEqualTo(1000.0);
+        assertThat(rate(outside.throughput().share(CapacityKind.WRITE))).isEqualTo(500.0);
+        TablePartitions upper = table(
+                provisioned(6000, 2000).withHashRange(new io.partita.storage.table.HashRange(Long.MIN_VALUE, -1L)),
+                config());
+        assertThat(rate(upper.map().partitions().get(1).throughput().ceiling(CapacityKind.WRITE)))
+                .as("the partition just before the range's first hash")
+                .isEqualTo(1000.0);
     }
 
     /**
@@ -423,18 +435,18 @@ class TablePartitionsTest {
         Partition p = t.map().partitions().get(0); // 3 partitions: each 10/3 WCU, 1,000 saved; the table 3,000
         assertThat(writeUntilThrottled(t, p, 1, 5000)[1]).isEqualTo(1000); // its ceiling, the table having enough
         clock.advance(1000);
-        t.chargeElsewhere(0, 2000); // the other group's writes: 2,000 - 10 refilled
+        t.chargeElsewhere(0, 2000, null, 0, 0); // the other group's writes: 2,000 - 10 refilled
         Object[] got = writeUntilThrottled(t, p, 1, 5000);
         assertThat((Integer) got[1]).isBetween(1, 10);
         assertThat(((Throttle) got[0]).limitTypes()).contains(Throttle.PROVISIONED);
         assertThat(t.throughput().consumption().consumedWriteUnits()).isEqualTo(1000 + (Integer) got[1]);
 
         TablePartitions od = table(onDemand().withOnDemandMaximums(null, 100L).withHashRange(FIRST_HALF), config());
-        od.chargeElsewhere(0, 60);
+        od.chargeElsewhere(0, 60, null, 0, 0);
         Object[] left = writeUntilThrottled(od, od.map().partitions().get(0), 1, 200);
         assertThat(left[1]).isEqualTo(40);
         assertThat(((Throttle) left[0]).limitTypes()).contains(Throttle.MAX_ON_DEMAND);
-        od.chargeElsewhere(70_000, 0); // past the account's per-table quota (40,000): reads refused
+        od.chargeElsewhere(70_000, 0, null, 0, 0); // past the account's per-table quota (40,000): reads refused
         assertThat(od.admit(od.map().partitions().get(0), CapacityKind.READ, () -> "k")
                         .limitTypes())
                 .contains(Throttle.ACCOUNT_LIMIT);
@@ -519,9 +531,9 @@ class TablePartitionsTest {
     void anOnDemandTablesRateFollowsEveryStoresPeak() {
         TablePartitions t = table(onDemand().withHashRange(FIRST_HALF), config());
         assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(4000.0);
-        t.chargeElsewhere(0, 50_000);
+        t.chargeElsewhere(0, 50_000, null, 0, 0);
         clock.advance(2000);
-        t.chargeElsewhere(0, 1);
+        t.chargeElsewhere(0, 1, null, 0, 0);
         assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(4000.0);
         t.chargeElsewhere(0, 10, "b", 0, 3000);
         assertThat(rate(t.throughput().table(CapacityKind.WRITE))).isEqualTo(6000.0);

@@ -15,7 +15,9 @@ import java.util.Map;
  * {@code Indexes}: an eventually consistent read may take half a unit, counted exactly), charged
  * to this group's budgets of the table as a whole and of each index, which are the whole table's and index's
  * (docs/CLUSTER.md, "Capacity over ranges"). Not this group's consumption: its metrics leave it out. Only a store
- * holding a range of the table takes it: a single node, or a table kept whole, refuses it.
+ * holding a range of the table takes it: a single node, or a table kept whole, refuses it. Like Partita's other
+ * internal operations, a client with the account's key may send it too, and so throttle its own table, or raise an
+ * on-demand table's rate by peaks that never were (at most {@code TableThroughput.MAX_PEAKS_ELSEWHERE} of them).
  */
 public final class ChargeTableHandler implements OperationHandler<ChargeTableHandler.Input, ChargeTableHandler.Output> {
     /** The most half units one report may carry: far above any table's quota over the seconds between two reports. */
