@@ -4092,8 +4092,9 @@ public final class ClusterMember implements AutoCloseable {
      * Each group has the budgets of the whole table and of each whole index, charged its own consumption as it
      * happens and the others' as they report it: a hot key in one range may use the table's unused capacity, and the
      * ranges together no more than the table's. A report lost (a group without a leader a moment) is not sent again:
-     * its units go uncharged there. A leader's first look at a table (a new leader, a table made again) reports
-     * nothing, and counts from there.
+     * its units go uncharged there. A leader's first look at a range (a new leader, a table newly cut) reports
+     * nothing, and counts from there; counts that changed object since the last look are reported whole ({@link
+     * Seen#since}).
      */
     private void reportConsumption() {
         while (!closed) {

@@ -10,11 +10,11 @@ import io.partita.storage.table.TableCatalog.Table;
 import java.util.Map;
 
 /**
- * Partita's own {@code Partita.ChargeTable}: what the other groups of a table cut by hash ranges consumed since they
- * last said, in half units ({@code ReadHalfUnits}, {@code WriteHalfUnits}, and each global secondary index's under
- * {@code Indexes}: an eventually consistent read may take half a unit, counted exactly), charged
- * to this group's budgets of the table as a whole and of each index, which are the whole table's and index's
- * (docs/CLUSTER.md, "Capacity over ranges"). Not this group's consumption: its metrics leave it out. Only a store
+ * Partita's own {@code Partita.ChargeTable}: what another group of a table cut by hash ranges consumed since it last
+ * said, in half units ({@code ReadHalfUnits}, {@code WriteHalfUnits}, and each global secondary index's under {@code
+ * Indexes}: an eventually consistent read may take half a unit, counted exactly), charged to this group's budgets of
+ * the table as a whole and of each index, which are the whole table's and index's (docs/CLUSTER.md, "Capacity over
+ * ranges"). Not this group's consumption: its metrics leave it out. Only a store
  * holding a range of the table takes it: a single node, or a table kept whole, refuses it. Like Partita's other
  * internal operations, a client with the account's key may send it too, and so throttle its own table, or raise an
  * on-demand table's rate by peaks that never were (at most {@code TableThroughput.MAX_PEAKS_ELSEWHERE} of them).
