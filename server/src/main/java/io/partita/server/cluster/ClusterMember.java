@@ -939,17 +939,18 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * Where a request on a table whose partitions are Raft groups of their own goes ({@code
-     * --cluster-partition-groups}, docs/CLUSTER.md), or null for a request that names no such table. One forwarded
-     * to one of the table's groups is served there (a share of a request run from another node, or an item's request
+     * --cluster-partition-groups}, docs/CLUSTER.md), or null for a request that names no such table. One forwarded to
+     * one of the table's groups is served there (a share of a request run from another node, or an item's request
      * routed there). An item's request (GetItem, PutItem, UpdateItem, DeleteItem, Query) goes to the group of its
      * partition key's range, or to the table's first group when the request names none (which answers its error); an
      * ExecuteStatement by the partition key its statement binds. A client's Scan, PartiQL SELECT that binds no
-     * partition key, DescribeTable, and a change every group makes ({@link RangeSpread#EVERY}, a CreateTable once its
-     * account's group placed it) run from here ({@link #runRanged}), as do its batches and transactions ({@link
-     * #cutByKey}, each key to its range's group: {@link #runSpread}); another request over several tables, or one that
-     * is not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any other (the descriptions of its settings,
-     * its tags) goes to its first group. Of those not cut yet, the ones with checks of their own ({@link
-     * RangeSpread#CHECKED_THEN_REFUSED}) run from here too, to be checked and refused by its first group.
+     * partition key, DescribeTable, DescribeContinuousBackups, and a change every group makes ({@link
+     * RangeSpread#EVERY}, a CreateTable once its account's group placed it) run from here ({@link #runRanged}), as do
+     * its batches and transactions ({@link #cutByKey}, each key to its range's group: {@link #runSpread}); another
+     * request over several tables, or one that is not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any
+     * other (the descriptions of its settings, its tags) goes to its first group. Of those not cut yet, the ones with
+     * checks of their own ({@link RangeSpread#CHECKED_THEN_REFUSED}) run from here too, to be checked and refused by
+     * its first group.
      */
     private Routed rangeRouted(
             io.netty.handler.codec.http.FullHttpRequest request, String target, TableRoute tables, Group home) {
@@ -1079,6 +1080,7 @@ public final class ClusterMember implements AutoCloseable {
         // group that lacks it; its first group answers as it would.
         boolean spreads = operation.equals("Scan")
                 || operation.equals("DescribeTable")
+                || operation.equals("DescribeContinuousBackups")
                 || RangeSpread.EVERY.contains(operation)
                 || StreamSpread.OPERATIONS.contains(operation);
         if (spreads && whole) {
@@ -1231,8 +1233,8 @@ public final class ClusterMember implements AutoCloseable {
 
     /**
      * Runs a client's request on a table whose partitions are Raft groups of their own ({@link #rangeRouted}) from
-     * here, over the table's groups ({@link RangeSpread}): a Scan's or a PartiQL SELECT's walk, DescribeTable, or a
-     * change every group makes. Null for a request that names no such table.
+     * here, over the table's groups ({@link RangeSpread}): a Scan's or a PartiQL SELECT's walk, DescribeTable,
+     * DescribeContinuousBackups, or a change every group makes. Null for a request that names no such table.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runRanged(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {
@@ -1242,6 +1244,7 @@ public final class ClusterMember implements AutoCloseable {
                         || operation.equals("Query")
                         || operation.equals("ExecuteStatement")
                         || operation.equals("DescribeTable")
+                        || operation.equals("DescribeContinuousBackups")
                         || RangeSpread.EVERY.contains(operation)
                         || StreamSpread.OPERATIONS.contains(operation)
                         || RangeSpread.CHECKED_THEN_REFUSED.contains(operation))) {
@@ -1288,6 +1291,9 @@ public final class ClusterMember implements AutoCloseable {
         }
         if (operation.equals("DescribeTable")) {
             return RangeSpread.describe(target, request.body(), ranges.groups(), ranges.moving() != null, sender);
+        }
+        if (operation.equals("DescribeContinuousBackups")) {
+            return RangeSpread.continuousBackups(target, request.body(), ranges.groups(), sender);
         }
         if (StreamSpread.OPERATIONS.contains(operation)) {
             return StreamSpread.run(operation, target, request.body(), table, ranges, sender);
@@ -4340,13 +4346,13 @@ public final class ClusterMember implements AutoCloseable {
                 byte[] seen = membersReplica.recorded(key);
                 TableRanges after = seen == null ? null : TableRanges.of(JSON.readTree(seen));
                 if (after == null || !after.live() || !after.has(id)) {
-                    // Ended without the new group: the table deleted meanwhile, one with a stream, or stores that
-                    // record no range.
+                    // Ended without the new group: the table deleted meanwhile, one with a stream or PITR, or
+                    // stores that record no range.
                     return problem(
                             409,
                             "the move of table " + table + "'s range was given up: the table was deleted, it has a"
-                                    + " stream enabled (a table with a stream keeps its ranges), or its stores"
-                                    + " record no range (it was cut before 2026-12-07)");
+                                    + " stream or point-in-time recovery enabled (such a table keeps its ranges), or"
+                                    + " its stores record no range (it was cut before 2026-12-07)");
                 }
                 if (after.moving() == null) {
                     com.fasterxml.jackson.databind.node.ObjectNode out =
@@ -4528,8 +4534,9 @@ public final class ClusterMember implements AutoCloseable {
                 || held.receiving()
                 || held.first() != range.first()
                 || held.last() != range.last()
-                || t.metadata().stream() != null) {
-            return null; // (a table with a stream keeps its ranges: RangeMove gives its moves up)
+                || t.metadata().stream() != null
+                || t.metadata().pitrEnabled()) {
+            return null; // (a table with a stream or PITR keeps its ranges: RangeMove gives its moves up)
         }
         // The highest: a cut whose halves split again no longer shows (PartitionMap.splitCuts); moving from the
         // highest keeps the lower ones in the range, seen by the next pass, rather than in a new group whose store

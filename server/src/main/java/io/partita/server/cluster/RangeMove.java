@@ -187,15 +187,22 @@ final class RangeMove {
                                 h -> !h.holds(from) || java.util.Objects.equals(h.movingFrom(), from)
                                         ? h
                                         : h.movingFrom(from));
-                if (!fenced && engine.tables().find(table).metadata().stream() != null) {
+                io.partita.storage.table.TableMetadata begun =
+                        engine.tables().find(table).metadata();
+                if (!fenced && (begun.stream() != null || begun.pitrEnabled())) {
                     // A table with a stream keeps its ranges: its shards are its groups' partitions', and the move's
-                    // copy and deletes would be changes of the stream. (Seen after the start, which an UpdateTable
-                    // enabling a stream is refused from, under the catalog's lock: TableStreams.enable.)
+                    // copy and deletes would be changes of the stream. One with PITR too: each group keeps its own
+                    // items' change log, which the new group would lack for the moved items' past. (Seen after the
+                    // start, which an UpdateTable enabling a stream and an UpdateContinuousBackups enabling PITR are
+                    // refused from, under the catalog's lock: TableStreams.enable, PointInTimeRecovery.enable.)
                     engine.tables()
                             .changeRange(
                                     table, h -> java.util.Objects.equals(h.movingFrom(), from) ? h.notMoving() : h);
                     if (ended(was, r.withoutMove().into(record))) {
-                        log.info("table {} has a stream: the move of its range to {} is given up", table, m.group());
+                        log.info(
+                                "table {} has a stream or PITR: the move of its range to {} is given up",
+                                table,
+                                m.group());
                         return;
                     }
                     continue;

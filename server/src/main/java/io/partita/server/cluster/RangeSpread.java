@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * docs/CLUSTER.md) that concern more than one of its hash ranges, run from the node the client sent them to: a Scan
  * walks the groups in hash order ({@link #scan}), and so does a PartiQL SELECT that binds no partition key ({@link
  * #select}); DescribeTable asks every group and sums their items and bytes
- * ({@link #describe}); CreateTable, DeleteTable, UpdateTable, UpdateTimeToLive, TagResource, UntagResource and
+ * ({@link #describe}), and DescribeContinuousBackups merges every group's ({@link #continuousBackups}); CreateTable,
+ * DeleteTable, UpdateTable, UpdateTimeToLive, UpdateContinuousBackups, TagResource, UntagResource and
  * UpdateContributorInsights go to every group ({@link #everyGroup}). An item's request goes to its range's group alone,
  * and needs none of this.
  */
@@ -58,6 +59,7 @@ final class RangeSpread {
             "DeleteTable",
             "UpdateTable",
             "UpdateTimeToLive",
+            "UpdateContinuousBackups",
             "TagResource",
             "UntagResource",
             "UpdateContributorInsights");
@@ -75,7 +77,6 @@ final class RangeSpread {
      */
     static final Set<String> NOT_YET = Set.of(
             "CreateBackup",
-            "UpdateContinuousBackups",
             "ExportTableToPointInTime",
             "RestoreTableFromBackup",
             "RestoreTableToPointInTime",
@@ -113,8 +114,7 @@ final class RangeSpread {
      * ranges ({@link io.partita.server.op.CutTables}): sent to its first group, as DynamoDB answers a request's own
      * error before anything else.
      */
-    static final Set<String> CHECKED_THEN_REFUSED =
-            Set.of("CreateBackup", "UpdateContinuousBackups", "RestoreTableToPointInTime");
+    static final Set<String> CHECKED_THEN_REFUSED = Set.of("CreateBackup", "RestoreTableToPointInTime");
 
     /**
      * Runs {@code operation}, one of {@link #EVERY}, on every group of {@code groups} (the table's, its first group
@@ -518,6 +518,63 @@ final class RangeSpread {
             }
             return merged;
         });
+    }
+
+    /**
+     * DescribeContinuousBackups of a table over groups {@code groups} (its first group first): every group's answer
+     * merged, as each group keeps the change log of its own items. A group's refusal is the answer (its table not
+     * found, say: the first group's first), as is its 503 or 500. PITR is enabled when it is in every group: its window
+     * is then the one every group can restore, from the latest of their {@code EarliestRestorableDateTime} to the
+     * earliest of their {@code LatestRestorableDateTime}; a group where it is disabled (an UpdateContinuousBackups that
+     * has not reached it yet) makes the answer that group's, disabled.
+     */
+    static CompletableFuture<ClusterRouter.Reply> continuousBackups(
+            String target, byte[] body, List<UUID> groups, Sender sender) {
+        return all(groups, g -> sender.send(g, target, body)).thenApply(RangeSpread::continuousBackupsMerge);
+    }
+
+    static ClusterRouter.Reply continuousBackupsMerge(List<ClusterRouter.Reply> replies) {
+        ClusterRouter.Reply first = replies.get(0);
+        ObjectNode root = first.status() == 200 ? BatchSpread.object(first.body()) : null;
+        if (root == null
+                || !(root.path("ContinuousBackupsDescription").get("PointInTimeRecoveryDescription")
+                        instanceof ObjectNode mine)) {
+            return first;
+        }
+        for (ClusterRouter.Reply reply : replies) {
+            if (reply.status() != 200) {
+                return reply; // a group's refusal is the request's (a CreateTable that has not reached it), or its 503
+            }
+        }
+        for (ClusterRouter.Reply reply : replies) {
+            ObjectNode other = BatchSpread.object(reply.body());
+            JsonNode theirs = other == null
+                    ? null
+                    : other.path("ContinuousBackupsDescription").get("PointInTimeRecoveryDescription");
+            if (theirs == null
+                    || !theirs.path("PointInTimeRecoveryStatus").asText("").equals("ENABLED")) {
+                return reply;
+            }
+            JsonNode earliest = theirs.get("EarliestRestorableDateTime");
+            if (earliest != null
+                    && earliest.isNumber()
+                    && earliest.decimalValue()
+                                    .compareTo(mine.path("EarliestRestorableDateTime")
+                                            .decimalValue())
+                            > 0) {
+                mine.set("EarliestRestorableDateTime", earliest);
+            }
+            JsonNode latest = theirs.get("LatestRestorableDateTime");
+            if (latest != null
+                    && latest.isNumber()
+                    && latest.decimalValue()
+                                    .compareTo(mine.path("LatestRestorableDateTime")
+                                            .decimalValue())
+                            < 0) {
+                mine.set("LatestRestorableDateTime", latest);
+            }
+        }
+        return new ClusterRouter.Reply(200, bytes(root));
     }
 
     static ClusterRouter.Reply describeMerge(List<ClusterRouter.Reply> replies) {

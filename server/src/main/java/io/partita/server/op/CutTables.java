@@ -6,7 +6,7 @@ import io.partita.storage.table.TableMetadata;
 
 /**
  * What a table cut by hash ranges over a cluster's Raft groups ({@code --cluster-partition-groups}, docs/CLUSTER.md)
- * does not run yet: a backup, and point-in-time recovery. DynamoDB checks a request before anything else, so the
+ * does not run yet: a backup, and a restore to a point in time. DynamoDB checks a request before anything else, so the
  * cluster sends such a request to the table's first group marked {@link #HEADER}; its handler checks it as on any
  * table, and then refuses it ({@link #refuse}).
  */
@@ -20,7 +20,6 @@ public final class CutTables {
     /** The operations whose handlers {@link #refuse}: only theirs look for {@link #HEADER}. */
     private static final java.util.Set<String> CHECKED = java.util.Set.of(
             io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "CreateBackup",
-            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "UpdateContinuousBackups",
             io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime");
 
     private CutTables() {}

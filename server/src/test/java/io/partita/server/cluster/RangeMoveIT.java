@@ -972,6 +972,7 @@ class RangeMoveIT {
         }
         aTableDeletedDuringAMoveEndsIt();
         aStreamOverRanges();
+        pointInTimeRecoveryOverRanges();
     }
 
     /**
@@ -1093,6 +1094,130 @@ class RangeMoveIT {
         } finally {
             streams.forEach(software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient::close);
         }
+    }
+
+    /**
+     * PITR of a table cut in two ranges: enabled through one node in every group (each keeps its own items' change
+     * log), described through another as the window every group can restore (the latest of their earliest times);
+     * the table keeps its ranges while it is on (a move asked for is given up); a restore to a point in time is not cut
+     * yet and is refused, nothing made; disabled in every group.
+     */
+    @SuppressWarnings("unchecked")
+    private void pointInTimeRecoveryOverRanges() throws Exception {
+        client(0)
+                .createTable(r -> r.tableName("recovered")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
+        List<String> groups = new ArrayList<>();
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : clusterView().get(list)) {
+                if (g.path("table").asText().equals("recovered")) {
+                    groups.add(g.get("group").asText());
+                }
+            }
+        }
+        assertThat(groups).hasSize(2);
+        assertThat(client(2)
+                        .describeContinuousBackups(r -> r.tableName("recovered"))
+                        .continuousBackupsDescription()
+                        .pointInTimeRecoveryDescription()
+                        .pointInTimeRecoveryStatusAsString())
+                .isEqualTo("DISABLED");
+        var on = client(1)
+                .updateContinuousBackups(r -> r.tableName("recovered")
+                        .pointInTimeRecoverySpecification(p -> p.pointInTimeRecoveryEnabled(true)))
+                .continuousBackupsDescription()
+                .pointInTimeRecoveryDescription();
+        assertThat(on.pointInTimeRecoveryStatusAsString()).isEqualTo("ENABLED");
+        double latestEarliest = 0;
+        for (String group : groups) {
+            JsonNode own = askGroupApi(group, "DescribeContinuousBackups", "{\"TableName\":\"recovered\"}")
+                    .path("ContinuousBackupsDescription")
+                    .path("PointInTimeRecoveryDescription");
+            assertThat(own.path("PointInTimeRecoveryStatus").asText())
+                    .as("in group " + group)
+                    .isEqualTo("ENABLED");
+            latestEarliest = Math.max(
+                    latestEarliest, own.path("EarliestRestorableDateTime").asDouble());
+        }
+        var merged = client(2)
+                .describeContinuousBackups(r -> r.tableName("recovered"))
+                .continuousBackupsDescription()
+                .pointInTimeRecoveryDescription();
+        assertThat(merged.pointInTimeRecoveryStatusAsString()).isEqualTo("ENABLED");
+        assertThat(merged.recoveryPeriodInDays()).isEqualTo(35);
+        assertThat(merged.earliestRestorableDateTime().toEpochMilli())
+                .as("the latest of the groups' earliest times")
+                .isEqualTo(Math.round(latestEarliest * 1000));
+        assertThat(merged.latestRestorableDateTime()).isAfterOrEqualTo(merged.earliestRestorableDateTime());
+
+        HttpResponse<String> move = split(0, "{\"table\": \"recovered\", \"split\": 0}");
+        assertThat(move.statusCode()).as(move.body()).isEqualTo(409);
+        assertThat(move.body()).contains("given up", "point-in-time recovery");
+
+        assertThatThrownBy(() -> client(0)
+                        .restoreTableToPointInTime(r -> r.sourceTableName("recovered")
+                                .targetTableName("recoveredCopy")
+                                .useLatestRestorableTime(true)))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class)
+                .hasMessageContaining("does not run RestoreTableToPointInTime");
+        assertThat(client(1).listTables().tableNames()).doesNotContain("recoveredCopy");
+
+        client(2)
+                .updateContinuousBackups(r -> r.tableName("recovered")
+                        .pointInTimeRecoverySpecification(p -> p.pointInTimeRecoveryEnabled(false)));
+        for (String group : groups) {
+            assertThat(askGroupApi(group, "DescribeContinuousBackups", "{\"TableName\":\"recovered\"}")
+                            .path("ContinuousBackupsDescription")
+                            .path("PointInTimeRecoveryDescription")
+                            .path("PointInTimeRecoveryStatus")
+                            .asText())
+                    .as("in group " + group)
+                    .isEqualTo("DISABLED");
+        }
+    }
+
+    /** DynamoDB's {@code operation} with {@code body} asked of group {@code group}'s leader alone. */
+    private JsonNode askGroupApi(String group, String operation, String body) throws Exception {
+        // Unsigned (the cluster's nodes are open here), in the account the SDK's clients reach.
+        String date = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                .withZone(java.time.ZoneOffset.UTC)
+                .format(java.time.Instant.now());
+        HttpResponse<String> asked = null;
+        for (int tries = 0; tries < 50 && (asked == null || asked.statusCode() == 503); tries++) {
+            if (asked != null) {
+                Thread.sleep(100);
+            }
+            String leader = "";
+            for (String list : List.of("groups", "elsewhere")) {
+                for (JsonNode g : clusterView().get(list)) {
+                    if (g.path("group").asText().equals(group)) {
+                        leader = g.path("leader").asText();
+                    }
+                }
+            }
+            asked = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                    + members.get(Integer.parseInt(leader.substring(1)))
+                                            .apiPort()
+                                    + "/"))
+                            .header(ClusterRouter.GROUP, group)
+                            .header(ClusterRouter.FORWARDED, "test")
+                            .header("x-amz-target", "DynamoDB_20120810." + operation)
+                            .header("x-amz-date", date)
+                            .header(
+                                    "authorization",
+                                    "AWS4-HMAC-SHA256 Credential=x/" + date.substring(0, 8)
+                                            + "/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date,"
+                                            + " Signature=0")
+                            .header("content-type", "application/x-amz-json-1.0")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        }
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(200);
+        return JSON.readTree(asked.body());
     }
 
     /** How many groups of table {@code table} node 0 knows, on it or elsewhere. */

@@ -555,6 +555,48 @@ class RangeSpreadTest {
     }
 
     @Test
+    void continuousBackupsAreTheWindowEveryGroupCanRestore() {
+        JsonNode merged = tree(RangeSpread.continuousBackupsMerge(List.of(
+                                pitr("ENABLED", 1_000.5, 2_000.25),
+                                pitr("ENABLED", 1_200.125, 1_900.5),
+                                pitr("ENABLED", 900, 2_100)))
+                        .body())
+                .path("ContinuousBackupsDescription");
+        JsonNode p = merged.path("PointInTimeRecoveryDescription");
+        assertThat(p.get("PointInTimeRecoveryStatus").asText()).isEqualTo("ENABLED");
+        assertThat(p.get("EarliestRestorableDateTime").asDouble()).isEqualTo(1_200.125);
+        assertThat(p.get("LatestRestorableDateTime").asDouble()).isEqualTo(1_900.5);
+        assertThat(p.get("RecoveryPeriodInDays").asInt()).isEqualTo(35);
+        assertThat(merged.get("ContinuousBackupsStatus").asText()).isEqualTo("ENABLED");
+        // A group where it is off (an UpdateContinuousBackups that did not reach it yet): that group's answer.
+        ClusterRouter.Reply off = pitr("DISABLED", 0, 0);
+        assertThat(RangeSpread.continuousBackupsMerge(List.of(pitr("ENABLED", 1, 2), off)))
+                .isSameAs(off);
+        // A refusal (the first group's first) or a group that does not answer is the answer.
+        ClusterRouter.Reply missing = new ClusterRouter.Reply(
+                400, "{\"__type\":\"x#TableNotFoundException\"}".getBytes(StandardCharsets.UTF_8));
+        assertThat(RangeSpread.continuousBackupsMerge(List.of(missing, pitr("ENABLED", 1, 2))))
+                .isSameAs(missing);
+        assertThat(RangeSpread.continuousBackupsMerge(List.of(pitr("ENABLED", 1, 2), missing)))
+                .isSameAs(missing);
+        ClusterRouter.Reply silent = new ClusterRouter.Reply(503, new byte[0]);
+        assertThat(RangeSpread.continuousBackupsMerge(List.of(pitr("DISABLED", 0, 0), silent)))
+                .isSameAs(silent);
+    }
+
+    private static ClusterRouter.Reply pitr(String status, double earliest, double latest) {
+        ObjectNode root = JSON.createObjectNode();
+        ObjectNode d = root.putObject("ContinuousBackupsDescription").put("ContinuousBackupsStatus", status);
+        ObjectNode p = d.putObject("PointInTimeRecoveryDescription").put("PointInTimeRecoveryStatus", status);
+        if (status.equals("ENABLED")) {
+            p.put("RecoveryPeriodInDays", 35)
+                    .put("EarliestRestorableDateTime", earliest)
+                    .put("LatestRestorableDateTime", latest);
+        }
+        return new ClusterRouter.Reply(200, RangeSpread.bytes(root));
+    }
+
+    @Test
     void describeSumsEachGlobalIndexsRowsAndShowsItsSlowestGroup() {
         ClusterRouter.Reply merged = RangeSpread.describeMerge(List.of(
                 withGlobal(describe("ACTIVE", 10, 100), "ACTIVE", false, 4),

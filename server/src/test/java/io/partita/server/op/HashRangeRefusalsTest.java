@@ -317,7 +317,7 @@ class HashRangeRefusalsTest {
     }
 
     /**
-     * What is not cut by ranges yet (a backup, PITR) is checked as on any table
+     * What is not cut by ranges yet (a backup) is checked as on any table
      * first, DynamoDB's errors answered as DynamoDB answers them, and refused only then: on a store holding a range,
      * or when the node that sent it marked it so (CutTables.HEADER, a table whose store records no range).
      */
@@ -357,13 +357,7 @@ class HashRangeRefusalsTest {
                         .hasMessageContaining(r[2])
                         .hasMessageNotContaining("does not run");
             }
-            String[][] refused = {
-                {"CreateBackup", "{\"TableName\":\"%s\",\"BackupName\":\"fine\"}"},
-                {
-                    "UpdateContinuousBackups",
-                    "{\"TableName\":\"%s\",\"PointInTimeRecoverySpecification\":{\"PointInTimeRecoveryEnabled\":true}}"
-                }
-            };
+            String[][] refused = {{"CreateBackup", "{\"TableName\":\"%s\",\"BackupName\":\"fine\"}"}};
             RequestContext marked = new RequestContext(
                     "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false, true);
             for (String[] r : refused) {
@@ -378,8 +372,38 @@ class HashRangeRefusalsTest {
             }
             assertThat(storage.backups().all()).isEmpty();
             assertThat(storage.tables().find("cut").metadata().pitrEnabled()).isFalse();
-            assertThat(storage.tables().find("whole").metadata().pitrEnabled()).isFalse();
             run(registry, "CreateBackup", refused[0][1].formatted("whole"));
+        }
+    }
+
+    /**
+     * PITR runs on a store holding a range (each group of a table cut by ranges keeps its own items' change log), and
+     * is refused while a move copies part of the range, nothing changed: the move's new group would lack the moved
+     * items' past (a move gives up on a table with PITR).
+     */
+    @Test
+    void pitrIsEnabledOnARangeAndRefusedWhileItMoves() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("cut").withHashRange(new HashRange(0, Long.MAX_VALUE)));
+            OperationRegistry registry = new OperationRegistry()
+                    .register(
+                            "UpdateContinuousBackups",
+                            new io.partita.server.op.table.UpdateContinuousBackupsHandler(storage));
+            String enable = "{\"TableName\":\"cut\",\"PointInTimeRecoverySpecification\":"
+                    + "{\"PointInTimeRecoveryEnabled\":%s}}";
+            storage.tables().changeRange("cut", h -> h.movingFrom(1L << 62));
+            assertThatThrownBy(() -> run(registry, "UpdateContinuousBackups", enable.formatted("true")))
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RESOURCE_IN_USE))
+                    .hasMessageContaining("is moving to a new Raft group");
+            assertThat(storage.tables().find("cut").metadata().pitrEnabled()).isFalse();
+            storage.tables().changeRange("cut", HashRange::notMoving);
+            run(registry, "UpdateContinuousBackups", enable.formatted("true"));
+            assertThat(storage.tables().find("cut").metadata().pitrEnabled()).isTrue();
+            // Disabled while a move runs: its new group has no PITR either.
+            storage.tables().changeRange("cut", h -> h.movingFrom(1L << 62));
+            run(registry, "UpdateContinuousBackups", enable.formatted("false"));
+            assertThat(storage.tables().find("cut").metadata().pitrEnabled()).isFalse();
         }
     }
 

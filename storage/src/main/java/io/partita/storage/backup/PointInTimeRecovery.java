@@ -58,15 +58,25 @@ public final class PointInTimeRecovery {
      */
     public synchronized PitrSettings enable(Table t, int days) {
         PitrSettings current = t.metadata().pointInTimeRecovery();
-        PitrSettings next;
         if (current != null && current.enabled()) {
-            next = new PitrSettings(true, days, current.enabledMillis());
-        } else {
-            // Kept for the longest period, whatever this one is: a later, longer period finds them.
-            feed.register(t, CONSUMER, Duration.ofDays(MAX_DAYS));
-            next = new PitrSettings(true, days, clock.millis());
+            PitrSettings next = new PitrSettings(true, days, current.enabledMillis());
+            catalog.update(t.metadata().name(), m -> m.withPointInTimeRecovery(next));
+            return next;
         }
-        catalog.update(t.metadata().name(), m -> m.withPointInTimeRecovery(next));
+        // Kept for the longest period, whatever this one is: a later, longer period finds them.
+        feed.register(t, CONSUMER, Duration.ofDays(MAX_DAYS));
+        PitrSettings next = new PitrSettings(true, days, clock.millis());
+        try {
+            catalog.update(t.metadata().name(), m -> {
+                // Under the catalog's lock: a move of a range of a table cut by ranges over a cluster's groups, which
+                // gives up on a table with PITR (its new group would lack the moved items' past), may have begun.
+                io.partita.storage.table.HashRange.requireNotMoving(m);
+                return m.withPointInTimeRecovery(next);
+            });
+        } catch (RuntimeException e) {
+            feed.unregister(t, CONSUMER);
+            throw e;
+        }
         return next;
     }
 

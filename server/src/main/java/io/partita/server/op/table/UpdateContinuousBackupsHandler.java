@@ -47,7 +47,6 @@ public final class UpdateContinuousBackupsHandler
             throw ApiException.validation(
                     "Invalid Request: Cannot specify RecoveryPeriodInDays when disabling point-in-time recovery.");
         }
-        io.partita.server.op.CutTables.refuse(context, t.metadata(), "UpdateContinuousBackups");
         if (spec.pointInTimeRecoveryEnabled()) {
             int days = spec.recoveryPeriodInDays() == null ? PointInTimeRecovery.MAX_DAYS : spec.recoveryPeriodInDays();
             storage.pitr().enable(t, days);
