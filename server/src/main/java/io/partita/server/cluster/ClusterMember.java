@@ -1187,7 +1187,7 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /** The group key of the tables of a batch that are in their account's own group ({@link #spread}). */
-    private static final UUID HOME = new UUID(0, 0);
+    static final UUID HOME = new UUID(0, 0);
 
     /** Headers of a batch that its shares do not carry: each share's are its own, or the router's. */
     private static final Set<String> NOT_SHARED = java.util.stream.Stream.concat(
@@ -1298,10 +1298,20 @@ public final class ClusterMember implements AutoCloseable {
         if (StreamSpread.OPERATIONS.contains(operation)) {
             return StreamSpread.run(operation, target, request.body(), table, ranges, sender);
         }
+        if (operation.equals("RestoreTableToPointInTime")) {
+            // Each group restores its own range, the restored table recorded as cut by the same ranges (RestoreSpread).
+            return RestoreSpread.pointInTime(
+                    request.body(),
+                    table,
+                    ranges,
+                    (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark),
+                    (name, cut) -> placeCutRestore(account, name, cut),
+                    batches);
+        }
         if (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)) {
             // Not cut by ranges yet: the first group checks the request as on any table (DynamoDB answers a request's
             // own error first), then refuses it (CutTables); nothing changes in any group.
-            return sendTo(request, caller, ranges.groups().get(0), target, request.body(), true);
+            return sendTo(request, caller, ranges.groups().get(0), target, request.body(), "true");
         }
         if (!operation.equals("CreateTable") && !operation.equals("DeleteTable")) {
             // After a barrier through the members' group: a move recorded through another node a moment ago is seen.
@@ -1848,8 +1858,12 @@ public final class ClusterMember implements AutoCloseable {
 
     private static java.util.concurrent.CompletableFuture<ClusterRouter.Reply> refused(
             io.partita.protocol.error.ApiException e) {
-        return java.util.concurrent.CompletableFuture.completedFuture(
-                new ClusterRouter.Reply(e.code().httpStatus(), io.partita.server.http.ErrorBody.of(e)));
+        return java.util.concurrent.CompletableFuture.completedFuture(refusal(e));
+    }
+
+    /** The answer of refusal {@code e}, as a server answers it. */
+    static ClusterRouter.Reply refusal(io.partita.protocol.error.ApiException e) {
+        return new ClusterRouter.Reply(e.code().httpStatus(), io.partita.server.http.ErrorBody.of(e));
     }
 
     /**
@@ -1862,13 +1876,14 @@ public final class ClusterMember implements AutoCloseable {
             UUID group,
             String target,
             byte[] body) {
-        return sendTo(request, caller, group, target, body, false);
+        return sendTo(request, caller, group, target, body, null);
     }
 
     /**
      * As {@link #sendTo(ClusterRouter.Sent, io.partita.server.auth.Credentials, UUID, String, byte[])}, marked, when
-     * {@code cut}, as a request on a table cut by ranges that its handler checks and then refuses ({@link
-     * io.partita.server.op.CutTables#HEADER}).
+     * {@code mark} is not null, as a request on a table cut by ranges ({@link io.partita.server.op.CutTables#HEADER}
+     * with that value): one its handler checks and then refuses, or a restore's share ({@link
+     * io.partita.server.op.CutTables#RANGE}).
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> sendTo(
             ClusterRouter.Sent request,
@@ -1876,7 +1891,7 @@ public final class ClusterMember implements AutoCloseable {
             UUID group,
             String target,
             byte[] body,
-            boolean cut) {
+            String mark) {
         ClusterRouter via = router;
         if (via == null) {
             return java.util.concurrent.CompletableFuture.completedFuture(
@@ -1892,8 +1907,8 @@ public final class ClusterMember implements AutoCloseable {
                     }
                     return target(g);
                 },
-                cut
-                        ? shareHeaders(request, caller, target, body).set(io.partita.server.op.CutTables.HEADER, "true")
+                mark != null
+                        ? shareHeaders(request, caller, target, body).set(io.partita.server.op.CutTables.HEADER, mark)
                         : shareHeaders(request, caller, target, body),
                 body);
     }
@@ -3611,7 +3626,78 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    private static io.partita.protocol.error.ApiException alreadyExists(String name) {
+    /**
+     * Records table {@code name} of {@code account}, a restore of a table cut by ranges ({@link RestoreSpread}), as cut
+     * by {@code ranges} in the same groups, live, after a barrier through the members' group: a compare-and-set over
+     * no record, or over the record of a deleted table cut by ranges (whose groups, named by no record then, close as
+     * when its name is placed anew by a CreateTable). Returns what takes the record back.
+     *
+     * @throws io.partita.protocol.error.ApiException {@code TableAlreadyExistsException} for a table of that name; a
+     *     {@code ValidationException} for a deleted table of that name kept whole in a group (for its backups, or
+     *     closing), as a restore of a whole table refuses it; a 503 when the records cannot be read or written now
+     */
+    private Runnable placeCutRestore(String account, String name, TableRanges ranges) {
+        String key = TABLE_RECORD + account + "/" + name;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                byte[] never = {0};
+                membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+                byte[] was = membersReplica.recorded(key);
+                if (was != null) {
+                    com.fasterxml.jackson.databind.JsonNode old = JSON.readTree(was);
+                    TableRanges deleted = TableRanges.of(old);
+                    if (old.path("live").asBoolean(false)) {
+                        throw alreadyExists(name);
+                    }
+                    if (deleted == null) {
+                        throw io.partita.protocol.error.ApiException.validation("A deleted table " + name + " is"
+                                + " still recorded in another Raft group (--cluster-table-groups), kept for its"
+                                + " backups or closing: restore into another name, or delete its backups and try"
+                                + " again in a minute");
+                    }
+                    if (deleted.moving() != null) {
+                        throw new io.partita.storage.StorageUnavailableException(
+                                "a move of the deleted table's range is ending", null, false);
+                    }
+                }
+                com.fasterxml.jackson.databind.node.ObjectNode record = (com.fasterxml.jackson.databind.node.ObjectNode)
+                        JSON.readTree(tableRecord(ranges.groups().get(0), true, System.currentTimeMillis()));
+                record.put("key", ranges.key());
+                record.set("ranges", new TableRanges(ranges.key(), ranges.starts(), ranges.groups(), true).toJson());
+                byte[] placed = JSON.writeValueAsBytes(record);
+                byte[] now = membersGroup.recordIf(membersReplica, key, was, placed, RECORD_TIME);
+                if (java.util.Arrays.equals(now, placed)) {
+                    log.info(
+                            "node {} placed restored table {} of account {} in the {} groups of its source's ranges",
+                            nodeId(),
+                            name,
+                            account,
+                            ranges.groups().size());
+                    return () -> {
+                        try {
+                            membersGroup.recordIf(membersReplica, key, placed, was, RECORD_TIME);
+                        } catch (RuntimeException e) {
+                            // Its first group's leader makes it not live, and then removes it (collect).
+                            log.warn(
+                                    "node {} could not take back the record of table {}: {}",
+                                    nodeId(),
+                                    name,
+                                    e.toString());
+                        }
+                    };
+                }
+                if (attempt >= 2) {
+                    throw alreadyExists(name); // placed by another request meanwhile
+                }
+            }
+        } catch (IOException | io.partita.storage.StorageUnavailableException e) {
+            throw new io.partita.protocol.error.ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "the cluster could not record where table " + name + " goes (try again): " + e.getMessage());
+        }
+    }
+
+    static io.partita.protocol.error.ApiException alreadyExists(String name) {
         return new io.partita.protocol.error.ApiException(
                 io.partita.protocol.error.ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + name);
     }
@@ -4085,22 +4171,28 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    /** By range group this node leads: what it reported last. */
-    private final java.util.Map<UUID, Reported> reported = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * A table's range in a group: a group holds its own table's range, and the same range of each table restored from
+     * it ({@link RestoreSpread}).
+     */
+    private record RangeOf(UUID group, String table) {}
 
-    /** By range group: whether its last reports are still on their way (the next waits, and carries theirs too). */
-    private final java.util.Set<UUID> reporting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** By range this node leads: what it reported last. */
+    private final java.util.Map<RangeOf, Reported> reported = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** By range: whether its last reports are still on their way (the next waits, and carries theirs too). */
+    private final java.util.Set<RangeOf> reporting = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * On the {@link #charges} thread, every {@link #CHARGE_MILLIS}: as the leader of each range of a table cut by
-     * ranges, tells every other group of the table what this range consumed of it since the last report (of the table,
-     * and of each global secondary index), {@code Partita.ChargeTable} (docs/CLUSTER.md, "Capacity over ranges").
-     * Each group has the budgets of the whole table and of each whole index, charged its own consumption as it
-     * happens and the others' as they report it: a hot key in one range may use the table's unused capacity, and the
-     * ranges together no more than the table's. A report lost (a group without a leader a moment) is not sent again:
-     * its units go uncharged there. A leader's first look at a range (a new leader, a table newly cut) reports
-     * nothing, and counts from there; counts that changed object since the last look are reported whole ({@link
-     * Seen#since}).
+     * ranges (a group's own table's, and each table restored into its groups: {@link RangeOf}), tells every other group
+     * of the table what this range consumed of it since the last report (of the table, and of each global secondary
+     * index), {@code Partita.ChargeTable} (docs/CLUSTER.md, "Capacity over ranges"). Each group has the budgets of the
+     * whole table and of each whole index, charged its own consumption as it happens and the others' as they report it:
+     * a hot key in one range may use the table's unused capacity, and the ranges together no more than the table's. A
+     * report lost (a group without a leader a moment) is not sent again: its units go uncharged there. A leader's first
+     * look at a range (a new leader, a table newly cut) reports nothing, and counts from there; counts that changed
+     * object since the last look are reported whole ({@link Seen#since}).
      */
     private void reportConsumption() {
         while (!closed) {
@@ -4113,7 +4205,7 @@ public final class ClusterMember implements AutoCloseable {
                     log.debug("node {} could not report the consumption of {}", nodeId(), g.name(), e);
                 }
             }
-            reported.keySet().retainAll(ids); // a group closed, or taken off this node
+            reported.keySet().removeIf(r -> !ids.contains(r.group())); // a group closed, or taken off this node
             try {
                 Thread.sleep(CHARGE_MILLIS);
             } catch (InterruptedException e) {
@@ -4124,27 +4216,36 @@ public final class ClusterMember implements AutoCloseable {
 
     private void reportConsumption(Group g) {
         PartitaServer own = g.serving;
-        if (own == null || g.table == null || reporting.contains(g.id)) {
-            if (own == null) {
-                reported.remove(g.id);
-            }
+        List<String> names = own == null || g.table == null
+                ? List.of()
+                : own.storage().tables().names();
+        // Not led here (any more), or a table gone from the group: counted anew from a first look.
+        reported.keySet().removeIf(r -> r.group().equals(g.id) && !names.contains(r.table()));
+        for (String table : names) {
+            reportConsumption(g, own, new RangeOf(g.id, table));
+        }
+    }
+
+    /** {@link #reportConsumption(Group)} of one table's {@code range} in group {@code g}, served by {@code own}. */
+    private void reportConsumption(Group g, PartitaServer own, RangeOf range) {
+        if (reporting.contains(range)) {
             return;
         }
-        byte[] r = membersReplica.recorded(TABLE_RECORD + g.account + "/" + g.table);
+        byte[] r = membersReplica.recorded(TABLE_RECORD + g.account + "/" + range.table());
         TableRanges ranges;
         try {
             ranges = r == null ? null : TableRanges.of(JSON.readTree(r));
         } catch (IOException | RuntimeException unreadable) {
             return;
         }
-        io.partita.storage.table.TableCatalog.Table t = own.storage().tables().find(g.table);
+        io.partita.storage.table.TableCatalog.Table t = own.storage().tables().find(range.table());
         if (ranges == null
                 || !ranges.live()
                 || !ranges.has(g.id)
                 || ranges.groups().size() < 2
                 || t == null
                 || t.metadata().hashRange() == null) {
-            reported.remove(g.id);
+            reported.remove(range);
             return;
         }
         io.partita.storage.capacity.TableThroughput throughput = t.partitions().throughput();
@@ -4159,10 +4260,12 @@ public final class ClusterMember implements AutoCloseable {
             }
         }
         Reported now = new Reported(Seen.of(throughput.consumption()), indexes);
-        Reported last = reported.put(g.id, now); // whatever is sent, the next report counts from here
+        Reported last = reported.put(range, now); // whatever is sent, the next report counts from here
         long[] table = now.table().since(last == null ? null : last.table());
         com.fasterxml.jackson.databind.node.ObjectNode body = units(
-                JSON.createObjectNode().put("TableName", g.table).put("From", g.id.toString()), table, throughput);
+                JSON.createObjectNode().put("TableName", range.table()).put("From", g.id.toString()),
+                table,
+                throughput);
         boolean any = table[0] > 0 || table[1] > 0;
         com.fasterxml.jackson.databind.node.ObjectNode perIndex = body.putObject("Indexes");
         for (var e : indexes.entrySet()) {
@@ -4188,9 +4291,9 @@ public final class ClusterMember implements AutoCloseable {
                 sent.add(sendTo(asked, caller, other, CHARGE_TABLE, bytes));
             }
         }
-        reporting.add(g.id);
+        reporting.add(range);
         java.util.concurrent.CompletableFuture.allOf(sent.toArray(java.util.concurrent.CompletableFuture[]::new))
-                .whenComplete((done, e) -> reporting.remove(g.id));
+                .whenComplete((done, e) -> reporting.remove(range));
     }
 
     /**
@@ -4319,6 +4422,14 @@ public final class ClusterMember implements AutoCloseable {
             }
             if (r.moving() != null) {
                 return problem(409, "a move of a range of table " + table + " is under way: try again once it is over");
+            }
+            byte[] own = membersReplica.recorded(GROUP_RECORD + r.groups().get(0));
+            if (own == null || !JSON.readTree(own).path("table").asText().equals(table)) {
+                // Restored into its source's groups (RestoreSpread): their leaders move their own table's ranges alone.
+                return problem(
+                        409,
+                        "table " + table + " was restored into the Raft groups of its source's ranges, and keeps its"
+                                + " ranges");
             }
             if (split < 0 || split >= r.groups().size()) {
                 return problem(

@@ -73,7 +73,9 @@ final class RangeSpread {
 
     /**
      * The operations refused on such a table for now: they would read or write several ranges at once, or need what
-     * is not cut by ranges yet (backups, point-in-time recovery, a Kinesis destination, a replica, a policy).
+     * is not cut by ranges yet (backups, exports, a Kinesis destination, a replica, a policy). A client's
+     * RestoreTableToPointInTime is among them only as a group's request: the node the client reached runs it over the
+     * groups ({@link RestoreSpread}).
      */
     static final Set<String> NOT_YET = Set.of(
             "CreateBackup",
@@ -112,7 +114,7 @@ final class RangeSpread {
     /**
      * The operations of {@link #NOT_YET} whose handlers check the request first and then refuse it on a table cut by
      * ranges ({@link io.partita.server.op.CutTables}): sent to its first group, as DynamoDB answers a request's own
-     * error before anything else.
+     * error before anything else (a RestoreTableToPointInTime then runs over the groups: {@link RestoreSpread}).
      */
     static final Set<String> CHECKED_THEN_REFUSED = Set.of("CreateBackup", "RestoreTableToPointInTime");
 
@@ -393,7 +395,7 @@ final class RangeSpread {
     }
 
     /** The first reply of {@code replies} that is not a 200, or {@code otherwise}. */
-    private static ClusterRouter.Reply firstRefusal(List<ClusterRouter.Reply> replies, ClusterRouter.Reply otherwise) {
+    static ClusterRouter.Reply firstRefusal(List<ClusterRouter.Reply> replies, ClusterRouter.Reply otherwise) {
         for (ClusterRouter.Reply r : replies) {
             if (r.status() != 200) {
                 return r;
@@ -403,7 +405,7 @@ final class RangeSpread {
     }
 
     /** Every group's reply, in the order of {@code groups}, asked at once. */
-    private static CompletableFuture<List<ClusterRouter.Reply>> all(
+    static CompletableFuture<List<ClusterRouter.Reply>> all(
             List<UUID> groups, java.util.function.Function<UUID, CompletableFuture<ClusterRouter.Reply>> ask) {
         List<CompletableFuture<ClusterRouter.Reply>> asked = new ArrayList<>(groups.size());
         for (UUID g : groups) {
@@ -423,7 +425,7 @@ final class RangeSpread {
      * group's first election under way, say) until {@code until}; a refusal of type {@code done} counts as a 200 (what
      * it would make is there).
      */
-    private static CompletableFuture<ClusterRouter.Reply> untilDone(
+    static CompletableFuture<ClusterRouter.Reply> untilDone(
             UUID group, String target, byte[] body, Sender sender, long until, String done) {
         return sender.send(group, target, body).thenCompose(r -> {
             if (done != null && is(r, done)) {
@@ -446,7 +448,7 @@ final class RangeSpread {
     /**
      * Whether {@code r} is a refusal of type {@code type}; {@code type|words}: and its message contains {@code words}.
      */
-    private static boolean is(ClusterRouter.Reply r, String type) {
+    static boolean is(ClusterRouter.Reply r, String type) {
         if (r.status() != 400) {
             return false;
         }

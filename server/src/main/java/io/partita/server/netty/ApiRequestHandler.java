@@ -405,7 +405,14 @@ public final class ApiRequestHandler extends ChannelInboundHandlerAdapter {
                 try {
                     byte[] body = compressed ? HttpSurface.decode(encoding, content, MAX_REQUEST_BYTES) : content;
                     result = dispatcher.dispatch(new ApiRequest(
-                            target, authorization, amzDate, contentType, host, body, signed(request, content)));
+                            target,
+                            authorization,
+                            amzDate,
+                            contentType,
+                            host,
+                            body,
+                            signed(request, content),
+                            h.get(io.partita.server.op.CutTables.HEADER)));
                 } catch (ApiException e) {
                     result = new ApiResponse(e.code().httpStatus(), ErrorBody.of(e), RequestIds.next());
                 } finally {

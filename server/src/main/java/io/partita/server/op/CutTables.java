@@ -6,9 +6,10 @@ import io.partita.storage.table.TableMetadata;
 
 /**
  * What a table cut by hash ranges over a cluster's Raft groups ({@code --cluster-partition-groups}, docs/CLUSTER.md)
- * does not run yet: a backup, and a restore to a point in time. DynamoDB checks a request before anything else, so the
- * cluster sends such a request to the table's first group marked {@link #HEADER}; its handler checks it as on any
- * table, and then refuses it ({@link #refuse}).
+ * does not run alone: a backup, and a restore to a point in time. DynamoDB checks a request before anything else, so
+ * the cluster sends such a request to the table's first group marked {@link #HEADER}; its handler checks it as on any
+ * table, and then refuses it ({@link #refuse}). A restore to a point in time is then run by the cluster, each group
+ * restoring its own range ({@link #RANGE}).
  */
 public final class CutTables {
     /**
@@ -16,6 +17,14 @@ public final class CutTables {
      * refused there ({@link RequestContext#cutByRanges}). A client that sets it only has its own request refused.
      */
     public static final String HEADER = "x-partita-cut-by-ranges";
+
+    /**
+     * The value of {@link #HEADER} on a restore's share sent to each group of its source table cut by ranges
+     * ({@link RequestContext#restoresRange}): the group restores its own range into the restored table, which the
+     * cluster recorded as cut by the same ranges in the same groups. Any other value marks a request to check and
+     * refuse.
+     */
+    public static final String RANGE = "range";
 
     /** The operations whose handlers {@link #refuse}: only theirs look for {@link #HEADER}. */
     private static final java.util.Set<String> CHECKED = java.util.Set.of(
@@ -25,14 +34,22 @@ public final class CutTables {
     private CutTables() {}
 
     /**
-     * Whether a request to {@code target}, with the headers of {@code signed} (null for one made inside the server),
-     * is marked as one on a table cut by ranges ({@link #HEADER}). Any other operation's is not looked at: one set
-     * lookup per request.
+     * Whether a request to {@code target}, whose {@link #HEADER} is {@code mark} (null when absent, and for one made
+     * inside the server), is marked as one on a table cut by ranges to check and then refuse. Any other operation's is
+     * not looked at: one set lookup per marked request.
      */
-    public static boolean marked(String target, io.partita.server.auth.SigV4Verifier.Request signed) {
-        return signed != null
-                && CHECKED.contains(target)
-                && !signed.header(HEADER).isEmpty();
+    public static boolean marked(String target, String mark) {
+        return mark != null && !mark.equals(RANGE) && CHECKED.contains(target);
+    }
+
+    /**
+     * Whether a request to {@code target} whose {@link #HEADER} is {@code mark} is a restore's share marked {@link
+     * #RANGE}: its group restores its own range of a table cut by ranges.
+     */
+    public static boolean restoresRange(String target, String mark) {
+        return RANGE.equals(mark)
+                && target.equals(
+                        io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime");
     }
 
     /**

@@ -142,7 +142,8 @@ public final class Dispatcher {
                 clock,
                 request.target(),
                 registries != null,
-                io.partita.server.op.CutTables.marked(request.target(), request.signed()));
+                io.partita.server.op.CutTables.marked(request.target(), request.cutMark()),
+                io.partita.server.op.CutTables.restoresRange(request.target(), request.cutMark()));
         // Counted once answered, in the caller's account: a request deferred to a worker is counted there.
         RequestMetrics.Operation metrics = operations.metrics().of(request.target());
         long start = System.nanoTime();

@@ -10,6 +10,10 @@ import java.time.Clock;
  * @param host the Host header, used where DynamoDB answers its own address
  * @param target the {@code X-Amz-Target}, for messages that name the operation
  * @param isolated strict mode: every account sees only its own tables, and an ARN of another account is refused
+ * @param cutByRanges marked by a cluster node as a request on a table cut by ranges, to be checked and then refused
+ *     ({@link io.partita.server.op.CutTables#HEADER})
+ * @param restoresRange marked by a cluster node as a restore's share: this group restores its own range of a table
+ *     cut by ranges ({@link io.partita.server.op.CutTables#RANGE})
  */
 public record RequestContext(
         String requestId,
@@ -19,7 +23,8 @@ public record RequestContext(
         Clock clock,
         String target,
         boolean isolated,
-        boolean cutByRanges) {
+        boolean cutByRanges,
+        boolean restoresRange) {
     /** A request not marked as one on a table cut by ranges ({@link io.partita.server.op.CutTables}). */
     public RequestContext(
             String requestId,
@@ -29,7 +34,20 @@ public record RequestContext(
             Clock clock,
             String target,
             boolean isolated) {
-        this(requestId, region, accountId, host, clock, target, isolated, false);
+        this(requestId, region, accountId, host, clock, target, isolated, false, false);
+    }
+
+    /** A request marked, or not, as one on a table cut by ranges to check and then refuse. */
+    public RequestContext(
+            String requestId,
+            String region,
+            String accountId,
+            String host,
+            Clock clock,
+            String target,
+            boolean isolated,
+            boolean cutByRanges) {
+        this(requestId, region, accountId, host, clock, target, isolated, cutByRanges, false);
     }
 
     /**
@@ -37,7 +55,8 @@ public record RequestContext(
      * operations (a share of a request over several Raft groups) names the client's operation in its messages.
      */
     public RequestContext as(String target) {
-        return new RequestContext(requestId, region, accountId, host, clock, target, isolated, cutByRanges);
+        return new RequestContext(
+                requestId, region, accountId, host, clock, target, isolated, cutByRanges, restoresRange);
     }
 
     /** The operation's name ({@code GetItem}), from the target. */

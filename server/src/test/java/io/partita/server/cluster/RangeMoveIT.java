@@ -1099,8 +1099,9 @@ class RangeMoveIT {
     /**
      * PITR of a table cut in two ranges: enabled through one node in every group (each keeps its own items' change
      * log), described through another as the window every group can restore (the latest of their earliest times);
-     * the table keeps its ranges while it is on (a move asked for is given up); a restore to a point in time is not cut
-     * yet and is refused, nothing made; disabled in every group.
+     * the table keeps its ranges while it is on (a move asked for is given up); a restore to a point in time makes a
+     * table cut by the same ranges in the same groups, each restored at one time (a moment between two runs of puts, or
+     * the latest), read and written through any node, deleted alone; PITR then disabled in every group.
      */
     @SuppressWarnings("unchecked")
     private void pointInTimeRecoveryOverRanges() throws Exception {
@@ -1156,13 +1157,100 @@ class RangeMoveIT {
         assertThat(move.statusCode()).as(move.body()).isEqualTo(409);
         assertThat(move.body()).contains("given up", "point-in-time recovery");
 
-        assertThatThrownBy(() -> client(0)
+        // Items in both ranges; a moment between two runs of puts; a restore to it, and one to the latest time.
+        for (int i = 0; i < 20; i++) {
+            int k = i;
+            client(i % 3)
+                    .putItem(r -> r.tableName("recovered")
+                            .item(Map.of("pk", AttributeValue.fromS("r" + k), "n", AttributeValue.fromN("1"))));
+        }
+        java.time.Instant between = client(1)
+                .describeContinuousBackups(r -> r.tableName("recovered"))
+                .continuousBackupsDescription()
+                .pointInTimeRecoveryDescription()
+                .latestRestorableDateTime();
+        Thread.sleep(50); // the next writes a moment later than it, by the nodes' clock
+        for (int i = 0; i < 20; i++) {
+            int k = i;
+            client(i % 3)
+                    .putItem(r -> r.tableName("recovered")
+                            .item(Map.of("pk", AttributeValue.fromS("r" + k), "n", AttributeValue.fromN("2"))));
+            client((i + 1) % 3)
+                    .putItem(r -> r.tableName("recovered")
+                            .item(Map.of("pk", AttributeValue.fromS("late" + k), "n", AttributeValue.fromN("2"))));
+        }
+        var restoring = client(0)
+                .restoreTableToPointInTime(r -> r.sourceTableName("recovered")
+                        .targetTableName("recoveredThen")
+                        .restoreDateTime(between))
+                .tableDescription();
+        assertThat(restoring.restoreSummary().restoreDateTime()).isEqualTo(between);
+        client(2)
+                .restoreTableToPointInTime(r -> r.sourceTableName("recovered")
+                        .targetTableName("recoveredNow")
+                        .useLatestRestorableTime(true));
+        assertThatThrownBy(() -> client(1)
                         .restoreTableToPointInTime(r -> r.sourceTableName("recovered")
-                                .targetTableName("recoveredCopy")
+                                .targetTableName("recoveredNow")
                                 .useLatestRestorableTime(true)))
-                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.DynamoDbException.class)
-                .hasMessageContaining("does not run RestoreTableToPointInTime");
-        assertThat(client(1).listTables().tableNames()).doesNotContain("recoveredCopy");
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TableAlreadyExistsException.class);
+        assertThat(client(1).listTables().tableNames()).contains("recoveredThen", "recoveredNow");
+        Map<String, String> then = new java.util.TreeMap<>();
+        client(1)
+                .scanPaginator(r -> r.tableName("recoveredThen").consistentRead(true))
+                .items()
+                .forEach(item -> then.put(item.get("pk").s(), item.get("n").n()));
+        assertThat(then)
+                .as("every range as it was then")
+                .hasSize(20)
+                .allSatisfy((k, n) -> assertThat(n).isEqualTo("1"));
+        Map<String, String> now = new java.util.TreeMap<>();
+        client(2)
+                .scanPaginator(r -> r.tableName("recoveredNow").consistentRead(true))
+                .items()
+                .forEach(item -> now.put(item.get("pk").s(), item.get("n").n()));
+        assertThat(now).hasSize(40).allSatisfy((k, n) -> assertThat(n).isEqualTo("2"));
+        var described =
+                client(0).describeTable(r -> r.tableName("recoveredNow")).table();
+        assertThat(described.itemCount()).as("every group's items").isEqualTo(40);
+        // Each key read and written in its range's group, through any node.
+        client(1)
+                .putItem(r -> r.tableName("recoveredNow")
+                        .item(Map.of("pk", AttributeValue.fromS("r3"), "n", AttributeValue.fromN("3"))));
+        assertThat(client(2)
+                        .getItem(r -> r.tableName("recoveredNow")
+                                .key(Map.of("pk", AttributeValue.fromS("r3")))
+                                .consistentRead(true))
+                        .item()
+                        .get("n")
+                        .n())
+                .isEqualTo("3");
+        // Its ranges charge each other, as any cut table's: the second group's own range of it reported to the first.
+        String metrics = "/admin/metrics?table=recoveredNow";
+        double before = chargedFromElsewhere(askGroup(groups.get(0), metrics));
+        for (int i = 0; i < 40; i++) {
+            int k = i;
+            client(i % 3)
+                    .putItem(r -> r.tableName("recoveredNow")
+                            .item(Map.of("pk", AttributeValue.fromS("c" + k), "n", AttributeValue.fromN("4"))));
+        }
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (chargedFromElsewhere(askGroup(groups.get(0), metrics)) - before < 5 && System.nanoTime() < until) {
+            Thread.sleep(200);
+        }
+        assertThat(chargedFromElsewhere(askGroup(groups.get(0), metrics)) - before)
+                .as("charged from the other range")
+                .isGreaterThanOrEqualTo(5);
+        HttpResponse<String> restoredMove = split(2, "{\"table\": \"recoveredNow\", \"split\": 1}");
+        assertThat(restoredMove.statusCode()).as(restoredMove.body()).isEqualTo(409);
+        assertThat(restoredMove.body()).contains("keeps its ranges");
+        client(0).deleteTable(r -> r.tableName("recoveredThen"));
+        assertThat(client(2).listTables().tableNames()).doesNotContain("recoveredThen");
+        assertThat(client(1)
+                        .scan(r -> r.tableName("recovered").consistentRead(true))
+                        .count())
+                .as("the source as it was")
+                .isEqualTo(40);
 
         client(2)
                 .updateContinuousBackups(r -> r.tableName("recovered")

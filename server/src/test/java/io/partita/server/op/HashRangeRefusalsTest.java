@@ -24,6 +24,7 @@ import io.partita.storage.key.ItemKeyEncoder;
 import io.partita.storage.table.HashRange;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,7 +67,8 @@ class HashRangeRefusalsTest {
                 asked.clock(),
                 target,
                 false,
-                asked.cutByRanges());
+                asked.cutByRanges(),
+                asked.restoresRange());
         return handler.handle(context, DynamoJson.decode(json.getBytes(StandardCharsets.UTF_8), handler.inputType()));
     }
 
@@ -404,6 +406,87 @@ class HashRangeRefusalsTest {
             storage.tables().changeRange("cut", h -> h.movingFrom(1L << 62));
             run(registry, "UpdateContinuousBackups", enable.formatted("false"));
             assertThat(storage.tables().find("cut").metadata().pitrEnabled()).isFalse();
+        }
+    }
+
+    /**
+     * A restore to a point in time of a store holding a range: refused alone (after its checks); a restore's share
+     * ({@code CutTables.RANGE}) makes the restored table here with the range its record gives this group, once that
+     * is the range the source holds, and with the source's items of it.
+     */
+    @Test
+    void aRestoresShareMakesTheRangeTheRecordGivesAndNothingElse() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("cut").withHashRange(LOWER));
+            HashRange[] recorded = {LOWER};
+            java.util.List<String> made = new java.util.ArrayList<>();
+            io.partita.server.op.table.TablePlacement placement = new io.partita.server.op.table.TablePlacement() {
+                @Override
+                public Placed place(String account, String name, Layout layout) {
+                    assertThat(layout.partitionKey()).isEqualTo("id");
+                    return new Placed(false, recorded[0]);
+                }
+
+                @Override
+                public <T> T makeHere(String name, java.util.function.Supplier<T> make) {
+                    made.add(name);
+                    return make.get();
+                }
+
+                @Override
+                public <T> T restoreHere(String account, String name, java.util.function.Supplier<T> restore) {
+                    throw new AssertionError("a range's restore is placed by the cluster, not here");
+                }
+
+                @Override
+                public void deleted(String account, String name) {}
+
+                @Override
+                public java.util.SortedSet<String> names(String account) {
+                    return new java.util.TreeSet<>();
+                }
+            };
+            OperationRegistry registry = new OperationRegistry()
+                    .register(
+                            "UpdateContinuousBackups",
+                            new io.partita.server.op.table.UpdateContinuousBackupsHandler(storage))
+                    .register(
+                            "PutItem",
+                            new io.partita.server.op.item.PutItemHandler(
+                                    storage, new ItemExpressions(new ExpressionCache(10))))
+                    .register(
+                            "RestoreTableToPointInTime",
+                            new io.partita.server.op.table.RestoreTableToPointInTimeHandler(storage, placement));
+            run(
+                    registry,
+                    "UpdateContinuousBackups",
+                    "{\"TableName\":\"cut\",\"PointInTimeRecoverySpecification\":"
+                            + "{\"PointInTimeRecoveryEnabled\":true}}");
+            String in = idIn(true, 0);
+            String in2 = idIn(true, 1);
+            for (String id : List.of(in, in2)) {
+                run(registry, "PutItem", "{\"TableName\":\"cut\",\"Item\":{\"id\":{\"S\":\"" + id + "\"}}}");
+            }
+            String restore =
+                    "{\"SourceTableName\":\"cut\",\"TargetTableName\":\"%s\"," + "\"UseLatestRestorableTime\":true}";
+            assertThatThrownBy(() -> run(registry, "RestoreTableToPointInTime", restore.formatted("alone")))
+                    .hasMessageContaining("does not run RestoreTableToPointInTime");
+            RequestContext share = new RequestContext(
+                    "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false, false, true);
+            recorded[0] = new HashRange(0, Long.MAX_VALUE / 2);
+            assertThatThrownBy(() -> run(registry, share, "RestoreTableToPointInTime", restore.formatted("other")))
+                    .as("a record whose range the source does not hold")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            assertThat(made).isEmpty();
+            recorded[0] = LOWER;
+            run(registry, share, "RestoreTableToPointInTime", restore.formatted("copy"));
+            assertThat(made).containsExactly("copy");
+            var copy = storage.tables().find("copy");
+            assertThat(copy.metadata().hashRange()).isEqualTo(LOWER);
+            assertThat(copy.stats().itemCount()).isEqualTo(2);
+            assertThat(storage.tables().find("alone")).isNull();
+            assertThat(storage.tables().find("other")).isNull();
         }
     }
 

@@ -104,17 +104,29 @@ public final class PointInTimeRecovery {
         return clock.millis();
     }
 
-    /** Creates table {@code target} and fills it with {@code source}'s items as they were at {@code atMillis}. */
+    /**
+     * Creates table {@code target} and fills it with {@code source}'s items as they were at {@code atMillis}: of a
+     * target that holds a hash range ({@link TableMetadata#hashRange}, one range of a table cut by ranges over a
+     * cluster's groups), those of that range alone.
+     */
     public Table restore(Table source, long atMillis, TableMetadata target) {
         return Restores.into(catalog, target, t -> {
             // The items now…
-            store.forEach(source.items(), (key, value) -> put(t, ItemCodec.decode(value)));
+            store.forEach(source.items(), (key, value) -> {
+                Map<String, AttributeValue> item = ItemCodec.decode(value);
+                if (held(t, item)) {
+                    put(t, item);
+                }
+            });
             // …then, for every item changed after atMillis, its image before the first such change.
             for (ChangeRecord r : firstChangesAfter(source, atMillis).values()) {
                 Map<String, AttributeValue> before = r.oldImage();
+                if (before != null && !held(t, before)) {
+                    continue;
+                }
                 if (before != null) {
                     put(t, before);
-                } else if (r.newImage() != null) {
+                } else if (r.newImage() != null && held(t, r.newImage())) {
                     writes.write(ItemWrite.restore(
                             t,
                             t.metadata().keySchema().keyOfItem(r.newImage()),
@@ -162,6 +174,14 @@ public final class PointInTimeRecovery {
             }
         }
         return first;
+    }
+
+    /** Whether table {@code t} holds {@code item}'s hash: any, unless it holds a range. */
+    private static boolean held(Table t, Map<String, AttributeValue> item) {
+        io.partita.storage.table.HashRange range = t.metadata().hashRange();
+        return range == null
+                || range.holds(io.partita.storage.key.ItemKeyEncoder.partitionHash(
+                        item.get(t.metadata().keySchema().partitionKey().name())));
     }
 
     private void put(Table t, Map<String, AttributeValue> item) {

@@ -27,7 +27,8 @@ import net.jqwik.api.Provide;
 
 /**
  * A restore to any moment of a run of puts and deletes, with time moving on between them, holds exactly what a model
- * of the table held then — including the moments before the first write and after the last.
+ * of the table held then — including the moments before the first write and after the last; a restore into a table
+ * holding a hash range (one range of a table cut over a cluster's groups), those of its items in that range alone.
  */
 class PointInTimeRecoveryProperties {
     private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
@@ -50,7 +51,8 @@ class PointInTimeRecoveryProperties {
     }
 
     @Property(tries = 40)
-    void aRestoreHoldsWhatTheTableHeldThen(@ForAll("runs") List<Op> run, @ForAll("moments") int pick) {
+    void aRestoreHoldsWhatTheTableHeldThen(
+            @ForAll("runs") List<Op> run, @ForAll("moments") int pick, @ForAll boolean upper) {
         MutableClock clock = new MutableClock(1_800_000_000_000L);
         try (StorageEngine engine = StorageEngine.open(
                 StorageConfig.memory().withCapacity(CapacityConfig.defaults().withClock(clock)))) {
@@ -88,6 +90,28 @@ class PointInTimeRecoveryProperties {
             });
             assertThat(actual).as("at %d of %s", at, history).isEqualTo(expected);
             assertThat(restored.stats().itemCount()).isEqualTo(expected.size());
+
+            io.partita.storage.table.HashRange half = upper
+                    ? new io.partita.storage.table.HashRange(Long.MIN_VALUE, -1L)
+                    : new io.partita.storage.table.HashRange(0, Long.MAX_VALUE);
+            Table ranged = engine.pitr()
+                    .restore(engine.tables().find("orders"), at, table("ranged").withHashRange(half));
+            Map<String, Integer> inRange = new HashMap<>();
+            expected.forEach((pk, v) -> {
+                if (half.holds(io.partita.storage.key.ItemKeyEncoder.partitionHash(new AttributeValue.S(pk)))) {
+                    inRange.put(pk, v);
+                }
+            });
+            Map<String, Integer> held = new HashMap<>();
+            engine.range(ranged, io.partita.storage.key.KeyRanges.segment(0, 1), true, (k, item, bytes) -> {
+                held.put(
+                        ((AttributeValue.S) item.get("pk")).value(),
+                        ((AttributeValue.N) item.get("v")).value().intValueExact());
+                return true;
+            });
+            assertThat(held)
+                    .as("the %s half at %d of %s", upper ? "upper" : "lower", at, history)
+                    .isEqualTo(inRange);
         }
     }
 

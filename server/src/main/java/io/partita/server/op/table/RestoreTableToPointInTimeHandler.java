@@ -11,6 +11,7 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
+import io.partita.storage.table.TableMetadata;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
@@ -63,9 +64,7 @@ public final class RestoreTableToPointInTimeHandler
                 context, storage, in.sourceTableArn() != null ? in.sourceTableArn() : in.sourceTableName());
         String name = source.metadata().name();
         if (!source.metadata().pitrEnabled()) {
-            throw new ApiException(
-                    ErrorCode.POINT_IN_TIME_RECOVERY_UNAVAILABLE,
-                    "Point in time recovery is not enabled for table '" + name + "'");
+            throw notEnabled(name);
         }
         long earliest = storage.pitr().earliestMillis(source);
         long latestMillis = storage.pitr().latestMillis();
@@ -73,26 +72,64 @@ public final class RestoreTableToPointInTimeHandler
                 ? latestMillis
                 : in.restoreDateTime().decimalValue().movePointRight(3).longValue();
         if (at < earliest || at > latestMillis) {
-            throw new ApiException(
-                    ErrorCode.INVALID_RESTORE_TIME,
-                    "RestoreDateTime '" + iso(at) + "' must be within EarliestRestorableDateTime '" + iso(earliest)
-                            + "' and LatestRestorableDateTime '" + iso(latestMillis) + "'");
+            throw outsideWindow(at, earliest, latestMillis);
         }
         if (storage.tables().find(in.targetTableName()) != null) {
             throw new ApiException(ErrorCode.TABLE_ALREADY_EXISTS, "Table already exists: " + in.targetTableName());
         }
-        io.partita.server.op.CutTables.refuse(context, source.metadata(), "RestoreTableToPointInTime");
-        // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
-        Table t = Restores.made(
-                placement,
-                context,
-                in.targetTableName(),
-                () -> storage.pitr()
-                        .restore(source, at, Restores.target(context, source.metadata(), in.targetTableName(), in)));
+        Table t;
+        if (context.restoresRange() && placement != null) {
+            // One group's range of a restore of a table cut by ranges over a cluster's groups, which the cluster ran
+            // from the node the client reached and recorded as cut by the same ranges (docs/CLUSTER.md): its items of
+            // this group's range, the range the record gives it, which its source must hold too.
+            TablePlacement.Placed placed = placement.place(
+                    context.accountId(),
+                    in.targetTableName(),
+                    new TablePlacement.Layout(
+                            1, source.metadata().keySchema().partitionKey().name()));
+            io.partita.storage.table.HashRange held = source.metadata().hashRange();
+            if (placed.elsewhere()
+                    || placed.range() == null
+                    || held == null
+                    || held.first() != placed.range().first()
+                    || held.last() != placed.range().last()) {
+                throw new ApiException(
+                        ErrorCode.SERVICE_UNAVAILABLE,
+                        "table " + in.targetTableName() + " is not recorded as restored here by range: try again");
+            }
+            TableMetadata range = Restores.target(context, source.metadata(), in.targetTableName(), in)
+                    .withHashRange(placed.range());
+            t = placement.makeHere(in.targetTableName(), () -> storage.pitr().restore(source, at, range));
+        } else {
+            io.partita.server.op.CutTables.refuse(context, source.metadata(), "RestoreTableToPointInTime");
+            // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
+            t = Restores.made(
+                    placement,
+                    context,
+                    in.targetTableName(),
+                    () -> storage.pitr()
+                            .restore(
+                                    source, at, Restores.target(context, source.metadata(), in.targetTableName(), in)));
+        }
         TableDescription d = TableDescriptions.creating(context, storage, t, false)
                 .withRestoreSummary(new TableDescription.RestoreSummary(
                         null, TableNames.arn(context, name), TableDescriptions.seconds(at), true));
         return new TableDescriptionOutput(d);
+    }
+
+    /** DynamoDB's refusal of a restore of table {@code name}, whose PITR is not enabled. */
+    public static ApiException notEnabled(String name) {
+        return new ApiException(
+                ErrorCode.POINT_IN_TIME_RECOVERY_UNAVAILABLE,
+                "Point in time recovery is not enabled for table '" + name + "'");
+    }
+
+    /** DynamoDB's refusal of a restore to {@code at}, outside the window from {@code earliest} to {@code latest}. */
+    public static ApiException outsideWindow(long at, long earliest, long latest) {
+        return new ApiException(
+                ErrorCode.INVALID_RESTORE_TIME,
+                "RestoreDateTime '" + iso(at) + "' must be within EarliestRestorableDateTime '" + iso(earliest)
+                        + "' and LatestRestorableDateTime '" + iso(latest) + "'");
     }
 
     private static String iso(long millis) {
