@@ -155,8 +155,12 @@ public final class ClusterMember implements AutoCloseable {
         volatile long collectedAt;
         /** For a group this node leads: when it last looked for transactions' parts left behind ({@link #resolve}). */
         volatile long resolvedAt;
-        /** For a table's group this node leads: the tables its server has held, which it has seen made. */
-        final java.util.Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /**
+         * For a table's group this node leads: the tables its server has held, which it has seen made, each with the
+         * time its record says it was placed ({@code at}) when it was seen: a name placed anew since is not taken for
+         * gone by it.
+         */
+        final java.util.Map<String, Long> held = new java.util.concurrent.ConcurrentHashMap<>();
         /**
          * For a table's group: held by each table made in it ({@link Placing#makeHere}) while it is made, and taken
          * whole by its close ({@link #closeEmpty}) as it starts refusing new ones, so no table is being made once the
@@ -1305,7 +1309,7 @@ public final class ClusterMember implements AutoCloseable {
                     table,
                     ranges,
                     (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark),
-                    (name, cut) -> placeCutRestore(account, name, cut),
+                    (name, source, cut) -> placeCutRestore(account, name, source, cut),
                     batches);
         }
         if (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)) {
@@ -3627,23 +3631,47 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * Records table {@code name} of {@code account}, a restore of a table cut by ranges ({@link RestoreSpread}), as cut
-     * by {@code ranges} in the same groups, live, after a barrier through the members' group: a compare-and-set over
-     * no record, or over the record of a deleted table cut by ranges (whose groups, named by no record then, close as
-     * when its name is placed anew by a CreateTable). Returns what takes the record back.
+     * Records table {@code name} of {@code account}, a restore of table {@code source} cut by ranges ({@link
+     * RestoreSpread}), as cut by the source's {@code ranges} in the same groups, live and marked {@code restored} (its
+     * groups' leaders move their own table's ranges alone), after a barrier through the members' group: a
+     * compare-and-set over no record (or one whose group is gone, as {@link #tableGroupOf} reads it), or over the
+     * record of a deleted table cut by ranges (whose groups, named by no record then, close as when its name is placed
+     * anew by a CreateTable). The source's record must still be live with those ranges, no move under way. Returns
+     * what takes the record back.
      *
      * @throws io.partita.protocol.error.ApiException {@code TableAlreadyExistsException} for a table of that name; a
      *     {@code ValidationException} for a deleted table of that name kept whole in a group (for its backups, or
-     *     closing), as a restore of a whole table refuses it; a 503 when the records cannot be read or written now
+     *     closing), as a restore of a whole table refuses it; a 503 when the source's record changed, or the records
+     *     cannot be read or written now
      */
-    private Runnable placeCutRestore(String account, String name, TableRanges ranges) {
+    private Runnable placeCutRestore(String account, String name, String source, TableRanges ranges) {
         String key = TABLE_RECORD + account + "/" + name;
         try {
             for (int attempt = 0; ; attempt++) {
                 byte[] never = {0};
                 membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
-                byte[] was = membersReplica.recorded(key);
-                if (was != null) {
+                Object[] read = membersReplica.unlessInstalling(store -> new Object[] {
+                    meta(store, key),
+                    tableGroupOf(store, account, name),
+                    java.util.Optional.ofNullable(tableRangesOf(store, account, source))
+                });
+                if (read == null) {
+                    throw new io.partita.storage.StorageUnavailableException(
+                            "a checkpoint replaces this node's replica of the records", null, false);
+                }
+                @SuppressWarnings("unchecked")
+                TableRanges now = ((java.util.Optional<TableRanges>) read[2]).orElse(null);
+                if (now == null
+                        || !now.live()
+                        || now.moving() != null
+                        || !now.groups().equals(ranges.groups())
+                        || !java.util.Arrays.equals(now.starts(), ranges.starts())) {
+                    throw new io.partita.storage.StorageUnavailableException(
+                            "table " + source + "'s record changed meanwhile", null, false);
+                }
+                byte[] was = (byte[]) read[0];
+                boolean there = read[1] != null; // a record whose group is gone counts as none
+                if (there) {
                     com.fasterxml.jackson.databind.JsonNode old = JSON.readTree(was);
                     TableRanges deleted = TableRanges.of(old);
                     if (old.path("live").asBoolean(false)) {
@@ -3662,20 +3690,22 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 com.fasterxml.jackson.databind.node.ObjectNode record = (com.fasterxml.jackson.databind.node.ObjectNode)
                         JSON.readTree(tableRecord(ranges.groups().get(0), true, System.currentTimeMillis()));
-                record.put("key", ranges.key());
+                record.put("key", ranges.key()).put(RESTORED, true);
                 record.set("ranges", new TableRanges(ranges.key(), ranges.starts(), ranges.groups(), true).toJson());
                 byte[] placed = JSON.writeValueAsBytes(record);
-                byte[] now = membersGroup.recordIf(membersReplica, key, was, placed, RECORD_TIME);
-                if (java.util.Arrays.equals(now, placed)) {
+                byte[] after = membersGroup.recordIf(membersReplica, key, was, placed, RECORD_TIME);
+                if (java.util.Arrays.equals(after, placed)) {
                     log.info(
-                            "node {} placed restored table {} of account {} in the {} groups of its source's ranges",
+                            "node {} placed table {} of account {}, restored from {}, in the {} groups of its ranges",
                             nodeId(),
                             name,
                             account,
+                            source,
                             ranges.groups().size());
+                    byte[] back = there ? was : null; // a record whose group is gone is not put back
                     return () -> {
                         try {
-                            membersGroup.recordIf(membersReplica, key, placed, was, RECORD_TIME);
+                            membersGroup.recordIf(membersReplica, key, placed, back, RECORD_TIME);
                         } catch (RuntimeException e) {
                             // Its first group's leader makes it not live, and then removes it (collect).
                             log.warn(
@@ -3696,6 +3726,12 @@ public final class ClusterMember implements AutoCloseable {
                     "the cluster could not record where table " + name + " goes (try again): " + e.getMessage());
         }
     }
+
+    /**
+     * In a table's record: a table restored into the groups of its source's ranges ({@link #placeCutRestore}), which
+     * keeps its ranges.
+     */
+    private static final String RESTORED = "restored";
 
     static io.partita.protocol.error.ApiException alreadyExists(String name) {
         return new io.partita.protocol.error.ApiException(
@@ -4351,6 +4387,15 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /** Whether table record {@code recorded} is of a table restored into its source's groups ({@link #RESTORED}). */
+    private static boolean recordedRestored(byte[] recorded) {
+        try {
+            return JSON.readTree(recorded).path(RESTORED).asBoolean(false);
+        } catch (IOException e) {
+            return true; // unreadable: not moved
+        }
+    }
+
     /** The groups whose range move runs on this node now ({@link #moveRange}). */
     private final java.util.Set<UUID> movingFrom = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -4423,8 +4468,7 @@ public final class ClusterMember implements AutoCloseable {
             if (r.moving() != null) {
                 return problem(409, "a move of a range of table " + table + " is under way: try again once it is over");
             }
-            byte[] own = membersReplica.recorded(GROUP_RECORD + r.groups().get(0));
-            if (own == null || !JSON.readTree(own).path("table").asText().equals(table)) {
+            if (record.path(RESTORED).asBoolean(false)) {
                 // Restored into its source's groups (RestoreSpread): their leaders move their own table's ranges alone.
                 return problem(
                         409,
@@ -4633,7 +4677,8 @@ public final class ClusterMember implements AutoCloseable {
                 || !r.live()
                 || r.moving() != null
                 || !r.groups().contains(g.id)
-                || r.groups().size() >= MAX_MOVED_RANGES) {
+                || r.groups().size() >= MAX_MOVED_RANGES
+                || recordedRestored(recorded)) {
             return null;
         }
         io.partita.storage.table.TableCatalog.Table t = own.storage().tables().find(g.table);
@@ -4948,7 +4993,6 @@ public final class ClusterMember implements AutoCloseable {
         }
         StorageEngine engine = own.storage();
         List<String> names = engine.tables().names();
-        g.held.addAll(names);
         boolean kept = !names.isEmpty() || !engine.backups().all().isEmpty();
         for (var e : records.entrySet()) {
             com.fasterxml.jackson.databind.JsonNode r = JSON.readTree(e.getValue());
@@ -4959,7 +5003,12 @@ public final class ClusterMember implements AutoCloseable {
             boolean live = r.get("live").asBoolean();
             boolean there = names.contains(table);
             long at = r.get("at").asLong();
-            boolean gone = !there && (g.held.contains(table) || System.currentTimeMillis() - at > PLACED_GRACE_MILLIS);
+            if (there) {
+                g.held.put(table, at);
+            }
+            Long heldAt = g.held.get(table);
+            boolean gone = !there
+                    && ((heldAt != null && heldAt >= at) || System.currentTimeMillis() - at > PLACED_GRACE_MILLIS);
             if (live && !gone) {
                 kept = true;
             } else if (live || there) {

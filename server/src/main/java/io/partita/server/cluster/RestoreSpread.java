@@ -22,20 +22,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <ol>
  *   <li>The source's first group checks the request as on any table (DynamoDB's errors first: the request's shape, the
- *       source, its PITR, the time within that group's window, the target's name in its store), and refuses it as one
- *       it does not run alone ({@link CutTables#HEADER}).
+ *       source, its PITR, the time within that group's window, the target's name in its store, the overrides), and
+ *       refuses it as one it does not run alone ({@link CutTables#HEADER}).
  *   <li>Every group's window ({@link RangeSpread#continuousBackups}): PITR enabled in each, and the time (with {@code
  *       UseLatestRestorableTime}, the latest every group can restore) within the window every group can restore.
  *   <li>The target's name is looked for in the account's own group (a table made before the cluster had table
  *       groups), then recorded as a table cut by the source's ranges in the source's groups ({@link Places#place}).
- *   <li>Each group restores its range at that one time ({@link CutTables#RANGE}): the first group first, whose answer
- *       is the client's, then the others at once. A group that does not answer is asked again for {@link
- *       RangeSpread#EVERY_GROUP_MILLIS}; then the request answers 503.
+ *   <li>Each group restores its range at that one time ({@link CutTables#RANGE}), every group at once; the first
+ *       group's answer is the client's ({@link #ranges}).
  * </ol>
  *
- * A refusal by the first group at the last step takes the record back (nothing was made). Another group's refusal, or
- * one that never answers, leaves the restored table without that range (DescribeTable {@code CREATING}) until it is
- * deleted.
+ * A refusal by every group at the last step takes the record back (nothing was made). One group's refusal, or one that
+ * never answers, leaves the restored table without that range (DescribeTable {@code CREATING}) until it is deleted.
  */
 final class RestoreSpread {
     static final String TARGET = OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime";
@@ -58,13 +56,14 @@ final class RestoreSpread {
     @FunctionalInterface
     interface Places {
         /**
-         * Records table {@code name} as cut by {@code ranges} (live), after a barrier, unless the account has a table
-         * of that name recorded; blocks. Returns what takes the record back.
+         * Records table {@code name}, restored from table {@code source}, as cut by {@code ranges} (the source's,
+         * live), after a barrier, unless the account has a table of that name recorded, or the source's record no
+         * longer has those ranges (a 503); blocks. Returns what takes the record back.
          *
          * @throws ApiException {@code TableAlreadyExistsException} for a table of that name; a {@code
          *     ValidationException} for a deleted table of that name still recorded (kept for its backups); a 503
          */
-        Runnable place(String name, TableRanges ranges);
+        Runnable place(String name, String source, TableRanges ranges);
     }
 
     /**
@@ -141,7 +140,7 @@ final class RestoreSpread {
                             }
                             Runnable undo;
                             try {
-                                undo = places.place(name, ranges);
+                                undo = places.place(name, source, ranges);
                             } catch (ApiException e) {
                                 return done(ClusterMember.refusal(e));
                             }
@@ -154,49 +153,72 @@ final class RestoreSpread {
     }
 
     /**
-     * Step 4: {@code share} (restoring table {@code name}) restored in each of {@code groups}, the first first. The
-     * first group's {@code TableAlreadyExistsException} there is this request's own restore, sent again after it did
-     * not answer (its store had no such table at step 1, and the record is this request's): made, described.
+     * Step 4: {@code share} (restoring table {@code name}) restored in every one of {@code groups} at once (the
+     * request's checks, its overrides' too, were the first group's at step 1). Each group is asked again while it does
+     * not answer ({@link RangeSpread#EVERY_GROUP_MILLIS}); its {@code TableAlreadyExistsException} is its range made
+     * by this request sent before (its answer lost: the first group had no such table at step 1, and the record is
+     * this request's). A range whose restore outlasts the router's wait for an answer (a 500, or a 503 once the
+     * group was asked again long enough) goes on in its group: it counts as made once the group describes the table.
+     * The answer is the first group's table; a refusal by every group takes the record back (nothing was made).
      */
     private static CompletableFuture<ClusterRouter.Reply> ranges(
             byte[] share, String name, List<UUID> groups, Sender sender, Runnable undo, Executor executor) {
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RangeSpread.EVERY_GROUP_MILLIS);
         RangeSpread.Sender ranged = (g, t, b) -> sender.send(g, t, b, CutTables.RANGE);
-        return RangeSpread.untilDone(groups.get(0), TARGET, share, ranged, until, null)
-                .thenComposeAsync(
-                        reply -> {
-                            if (!RangeSpread.is(reply, "TableAlreadyExistsException")) {
-                                return done(reply);
+        return RangeSpread.all(
+                        groups,
+                        g -> RangeSpread.untilDone(g, TARGET, share, ranged, until, null)
+                                .thenComposeAsync(reply -> made(g, name, reply, sender, executor), executor))
+                .thenApplyAsync(
+                        replies -> {
+                            boolean none = replies.stream().allMatch(r -> r.status() >= 400 && r.status() < 500);
+                            if (none) {
+                                undo.run(); // refused with nothing made: the name is free again (it blocks)
                             }
-                            byte[] describe = RangeSpread.bytes(
-                                    DynamoJson.mapper().createObjectNode().put("TableName", name));
-                            return sender.send(groups.get(0), DESCRIBE_TABLE, describe, null)
-                                    .thenApply(described -> {
-                                        ObjectNode d =
-                                                described.status() == 200 ? BatchSpread.object(described.body()) : null;
-                                        if (d == null || !d.has("Table")) {
-                                            return BatchSpread.unavailable("table " + name + " is being restored;"
-                                                    + " its state is not known here now: describe it");
-                                        }
-                                        ObjectNode out = DynamoJson.mapper().createObjectNode();
-                                        out.set("TableDescription", d.get("Table"));
-                                        return new ClusterRouter.Reply(200, RangeSpread.bytes(out));
-                                    });
+                            return RangeSpread.firstRefusal(replies, replies.get(0));
                         },
-                        executor)
+                        executor);
+    }
+
+    /**
+     * Group {@code group}'s {@code reply} to its range's restore, as the table it made: a {@code TableDescription} of
+     * table {@code name}, described when the reply is not one (the range made by this request sent before, or still
+     * being restored after the router stopped waiting), asked again every half second for {@link
+     * RangeSpread#EVERY_GROUP_MILLIS} while the group has no such table; else the reply as it was.
+     */
+    private static CompletableFuture<ClusterRouter.Reply> made(
+            UUID group, String name, ClusterRouter.Reply reply, Sender sender, Executor executor) {
+        if (reply.status() == 200 || !(reply.status() >= 500 || RangeSpread.is(reply, "TableAlreadyExistsException"))) {
+            return done(reply);
+        }
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RangeSpread.EVERY_GROUP_MILLIS);
+        byte[] describe =
+                RangeSpread.bytes(DynamoJson.mapper().createObjectNode().put("TableName", name));
+        return described(group, describe, reply, sender, until, executor);
+    }
+
+    private static CompletableFuture<ClusterRouter.Reply> described(
+            UUID group, byte[] describe, ClusterRouter.Reply reply, Sender sender, long until, Executor executor) {
+        return sender.send(group, DESCRIBE_TABLE, describe, null)
                 .thenComposeAsync(
-                        made -> {
-                            if (made.status() != 200) {
-                                if (made.status() < 500) {
-                                    undo.run(); // refused with nothing made: the name is free again
-                                }
-                                return done(made);
+                        d -> {
+                            ObjectNode table = d.status() == 200 ? BatchSpread.object(d.body()) : null;
+                            if (table != null && table.get("Table") instanceof ObjectNode t) {
+                                ObjectNode out = DynamoJson.mapper().createObjectNode();
+                                out.set("TableDescription", t);
+                                return done(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
                             }
-                            return RangeSpread.all(
-                                            groups.subList(1, groups.size()),
-                                            g -> RangeSpread.untilDone(
-                                                    g, TARGET, share, ranged, until, "TableAlreadyExistsException"))
-                                    .thenApply(replies -> RangeSpread.firstRefusal(replies, made));
+                            if (System.nanoTime() - until > 0) {
+                                return done(
+                                        reply.status() >= 500
+                                                ? reply
+                                                : BatchSpread.unavailable(
+                                                        "a range of the restored table is not known here now;"
+                                                                + " describe it"));
+                            }
+                            Executor later = CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS, executor);
+                            return CompletableFuture.supplyAsync(() -> null, later)
+                                    .thenCompose(x -> described(group, describe, reply, sender, until, executor));
                         },
                         executor);
     }

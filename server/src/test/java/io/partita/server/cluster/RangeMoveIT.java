@@ -1243,7 +1243,7 @@ class RangeMoveIT {
                 .isGreaterThanOrEqualTo(5);
         HttpResponse<String> restoredMove = split(2, "{\"table\": \"recoveredNow\", \"split\": 1}");
         assertThat(restoredMove.statusCode()).as(restoredMove.body()).isEqualTo(409);
-        assertThat(restoredMove.body()).contains("keeps its ranges");
+        assertThat(restoredMove.body()).contains("was restored into the Raft groups");
         client(0).deleteTable(r -> r.tableName("recoveredThen"));
         assertThat(client(2).listTables().tableNames()).doesNotContain("recoveredThen");
         assertThat(client(1)

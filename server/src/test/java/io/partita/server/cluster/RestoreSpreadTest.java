@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A restore to a point in time of a table cut by ranges, run over its groups from one node: checked by the first group,
- * then every group's window, the name, the record, and each group's range at one time, the first group first.
+ * then every group's window, the name, the record, and each group's range at one time.
  */
 class RestoreSpreadTest {
     private static final ObjectMapper JSON = DynamoJson.mapper();
@@ -50,7 +50,10 @@ class RestoreSpreadTest {
             if (op.equals("DescribeContinuousBackups")) {
                 reply = windows.get(GROUPS.indexOf(group));
             } else if (op.equals("DescribeTable")) {
-                reply = home;
+                // The account's group: a table made before table groups; a range's group: the restored table.
+                reply = group.equals(ClusterMember.HOME)
+                        ? home
+                        : new ClusterRouter.Reply(200, bytes("{\"Table\":{\"TableName\":\"dst\"}}"));
             } else if (!CutTables.RANGE.equals(mark)) {
                 reply = check;
             } else {
@@ -68,8 +71,9 @@ class RestoreSpreadTest {
         ApiException refusal;
 
         @Override
-        public Runnable place(String name, TableRanges ranges) {
+        public Runnable place(String name, String source, TableRanges ranges) {
             assertThat(name).isEqualTo("dst");
+            assertThat(source).isEqualTo("src");
             assertThat(ranges.groups()).isEqualTo(GROUPS);
             if (refusal != null) {
                 throw refusal;
@@ -103,8 +107,7 @@ class RestoreSpreadTest {
                         "2:DescribeContinuousBackups",
                         "home:DescribeTable");
         assertThat(cluster.asked.subList(5, 8))
-                .as("the first group's range first")
-                .startsWith("0:RestoreTableToPointInTime/range")
+                .as("every range, once placed")
                 .containsExactlyInAnyOrder(
                         "0:RestoreTableToPointInTime/range",
                         "1:RestoreTableToPointInTime/range",
@@ -167,14 +170,21 @@ class RestoreSpreadTest {
     }
 
     @Test
-    void aRefusalOfTheFirstRangeTakesTheRecordBackAndARangeMadeBeforeCountsAsDone() {
+    void aRefusalByEveryRangeTakesTheRecordBackAndARangeMadeBeforeCountsAsDone() {
         Cluster cluster = new Cluster();
         Records records = new Records();
-        cluster.made = Map.of(GROUPS.get(0), refusal("LimitExceededException", "too many"));
+        ClusterRouter.Reply limit = refusal("LimitExceededException", "too many");
+        cluster.made = Map.of(GROUPS.get(0), limit, GROUPS.get(1), limit, GROUPS.get(2), limit);
         ClusterRouter.Reply refused = run(cluster, records, LATEST);
         assertThat(type(refused)).isEqualTo("LimitExceededException");
         assertThat(records.undone).hasValue(1);
-        assertThat(cluster.shares).as("the other ranges not asked").hasSize(1);
+        // One range refused, the others made: the refusal is the answer, and the record stays (the table is there).
+        cluster = new Cluster();
+        records = new Records();
+        cluster.made = Map.of(GROUPS.get(0), limit);
+        assertThat(type(run(cluster, records, LATEST))).isEqualTo("LimitExceededException");
+        assertThat(records.undone).hasValue(0);
+        assertThat(cluster.shares).hasSize(3);
 
         cluster = new Cluster();
         records = new Records();
@@ -189,20 +199,36 @@ class RestoreSpreadTest {
         cluster = new Cluster();
         records = new Records();
         cluster.made = Map.of(GROUPS.get(0), refusal("TableAlreadyExistsException", "Table already exists: dst"));
-        ClusterRouter.Reply table = new ClusterRouter.Reply(200, bytes("{\"Table\":{\"TableName\":\"dst\"}}"));
-        Cluster c = cluster;
-        RestoreSpread.Sender describing =
-                (group, target, body, mark) -> target.endsWith(".DescribeTable") && group.equals(GROUPS.get(0))
-                        ? CompletableFuture.completedFuture(table)
-                        : c.send(group, target, body, mark);
-        ClusterRouter.Reply again = RestoreSpread.pointInTime(
-                        bytes(LATEST), "src", RANGES, describing, records, Runnable::run)
-                .join();
+        ClusterRouter.Reply again = run(cluster, records, LATEST);
         assertThat(again.status()).isEqualTo(200);
         assertThat(tree(again).path("TableDescription").path("TableName").asText())
                 .isEqualTo("dst");
         assertThat(records.undone).hasValue(0);
         assertThat(cluster.shares).hasSize(3);
+    }
+
+    @Test
+    void aRangeStillBeingRestoredWhenTheRouterStopsWaitingCountsOnceItsGroupDescribesIt() {
+        Cluster cluster = new Cluster();
+        Records records = new Records();
+        cluster.made = Map.of(GROUPS.get(1), new ClusterRouter.Reply(500, new byte[0]));
+        AtomicInteger describes = new AtomicInteger();
+        RestoreSpread.Sender slow = (group, target, body, mark) -> {
+            if (target.endsWith(".DescribeTable") && group.equals(GROUPS.get(1))) {
+                // Not there at the first look; there at the second.
+                return CompletableFuture.completedFuture(
+                        describes.incrementAndGet() < 2
+                                ? refusal("ResourceNotFoundException", "Requested resource not found")
+                                : new ClusterRouter.Reply(200, bytes("{\"Table\":{\"TableName\":\"dst\"}}")));
+            }
+            return cluster.send(group, target, body, mark);
+        };
+        ClusterRouter.Reply reply = RestoreSpread.pointInTime(
+                        bytes(LATEST), "src", RANGES, slow, records, Runnable::run)
+                .join();
+        assertThat(reply.status()).isEqualTo(200);
+        assertThat(describes).hasValue(2);
+        assertThat(records.undone).hasValue(0);
     }
 
     @Test

@@ -101,6 +101,10 @@ public final class RestoreTableToPointInTimeHandler
                     .withHashRange(placed.range());
             t = placement.makeHere(in.targetTableName(), () -> storage.pitr().restore(source, at, range));
         } else {
+            if (context.cutByRanges() || source.metadata().hashRange() != null) {
+                // Checked for a cluster that then restores each range of it (every group at once): the overrides too.
+                Restores.target(context, source.metadata(), in.targetTableName(), in);
+            }
             io.partita.server.op.CutTables.refuse(context, source.metadata(), "RestoreTableToPointInTime");
             // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
             t = Restores.made(
