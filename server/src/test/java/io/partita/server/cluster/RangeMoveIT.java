@@ -381,6 +381,46 @@ class RangeMoveIT {
         }
     }
 
+    /**
+     * {@code GET path} of group {@code group}, asked of each node in turn until one serves it ({@link #toGroup}): the
+     * first table of its answer.
+     */
+    private JsonNode askGroupOfAnyNode(String group, String path) throws Exception {
+        return JSON.readTree(toGroup(group, node -> HttpRequest.newBuilder(URI.create(node + path)))
+                        .body())
+                .path("tables")
+                .path(0);
+    }
+
+    /**
+     * The request {@code request} makes (given a node's address) to group {@code group}, sent to each node in turn
+     * until one serves it, its leader, whichever node's view of the leaders is behind: for 20 s at most.
+     */
+    private HttpResponse<String> toGroup(String group, java.util.function.Function<String, HttpRequest.Builder> request)
+            throws Exception {
+        String last = "";
+        for (int tries = 0; tries < 60; tries++) {
+            try {
+                HttpResponse<String> asked = HTTP.send(
+                        request.apply("http://127.0.0.1:"
+                                        + members.get(tries % 3).apiPort())
+                                .header(ClusterRouter.GROUP, group)
+                                .header(ClusterRouter.FORWARDED, "test")
+                                .timeout(java.time.Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (asked.statusCode() == 200) {
+                    return asked;
+                }
+                last = asked.body();
+            } catch (java.net.http.HttpTimeoutException waited) {
+                last = "no answer within 2 s";
+            }
+            Thread.sleep(tries % 3 == 2 ? 300 : 0);
+        }
+        throw new AssertionError("no node served group " + group + ": " + last);
+    }
+
     /** The write units a group's metrics of table {@code moved} say the other groups reported. */
     private static double chargedFromElsewhere(JsonNode metrics) {
         return metrics.path("hashRange")
@@ -1227,7 +1267,7 @@ class RangeMoveIT {
                 .isEqualTo("3");
         // Its ranges charge each other, as any cut table's: the second group's own range of it reported to the first.
         String metrics = "/admin/metrics?table=recoveredNow";
-        double before = chargedFromElsewhere(askGroup(groups.get(0), metrics));
+        double before = chargedFromElsewhere(askGroupOfAnyNode(groups.get(0), metrics));
         for (int i = 0; i < 40; i++) {
             int k = i;
             client(i % 3)
@@ -1235,10 +1275,11 @@ class RangeMoveIT {
                             .item(Map.of("pk", AttributeValue.fromS("c" + k), "n", AttributeValue.fromN("4"))));
         }
         long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-        while (chargedFromElsewhere(askGroup(groups.get(0), metrics)) - before < 5 && System.nanoTime() < until) {
+        while (chargedFromElsewhere(askGroupOfAnyNode(groups.get(0), metrics)) - before < 5
+                && System.nanoTime() < until) {
             Thread.sleep(200);
         }
-        assertThat(chargedFromElsewhere(askGroup(groups.get(0), metrics)) - before)
+        assertThat(chargedFromElsewhere(askGroupOfAnyNode(groups.get(0), metrics)) - before)
                 .as("charged from the other range")
                 .isGreaterThanOrEqualTo(5);
         HttpResponse<String> restoredMove = split(2, "{\"table\": \"recoveredNow\", \"split\": 1}");
@@ -1266,46 +1307,25 @@ class RangeMoveIT {
         }
     }
 
-    /** DynamoDB's {@code operation} with {@code body} asked of group {@code group}'s leader alone. */
+    /** DynamoDB's {@code operation} with {@code body} asked of group {@code group}'s leader ({@link #toGroup}). */
     private JsonNode askGroupApi(String group, String operation, String body) throws Exception {
         // Unsigned (the cluster's nodes are open here), in the account the SDK's clients reach.
         String date = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(java.time.ZoneOffset.UTC)
                 .format(java.time.Instant.now());
-        HttpResponse<String> asked = null;
-        for (int tries = 0; tries < 50 && (asked == null || asked.statusCode() == 503); tries++) {
-            if (asked != null) {
-                Thread.sleep(100);
-            }
-            String leader = "";
-            for (String list : List.of("groups", "elsewhere")) {
-                for (JsonNode g : clusterView().get(list)) {
-                    if (g.path("group").asText().equals(group)) {
-                        leader = g.path("leader").asText();
-                    }
-                }
-            }
-            asked = HTTP.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                                    + members.get(Integer.parseInt(leader.substring(1)))
-                                            .apiPort()
-                                    + "/"))
-                            .header(ClusterRouter.GROUP, group)
-                            .header(ClusterRouter.FORWARDED, "test")
-                            .header("x-amz-target", "DynamoDB_20120810." + operation)
-                            .header("x-amz-date", date)
-                            .header(
-                                    "authorization",
-                                    "AWS4-HMAC-SHA256 Credential=x/" + date.substring(0, 8)
-                                            + "/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date,"
-                                            + " Signature=0")
-                            .header("content-type", "application/x-amz-json-1.0")
-                            .POST(HttpRequest.BodyPublishers.ofString(body))
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-        }
-        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(200);
-        return JSON.readTree(asked.body());
+        return JSON.readTree(toGroup(
+                        group,
+                        node -> HttpRequest.newBuilder(URI.create(node + "/"))
+                                .header("x-amz-target", "DynamoDB_20120810." + operation)
+                                .header("x-amz-date", date)
+                                .header(
+                                        "authorization",
+                                        "AWS4-HMAC-SHA256 Credential=x/" + date.substring(0, 8)
+                                                + "/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date,"
+                                                + " Signature=0")
+                                .header("content-type", "application/x-amz-json-1.0")
+                                .POST(HttpRequest.BodyPublishers.ofString(body)))
+                .body());
     }
 
     /** How many groups of table {@code table} node 0 knows, on it or elsewhere. */

@@ -4,15 +4,12 @@ import io.partita.protocol.model.AttributeValue;
 import io.partita.storage.feed.ChangeFeed;
 import io.partita.storage.feed.ChangeRecord;
 import io.partita.storage.feed.FeedShard;
-import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCodec;
-import io.partita.storage.item.WriteDecision;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.PitrSettings;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
-import io.partita.storage.write.ItemWrite;
 import io.partita.storage.write.ItemWrites;
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -111,13 +108,15 @@ public final class PointInTimeRecovery {
      */
     public Table restore(Table source, long atMillis, TableMetadata target) {
         return Restores.into(catalog, target, t -> {
+            RestoreBatch batch = new RestoreBatch(writes);
             // The items now…
             store.forEach(source.items(), (key, value) -> {
                 Map<String, AttributeValue> item = ItemCodec.decode(value);
                 if (held(t, item)) {
-                    put(t, item);
+                    batch.put(t, item);
                 }
             });
+            batch.flush(); // the next pass writes some of these items again
             // …then, for every item changed after atMillis, its image before the first such change.
             for (ChangeRecord r : firstChangesAfter(source, atMillis).values()) {
                 Map<String, AttributeValue> before = r.oldImage();
@@ -125,14 +124,12 @@ public final class PointInTimeRecovery {
                     continue;
                 }
                 if (before != null) {
-                    put(t, before);
+                    batch.put(t, before);
                 } else if (r.newImage() != null && held(t, r.newImage())) {
-                    writes.write(ItemWrite.restore(
-                            t,
-                            t.metadata().keySchema().keyOfItem(r.newImage()),
-                            ConditionalWrite.blind(new WriteDecision.Delete())));
+                    batch.delete(t, r.newImage());
                 }
             }
+            batch.flush();
         });
     }
 
@@ -182,11 +179,6 @@ public final class PointInTimeRecovery {
         return range == null
                 || range.holds(io.partita.storage.key.ItemKeyEncoder.partitionHash(
                         item.get(t.metadata().keySchema().partitionKey().name())));
-    }
-
-    private void put(Table t, Map<String, AttributeValue> item) {
-        writes.write(ItemWrite.restore(
-                t, t.metadata().keySchema().keyOfItem(item), ConditionalWrite.blind(new WriteDecision.Put(item))));
     }
 
     /** Waits (a second at most) for the records of the writes already committed to become readable. */

@@ -3,16 +3,12 @@ package io.partita.storage.backup;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.error.ErrorCode;
 import io.partita.protocol.json.DynamoJson;
-import io.partita.protocol.model.AttributeValue;
 import io.partita.storage.StorageException;
-import io.partita.storage.item.ConditionalWrite;
 import io.partita.storage.item.ItemCodec;
-import io.partita.storage.item.WriteDecision;
 import io.partita.storage.rocks.RocksStore;
 import io.partita.storage.table.TableCatalog;
 import io.partita.storage.table.TableCatalog.Table;
 import io.partita.storage.table.TableMetadata;
-import io.partita.storage.write.ItemWrite;
 import io.partita.storage.write.ItemWrites;
 import java.io.IOException;
 import java.time.Clock;
@@ -181,19 +177,15 @@ public final class TableBackups {
         }
         try {
             ColumnFamilyHandle cf = store.family(b.family());
-            return Restores.into(
-                    catalog,
-                    target,
-                    t -> store.forEach(cf, (key, value) -> {
-                        if (key.length == 0) {
-                            return;
-                        }
-                        Map<String, AttributeValue> item = ItemCodec.decode(value);
-                        writes.write(ItemWrite.restore(
-                                t,
-                                t.metadata().keySchema().keyOfItem(item),
-                                ConditionalWrite.blind(new WriteDecision.Put(item))));
-                    }));
+            return Restores.into(catalog, target, t -> {
+                RestoreBatch batch = new RestoreBatch(writes);
+                store.forEach(cf, (key, value) -> {
+                    if (key.length != 0) {
+                        batch.put(t, ItemCodec.decode(value));
+                    }
+                });
+                batch.flush();
+            });
         } finally {
             restoring.remove(b.id());
         }

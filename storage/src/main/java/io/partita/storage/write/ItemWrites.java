@@ -257,7 +257,8 @@ public final class ItemWrites {
 
     /**
      * Applies a BatchWriteItem's writes ({@code ws}: a user's blind puts and deletes, of distinct items; or a range
-     * move's copies or deletions, {@link ItemWrite#move}, neither admitted nor charged) together, in one commit (one
+     * move's copies or deletions, {@link ItemWrite#move}, or a restore's, {@link ItemWrite#restore}, neither admitted
+     * nor charged) together, in one commit (one
      * log append, one Raft entry in a cluster) where one after another each waited for a round trip of its own; in a
      * few when their items hold more than {@link #BATCH_COMMIT_BYTES}. Under the locks of all their stripes (taken in
      * ascending order, as a transaction takes them), each is admitted, planned and charged in the request's order, as
@@ -285,8 +286,9 @@ public final class ItemWrites {
         java.util.Set<StoredItem> items = new java.util.HashSet<>(n * 2);
         for (int i = 0; i < n; i++) {
             ItemWrite w = ws.get(i);
-            if (w.cause() != ChangeCause.USER && w.cause() != ChangeCause.MOVE) {
-                throw new IllegalArgumentException("a batch holds a user's writes or a move's, not " + w.cause());
+            if (w.cause() != ChangeCause.USER && w.cause() != ChangeCause.MOVE && w.cause() != ChangeCause.RESTORE) {
+                throw new IllegalArgumentException(
+                        "a batch holds a user's writes, a move's or a restore's, not " + w.cause());
             }
             encoded[i] = ItemKeyEncoder.encode(w.table().metadata().keySchema(), w.key());
             if (fenced(w.cause())) {
@@ -340,8 +342,8 @@ public final class ItemWrites {
             TablePartitions partitions = table.partitions();
             Partition partition = partitions.partitionFor(encoded[i].hash());
             AttributeValue partitionKey = w.key().partition();
-            // A move's copies and deletions are neither admitted nor charged, as a restore's are not.
-            boolean charged = w.cause() != ChangeCause.MOVE;
+            // A move's copies and deletions are neither admitted nor charged, nor are a restore's.
+            boolean charged = w.cause() != ChangeCause.MOVE && w.cause() != ChangeCause.RESTORE;
             Throttle throttle =
                     charged ? partitions.admit(partition, CapacityKind.WRITE, () -> KeyText.of(partitionKey)) : null;
             if (throttle == null && charged) {

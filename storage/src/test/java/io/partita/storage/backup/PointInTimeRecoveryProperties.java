@@ -33,17 +33,20 @@ import net.jqwik.api.Provide;
 class PointInTimeRecoveryProperties {
     private static final KeySchema SCHEMA = new KeySchema(new KeySchema.KeyAttribute("pk", ScalarType.S), null);
 
-    /** One write: a key of a few, a put of value {@code value} or a delete (null), then {@code pause} ms later. */
+    /**
+     * One write: a key of a few dozen (more than a restore writes in one commit, RestoreBatch.SIZE), a put of value
+     * {@code value} or a delete (null), then {@code pause} ms later.
+     */
     record Op(int key, Integer value, int pause) {}
 
     @Provide
     Arbitrary<List<Op>> runs() {
         Arbitrary<Op> op = Combinators.combine(
-                        Arbitraries.integers().between(0, 5),
+                        Arbitraries.integers().between(0, 39),
                         Arbitraries.integers().between(0, 99).injectNull(0.3),
                         Arbitraries.integers().between(0, 3))
                 .as(Op::new);
-        return op.list().ofMinSize(1).ofMaxSize(40);
+        return op.list().ofMinSize(1).ofMaxSize(90);
     }
 
     private static TableMetadata table(String name) {
@@ -81,13 +84,7 @@ class PointInTimeRecoveryProperties {
             long at = moments.get(Math.floorMod(pick, moments.size()));
             Table restored = engine.pitr().restore(engine.tables().find("orders"), at, table("restored"));
             Map<String, Integer> expected = history.floorEntry(at).getValue();
-            Map<String, Integer> actual = new HashMap<>();
-            engine.range(restored, io.partita.storage.key.KeyRanges.segment(0, 1), true, (k, item, bytes) -> {
-                actual.put(
-                        ((AttributeValue.S) item.get("pk")).value(),
-                        ((AttributeValue.N) item.get("v")).value().intValueExact());
-                return true;
-            });
+            Map<String, Integer> actual = contents(engine, restored);
             assertThat(actual).as("at %d of %s", at, history).isEqualTo(expected);
             assertThat(restored.stats().itemCount()).isEqualTo(expected.size());
 
@@ -102,17 +99,23 @@ class PointInTimeRecoveryProperties {
                     inRange.put(pk, v);
                 }
             });
-            Map<String, Integer> held = new HashMap<>();
-            engine.range(ranged, io.partita.storage.key.KeyRanges.segment(0, 1), true, (k, item, bytes) -> {
-                held.put(
-                        ((AttributeValue.S) item.get("pk")).value(),
-                        ((AttributeValue.N) item.get("v")).value().intValueExact());
-                return true;
-            });
+            Map<String, Integer> held = contents(engine, ranged);
             assertThat(held)
                     .as("the %s half at %d of %s", upper ? "upper" : "lower", at, history)
                     .isEqualTo(inRange);
         }
+    }
+
+    /** Table {@code t}'s items, by key: their values. */
+    private static Map<String, Integer> contents(StorageEngine engine, Table t) {
+        Map<String, Integer> out = new HashMap<>();
+        engine.range(t, io.partita.storage.key.KeyRanges.segment(0, 1), true, (k, item, bytes) -> {
+            out.put(
+                    ((AttributeValue.S) item.get("pk")).value(),
+                    ((AttributeValue.N) item.get("v")).value().intValueExact());
+            return true;
+        });
+        return out;
     }
 
     @Provide
