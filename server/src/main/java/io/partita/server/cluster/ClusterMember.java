@@ -4468,7 +4468,10 @@ public final class ClusterMember implements AutoCloseable {
             if (r.moving() != null) {
                 return problem(409, "a move of a range of table " + table + " is under way: try again once it is over");
             }
-            if (record.path(RESTORED).asBoolean(false)) {
+            byte[] own = membersReplica.recorded(GROUP_RECORD + r.groups().get(0));
+            if (record.path(RESTORED).asBoolean(false)
+                    || own == null
+                    || !JSON.readTree(own).path("table").asText().equals(table)) {
                 // Restored into its source's groups (RestoreSpread): their leaders move their own table's ranges alone.
                 return problem(
                         409,

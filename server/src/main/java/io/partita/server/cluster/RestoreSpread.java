@@ -32,14 +32,16 @@ import java.util.concurrent.TimeUnit;
  *       group's answer is the client's ({@link #ranges}).
  * </ol>
  *
- * A refusal by every group at the last step takes the record back (nothing was made). One group's refusal, or one that
- * never answers, leaves the restored table without that range (DescribeTable {@code CREATING}) until it is deleted.
+ * A refusal by every group at the last step takes the record back (nothing was made); by some, the others' ranges are
+ * deleted first. A group that never answers (or a range's restore the router stopped waiting for) leaves the outcome
+ * unknown: a 503 or 500, and the restored table possibly without that range (DescribeTable {@code CREATING}).
  */
 final class RestoreSpread {
     static final String TARGET = OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime";
 
     private static final String DESCRIBE_TABLE = OperationRegistry.DYNAMODB_PREFIX + "DescribeTable";
     private static final String DESCRIBE_BACKUPS = OperationRegistry.DYNAMODB_PREFIX + "DescribeContinuousBackups";
+    private static final String DELETE_TABLE = OperationRegistry.DYNAMODB_PREFIX + "DeleteTable";
 
     private RestoreSpread() {}
 
@@ -157,9 +159,10 @@ final class RestoreSpread {
      * request's checks, its overrides' too, were the first group's at step 1). Each group is asked again while it does
      * not answer ({@link RangeSpread#EVERY_GROUP_MILLIS}); its {@code TableAlreadyExistsException} is its range made
      * by this request sent before (its answer lost: the first group had no such table at step 1, and the record is
-     * this request's). A range whose restore outlasts the router's wait for an answer (a 500, or a 503 once the
-     * group was asked again long enough) goes on in its group: it counts as made once the group describes the table.
-     * The answer is the first group's table; a refusal by every group takes the record back (nothing was made).
+     * this request's), described. The answer is the first group's table, or a group's refusal: a refusal by every
+     * group takes the record back (nothing was made); one by some groups deletes the ranges the others made, then
+     * takes it back. A 500 (the router stopped waiting for a range's restore, which may go on in its group) is
+     * answered as it is, the outcome not known.
      */
     private static CompletableFuture<ClusterRouter.Reply> ranges(
             byte[] share, String name, List<UUID> groups, Sender sender, Runnable undo, Executor executor) {
@@ -169,36 +172,63 @@ final class RestoreSpread {
                         groups,
                         g -> RangeSpread.untilDone(g, TARGET, share, ranged, until, null)
                                 .thenComposeAsync(reply -> made(g, name, reply, sender, executor), executor))
-                .thenApplyAsync(
+                .thenComposeAsync(
                         replies -> {
-                            boolean none = replies.stream().allMatch(r -> r.status() >= 400 && r.status() < 500);
-                            if (none) {
-                                undo.run(); // refused with nothing made: the name is free again (it blocks)
+                            ClusterRouter.Reply answer = RangeSpread.firstRefusal(replies, replies.get(0));
+                            boolean unknown = replies.stream().anyMatch(r -> r.status() >= 500);
+                            if (answer.status() == 200 || unknown) {
+                                return done(answer);
                             }
-                            return RangeSpread.firstRefusal(replies, replies.get(0));
+                            // Refused by some groups at least (PITR turned off in one meanwhile, say): the ranges
+                            // the others made are deleted, and the name is free again.
+                            byte[] delete = RangeSpread.bytes(
+                                    DynamoJson.mapper().createObjectNode().put("TableName", name));
+                            List<UUID> made = new java.util.ArrayList<>();
+                            for (int i = 0; i < groups.size(); i++) {
+                                if (replies.get(i).status() == 200) {
+                                    made.add(groups.get(i));
+                                }
+                            }
+                            return RangeSpread.all(
+                                            made,
+                                            g -> RangeSpread.untilDone(
+                                                    g,
+                                                    DELETE_TABLE,
+                                                    delete,
+                                                    (to, t, b) -> sender.send(to, t, b, null),
+                                                    System.nanoTime()
+                                                            + TimeUnit.MILLISECONDS.toNanos(
+                                                                    RangeSpread.EVERY_GROUP_MILLIS),
+                                                    "ResourceNotFoundException"))
+                                    .thenApplyAsync(
+                                            deleted -> {
+                                                undo.run(); // it blocks
+                                                return answer;
+                                            },
+                                            executor);
                         },
                         executor);
     }
 
     /**
-     * Group {@code group}'s {@code reply} to its range's restore, as the table it made: a {@code TableDescription} of
-     * table {@code name}, described when the reply is not one (the range made by this request sent before, or still
-     * being restored after the router stopped waiting), asked again every half second for {@link
-     * RangeSpread#EVERY_GROUP_MILLIS} while the group has no such table; else the reply as it was.
+     * Group {@code group}'s {@code reply} to its range's restore: a {@code TableAlreadyExistsException} (its range
+     * made by this request sent before) as the table it made, a {@code TableDescription} of table {@code name},
+     * described (asked again every half second for {@link RangeSpread#EVERY_GROUP_MILLIS} while the group does not
+     * answer); any other reply as it is.
      */
     private static CompletableFuture<ClusterRouter.Reply> made(
             UUID group, String name, ClusterRouter.Reply reply, Sender sender, Executor executor) {
-        if (reply.status() == 200 || !(reply.status() >= 500 || RangeSpread.is(reply, "TableAlreadyExistsException"))) {
+        if (!RangeSpread.is(reply, "TableAlreadyExistsException")) {
             return done(reply);
         }
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RangeSpread.EVERY_GROUP_MILLIS);
         byte[] describe =
                 RangeSpread.bytes(DynamoJson.mapper().createObjectNode().put("TableName", name));
-        return described(group, describe, reply, sender, until, executor);
+        return described(group, describe, sender, until, executor);
     }
 
     private static CompletableFuture<ClusterRouter.Reply> described(
-            UUID group, byte[] describe, ClusterRouter.Reply reply, Sender sender, long until, Executor executor) {
+            UUID group, byte[] describe, Sender sender, long until, Executor executor) {
         return sender.send(group, DESCRIBE_TABLE, describe, null)
                 .thenComposeAsync(
                         d -> {
@@ -209,16 +239,14 @@ final class RestoreSpread {
                                 return done(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
                             }
                             if (System.nanoTime() - until > 0) {
-                                return done(
-                                        reply.status() >= 500
-                                                ? reply
-                                                : BatchSpread.unavailable(
-                                                        "a range of the restored table is not known here now;"
-                                                                + " describe it"));
+                                return done(BatchSpread.unavailable(
+                                        "a range of the restored table is not known here now; describe it"));
                             }
-                            Executor later = CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS, executor);
+                            // On the common pool, which never refuses a task: a future left undone would hold the
+                            // client's answer (as RangeSpread.untilDone waits).
+                            Executor later = CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS);
                             return CompletableFuture.supplyAsync(() -> null, later)
-                                    .thenCompose(x -> described(group, describe, reply, sender, until, executor));
+                                    .thenCompose(x -> described(group, describe, sender, until, executor));
                         },
                         executor);
     }
