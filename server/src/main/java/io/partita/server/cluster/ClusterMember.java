@@ -885,6 +885,10 @@ public final class ClusterMember implements AutoCloseable {
             }
             default -> {}
         }
+        Routed backup = backupRouted(request, target, home);
+        if (backup != null) {
+            return backup;
+        }
         Routed byRange = rangeRouted(request, target, tables, home);
         if (byRange != null) {
             return byRange;
@@ -952,9 +956,10 @@ public final class ClusterMember implements AutoCloseable {
      * RangeSpread#EVERY}, a CreateTable once its account's group placed it) run from here ({@link #runRanged}), as do
      * its batches and transactions ({@link #cutByKey}, each key to its range's group: {@link #runSpread}); another
      * request over several tables, or one that is not cut by ranges yet ({@link RangeSpread#NOT_YET}), is refused; any
-     * other (the descriptions of its settings, its tags) goes to its first group. Of those not cut yet, the ones with
-     * checks of their own ({@link RangeSpread#CHECKED_THEN_REFUSED}) run from here too, to be checked and refused by
-     * its first group.
+     * other (the descriptions of its settings, its tags) goes to its first group. CreateBackup and
+     * RestoreTableToPointInTime ({@link RangeSpread#CHECKED_THEN_REFUSED}) run from here too: checked by its first
+     * group, then run over the groups ({@link BackupSpread}, {@link RestoreSpread}). (A request naming a backup of
+     * such a table goes by the backup's record first: {@link #backupRouted}.)
      */
     private Routed rangeRouted(
             io.netty.handler.codec.http.FullHttpRequest request, String target, TableRoute tables, Group home) {
@@ -1238,7 +1243,8 @@ public final class ClusterMember implements AutoCloseable {
     /**
      * Runs a client's request on a table whose partitions are Raft groups of their own ({@link #rangeRouted}) from
      * here, over the table's groups ({@link RangeSpread}): a Scan's or a PartiQL SELECT's walk, DescribeTable,
-     * DescribeContinuousBackups, or a change every group makes. Null for a request that names no such table.
+     * DescribeContinuousBackups, a change every group makes, a CreateBackup ({@link BackupSpread}) or a
+     * RestoreTableToPointInTime ({@link RestoreSpread}). Null for a request that names no such table.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runRanged(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {
@@ -1309,13 +1315,19 @@ public final class ClusterMember implements AutoCloseable {
                     table,
                     ranges,
                     (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark),
-                    (name, source, cut) -> placeCutRestore(account, name, source, cut),
+                    (name, source, cut) -> placeCutRestore(account, name, source, null, cut),
                     batches);
         }
-        if (RangeSpread.CHECKED_THEN_REFUSED.contains(operation)) {
-            // Not cut by ranges yet: the first group checks the request as on any table (DynamoDB answers a request's
-            // own error first), then refuses it (CutTables); nothing changes in any group.
-            return sendTo(request, caller, ranges.groups().get(0), target, request.body(), "true");
+        if (operation.equals("CreateBackup")) {
+            // Each group backs up its own range under one id, recorded first (BackupSpread).
+            return BackupSpread.create(
+                    request.body(),
+                    table,
+                    ranges,
+                    System.currentTimeMillis(),
+                    (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark),
+                    backupRecords(account),
+                    batches);
         }
         if (!operation.equals("CreateTable") && !operation.equals("DeleteTable")) {
             // After a barrier through the members' group: a move recorded through another node a moment ago is seen.
@@ -1554,6 +1566,10 @@ public final class ClusterMember implements AutoCloseable {
         ListSpread.Kind list = ListSpread.Kind.of(target);
         if (list != null) {
             return runList(request, caller, list);
+        }
+        java.util.concurrent.CompletableFuture<ClusterRouter.Reply> backup = runBackup(request, caller, target);
+        if (backup != null) {
+            return backup;
         }
         java.util.concurrent.CompletableFuture<ClusterRouter.Reply> ranged = runRanged(request, caller, target);
         if (ranged != null) {
@@ -1948,7 +1964,8 @@ public final class ClusterMember implements AutoCloseable {
                             com.fasterxml.jackson.databind.node.ObjectNode body = asked;
                             // The barrier may wait for the members' group's leader: on the lists' own threads.
                             return java.util.concurrent.CompletableFuture.supplyAsync(
-                                            () -> accountGroups(caller.accountId()), lists)
+                                            () -> accountGroups(caller.accountId(), kind == ListSpread.Kind.BACKUPS),
+                                            lists)
                                     .thenCompose(groupsOf -> listAll(request, caller, kind, body, groupsOf))
                                     .thenApplyAsync(all -> ListSpread.answer(kind, body, all), batches)
                                     .exceptionally(e -> e.getCause() instanceof NotListed n
@@ -2042,15 +2059,28 @@ public final class ClusterMember implements AutoCloseable {
     /**
      * The groups of {@code account}: its own ({@link #HOME}), then each of its tables' (a table deleted and kept for
      * its backups too), once this node's replica of the records has every record committed before (a barrier, as
-     * ListTables takes).
+     * ListTables takes). With {@code every}, each group the members' group records for the account instead (each
+     * range's of a table cut by ranges, and one no table's record names any more: a part of a backup may be in any).
      */
-    private List<UUID> accountGroups(String account) {
+    private List<UUID> accountGroups(String account, boolean every) {
         byte[] never = {0};
         membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
         String prefix = TABLE_RECORD + account + "/";
         List<UUID> out = membersReplica.unlessInstalling(store -> {
             java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
             in.add(HOME);
+            if (every) {
+                for (var e : membersReplica.recordedUnder(GROUP_RECORD).entrySet()) {
+                    try {
+                        if (JSON.readTree(e.getValue()).path("account").asText().equals(account)) {
+                            in.add(UUID.fromString(e.getKey().substring(GROUP_RECORD.length())));
+                        }
+                    } catch (IOException | RuntimeException unreadable) {
+                        // not a group's record as this node writes them: no group of the account
+                    }
+                }
+                return List.copyOf(in);
+            }
             for (String key : membersReplica.recordedUnder(prefix).keySet()) {
                 UUID id = tableGroupOf(store, account, key.substring(prefix.length()));
                 if (id != null) {
@@ -3636,15 +3666,16 @@ public final class ClusterMember implements AutoCloseable {
      * groups' leaders move their own table's ranges alone), after a barrier through the members' group: a
      * compare-and-set over no record (or one whose group is gone, as {@link #tableGroupOf} reads it), or over the
      * record of a deleted table cut by ranges (whose groups, named by no record then, close as when its name is placed
-     * anew by a CreateTable). The source's record must still be live with those ranges, no move under way. Returns
-     * what takes the record back.
+     * anew by a CreateTable). The source's record must still be live with those ranges, no move under way; or, for a
+     * restore of backup {@code backup} (not null: {@link BackupSpread}), the backup's record must still name those
+     * ranges. Returns what takes the record back.
      *
      * @throws io.partita.protocol.error.ApiException {@code TableAlreadyExistsException} for a table of that name; a
      *     {@code ValidationException} for a deleted table of that name kept whole in a group (for its backups, or
-     *     closing), as a restore of a whole table refuses it; a 503 when the source's record changed, or the records
-     *     cannot be read or written now
+     *     closing), as a restore of a whole table refuses it; a 503 when the source's (or backup's) record changed, or
+     *     the records cannot be read or written now
      */
-    private Runnable placeCutRestore(String account, String name, String source, TableRanges ranges) {
+    private Runnable placeCutRestore(String account, String name, String source, String backup, TableRanges ranges) {
         String key = TABLE_RECORD + account + "/" + name;
         try {
             for (int attempt = 0; ; attempt++) {
@@ -3653,7 +3684,10 @@ public final class ClusterMember implements AutoCloseable {
                 Object[] read = membersReplica.unlessInstalling(store -> new Object[] {
                     meta(store, key),
                     tableGroupOf(store, account, name),
-                    java.util.Optional.ofNullable(tableRangesOf(store, account, source))
+                    java.util.Optional.ofNullable(
+                            backup == null
+                                    ? tableRangesOf(store, account, source)
+                                    : backupRangesOf(store, account, backup))
                 });
                 if (read == null) {
                     throw new io.partita.storage.StorageUnavailableException(
@@ -3667,7 +3701,9 @@ public final class ClusterMember implements AutoCloseable {
                         || !now.groups().equals(ranges.groups())
                         || !java.util.Arrays.equals(now.starts(), ranges.starts())) {
                     throw new io.partita.storage.StorageUnavailableException(
-                            "table " + source + "'s record changed meanwhile", null, false);
+                            (backup == null ? "table " + source : "backup " + backup) + "'s record changed meanwhile",
+                            null,
+                            false);
                 }
                 byte[] was = (byte[]) read[0];
                 boolean there = read[1] != null; // a record whose group is gone counts as none
@@ -3700,7 +3736,7 @@ public final class ClusterMember implements AutoCloseable {
                             nodeId(),
                             name,
                             account,
-                            source,
+                            backup == null ? source : "backup " + backup,
                             ranges.groups().size());
                     byte[] back = there ? was : null; // a record whose group is gone is not put back
                     return () -> {
@@ -3774,6 +3810,195 @@ public final class ClusterMember implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * Where the members' group records which groups hold the parts of a backup of a table cut by ranges ({@link
+     * BackupSpread}), by account and backup id ({@code <account>/<id>}): the table's name, its partition key, and the
+     * ranges each group backed up.
+     */
+    private static final String BACKUP_RECORD = "cluster/backup/";
+
+    /** The operations that name a backup by its ARN. */
+    private static final Set<String> NAMES_BACKUP =
+            Set.of(BackupSpread.DESCRIBE, BackupSpread.DELETE, BackupSpread.RESTORE);
+
+    /**
+     * The ranges of the parts of backup {@code id} of {@code account}, and the groups that hold them, as the members'
+     * group's store {@code records} has them; or null for a backup not of a table cut by ranges (or none).
+     */
+    private static TableRanges backupRangesOf(RocksStore records, String account, String id) {
+        byte[] r = meta(records, BACKUP_RECORD + account + "/" + id);
+        try {
+            return r == null ? null : TableRanges.of(JSON.readTree(r));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The id of the backup JSON request {@code body} names by its {@code BackupArn} ({@code …/backup/<id>}), or null
+     * for a body that names none.
+     */
+    private static String backupIdOf(java.io.InputStream body) {
+        try {
+            String arn = JSON.readTree(body).path("BackupArn").asText("");
+            int at = arn.lastIndexOf("/backup/");
+            return at < 0 || at + "/backup/".length() == arn.length() ? null : arn.substring(at + "/backup/".length());
+        } catch (IOException | RuntimeException malformed) {
+            return null;
+        }
+    }
+
+    /**
+     * Where a DescribeBackup, DeleteBackup or RestoreTableFromBackup of a backup of a table cut by ranges goes (one
+     * the members' group records: {@link BackupSpread}), or null for any other request, and one of a backup recorded
+     * nowhere (routed by its table, as any). A client's runs from here ({@link #runBackup}); a share names the group
+     * of one of its parts, and is served there, whatever became of the table: a DescribeBackup or DeleteBackup in any
+     * group of the account this node knows (it reads or deletes that group's part alone, if it has one), a
+     * restore's share only in a group the backup's record names.
+     */
+    private Routed backupRouted(io.netty.handler.codec.http.FullHttpRequest request, String target, Group home) {
+        if (!NAMES_BACKUP.contains(target)) {
+            return null;
+        }
+        UUID named = chosenGroup(request);
+        Group known = named == null ? null : tableGroups.get(named);
+        if (known != null && known.account.equals(home.account) && !target.equals(BackupSpread.RESTORE)) {
+            return new Routed(known, null);
+        }
+        String id = backupIdOf(
+                new io.netty.buffer.ByteBufInputStream(request.content().duplicate()));
+        if (id == null) {
+            return null;
+        }
+        java.util.Optional<TableRanges> parts = membersReplica.unlessInstalling(
+                store -> java.util.Optional.ofNullable(backupRangesOf(store, home.account, id)));
+        if (parts == null) {
+            return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
+        }
+        if (parts.isEmpty()) {
+            return null;
+        }
+        UUID chosen = chosenGroup(request);
+        if (chosen != null) {
+            if (!parts.get().groups().contains(chosen)) {
+                return null;
+            }
+            Group g = tableGroups.get(chosen);
+            if (g == null) {
+                nudge(); // recorded, and not known to this node yet
+                return new Routed(null, null);
+            }
+            return g.account.equals(home.account) ? new Routed(g, null) : null;
+        }
+        boolean whole = request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
+                && !io.partita.server.admin.AdminRoutes.handles(request.uri())
+                && !request.headers().contains(ClusterRouter.FORWARDED);
+        return whole ? new Routed(null, null, true) : null;
+    }
+
+    /**
+     * Runs a client's DescribeBackup, DeleteBackup or RestoreTableFromBackup of a backup of a table cut by ranges from
+     * here, over the groups of its parts ({@link BackupSpread}); null for any other request, or a backup the members'
+     * group no longer records (deleted a moment ago: run as any, its table's group answers).
+     */
+    private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runBackup(
+            ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {
+        if (!NAMES_BACKUP.contains(target)) {
+            return null;
+        }
+        String id = backupIdOf(new java.io.ByteArrayInputStream(request.body()));
+        String account = caller.accountId();
+        java.util.Optional<TableRanges> found = id == null
+                ? java.util.Optional.empty()
+                : membersReplica.unlessInstalling(
+                        store -> java.util.Optional.ofNullable(backupRangesOf(store, account, id)));
+        if (found == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(
+                    BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+        }
+        if (found.isEmpty()) {
+            return null;
+        }
+        TableRanges parts = found.get();
+        RestoreSpread.Sender sender =
+                (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark);
+        return switch (target) {
+            case BackupSpread.DESCRIBE -> BackupSpread.describe(request.body(), parts.groups(), sender);
+            case BackupSpread.DELETE ->
+                BackupSpread.delete(request.body(), id, parts.groups(), sender, backupRecords(account), batches);
+            default -> BackupSpread.restore(request.body(), id, parts, sender, backupRecords(account), batches);
+        };
+    }
+
+    /** The cluster's records as {@link BackupSpread} needs them, for {@code account}'s backups. */
+    private BackupSpread.Records backupRecords(String account) {
+        return new BackupSpread.Records() {
+            @Override
+            public Runnable record(String id, String table, TableRanges ranges) {
+                String key = BACKUP_RECORD + account + "/" + id;
+                try {
+                    if (!unchanged(table, ranges)) {
+                        throw new io.partita.storage.StorageUnavailableException(
+                                "table " + table + "'s record changed meanwhile", null, false);
+                    }
+                    byte[] value = JSON.writeValueAsBytes(JSON.createObjectNode()
+                            .put("table", table)
+                            .put("key", ranges.key())
+                            .put("at", System.currentTimeMillis())
+                            .set("ranges", ranges.toJson()));
+                    byte[] now = membersGroup.recordIf(membersReplica, key, null, value, RECORD_TIME);
+                    if (!java.util.Arrays.equals(now, value)) {
+                        throw new io.partita.storage.StorageUnavailableException(
+                                "backup " + id + " is recorded already", null, false);
+                    }
+                    return () -> forget(id);
+                } catch (IOException | io.partita.storage.StorageUnavailableException e) {
+                    throw new io.partita.protocol.error.ApiException(
+                            io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                            "the cluster could not record the backup of table " + table + " (try again): "
+                                    + e.getMessage());
+                }
+            }
+
+            @Override
+            public boolean unchanged(String table, TableRanges ranges) {
+                byte[] never = {0};
+                membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+                java.util.Optional<TableRanges> read = membersReplica.unlessInstalling(
+                        store -> java.util.Optional.ofNullable(tableRangesOf(store, account, table)));
+                if (read == null) {
+                    throw new io.partita.storage.StorageUnavailableException(
+                            "a checkpoint replaces this node's replica of the records", null, false);
+                }
+                TableRanges now = read.orElse(null);
+                return now != null
+                        && now.live()
+                        && now.moving() == null
+                        && now.groups().equals(ranges.groups())
+                        && java.util.Arrays.equals(now.starts(), ranges.starts());
+            }
+
+            @Override
+            public void forget(String id) {
+                String key = BACKUP_RECORD + account + "/" + id;
+                byte[] was = membersReplica.recorded(key);
+                // A compare-and-set over what this node's replica has: one behind answers what the record is now.
+                for (int attempt = 0; was != null && attempt < 3; attempt++) {
+                    was = membersGroup.recordIf(membersReplica, key, was, null, RECORD_TIME);
+                }
+                if (was != null) {
+                    throw new io.partita.storage.StorageUnavailableException(
+                            "backup " + id + "'s record changes meanwhile", null, false);
+                }
+            }
+
+            @Override
+            public Runnable place(String name, String id, TableRanges ranges) {
+                return placeCutRestore(account, name, null, id, ranges);
+            }
+        };
     }
 
     /**

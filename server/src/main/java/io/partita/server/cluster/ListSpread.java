@@ -212,12 +212,20 @@ final class ListSpread {
      */
     static byte[] page(Kind kind, ObjectNode request, List<List<JsonNode>> byGroup) {
         List<JsonNode> all = new ArrayList<>();
-        java.util.Set<String> streams = new java.util.HashSet<>();
+        java.util.Map<String, JsonNode> listed = new java.util.HashMap<>();
         for (List<JsonNode> entries : byGroup) {
             for (JsonNode e : entries) {
-                // The stream of a table cut by hash ranges is every one of its groups' (one label): listed once.
-                if (kind != Kind.STREAMS || streams.add(kind.id(e))) {
+                // The stream of a table cut by hash ranges is every one of its groups' (one label): listed once. So is
+                // a backup of such a table, one part in each group under one ARN (BackupSpread): its size every part's.
+                JsonNode first =
+                        kind == Kind.STREAMS || kind == Kind.BACKUPS ? listed.putIfAbsent(kind.id(e), e) : null;
+                if (first == null) {
                     all.add(e);
+                } else if (kind == Kind.BACKUPS && first instanceof ObjectNode summed) {
+                    summed.put(
+                            "BackupSizeBytes",
+                            summed.path("BackupSizeBytes").asLong(0)
+                                    + e.path("BackupSizeBytes").asLong(0));
                 }
             }
         }

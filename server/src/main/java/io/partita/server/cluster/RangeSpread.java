@@ -73,9 +73,10 @@ final class RangeSpread {
 
     /**
      * The operations refused on such a table for now: they would read or write several ranges at once, or need what
-     * is not cut by ranges yet (backups, exports, a Kinesis destination, a replica, a policy). A client's
-     * RestoreTableToPointInTime is among them only as a group's request: the node the client reached runs it over the
-     * groups ({@link RestoreSpread}).
+     * is not cut by ranges yet (exports, a Kinesis destination, a replica, a policy). A client's CreateBackup and
+     * RestoreTableToPointInTime are among them only as a group's request: the node the client reached runs them over
+     * the groups ({@link BackupSpread}, {@link RestoreSpread}); a RestoreTableFromBackup of a backup of such a table
+     * is routed by its backup's record, not its table ({@link BackupSpread}).
      */
     static final Set<String> NOT_YET = Set.of(
             "CreateBackup",
@@ -106,6 +107,15 @@ final class RangeSpread {
                 + " (--cluster-partition-groups, docs/CLUSTER.md)");
     }
 
+    /**
+     * The refusal of a backup or a restore to a point in time of table {@code table} while a range of it moves to a new
+     * group.
+     */
+    static ApiException moving(String table) {
+        return ApiException.resourceInUse("Attempt to change a resource which is still in use: a range of table "
+                + table + " is moving to a new Raft group; try again once the move is over");
+    }
+
     /** The refusal of {@code operation} on table {@code table}, whose partitions are groups of their own. */
     static ApiException notYet(String operation, String table) {
         return io.partita.server.op.CutTables.notYet(operation, table);
@@ -114,7 +124,7 @@ final class RangeSpread {
     /**
      * The operations of {@link #NOT_YET} whose handlers check the request first and then refuse it on a table cut by
      * ranges ({@link io.partita.server.op.CutTables}): sent to its first group, as DynamoDB answers a request's own
-     * error before anything else (a RestoreTableToPointInTime then runs over the groups: {@link RestoreSpread}).
+     * error before anything else; then run over the groups ({@link BackupSpread}, {@link RestoreSpread}).
      */
     static final Set<String> CHECKED_THEN_REFUSED = Set.of("CreateBackup", "RestoreTableToPointInTime");
 

@@ -83,9 +83,7 @@ final class RestoreSpread {
                                 return done(checked); // the request's own error (or a 503)
                             }
                             if (ranges.moving() != null) {
-                                return done(ClusterMember.refusal(ApiException.resourceInUse("Attempt to change a"
-                                        + " resource which is still in use: a range of table " + source + " is moving"
-                                        + " to a new Raft group; try again once the move is over")));
+                                return done(ClusterMember.refusal(RangeSpread.moving(source)));
                             }
                             byte[] describe = RangeSpread.bytes(
                                     DynamoJson.mapper().createObjectNode().put("TableName", source));
@@ -149,14 +147,16 @@ final class RestoreSpread {
                             ObjectNode share = asked.deepCopy();
                             share.remove("UseLatestRestorableTime");
                             share.put("RestoreDateTime", BigDecimal.valueOf(at, 3));
-                            return ranges(RangeSpread.bytes(share), name, ranges.groups(), sender, undo, executor);
+                            return ranges(
+                                    TARGET, RangeSpread.bytes(share), name, ranges.groups(), sender, undo, executor);
                         },
                         executor);
     }
 
     /**
-     * Step 4: {@code share} (restoring table {@code name}) restored in every one of {@code groups} at once (the
-     * request's checks, its overrides' too, were the first group's at step 1). Each group is asked again while it does
+     * Step 4: {@code share} (restoring table {@code name}: a {@code target}, RestoreTableToPointInTime or, from {@link
+     * BackupSpread}, RestoreTableFromBackup) restored in every one of {@code groups} at once (the request's checks, its
+     * overrides' too, were the first group's at step 1). Each group is asked again while it does
      * not answer ({@link RangeSpread#EVERY_GROUP_MILLIS}); its {@code TableAlreadyExistsException} is its range made
      * by this request sent before (its answer lost: the first group had no such table at step 1, and the record is
      * this request's), described. The answer is the first group's table, or a group's refusal: a refusal by every
@@ -164,13 +164,19 @@ final class RestoreSpread {
      * takes it back. A 500 (the router stopped waiting for a range's restore, which may go on in its group) is
      * answered as it is, the outcome not known.
      */
-    private static CompletableFuture<ClusterRouter.Reply> ranges(
-            byte[] share, String name, List<UUID> groups, Sender sender, Runnable undo, Executor executor) {
+    static CompletableFuture<ClusterRouter.Reply> ranges(
+            String target,
+            byte[] share,
+            String name,
+            List<UUID> groups,
+            Sender sender,
+            Runnable undo,
+            Executor executor) {
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RangeSpread.EVERY_GROUP_MILLIS);
         RangeSpread.Sender ranged = (g, t, b) -> sender.send(g, t, b, CutTables.RANGE);
         return RangeSpread.all(
                         groups,
-                        g -> RangeSpread.untilDone(g, TARGET, share, ranged, until, null)
+                        g -> RangeSpread.untilDone(g, target, share, ranged, until, null)
                                 .thenComposeAsync(reply -> made(g, name, reply, sender, executor), executor))
                 .thenComposeAsync(
                         replies -> {
@@ -256,7 +262,7 @@ final class RestoreSpread {
         return seconds.isNumber() ? seconds.decimalValue().movePointRight(3).longValue() : 0;
     }
 
-    private static CompletableFuture<ClusterRouter.Reply> done(ClusterRouter.Reply reply) {
+    static CompletableFuture<ClusterRouter.Reply> done(ClusterRouter.Reply reply) {
         return CompletableFuture.completedFuture(reply);
     }
 }

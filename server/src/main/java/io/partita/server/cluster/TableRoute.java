@@ -28,7 +28,7 @@ record TableRoute(Kind kind, List<String> tables) {
         CREATES,
         /** Makes a table from another's data: the restores, which name the source table. */
         RESTORES,
-        /** Lists over every table of the account: ListBackups, ListExports and the like, given no table. */
+        /** Lists over every table of the account: ListBackups (with a table or not), ListExports and the like. */
         ACCOUNT_WIDE
     }
 
@@ -188,7 +188,10 @@ record TableRoute(Kind kind, List<String> tables) {
                     java.util.Map<String, String> fields = topTexts(p, Set.of("TableName", "TableArn"));
                     String name = fields.get("TableName");
                     add(tables, name != null ? name : tableOfArn(fields.get("TableArn")));
-                    if (tables.isEmpty()) {
+                    // A table's backups may be in groups other than its own now: a backup of a table cut by ranges is
+                    // a part in each of its groups, and a table deleted keeps its backups where they were when its
+                    // name is made anew. Its name is a filter of the whole list.
+                    if (tables.isEmpty() || operation.equals("ListBackups")) {
                         return new TableRoute(Kind.ACCOUNT_WIDE, List.of());
                     }
                 } else {

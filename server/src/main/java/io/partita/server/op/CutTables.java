@@ -6,10 +6,10 @@ import io.partita.storage.table.TableMetadata;
 
 /**
  * What a table cut by hash ranges over a cluster's Raft groups ({@code --cluster-partition-groups}, docs/CLUSTER.md)
- * does not run alone: a backup, and a restore to a point in time. DynamoDB checks a request before anything else, so
- * the cluster sends such a request to the table's first group marked {@link #HEADER}; its handler checks it as on any
- * table, and then refuses it ({@link #refuse}). A restore to a point in time is then run by the cluster, each group
- * restoring its own range ({@link #RANGE}).
+ * does not run alone: a backup, a restore from one, and a restore to a point in time. DynamoDB checks a request before
+ * anything else, so the cluster sends such a request to the table's first group marked {@link #HEADER}; its handler
+ * checks it as on any table, and then refuses it ({@link #refuse}). The cluster then runs it over the groups, each
+ * backing up ({@link #PART}) or restoring ({@link #RANGE}) its own range.
  */
 public final class CutTables {
     /**
@@ -26,10 +26,26 @@ public final class CutTables {
      */
     public static final String RANGE = "range";
 
+    /**
+     * What begins the value of {@link #HEADER} on a CreateBackup's share sent to each group of a table cut by ranges,
+     * the backup's id after it ({@link RequestContext#backupPart}): the group backs up its own range under that id,
+     * one part of the backup the cluster recorded.
+     */
+    public static final String PART = "part:";
+
+    private static final String CREATE_BACKUP =
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "CreateBackup";
+
+    /** The restores a group runs on its own range, marked {@link #RANGE}. */
+    private static final java.util.Set<String> RESTORES = java.util.Set.of(
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime",
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableFromBackup");
+
     /** The operations whose handlers {@link #refuse}: only theirs look for {@link #HEADER}. */
     private static final java.util.Set<String> CHECKED = java.util.Set.of(
-            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "CreateBackup",
-            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime");
+            CREATE_BACKUP,
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime",
+            io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableFromBackup");
 
     private CutTables() {}
 
@@ -39,17 +55,24 @@ public final class CutTables {
      * not looked at: one set lookup per marked request.
      */
     public static boolean marked(String target, String mark) {
-        return mark != null && !mark.equals(RANGE) && CHECKED.contains(target);
+        return mark != null && share(target, mark) == null && CHECKED.contains(target);
     }
 
     /**
-     * Whether a request to {@code target} whose {@link #HEADER} is {@code mark} is a restore's share marked {@link
-     * #RANGE}: its group restores its own range of a table cut by ranges.
+     * What a request to {@code target} whose {@link #HEADER} is {@code mark} is a share of ({@link
+     * RequestContext#share}): {@link #RANGE} for a restore's share marked so, whose group restores its own range; the
+     * backup's id for a CreateBackup's marked {@link #PART}; else null.
      */
-    public static boolean restoresRange(String target, String mark) {
-        return RANGE.equals(mark)
-                && target.equals(
-                        io.partita.server.route.OperationRegistry.DYNAMODB_PREFIX + "RestoreTableToPointInTime");
+    public static String share(String target, String mark) {
+        if (mark == null) {
+            return null;
+        }
+        if (mark.equals(RANGE) && RESTORES.contains(target)) {
+            return RANGE;
+        }
+        return mark.startsWith(PART) && mark.length() > PART.length() && target.equals(CREATE_BACKUP)
+                ? mark.substring(PART.length())
+                : null;
     }
 
     /**

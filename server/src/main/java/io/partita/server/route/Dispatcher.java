@@ -143,7 +143,7 @@ public final class Dispatcher {
                 request.target(),
                 registries != null,
                 io.partita.server.op.CutTables.marked(request.target(), request.cutMark()),
-                io.partita.server.op.CutTables.restoresRange(request.target(), request.cutMark()));
+                io.partita.server.op.CutTables.share(request.target(), request.cutMark()));
         // Counted once answered, in the caller's account: a request deferred to a worker is counted there.
         RequestMetrics.Operation metrics = operations.metrics().of(request.target());
         long start = System.nanoTime();

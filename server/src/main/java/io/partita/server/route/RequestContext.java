@@ -12,8 +12,9 @@ import java.time.Clock;
  * @param isolated strict mode: every account sees only its own tables, and an ARN of another account is refused
  * @param cutByRanges marked by a cluster node as a request on a table cut by ranges, to be checked and then refused
  *     ({@link io.partita.server.op.CutTables#HEADER})
- * @param restoresRange marked by a cluster node as a restore's share: this group restores its own range of a table
- *     cut by ranges ({@link io.partita.server.op.CutTables#RANGE})
+ * @param share what a cluster node marked this request as, a share of a request over a table cut by ranges ({@link
+ *     io.partita.server.op.CutTables#share}): {@link io.partita.server.op.CutTables#RANGE} on a restore, whose group
+ *     restores its own range; the backup's id on a CreateBackup, whose group backs up its own range under it; or null
  */
 public record RequestContext(
         String requestId,
@@ -24,7 +25,7 @@ public record RequestContext(
         String target,
         boolean isolated,
         boolean cutByRanges,
-        boolean restoresRange) {
+        String share) {
     /** A request not marked as one on a table cut by ranges ({@link io.partita.server.op.CutTables}). */
     public RequestContext(
             String requestId,
@@ -34,7 +35,7 @@ public record RequestContext(
             Clock clock,
             String target,
             boolean isolated) {
-        this(requestId, region, accountId, host, clock, target, isolated, false, false);
+        this(requestId, region, accountId, host, clock, target, isolated, false, null);
     }
 
     /** A request marked, or not, as one on a table cut by ranges to check and then refuse. */
@@ -47,7 +48,17 @@ public record RequestContext(
             String target,
             boolean isolated,
             boolean cutByRanges) {
-        this(requestId, region, accountId, host, clock, target, isolated, cutByRanges, false);
+        this(requestId, region, accountId, host, clock, target, isolated, cutByRanges, null);
+    }
+
+    /** Whether this is a restore's share: its group restores its own range of a table cut by ranges. */
+    public boolean restoresRange() {
+        return io.partita.server.op.CutTables.RANGE.equals(share);
+    }
+
+    /** The id of the backup whose part this CreateBackup's group makes of its own range, or null. */
+    public String backupPart() {
+        return share == null || restoresRange() ? null : share;
     }
 
     /**
@@ -55,8 +66,7 @@ public record RequestContext(
      * operations (a share of a request over several Raft groups) names the client's operation in its messages.
      */
     public RequestContext as(String target) {
-        return new RequestContext(
-                requestId, region, accountId, host, clock, target, isolated, cutByRanges, restoresRange);
+        return new RequestContext(requestId, region, accountId, host, clock, target, isolated, cutByRanges, share);
     }
 
     /** The operation's name ({@code GetItem}), from the target. */

@@ -94,6 +94,31 @@ class ListSpreadTest {
                 .containsExactly("b", "a");
     }
 
+    /** A backup of a table cut by ranges is a part in each of its groups under one ARN: listed once, its size all. */
+    @Test
+    void aBackupOfSeveralPartsIsListedOnceWithEveryPartsSize() throws Exception {
+        ObjectNode part1 = (ObjectNode) backup("cut", 30);
+        ObjectNode part2 = (ObjectNode) backup("cut", 30);
+        ObjectNode part3 = (ObjectNode) backup("cut", 30);
+        part1.put("BackupSizeBytes", 100);
+        part2.put("BackupSizeBytes", 20);
+        part3.put("BackupSizeBytes", 3);
+        List<List<JsonNode>> groups =
+                List.of(List.of(backup("a", 10), part1), List.of(part2), List.of(part3, backup("b", 40)));
+        byte[] page = ListSpread.page(ListSpread.Kind.BACKUPS, request("{}"), groups);
+        assertThat(field(page, "BackupSummaries", "TableName")).containsExactly("a", "cut", "b");
+        assertThat(DynamoJson.mapper()
+                        .readTree(page)
+                        .get("BackupSummaries")
+                        .get(1)
+                        .get("BackupSizeBytes")
+                        .asLong())
+                .isEqualTo(123);
+        // Paged as one entry: two to a page, the cursor after it.
+        byte[] first = ListSpread.page(ListSpread.Kind.BACKUPS, request("{'Limit':2}"), groups);
+        assertThat(last(first, "LastEvaluatedBackupArn")).contains("table/cut/backup/00000000000030");
+    }
+
     @Test
     void aGroupIsAskedForItsLargestPagesWithoutTheClientsLimitAndCursor() throws Exception {
         ObjectNode asked = request(

@@ -398,6 +398,15 @@ class RangeMoveIT {
      */
     private HttpResponse<String> toGroup(String group, java.util.function.Function<String, HttpRequest.Builder> request)
             throws Exception {
+        return toGroup(group, request, status -> status == 200);
+    }
+
+    /** As {@link #toGroup}, until a node answers a status {@code answered} takes. */
+    private HttpResponse<String> toGroup(
+            String group,
+            java.util.function.Function<String, HttpRequest.Builder> request,
+            java.util.function.IntPredicate answered)
+            throws Exception {
         String last = "";
         for (int tries = 0; tries < 60; tries++) {
             try {
@@ -409,7 +418,7 @@ class RangeMoveIT {
                                 .timeout(java.time.Duration.ofSeconds(2))
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
-                if (asked.statusCode() == 200) {
+                if (answered.test(asked.statusCode())) {
                     return asked;
                 }
                 last = asked.body();
@@ -834,14 +843,11 @@ class RangeMoveIT {
         assertThat(whole.statusCode()).isEqualTo(400);
         assertThat(whole.body()).contains("kept whole");
 
-        // What is not cut by ranges yet is checked by the first group as on any table, then refused there.
+        // A backup is checked by the first group as on any table first.
         assertThatThrownBy(
                         () -> client(2).createBackup(r -> r.tableName("moved").backupName("ab")))
                 .hasMessageContaining("backupName")
                 .hasMessageNotContaining("does not run");
-        assertThatThrownBy(
-                        () -> client(1).createBackup(r -> r.tableName("moved").backupName("fine")))
-                .hasMessageContaining("does not run CreateBackup");
         // A stream with a change of throughput: DynamoDB's own refusal, from the first group.
         assertThatThrownBy(() -> client(0)
                         .updateTable(r -> r.tableName("moved")
@@ -1013,6 +1019,155 @@ class RangeMoveIT {
         aTableDeletedDuringAMoveEndsIt();
         aStreamOverRanges();
         pointInTimeRecoveryOverRanges();
+        backupsOverRanges();
+    }
+
+    /**
+     * A backup of a table cut in two ranges: a part in each group under one ARN, described and listed through any node
+     * as one backup; restored into a table cut by the same ranges, through any node, before and after its source is
+     * deleted and its name made anew elsewhere; deleted in every group.
+     */
+    @SuppressWarnings("unchecked")
+    private void backupsOverRanges() throws Exception {
+        client(0)
+                .createTable(r -> r.tableName("saved")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
+        List<String> groups = new ArrayList<>();
+        for (String list : List.of("groups", "elsewhere")) {
+            for (JsonNode g : clusterView().get(list)) {
+                if (g.path("table").asText().equals("saved")) {
+                    groups.add(g.get("group").asText());
+                }
+            }
+        }
+        assertThat(groups).hasSize(2);
+        for (int i = 0; i < 30; i++) {
+            int k = i;
+            client(i % 3)
+                    .putItem(r -> r.tableName("saved")
+                            .item(Map.of("pk", AttributeValue.fromS("s" + k), "n", AttributeValue.fromN("1"))));
+        }
+        var made = client(1)
+                .createBackup(r -> r.tableName("saved").backupName("nightly"))
+                .backupDetails();
+        String arn = made.backupArn();
+        assertThat(arn).contains(":table/saved/backup/");
+        long parts = 0;
+        long partsSize = 0;
+        for (String group : groups) {
+            JsonNode own = askGroupApi(group, "DescribeBackup", "{\"BackupArn\":\"" + arn + "\"}")
+                    .path("BackupDescription");
+            assertThat(own.path("BackupDetails").path("BackupArn").asText())
+                    .as("a part in group " + group)
+                    .isEqualTo(arn);
+            long count = own.path("SourceTableDetails").path("ItemCount").asLong();
+            assertThat(count).as("group " + group + "'s own range").isBetween(1L, 29L);
+            parts += count;
+            partsSize += own.path("BackupDetails").path("BackupSizeBytes").asLong();
+        }
+        assertThat(parts).isEqualTo(30);
+        long size = partsSize;
+        assertThat(made.backupSizeBytes()).isEqualTo(size);
+        var described = client(2).describeBackup(r -> r.backupArn(arn)).backupDescription();
+        assertThat(described.sourceTableDetails().itemCount()).isEqualTo(30);
+        assertThat(described.backupDetails().backupSizeBytes()).isEqualTo(size);
+        assertThat(described.backupDetails().backupStatusAsString()).isEqualTo("AVAILABLE");
+        var listed = client(0).listBackups(r -> r.tableName("saved")).backupSummaries();
+        assertThat(listed).singleElement().satisfies(b -> {
+            assertThat(b.backupArn()).isEqualTo(arn);
+            assertThat(b.backupSizeBytes()).isEqualTo(size);
+        });
+
+        for (int i = 0; i < 10; i++) {
+            int k = i;
+            client(i % 3)
+                    .putItem(r -> r.tableName("saved")
+                            .item(Map.of("pk", AttributeValue.fromS("late" + k), "n", AttributeValue.fromN("2"))));
+        }
+        var restoring = client(2)
+                .restoreTableFromBackup(r -> r.backupArn(arn).targetTableName("savedCopy"))
+                .tableDescription();
+        assertThat(restoring.restoreSummary().sourceBackupArn()).isEqualTo(arn);
+        assertThatThrownBy(() ->
+                        client(0).restoreTableFromBackup(r -> r.backupArn(arn).targetTableName("savedCopy")))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.TableAlreadyExistsException.class);
+        assertThat(scanned(1, "savedCopy"))
+                .as("the backup's moment")
+                .hasSize(30)
+                .allSatisfy((k, n) -> {
+                    assertThat(k).startsWith("s");
+                    assertThat(n).isEqualTo("1");
+                });
+        assertThat(client(0)
+                        .describeTable(r -> r.tableName("savedCopy"))
+                        .table()
+                        .itemCount())
+                .isEqualTo(30);
+        client(1)
+                .putItem(r -> r.tableName("savedCopy")
+                        .item(Map.of("pk", AttributeValue.fromS("s7"), "n", AttributeValue.fromN("3"))));
+        assertThat(client(2)
+                        .getItem(r -> r.tableName("savedCopy")
+                                .key(Map.of("pk", AttributeValue.fromS("s7")))
+                                .consistentRead(true))
+                        .item()
+                        .get("n")
+                        .n())
+                .isEqualTo("3");
+
+        // The source deleted, and its name made anew (in groups of its own): the backup is still its parts' groups'.
+        client(0).deleteTable(r -> r.tableName("saved"));
+        client(1)
+                .createTable(r -> r.tableName("saved")
+                        .attributeDefinitions(a -> a.attributeName("pk").attributeType(ScalarAttributeType.S))
+                        .keySchema(k -> k.attributeName("pk").keyType(KeyType.HASH))
+                        .provisionedThroughput(p -> p.readCapacityUnits(100L).writeCapacityUnits(1_500L)));
+        assertThat(client(0)
+                        .describeBackup(r -> r.backupArn(arn))
+                        .backupDescription()
+                        .sourceTableDetails()
+                        .itemCount())
+                .isEqualTo(30);
+        client(0).restoreTableFromBackup(r -> r.backupArn(arn).targetTableName("savedAgain"));
+        assertThat(scanned(2, "savedAgain")).hasSize(30);
+        assertThat(client(1)
+                        .scan(r -> r.tableName("saved").consistentRead(true))
+                        .count())
+                .as("the new table of the name")
+                .isZero();
+
+        var deleted = client(1).deleteBackup(r -> r.backupArn(arn)).backupDescription();
+        assertThat(deleted.backupDetails().backupStatusAsString()).isEqualTo("DELETED");
+        assertThat(deleted.sourceTableDetails().itemCount()).isEqualTo(30);
+        assertThatThrownBy(() -> client(2).describeBackup(r -> r.backupArn(arn)))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.BackupNotFoundException.class);
+        assertThat(client(0).listBackups(r -> r.tableName("saved")).backupSummaries())
+                .isEmpty();
+        for (String group : groups) {
+            assertThat(askGroupApi(group, "DescribeBackup", "{\"BackupArn\":\"" + arn + "\"}", status -> status == 400)
+                            .path("__type")
+                            .asText())
+                    .as("no part left in group " + group)
+                    .endsWith("BackupNotFoundException");
+        }
+        assertThat(scanned(0, "savedCopy"))
+                .as("restored tables are tables of their own")
+                .hasSize(30);
+        for (String t : List.of("savedCopy", "savedAgain", "saved")) {
+            client(2).deleteTable(r -> r.tableName(t));
+        }
+    }
+
+    /** Every item of table {@code table}, read through node {@code via}: its partition key's value to its {@code n}. */
+    private Map<String, String> scanned(int via, String table) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        client(via)
+                .scanPaginator(r -> r.tableName(table).consistentRead(true))
+                .items()
+                .forEach(item -> out.put(item.get("pk").s(), item.get("n").n()));
+        return out;
     }
 
     /**
@@ -1309,6 +1464,12 @@ class RangeMoveIT {
 
     /** DynamoDB's {@code operation} with {@code body} asked of group {@code group}'s leader ({@link #toGroup}). */
     private JsonNode askGroupApi(String group, String operation, String body) throws Exception {
+        return askGroupApi(group, operation, body, status -> status == 200);
+    }
+
+    /** As {@link #askGroupApi}, until a node answers a status {@code answered} takes (a refusal, say). */
+    private JsonNode askGroupApi(String group, String operation, String body, java.util.function.IntPredicate answered)
+            throws Exception {
         // Unsigned (the cluster's nodes are open here), in the account the SDK's clients reach.
         String date = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(java.time.ZoneOffset.UTC)
@@ -1324,7 +1485,8 @@ class RangeMoveIT {
                                                 + "/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date,"
                                                 + " Signature=0")
                                 .header("content-type", "application/x-amz-json-1.0")
-                                .POST(HttpRequest.BodyPublishers.ofString(body)))
+                                .POST(HttpRequest.BodyPublishers.ofString(body)),
+                        answered)
                 .body());
     }
 

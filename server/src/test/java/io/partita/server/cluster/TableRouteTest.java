@@ -126,6 +126,8 @@ class TableRouteTest {
                                 + "\"TargetTableName\":\"b\"}"))
                 .isEqualTo(new TableRoute(Kind.RESTORES, List.of("a")));
         assertThat(route("ListBackups", "{}").kind()).isEqualTo(Kind.ACCOUNT_WIDE);
+        // A table's backups may be in groups that are not its own: its name filters the account's whole list.
+        assertThat(route("ListBackups", "{\"TableName\":\"a\"}").kind()).isEqualTo(Kind.ACCOUNT_WIDE);
         assertThat(route("ListStreams", "{}").kind()).isEqualTo(Kind.ACCOUNT_WIDE);
         assertThat(route("ListExports", "{\"TableArn\":\"arn:aws:dynamodb:us-east-1:111122223333:table/a\"}"))
                 .isEqualTo(new TableRoute(Kind.TABLES, List.of("a")));

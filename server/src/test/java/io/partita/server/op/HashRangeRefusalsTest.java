@@ -68,7 +68,7 @@ class HashRangeRefusalsTest {
                 target,
                 false,
                 asked.cutByRanges(),
-                asked.restoresRange());
+                asked.share());
         return handler.handle(context, DynamoJson.decode(json.getBytes(StandardCharsets.UTF_8), handler.inputType()));
     }
 
@@ -410,6 +410,39 @@ class HashRangeRefusalsTest {
     }
 
     /**
+     * A cluster's placement as a group of a table cut by ranges sees it: a restored table's record gives this group
+     * range {@code recorded[0]}; each table made here is added to {@code made}.
+     */
+    private static io.partita.server.op.table.TablePlacement placement(HashRange[] recorded, List<String> made) {
+        return new io.partita.server.op.table.TablePlacement() {
+            @Override
+            public Placed place(String account, String name, Layout layout) {
+                assertThat(layout.partitionKey()).isEqualTo("id");
+                return new Placed(false, recorded[0]);
+            }
+
+            @Override
+            public <T> T makeHere(String name, java.util.function.Supplier<T> make) {
+                made.add(name);
+                return make.get();
+            }
+
+            @Override
+            public <T> T restoreHere(String account, String name, java.util.function.Supplier<T> restore) {
+                throw new AssertionError("a range's restore is placed by the cluster, not here");
+            }
+
+            @Override
+            public void deleted(String account, String name) {}
+
+            @Override
+            public java.util.SortedSet<String> names(String account) {
+                return new java.util.TreeSet<>();
+            }
+        };
+    }
+
+    /**
      * A restore to a point in time of a store holding a range: refused alone (after its checks); a restore's share
      * ({@code CutTables.RANGE}) makes the restored table here with the range its record gives this group, once that
      * is the range the source holds, and with the source's items of it.
@@ -420,32 +453,7 @@ class HashRangeRefusalsTest {
             storage.tables().create(KeyedTables.byId("cut").withHashRange(LOWER));
             HashRange[] recorded = {LOWER};
             java.util.List<String> made = new java.util.ArrayList<>();
-            io.partita.server.op.table.TablePlacement placement = new io.partita.server.op.table.TablePlacement() {
-                @Override
-                public Placed place(String account, String name, Layout layout) {
-                    assertThat(layout.partitionKey()).isEqualTo("id");
-                    return new Placed(false, recorded[0]);
-                }
-
-                @Override
-                public <T> T makeHere(String name, java.util.function.Supplier<T> make) {
-                    made.add(name);
-                    return make.get();
-                }
-
-                @Override
-                public <T> T restoreHere(String account, String name, java.util.function.Supplier<T> restore) {
-                    throw new AssertionError("a range's restore is placed by the cluster, not here");
-                }
-
-                @Override
-                public void deleted(String account, String name) {}
-
-                @Override
-                public java.util.SortedSet<String> names(String account) {
-                    return new java.util.TreeSet<>();
-                }
-            };
+            io.partita.server.op.table.TablePlacement placement = placement(recorded, made);
             OperationRegistry registry = new OperationRegistry()
                     .register(
                             "UpdateContinuousBackups",
@@ -472,7 +480,15 @@ class HashRangeRefusalsTest {
             assertThatThrownBy(() -> run(registry, "RestoreTableToPointInTime", restore.formatted("alone")))
                     .hasMessageContaining("does not run RestoreTableToPointInTime");
             RequestContext share = new RequestContext(
-                    "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false, false, true);
+                    "r",
+                    "us-east-1",
+                    "000000000000",
+                    "localhost",
+                    Clock.systemUTC(),
+                    "x",
+                    false,
+                    false,
+                    CutTables.RANGE);
             recorded[0] = new HashRange(0, Long.MAX_VALUE / 2);
             assertThatThrownBy(() -> run(registry, share, "RestoreTableToPointInTime", restore.formatted("other")))
                     .as("a record whose range the source does not hold")
@@ -481,6 +497,85 @@ class HashRangeRefusalsTest {
             assertThat(made).isEmpty();
             recorded[0] = LOWER;
             run(registry, share, "RestoreTableToPointInTime", restore.formatted("copy"));
+            assertThat(made).containsExactly("copy");
+            var copy = storage.tables().find("copy");
+            assertThat(copy.metadata().hashRange()).isEqualTo(LOWER);
+            assertThat(copy.stats().itemCount()).isEqualTo(2);
+            assertThat(storage.tables().find("alone")).isNull();
+            assertThat(storage.tables().find("other")).isNull();
+        }
+    }
+
+    /**
+     * A backup's part ({@code CutTables.PART}): a store holding a range backs it up under the id it is given, once; a
+     * table holding no range is not backed up so. A RestoreTableFromBackup of a part is checked, then refused alone; a
+     * restore's share makes the restored table here with the range its record gives this group, once that is the
+     * range of the part, and with the part's items.
+     */
+    @Test
+    void aBackupsPartAndItsRestoreAreThisGroupsRange() {
+        try (StorageEngine storage = StorageEngine.open(StorageConfig.memory())) {
+            storage.tables().create(KeyedTables.byId("cut").withHashRange(LOWER));
+            storage.tables().create(KeyedTables.byId("whole"));
+            HashRange[] recorded = {LOWER};
+            List<String> made = new java.util.ArrayList<>();
+            OperationRegistry registry = new OperationRegistry()
+                    .register(
+                            "PutItem",
+                            new io.partita.server.op.item.PutItemHandler(
+                                    storage, new ItemExpressions(new ExpressionCache(10))))
+                    .register("CreateBackup", new io.partita.server.op.table.CreateBackupHandler(storage))
+                    .register(
+                            "RestoreTableFromBackup",
+                            new io.partita.server.op.table.RestoreTableFromBackupHandler(
+                                    storage, placement(recorded, made)));
+            for (String id : List.of(idIn(true, 0), idIn(true, 1))) {
+                run(registry, "PutItem", "{\"TableName\":\"cut\",\"Item\":{\"id\":{\"S\":\"" + id + "\"}}}");
+            }
+            String id = io.partita.storage.backup.TableBackups.newId(1_700_000_000_000L);
+            RequestContext part = new RequestContext(
+                    "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false, false, id);
+            assertThat(part.backupPart()).isEqualTo(id);
+            String backup = "{\"TableName\":\"%s\",\"BackupName\":\"nightly\"}";
+            assertThatThrownBy(() -> run(registry, part, "CreateBackup", backup.formatted("whole")))
+                    .as("a table holding no range")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            run(registry, part, "CreateBackup", backup.formatted("cut"));
+            run(registry, part, "CreateBackup", backup.formatted("cut"));
+            assertThat(storage.backups().all()).singleElement().satisfies(b -> {
+                assertThat(b.id()).isEqualTo(id);
+                assertThat(b.itemCount()).isEqualTo(2);
+                assertThat(b.source().hashRange()).isEqualTo(LOWER);
+            });
+            String arn = "arn:aws:dynamodb:us-east-1:000000000000:table/cut/backup/" + id;
+            String restore = "{\"BackupArn\":\"" + arn + "\",\"TargetTableName\":\"%s\"%s}";
+            assertThatThrownBy(() -> run(
+                            registry,
+                            "RestoreTableFromBackup",
+                            restore.formatted("copy", ",\"BillingModeOverride\":\"NOPE\"")))
+                    .as("its own error first")
+                    .hasMessageNotContaining("does not run");
+            assertThatThrownBy(() -> run(registry, "RestoreTableFromBackup", restore.formatted("alone", "")))
+                    .hasMessageContaining("does not run RestoreTableFromBackup");
+            RequestContext share = new RequestContext(
+                    "r",
+                    "us-east-1",
+                    "000000000000",
+                    "localhost",
+                    Clock.systemUTC(),
+                    "x",
+                    false,
+                    false,
+                    CutTables.RANGE);
+            recorded[0] = new HashRange(0, Long.MAX_VALUE / 2);
+            assertThatThrownBy(() -> run(registry, share, "RestoreTableFromBackup", restore.formatted("other", "")))
+                    .as("a record whose range the part is not of")
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+            assertThat(made).isEmpty();
+            recorded[0] = LOWER;
+            run(registry, share, "RestoreTableFromBackup", restore.formatted("copy", ""));
             assertThat(made).containsExactly("copy");
             var copy = storage.tables().find("copy");
             assertThat(copy.metadata().hashRange()).isEqualTo(LOWER);

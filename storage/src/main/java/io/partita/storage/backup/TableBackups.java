@@ -91,8 +91,31 @@ public final class TableBackups {
 
     /** Copies {@code t}'s items into a new backup named {@code name}. */
     public Backup create(Table t, String name) {
-        long now = clock.millis();
-        String id = String.format("%014d-%08x", now, ThreadLocalRandom.current().nextInt());
+        return create(t, name, newId(clock.millis()));
+    }
+
+    /** A new backup's id, made at {@code millis}: {@link Backup#id}'s form. */
+    public static String newId(long millis) {
+        return String.format("%014d-%08x", millis, ThreadLocalRandom.current().nextInt());
+    }
+
+    /**
+     * Copies {@code t}'s items into a new backup named {@code name} whose id is {@code id} (made by {@link #newId},
+     * its time the backup's), as one part of a backup of a table cut by hash ranges over a cluster's Raft groups: each
+     * group backs up its own range under the one id. A backup of that id here already (the part made by this request
+     * sent before) is answered as it is.
+     *
+     * @throws IllegalArgumentException an id not of {@link #newId}'s form
+     */
+    public Backup create(Table t, String name, String id) {
+        if (!id.matches("\\d{14}-[0-9a-f]{8}")) {
+            throw new IllegalArgumentException("not a backup's id: " + id);
+        }
+        Backup made = backups.get(id);
+        if (made != null) {
+            return made;
+        }
+        long now = Long.parseLong(id.substring(0, 14));
         String family = RocksStore.BACKUP_PREFIX + id;
         ColumnFamilyHandle cf = store.createItemFamily(family);
         long[] counted = new long[2];

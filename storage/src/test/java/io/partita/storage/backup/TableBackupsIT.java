@@ -68,6 +68,32 @@ class TableBackupsIT {
         }
     }
 
+    /**
+     * A part of a backup of a table cut by ranges: made under the id and time it is given, once (the same id again is
+     * the part made before, not a second copy); an id not of a backup's form is refused.
+     */
+    @Test
+    void aBackupMadeUnderAGivenIdIsMadeOnce() {
+        try (StorageEngine engine = StorageEngine.open(StorageConfig.memory())) {
+            Table t = engine.tables().create(table("orders"));
+            put(engine, t, "k1");
+            String id = TableBackups.newId(1_700_000_000_123L);
+            assertThat(id).matches("01700000000123-[0-9a-f]{8}");
+            TableBackups.Backup b = engine.backups().create(t, "nightly", id);
+            assertThat(b.id()).isEqualTo(id);
+            assertThat(b.creationMillis()).isEqualTo(1_700_000_000_123L);
+            assertThat(b.itemCount()).isEqualTo(1);
+            put(engine, t, "k2");
+            TableBackups.Backup again = engine.backups().create(t, "nightly", id);
+            assertThat(again).isEqualTo(b);
+            assertThat(engine.backups().all()).containsExactly(b);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> engine.backups().create(t, "nightly", "1700000000123-abc"))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(engine.backups().all()).hasSize(1);
+        }
+    }
+
     /** A restore that fails half way leaves no table behind: here the target's key is one the items do not have. */
     @Test
     void aFailedRestoreLeavesNoTable() {

@@ -41,8 +41,21 @@ public final class CreateBackupHandler implements OperationHandler<CreateBackupI
         if (t == null) {
             throw new ApiException(ErrorCode.TABLE_NOT_FOUND, "Table not found: " + name);
         }
-        io.partita.server.op.CutTables.refuse(context, t.metadata(), "CreateBackup");
-        Backup b = storage.backups().create(t, in.backupName());
+        Backup b;
+        String part = context.backupPart();
+        if (part != null) {
+            // One group's part of a backup of a table cut by ranges, which the cluster recorded under this id and ran
+            // from the node the client reached (docs/CLUSTER.md): its own range's items, under that id.
+            if (t.metadata().hashRange() == null || !part.matches("\\d{14}-[0-9a-f]{8}")) {
+                throw new ApiException(
+                        ErrorCode.SERVICE_UNAVAILABLE,
+                        "table " + name + " holds no hash range here, or the backup's id is malformed: try again");
+            }
+            b = storage.backups().create(t, in.backupName(), part);
+        } else {
+            io.partita.server.op.CutTables.refuse(context, t.metadata(), "CreateBackup");
+            b = storage.backups().create(t, in.backupName());
+        }
         var details = Backups.details(context, b, "CREATING");
         return new CreateBackupOutput(details);
     }
