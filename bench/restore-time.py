@@ -1,6 +1,7 @@
-"""How long a RestoreTableToPointInTime takes, as a client sees it (docs/PERFORMANCE.md).
+"""How long a RestoreTableToPointInTime takes, as a client sees it (docs/PERFORMANCE.md); or, with `backup`, a
+CreateBackup and each RestoreTableFromBackup of it.
 
-Usage: python3 bench/restore-time.py PORT ITEMS [RESTORES]
+Usage: python3 bench/restore-time.py PORT ITEMS [RESTORES [backup]]
 
 Makes a table of 3,000 WCU with PITR on, writes ITEMS items of 1 KB with BatchWriteItem (what is left unprocessed sent
 again), then restores it RESTORES times (3 by default) with UseLatestRestorableTime, each timed at the client, and
@@ -17,6 +18,7 @@ import botocore.config
 
 port, n = sys.argv[1], int(sys.argv[2])
 restores = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+backup = len(sys.argv) > 4 and sys.argv[4] == 'backup'
 d = boto3.client('dynamodb', endpoint_url=f'http://127.0.0.1:{port}', region_name='us-east-1',
                  aws_access_key_id='x', aws_secret_access_key='y',
                  config=botocore.config.Config(read_timeout=300, retries={'max_attempts': 1}))
@@ -33,10 +35,18 @@ for i in range(0, n, 25):
         req = d.batch_write_item(RequestItems=req).get('UnprocessedItems') or None
         if req:
             time.sleep(0.05)
+arn = None
+if backup:
+    start = time.perf_counter()
+    arn = d.create_backup(TableName=t, BackupName='timed')['BackupDetails']['BackupArn']
+    print(f'backup of {n} items (1 KB): {(time.perf_counter() - start) * 1000:.0f} ms')
 times = []
 for r in range(restores):
     start = time.perf_counter()
-    d.restore_table_to_point_in_time(SourceTableName=t, TargetTableName=f'{t}r{r}', UseLatestRestorableTime=True)
+    if backup:
+        d.restore_table_from_backup(BackupArn=arn, TargetTableName=f'{t}r{r}')
+    else:
+        d.restore_table_to_point_in_time(SourceTableName=t, TargetTableName=f'{t}r{r}', UseLatestRestorableTime=True)
     times.append(time.perf_counter() - start)
     page = d.scan(TableName=f'{t}r{r}', Select='COUNT', ConsistentRead=True)
     count = page['Count']

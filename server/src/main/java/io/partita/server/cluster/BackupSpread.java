@@ -45,34 +45,56 @@ final class BackupSpread {
     static final String DELETE = OperationRegistry.DYNAMODB_PREFIX + "DeleteBackup";
     static final String RESTORE = OperationRegistry.DYNAMODB_PREFIX + "RestoreTableFromBackup";
 
-    private static final String DESCRIBE_TABLE = OperationRegistry.DYNAMODB_PREFIX + "DescribeTable";
-
     private BackupSpread() {}
 
-    /** The cluster's records of backups and tables, as this spread needs them; each call blocks. */
+    /**
+     * The cluster's records of backups and tables, as this spread needs them; each call blocks. A backup's record says
+     * what is under way: {@code creating} from its record until every part is made, {@code deleting} from a
+     * DeleteBackup on, and a restore reading it ({@code restoring}); a mark older than {@link #BUSY_MILLIS} (its node
+     * stopped midway) is not heeded.
+     */
     interface Records {
         /**
-         * Records backup {@code id} of table {@code table} as held by the groups of {@code ranges} (the table's, live),
-         * after a barrier: unless the table's record no longer has those ranges, or a range of it is moving (a 503).
-         * Returns what takes the record back.
+         * Records backup {@code id} of table {@code table}, {@code creating}, as held by the groups of {@code ranges}
+         * (the table's, live), after a barrier: unless the table's record no longer has those ranges, or a range of it
+         * is moving (a 503). Returns what takes the record back.
          */
         Runnable record(String id, String table, TableRanges ranges);
 
         /** Whether table {@code table}'s record, after a barrier, still has {@code ranges}, no move under way. */
         boolean unchanged(String table, TableRanges ranges);
 
+        /** Marks backup {@code id} made (no longer {@code creating}); false when its record is gone or deleting. */
+        boolean made(String id);
+
+        /**
+         * Marks backup {@code id} {@code deleting}, after a barrier.
+         *
+         * @throws ApiException {@code BackupInUseException} while it is being made or restored; {@code
+         *     BackupNotFoundException} when it is no longer recorded
+         */
+        void deleting(String id);
+
         /** Removes backup {@code id}'s record (its parts deleted). */
         void forget(String id);
 
         /**
-         * Records table {@code name}, restored from backup {@code id}, as cut by {@code ranges} (the backup's) in the
-         * groups of its parts, as {@link RestoreSpread.Places#place} does a restore to a point in time. Returns what
-         * takes the record back.
+         * Marks backup {@code id} being restored into table {@code name}, then records that table as cut by {@code
+         * ranges} (the backup's) in the groups of its parts, as {@link RestoreSpread.Places#place} does a restore to a
+         * point in time. Returns what takes the table's record back; {@link #restored} takes the mark back.
          *
-         * @throws ApiException as {@link RestoreSpread.Places#place} throws; a 503 when the backup's record is gone
+         * @throws ApiException {@code BackupInUseException} while the backup is being made or restored into another
+         *     table; {@code BackupNotFoundException} while it is being deleted; as {@link RestoreSpread.Places#place}
+         *     throws (the mark taken back)
          */
         Runnable place(String name, String id, TableRanges ranges);
+
+        /** Takes back the mark of a restore of backup {@code id}, whatever its outcome. */
+        void restored(String id);
     }
+
+    /** How long a mark of a backup's record is heeded: longer than the router waits for any share. */
+    static final long BUSY_MILLIS = 600_000;
 
     /**
      * Runs client's CreateBackup {@code body} of table {@code table}, cut by {@code ranges}, over its groups: the
@@ -86,41 +108,33 @@ final class BackupSpread {
             RestoreSpread.Sender sender,
             Records records,
             Executor executor) {
-        return sender.send(ranges.groups().get(0), CREATE, body, "true")
-                .thenComposeAsync(
-                        checked -> {
-                            if (!RangeSpread.is(checked, "ValidationException|does not run CreateBackup")) {
-                                return RestoreSpread.done(checked); // the request's own error (or a 503)
-                            }
-                            if (ranges.moving() != null) {
-                                return RestoreSpread.done(ClusterMember.refusal(RangeSpread.moving(table)));
-                            }
-                            String id = TableBackups.newId(now);
-                            Runnable undo;
-                            try {
-                                undo = records.record(id, table, ranges);
-                            } catch (ApiException e) {
-                                return RestoreSpread.done(ClusterMember.refusal(e));
-                            }
-                            long until =
-                                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RangeSpread.EVERY_GROUP_MILLIS);
-                            RangeSpread.Sender parts = (g, t, b) -> sender.send(g, t, b, CutTables.PART + id);
-                            return RangeSpread.all(
-                                            ranges.groups(),
-                                            g -> RangeSpread.untilDone(g, CREATE, body, parts, until, null))
-                                    .thenComposeAsync(
-                                            replies -> made(table, ranges, replies, sender, records, undo, executor),
-                                            executor);
-                        },
-                        executor);
+        return RestoreSpread.checkedFirst(ranges.groups().get(0), CREATE, body, sender, executor, () -> {
+            if (ranges.moving() != null) {
+                return RestoreSpread.done(ClusterMember.refusal(RangeSpread.moving(table)));
+            }
+            String id = TableBackups.newId(now);
+            Runnable undo;
+            try {
+                undo = records.record(id, table, ranges);
+            } catch (ApiException e) {
+                return RestoreSpread.done(ClusterMember.refusal(e));
+            }
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RangeSpread.EVERY_GROUP_MILLIS);
+            RangeSpread.Sender parts = (g, t, b) -> sender.send(g, t, b, CutTables.PART + id);
+            return RangeSpread.all(ranges.groups(), g -> RangeSpread.untilDone(g, CREATE, body, parts, until, null))
+                    .thenComposeAsync(
+                            replies -> made(id, table, ranges, replies, sender, records, undo, executor), executor);
+        });
     }
 
     /**
-     * Every group's {@code replies} to its part of a new backup of table {@code table}: the first group's answer, its
-     * size every part's, once every part is made and the table's ranges are still those backed up; else every part
-     * deleted (its record taken back once they are), and the first refusal answered, or a 503.
+     * Every group's {@code replies} to its part of new backup {@code id} of table {@code table}: the first group's
+     * answer, its size every part's, once every part is made, the table's ranges are still those backed up, and the
+     * record is marked made; else every part deleted (its record taken back once they are), and the first refusal
+     * answered, or a 503. A group's 5xx leaves the outcome unknown: answered as it is, the record kept.
      */
     private static CompletableFuture<ClusterRouter.Reply> made(
+            String id,
             String table,
             TableRanges ranges,
             List<ClusterRouter.Reply> replies,
@@ -139,9 +153,14 @@ final class BackupSpread {
                         .asText(null);
             }
         }
+        if (refused != null && refused.status() >= 500) {
+            // A group that did not answer, or a part the router stopped waiting for, which may still be made: the
+            // outcome is not known, and the record stays (ListBackups lists what was made; DeleteBackup deletes it).
+            return RestoreSpread.done(refused);
+        }
         boolean unchanged;
         try {
-            unchanged = refused == null && records.unchanged(table, ranges);
+            unchanged = refused == null && records.unchanged(table, ranges) && records.made(id);
         } catch (RuntimeException e) {
             unchanged = false; // the records cannot be read now: the parts are taken back
         }
@@ -152,12 +171,9 @@ final class BackupSpread {
             }
             return RestoreSpread.done(new ClusterRouter.Reply(200, RangeSpread.bytes(out)));
         }
-        ClusterRouter.Reply answer = refused != null && refused.status() < 500
+        ClusterRouter.Reply answer = refused != null
                 ? refused
-                : BatchSpread.unavailable(
-                        refused != null
-                                ? "not every Raft group of the table's partitions made its part of the backup; send it again"
-                                : "a range of table " + table + " moved during the backup; send it again");
+                : BatchSpread.unavailable("a range of table " + table + " moved during the backup; send it again");
         if (arn == null) {
             undo.run(); // no part made
             return RestoreSpread.done(answer);
@@ -197,10 +213,10 @@ final class BackupSpread {
     }
 
     /**
-     * Client's DeleteBackup {@code body} of backup {@code id}, whose parts {@code groups} hold: every part deleted,
-     * then its record; the answer every part's description, merged. A refusal by a group (a restore reading its part)
-     * is the answer, the record kept: the parts deleted elsewhere are gone, and the backup is deleted by a DeleteBackup
-     * sent again.
+     * Client's DeleteBackup {@code body} of backup {@code id}, whose parts {@code groups} hold: its record marked
+     * {@code deleting} (refused while it is being made or restored), every part deleted, then its record; the answer
+     * every part's description, merged. A group that refuses (or does not answer) leaves the record, which a
+     * DeleteBackup sent again goes on with.
      */
     static CompletableFuture<ClusterRouter.Reply> delete(
             byte[] body,
@@ -210,6 +226,24 @@ final class BackupSpread {
             Records records,
             Executor executor) {
         String arn = BatchSpread.object(body).path("BackupArn").asText("");
+        return CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                records.deleting(id);
+                                return null;
+                            } catch (ApiException e) {
+                                return ClusterMember.refusal(e);
+                            }
+                        },
+                        executor)
+                .thenCompose(refused -> refused != null
+                        ? RestoreSpread.done(refused)
+                        : deleted(arn, id, groups, sender, records, executor));
+    }
+
+    /** DeleteBackup {@code arn}'s parts deleted in every one of {@code groups}, then its record {@code id}. */
+    private static CompletableFuture<ClusterRouter.Reply> deleted(
+            String arn, String id, List<UUID> groups, RestoreSpread.Sender sender, Records records, Executor executor) {
         return deleteParts(arn, groups, sender)
                 .thenApplyAsync(
                         replies -> {
@@ -249,40 +283,25 @@ final class BackupSpread {
             RestoreSpread.Sender sender,
             Records records,
             Executor executor) {
-        return sender.send(ranges.groups().get(0), RESTORE, body, "true")
-                .thenComposeAsync(
-                        checked -> {
-                            if (!RangeSpread.is(checked, "ValidationException|does not run RestoreTableFromBackup")) {
-                                return RestoreSpread.done(checked); // the request's own error (or a 503)
-                            }
-                            String name = BatchSpread.object(body)
-                                    .path("TargetTableName")
-                                    .asText();
-                            byte[] describe = RangeSpread.bytes(
-                                    DynamoJson.mapper().createObjectNode().put("TableName", name));
-                            return sender.send(ClusterMember.HOME, DESCRIBE_TABLE, describe, null)
-                                    .thenComposeAsync(
-                                            found -> {
-                                                if (found.status() == 200) {
-                                                    return RestoreSpread.done(
-                                                            ClusterMember.refusal(ClusterMember.alreadyExists(name)));
-                                                }
-                                                if (found.status() >= 500) {
-                                                    return RestoreSpread.done(BatchSpread.unavailable(
-                                                            "the account's Raft group did not answer; send it again"));
-                                                }
-                                                Runnable undo;
-                                                try {
-                                                    undo = records.place(name, id, ranges);
-                                                } catch (ApiException e) {
-                                                    return RestoreSpread.done(ClusterMember.refusal(e));
-                                                }
-                                                return RestoreSpread.ranges(
-                                                        RESTORE, body, name, ranges.groups(), sender, undo, executor);
-                                            },
-                                            executor);
-                        },
-                        executor);
+        return RestoreSpread.checkedFirst(ranges.groups().get(0), RESTORE, body, sender, executor, () -> {
+            String name = BatchSpread.object(body).path("TargetTableName").asText();
+            return RestoreSpread.placed(
+                    name,
+                    () -> records.place(name, id, ranges),
+                    sender,
+                    executor,
+                    undo -> RestoreSpread.ranges(RESTORE, body, name, ranges.groups(), sender, undo, executor)
+                            .thenApplyAsync(
+                                    restored -> {
+                                        try {
+                                            records.restored(id);
+                                        } catch (RuntimeException e) {
+                                            // heeded no longer after BUSY_MILLIS
+                                        }
+                                        return restored;
+                                    },
+                                    executor));
+        });
     }
 
     /** The first of {@code replies}' BackupDescription, its sizes and item count every one's. */

@@ -881,7 +881,8 @@ public final class ClusterMember implements AutoCloseable {
                         null,
                         io.partita.protocol.error.ApiException.validation("Partita's cluster with a group per table"
                                 + " (--cluster-table-groups) runs a list over every table of an account only as a"
-                                + " request of DynamoDB's API: give it a TableName (or TableArn)"));
+                                + " request of DynamoDB's API (a POST to /); but for ListBackups, give it a TableName"
+                                + " (or TableArn)"));
             }
             default -> {}
         }
@@ -1326,7 +1327,7 @@ public final class ClusterMember implements AutoCloseable {
                     ranges,
                     System.currentTimeMillis(),
                     (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark),
-                    backupRecords(account),
+                    backupRecords(caller),
                     batches);
         }
         if (!operation.equals("CreateTable") && !operation.equals("DeleteTable")) {
@@ -2059,8 +2060,9 @@ public final class ClusterMember implements AutoCloseable {
     /**
      * The groups of {@code account}: its own ({@link #HOME}), then each of its tables' (a table deleted and kept for
      * its backups too), once this node's replica of the records has every record committed before (a barrier, as
-     * ListTables takes). With {@code every}, each group the members' group records for the account instead (each
-     * range's of a table cut by ranges, and one no table's record names any more: a part of a backup may be in any).
+     * ListTables takes). With {@code every}, each range's group of its tables cut by ranges too, and each group a
+     * record of a backup of such a table names (one no table's record may name any more): a part of a backup may be in
+     * any of those.
      */
     private List<UUID> accountGroups(String account, boolean every) {
         byte[] never = {0};
@@ -2070,13 +2072,32 @@ public final class ClusterMember implements AutoCloseable {
             java.util.Set<UUID> in = new java.util.LinkedHashSet<>();
             in.add(HOME);
             if (every) {
-                for (var e : membersReplica.recordedUnder(GROUP_RECORD).entrySet()) {
-                    try {
-                        if (JSON.readTree(e.getValue()).path("account").asText().equals(account)) {
-                            in.add(UUID.fromString(e.getKey().substring(GROUP_RECORD.length())));
-                        }
-                    } catch (IOException | RuntimeException unreadable) {
-                        // not a group's record as this node writes them: no group of the account
+                // Each range's group of each table cut by ranges, and each group a backup's record names.
+                java.util.SortedMap<String, byte[]> tables = membersReplica.recordedUnder(prefix);
+                java.util.SortedMap<String, byte[]> backups =
+                        membersReplica.recordedUnder(BACKUP_RECORD + account + "/");
+                if (tables == null || backups == null) {
+                    return null;
+                }
+                for (String key : tables.keySet()) {
+                    String name = key.substring(prefix.length());
+                    TableRanges ranges = tableRangesOf(store, account, name);
+                    UUID id = tableGroupOf(store, account, name);
+                    if (id != null) {
+                        in.add(id);
+                    }
+                    if (ranges != null) {
+                        ranges.groups().stream()
+                                .filter(g -> meta(store, GROUP_RECORD + g) != null)
+                                .forEach(in::add);
+                    }
+                }
+                for (String key : backups.keySet()) {
+                    BackupRecord b = backupOf(store, account, key.substring(key.lastIndexOf('/') + 1));
+                    if (b != null) {
+                        b.ranges().groups().stream()
+                                .filter(g -> meta(store, GROUP_RECORD + g) != null)
+                                .forEach(in::add);
                     }
                 }
                 return List.copyOf(in);
@@ -3824,39 +3845,54 @@ public final class ClusterMember implements AutoCloseable {
             Set.of(BackupSpread.DESCRIBE, BackupSpread.DELETE, BackupSpread.RESTORE);
 
     /**
-     * The ranges of the parts of backup {@code id} of {@code account}, and the groups that hold them, as the members'
-     * group's store {@code records} has them; or null for a backup not of a table cut by ranges (or none).
+     * A backup's record ({@link #BACKUP_RECORD}), as read: its ARN, the ranges of its parts and the groups that hold
+     * them, and the whole record.
      */
-    private static TableRanges backupRangesOf(RocksStore records, String account, String id) {
+    private record BackupRecord(String arn, TableRanges ranges, com.fasterxml.jackson.databind.node.ObjectNode json) {}
+
+    /** Backup {@code id} of {@code account}'s record, as {@code records} has it; null for none (or unreadable). */
+    private static BackupRecord backupOf(RocksStore records, String account, String id) {
         byte[] r = meta(records, BACKUP_RECORD + account + "/" + id);
         try {
-            return r == null ? null : TableRanges.of(JSON.readTree(r));
+            if (r == null || !(JSON.readTree(r) instanceof com.fasterxml.jackson.databind.node.ObjectNode json)) {
+                return null;
+            }
+            TableRanges ranges = TableRanges.of(json);
+            return ranges == null ? null : new BackupRecord(json.path("arn").asText(""), ranges, json);
         } catch (IOException | RuntimeException e) {
             return null;
         }
     }
 
-    /**
-     * The id of the backup JSON request {@code body} names by its {@code BackupArn} ({@code …/backup/<id>}), or null
-     * for a body that names none.
-     */
-    private static String backupIdOf(java.io.InputStream body) {
+    /** The ranges of the parts of backup {@code id} of {@code account} as {@code records} has them, or null. */
+    private static TableRanges backupRangesOf(RocksStore records, String account, String id) {
+        BackupRecord b = backupOf(records, account, id);
+        return b == null ? null : b.ranges();
+    }
+
+    /** The {@code BackupArn} of JSON request {@code body}, or null for a body that names none. */
+    private static String backupArnOf(java.io.InputStream body) {
         try {
-            String arn = JSON.readTree(body).path("BackupArn").asText("");
-            int at = arn.lastIndexOf("/backup/");
-            return at < 0 || at + "/backup/".length() == arn.length() ? null : arn.substring(at + "/backup/".length());
+            com.fasterxml.jackson.databind.JsonNode arn = JSON.readTree(body).path("BackupArn");
+            return arn.isTextual() ? arn.asText() : null;
         } catch (IOException | RuntimeException malformed) {
             return null;
         }
     }
 
+    /** The id in backup ARN {@code arn} ({@code …/backup/<id>}), or null. */
+    private static String backupIdOf(String arn) {
+        int at = arn == null ? -1 : arn.lastIndexOf("/backup/");
+        return at < 0 || at + "/backup/".length() == arn.length() ? null : arn.substring(at + "/backup/".length());
+    }
+
     /**
-     * Where a DescribeBackup, DeleteBackup or RestoreTableFromBackup of a backup of a table cut by ranges goes (one
-     * the members' group records: {@link BackupSpread}), or null for any other request, and one of a backup recorded
-     * nowhere (routed by its table, as any). A client's runs from here ({@link #runBackup}); a share names the group
-     * of one of its parts, and is served there, whatever became of the table: a DescribeBackup or DeleteBackup in any
-     * group of the account this node knows (it reads or deletes that group's part alone, if it has one), a
-     * restore's share only in a group the backup's record names.
+     * Where a DescribeBackup, DeleteBackup or RestoreTableFromBackup goes in a cluster with a group per table, or null
+     * for any other request. A client's runs from here ({@link #runBackup}), which looks, after a barrier, for a
+     * backup of a table cut by ranges (one the members' group records: {@link BackupSpread}). A share names its
+     * group: a DescribeBackup or DeleteBackup is served in any group of the account this node knows (it reads or
+     * deletes that group's part, or backup, alone), a restore's share of such a backup only in a group its record
+     * names (any other request by its tables, as any).
      */
     private Routed backupRouted(io.netty.handler.codec.http.FullHttpRequest request, String target, Group home) {
         if (!NAMES_BACKUP.contains(target)) {
@@ -3867,30 +3903,24 @@ public final class ClusterMember implements AutoCloseable {
         if (known != null && known.account.equals(home.account) && !target.equals(BackupSpread.RESTORE)) {
             return new Routed(known, null);
         }
-        String id = backupIdOf(
-                new io.netty.buffer.ByteBufInputStream(request.content().duplicate()));
-        if (id == null) {
-            return null;
-        }
-        java.util.Optional<TableRanges> parts = membersReplica.unlessInstalling(
-                store -> java.util.Optional.ofNullable(backupRangesOf(store, home.account, id)));
-        if (parts == null) {
-            return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
-        }
-        if (parts.isEmpty()) {
-            return null;
-        }
-        UUID chosen = chosenGroup(request);
-        if (chosen != null) {
-            if (!parts.get().groups().contains(chosen)) {
+        if (named != null) {
+            String id = backupIdOf(backupArnOf(
+                    new io.netty.buffer.ByteBufInputStream(request.content().duplicate())));
+            java.util.Optional<TableRanges> parts = id == null
+                    ? java.util.Optional.empty()
+                    : membersReplica.unlessInstalling(
+                            store -> java.util.Optional.ofNullable(backupRangesOf(store, home.account, id)));
+            if (parts == null) {
+                return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
+            }
+            if (parts.isEmpty() || !parts.get().groups().contains(named)) {
                 return null;
             }
-            Group g = tableGroups.get(chosen);
-            if (g == null) {
+            if (known == null) {
                 nudge(); // recorded, and not known to this node yet
                 return new Routed(null, null);
             }
-            return g.account.equals(home.account) ? new Routed(g, null) : null;
+            return known.account.equals(home.account) ? new Routed(known, null) : null;
         }
         boolean whole = request.method().equals(io.netty.handler.codec.http.HttpMethod.POST)
                 && !io.partita.server.admin.AdminRoutes.handles(request.uri())
@@ -3899,41 +3929,97 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /**
-     * Runs a client's DescribeBackup, DeleteBackup or RestoreTableFromBackup of a backup of a table cut by ranges from
-     * here, over the groups of its parts ({@link BackupSpread}); null for any other request, or a backup the members'
-     * group no longer records (deleted a moment ago: run as any, its table's group answers).
+     * Runs a client's DescribeBackup, DeleteBackup or RestoreTableFromBackup from here; null for any other request.
+     * After a barrier through the members' group (a backup recorded through another node a moment ago is seen), a
+     * backup of a table cut by ranges goes over the groups of its parts that are still there ({@link BackupSpread}),
+     * once the request's ARN is its record's (else {@code BackupNotFoundException}, as a single node answers an ARN
+     * that is not its backup's); any other backup's DescribeBackup or DeleteBackup goes to its table's group (or the
+     * account's), a RestoreTableFromBackup on to {@link #runRestore}.
      */
     private java.util.concurrent.CompletableFuture<ClusterRouter.Reply> runBackup(
             ClusterRouter.Sent request, io.partita.server.auth.Credentials caller, String target) {
         if (!NAMES_BACKUP.contains(target)) {
             return null;
         }
-        String id = backupIdOf(new java.io.ByteArrayInputStream(request.body()));
+        String arn = backupArnOf(new java.io.ByteArrayInputStream(request.body()));
+        String id = backupIdOf(arn);
+        String table = TableRoute.tableOfArn(arn);
         String account = caller.accountId();
-        java.util.Optional<TableRanges> found = id == null
-                ? java.util.Optional.empty()
-                : membersReplica.unlessInstalling(
-                        store -> java.util.Optional.ofNullable(backupRangesOf(store, account, id)));
-        if (found == null) {
+        Object[] read;
+        try {
+            byte[] never = {0};
+            membersGroup.recordIf(membersReplica, BARRIER, never, never, RECORD_TIME);
+            read = membersReplica.unlessInstalling(store -> {
+                BackupRecord b = id == null ? null : backupOf(store, account, id);
+                List<UUID> held = new java.util.ArrayList<>();
+                if (b != null) {
+                    for (UUID g : b.ranges().groups()) {
+                        if (meta(store, GROUP_RECORD + g) != null) {
+                            held.add(g); // a group closed held no part
+                        }
+                    }
+                }
+                UUID own = table == null ? null : tableGroupOf(store, account, table);
+                return new Object[] {java.util.Optional.ofNullable(b), held, java.util.Optional.ofNullable(own)};
+            });
+        } catch (RuntimeException e) {
+            read = null;
+        }
+        if (read == null) {
             return java.util.concurrent.CompletableFuture.completedFuture(
-                    BatchSpread.unavailable("the cluster's map of tables is being replaced; send it again"));
+                    BatchSpread.unavailable("the cluster's record of the backups cannot be read now; send it again"));
         }
-        if (found.isEmpty()) {
-            return null;
+        @SuppressWarnings("unchecked")
+        BackupRecord b = ((java.util.Optional<BackupRecord>) read[0]).orElse(null);
+        @SuppressWarnings("unchecked")
+        List<UUID> held = (List<UUID>) read[1];
+        if (b == null) {
+            if (target.equals(BackupSpread.RESTORE)) {
+                return null;
+            }
+            @SuppressWarnings("unchecked")
+            UUID own = ((java.util.Optional<UUID>) read[2]).orElse(HOME);
+            return sendTo(request, caller, own, target, request.body());
         }
-        TableRanges parts = found.get();
+        BackupSpread.Records records = backupRecords(caller);
+        io.partita.protocol.error.ApiException notFound = new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found: " + arn);
+        if (!b.arn().equals(arn)) {
+            return refused(notFound);
+        }
+        if (held.isEmpty()) {
+            try {
+                records.forget(id); // every part's group is gone, and its part with it
+            } catch (RuntimeException e) {
+                log.warn("node {} could not remove the record of backup {}: {}", nodeId(), id, e.toString());
+            }
+            return refused(notFound);
+        }
+        boolean deleting = b.json().path("state").asText().equals(BACKUP_DELETING);
         RestoreSpread.Sender sender =
                 (group, shareTarget, body, mark) -> sendTo(request, caller, group, shareTarget, body, mark);
         return switch (target) {
-            case BackupSpread.DESCRIBE -> BackupSpread.describe(request.body(), parts.groups(), sender);
-            case BackupSpread.DELETE ->
-                BackupSpread.delete(request.body(), id, parts.groups(), sender, backupRecords(account), batches);
-            default -> BackupSpread.restore(request.body(), id, parts, sender, backupRecords(account), batches);
+            case BackupSpread.DESCRIBE ->
+                deleting ? refused(notFound) : BackupSpread.describe(request.body(), held, sender);
+            case BackupSpread.DELETE -> BackupSpread.delete(request.body(), id, held, sender, records, batches);
+            default ->
+                deleting || held.size() < b.ranges().groups().size()
+                        ? refused(notFound)
+                        : BackupSpread.restore(request.body(), id, b.ranges(), sender, records, batches);
         };
     }
 
-    /** The cluster's records as {@link BackupSpread} needs them, for {@code account}'s backups. */
-    private BackupSpread.Records backupRecords(String account) {
+    /** The states of a backup's record ({@link BackupSpread.Records}); one made is {@code available}. */
+    private static final String BACKUP_CREATING = "creating";
+
+    private static final String BACKUP_DELETING = "deleting";
+
+    /**
+     * The cluster's records as {@link BackupSpread} needs them, for {@code caller}'s backups (its account's, the ARN
+     * of a new one in its region, as a single node names it).
+     */
+    private BackupSpread.Records backupRecords(io.partita.server.auth.Credentials caller) {
+        String account = caller.accountId();
         return new BackupSpread.Records() {
             @Override
             public Runnable record(String id, String table, TableRanges ranges) {
@@ -3943,17 +4029,33 @@ public final class ClusterMember implements AutoCloseable {
                         throw new io.partita.storage.StorageUnavailableException(
                                 "table " + table + "'s record changed meanwhile", null, false);
                     }
-                    byte[] value = JSON.writeValueAsBytes(JSON.createObjectNode()
+                    com.fasterxml.jackson.databind.node.ObjectNode json = JSON.createObjectNode()
                             .put("table", table)
+                            .put(
+                                    "arn",
+                                    "arn:aws:dynamodb:" + caller.region() + ":" + account + ":table/" + table
+                                            + "/backup/" + id)
                             .put("key", ranges.key())
-                            .put("at", System.currentTimeMillis())
-                            .set("ranges", ranges.toJson()));
+                            .put("state", BACKUP_CREATING)
+                            .put("at", System.currentTimeMillis());
+                    json.set("ranges", ranges.toJson());
+                    byte[] value = JSON.writeValueAsBytes(json);
                     byte[] now = membersGroup.recordIf(membersReplica, key, null, value, RECORD_TIME);
                     if (!java.util.Arrays.equals(now, value)) {
                         throw new io.partita.storage.StorageUnavailableException(
                                 "backup " + id + " is recorded already", null, false);
                     }
-                    return () -> forget(id);
+                    return () -> {
+                        try {
+                            forget(id);
+                        } catch (RuntimeException e) {
+                            log.warn(
+                                    "node {} could not take back the record of backup {}: {}",
+                                    nodeId(),
+                                    id,
+                                    e.toString());
+                        }
+                    };
                 } catch (IOException | io.partita.storage.StorageUnavailableException e) {
                     throw new io.partita.protocol.error.ApiException(
                             io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
@@ -3981,6 +4083,41 @@ public final class ClusterMember implements AutoCloseable {
             }
 
             @Override
+            public boolean made(String id) {
+                return Boolean.TRUE.equals(changeBackup(account, id, json -> {
+                    if (!json.path("state").asText().equals(BACKUP_CREATING)) {
+                        return null;
+                    }
+                    return json.put("state", "available").put("at", System.currentTimeMillis());
+                }));
+            }
+
+            @Override
+            public void deleting(String id) {
+                Boolean found = changeBackup(account, id, json -> {
+                    String arn = json.path("arn").asText();
+                    if (busy(json, BACKUP_CREATING)) {
+                        throw new io.partita.protocol.error.ApiException(
+                                io.partita.protocol.error.ErrorCode.BACKUP_IN_USE, "Backup is being created: " + arn);
+                    }
+                    com.fasterxml.jackson.databind.JsonNode restoring = json.path("restoring");
+                    if (System.currentTimeMillis() - restoring.path("at").asLong(0) < BackupSpread.BUSY_MILLIS) {
+                        // As a single node refuses it (DeleteBackupHandler): the restored table's ARN.
+                        throw new io.partita.protocol.error.ApiException(
+                                io.partita.protocol.error.ErrorCode.BACKUP_IN_USE,
+                                "Backup is being used to restore table: "
+                                        + arn.substring(0, arn.indexOf(":table/") + ":table/".length())
+                                        + restoring.path("table").asText());
+                    }
+                    return json.put("state", BACKUP_DELETING).put("at", System.currentTimeMillis());
+                });
+                if (found == null) {
+                    throw new io.partita.protocol.error.ApiException(
+                            io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found");
+                }
+            }
+
+            @Override
             public void forget(String id) {
                 String key = BACKUP_RECORD + account + "/" + id;
                 byte[] was = membersReplica.recorded(key);
@@ -3996,9 +4133,96 @@ public final class ClusterMember implements AutoCloseable {
 
             @Override
             public Runnable place(String name, String id, TableRanges ranges) {
-                return placeCutRestore(account, name, null, id, ranges);
+                Boolean found = changeBackup(account, id, json -> {
+                    String arn = json.path("arn").asText();
+                    if (json.path("state").asText().equals(BACKUP_DELETING)) {
+                        throw new io.partita.protocol.error.ApiException(
+                                io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found: " + arn);
+                    }
+                    if (busy(json, BACKUP_CREATING)) {
+                        throw new io.partita.protocol.error.ApiException(
+                                io.partita.protocol.error.ErrorCode.BACKUP_IN_USE, "Backup is being created: " + arn);
+                    }
+                    if (System.currentTimeMillis()
+                                    - json.path("restoring").path("at").asLong(0)
+                            < BackupSpread.BUSY_MILLIS) {
+                        // As a single node refuses a second restore of one backup (RestoreTableFromBackupHandler).
+                        throw new io.partita.protocol.error.ApiException(
+                                io.partita.protocol.error.ErrorCode.BACKUP_IN_USE,
+                                "Backup is being used to restore another table: " + arn);
+                    }
+                    json.putObject("restoring").put("table", name).put("at", System.currentTimeMillis());
+                    return json;
+                });
+                if (found == null) {
+                    throw new io.partita.protocol.error.ApiException(
+                            io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                            "backup " + id + "'s record changed meanwhile: try again");
+                }
+                try {
+                    return placeCutRestore(account, name, null, id, ranges);
+                } catch (RuntimeException e) {
+                    restored(id);
+                    throw e;
+                }
+            }
+
+            @Override
+            public void restored(String id) {
+                changeBackup(account, id, json -> json.remove("restoring") == null ? null : json);
             }
         };
+    }
+
+    /**
+     * Whether backup record {@code json} is in state {@code state}, since less than {@link BackupSpread#BUSY_MILLIS}.
+     */
+    private static boolean busy(com.fasterxml.jackson.databind.node.ObjectNode json, String state) {
+        return json.path("state").asText().equals(state)
+                && System.currentTimeMillis() - json.path("at").asLong(0) < BackupSpread.BUSY_MILLIS;
+    }
+
+    /**
+     * Changes the record of backup {@code id} of {@code account} as {@code change} makes it of the record as it is
+     * (null: no change), a compare-and-set through the members' group, tried again over what it answers while another
+     * change gets in between (three times at most). Null when there is no record; else whether it changed.
+     *
+     * @throws io.partita.protocol.error.ApiException what {@code change} throws; a 503 when the records cannot be
+     *     written now
+     */
+    private Boolean changeBackup(
+            String account,
+            String id,
+            java.util.function.UnaryOperator<com.fasterxml.jackson.databind.node.ObjectNode> change) {
+        String key = BACKUP_RECORD + account + "/" + id;
+        try {
+            byte[] was = membersReplica.recorded(key);
+            for (int attempt = 0; attempt < 3; attempt++) {
+                if (was == null) {
+                    return null;
+                }
+                com.fasterxml.jackson.databind.node.ObjectNode changed =
+                        change.apply((com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(was));
+                if (changed == null) {
+                    return false;
+                }
+                byte[] value = JSON.writeValueAsBytes(changed);
+                byte[] now = membersGroup.recordIf(membersReplica, key, was, value, RECORD_TIME);
+                if (java.util.Arrays.equals(now, value)) {
+                    return true;
+                }
+                was = now;
+            }
+            throw new io.partita.storage.StorageUnavailableException(
+                    "backup " + id + "'s record changes meanwhile", null, false);
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof io.partita.protocol.error.ApiException refusal) {
+                throw refusal;
+            }
+            throw new io.partita.protocol.error.ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "the cluster could not change the record of backup " + id + " (try again): " + e.getMessage());
+        }
     }
 
     /**

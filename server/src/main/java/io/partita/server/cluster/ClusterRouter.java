@@ -834,6 +834,7 @@ final class ClusterRouter implements AutoCloseable {
             if (tables != null && forwardedBy == null) {
                 request.headers().remove(PLACED); // the router's own marks, never a client's
                 request.headers().remove(GROUP);
+                request.headers().remove(io.partita.server.op.CutTables.HEADER);
             }
             Target to = null;
             boolean toReader = false;

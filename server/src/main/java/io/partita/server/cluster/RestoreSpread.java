@@ -75,28 +75,17 @@ final class RestoreSpread {
     static CompletableFuture<ClusterRouter.Reply> pointInTime(
             byte[] body, String source, TableRanges ranges, Sender sender, Places places, Executor executor) {
         UUID first = ranges.groups().get(0);
-        return sender.send(first, TARGET, body, "true")
-                .thenComposeAsync(
-                        checked -> {
-                            if (!RangeSpread.is(
-                                    checked, "ValidationException|does not run RestoreTableToPointInTime")) {
-                                return done(checked); // the request's own error (or a 503)
-                            }
-                            if (ranges.moving() != null) {
-                                return done(ClusterMember.refusal(RangeSpread.moving(source)));
-                            }
-                            byte[] describe = RangeSpread.bytes(
-                                    DynamoJson.mapper().createObjectNode().put("TableName", source));
-                            return RangeSpread.continuousBackups(
-                                            DESCRIBE_BACKUPS,
-                                            describe,
-                                            ranges.groups(),
-                                            (g, t, b) -> sender.send(g, t, b, null))
-                                    .thenComposeAsync(
-                                            window -> restore(body, source, ranges, window, sender, places, executor),
-                                            executor);
-                        },
-                        executor);
+        return checkedFirst(first, TARGET, body, sender, executor, () -> {
+            if (ranges.moving() != null) {
+                return done(ClusterMember.refusal(RangeSpread.moving(source)));
+            }
+            byte[] describe =
+                    RangeSpread.bytes(DynamoJson.mapper().createObjectNode().put("TableName", source));
+            return RangeSpread.continuousBackups(
+                            DESCRIBE_BACKUPS, describe, ranges.groups(), (g, t, b) -> sender.send(g, t, b, null))
+                    .thenComposeAsync(
+                            window -> restore(body, source, ranges, window, sender, places, executor), executor);
+        });
     }
 
     /** Steps 2 to 4, once every group's {@code window} is known. */
@@ -126,6 +115,25 @@ final class RestoreSpread {
             return done(ClusterMember.refusal(RestoreTableToPointInTimeHandler.outsideWindow(at, earliest, latest)));
         }
         String name = asked.path("TargetTableName").asText();
+        return placed(name, () -> places.place(name, source, ranges), sender, executor, undo -> {
+            ObjectNode share = asked.deepCopy();
+            share.remove("UseLatestRestorableTime");
+            share.put("RestoreDateTime", BigDecimal.valueOf(at, 3));
+            return ranges(TARGET, RangeSpread.bytes(share), name, ranges.groups(), sender, undo, executor);
+        });
+    }
+
+    /**
+     * Step 3 of a restore into table {@code name}: the name looked for in the account's own group (a table made before
+     * the cluster had table groups: {@code TableAlreadyExistsException}), then recorded by {@code place} (which
+     * returns what takes the record back, or throws the refusal to answer); then {@code then}, given that.
+     */
+    static CompletableFuture<ClusterRouter.Reply> placed(
+            String name,
+            java.util.function.Supplier<Runnable> place,
+            Sender sender,
+            Executor executor,
+            java.util.function.Function<Runnable, CompletableFuture<ClusterRouter.Reply>> then) {
         byte[] describe =
                 RangeSpread.bytes(DynamoJson.mapper().createObjectNode().put("TableName", name));
         return sender.send(ClusterMember.HOME, DESCRIBE_TABLE, describe, null)
@@ -140,15 +148,11 @@ final class RestoreSpread {
                             }
                             Runnable undo;
                             try {
-                                undo = places.place(name, source, ranges);
+                                undo = place.get();
                             } catch (ApiException e) {
                                 return done(ClusterMember.refusal(e));
                             }
-                            ObjectNode share = asked.deepCopy();
-                            share.remove("UseLatestRestorableTime");
-                            share.put("RestoreDateTime", BigDecimal.valueOf(at, 3));
-                            return ranges(
-                                    TARGET, RangeSpread.bytes(share), name, ranges.groups(), sender, undo, executor);
+                            return then.apply(undo);
                         },
                         executor);
     }
@@ -254,6 +258,27 @@ final class RestoreSpread {
                             return CompletableFuture.supplyAsync(() -> null, later)
                                     .thenCompose(x -> described(group, describe, sender, until, executor));
                         },
+                        executor);
+    }
+
+    /**
+     * Sends {@code body} as {@code target} to {@code group}, marked to be checked as on any table and then refused
+     * ({@link CutTables#HEADER}), as DynamoDB answers a request's own error before anything else; once it is refused
+     * so, {@code then} on {@code executor}. Its own error (or a 503) is the answer.
+     */
+    static CompletableFuture<ClusterRouter.Reply> checkedFirst(
+            UUID group,
+            String target,
+            byte[] body,
+            Sender sender,
+            Executor executor,
+            java.util.function.Supplier<CompletableFuture<ClusterRouter.Reply>> then) {
+        String operation = target.substring(target.indexOf('.') + 1);
+        return sender.send(group, target, body, "true")
+                .thenComposeAsync(
+                        checked -> RangeSpread.is(checked, "ValidationException|does not run " + operation)
+                                ? then.get()
+                                : done(checked),
                         executor);
     }
 

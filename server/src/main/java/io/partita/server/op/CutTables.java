@@ -14,15 +14,15 @@ import io.partita.storage.table.TableMetadata;
 public final class CutTables {
     /**
      * Set by a cluster node on a request it sends to the first group of a table cut by ranges, to be checked and then
-     * refused there ({@link RequestContext#cutByRanges}). A client that sets it only has its own request refused.
+     * refused there ({@link RequestContext#cutByRanges}). A cluster node removes it from a client's request.
      */
     public static final String HEADER = "x-partita-cut-by-ranges";
 
     /**
-     * The value of {@link #HEADER} on a restore's share sent to each group of its source table cut by ranges
-     * ({@link RequestContext#restoresRange}): the group restores its own range into the restored table, which the
-     * cluster recorded as cut by the same ranges in the same groups. Any other value marks a request to check and
-     * refuse.
+     * The value of {@link #HEADER} on a restore's share sent to each group of its source (a table, or a backup's parts)
+     * cut by ranges ({@link RequestContext#restoresRange}): the group restores its own range into the restored table,
+     * which the cluster recorded as cut by the same ranges in the same groups. Any other value but one beginning with
+     * {@link #PART} marks a request to check and refuse.
      */
     public static final String RANGE = "range";
 

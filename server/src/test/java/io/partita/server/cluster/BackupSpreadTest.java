@@ -1,13 +1,16 @@
 package io.partita.server.cluster;
 
+import static io.partita.server.cluster.Replies.bytes;
+import static io.partita.server.cluster.Replies.message;
+import static io.partita.server.cluster.Replies.refusal;
+import static io.partita.server.cluster.Replies.tree;
+import static io.partita.server.cluster.Replies.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.server.op.CutTables;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -81,7 +84,10 @@ class BackupSpreadTest {
         final List<String> undone = new ArrayList<>();
         final List<String> forgotten = new ArrayList<>();
         final List<String> placed = new ArrayList<>();
+        final List<String> marked = new ArrayList<>();
         boolean unchanged = true;
+        boolean made = true;
+        io.partita.protocol.error.ApiException inUse;
 
         @Override
         public Runnable record(String id, String table, TableRanges ranges) {
@@ -97,6 +103,20 @@ class BackupSpreadTest {
         }
 
         @Override
+        public boolean made(String id) {
+            marked.add("made " + id);
+            return made;
+        }
+
+        @Override
+        public void deleting(String id) {
+            if (inUse != null) {
+                throw inUse;
+            }
+            marked.add("deleting " + id);
+        }
+
+        @Override
         public void forget(String id) {
             forgotten.add(id);
         }
@@ -104,8 +124,16 @@ class BackupSpreadTest {
         @Override
         public Runnable place(String name, String id, TableRanges ranges) {
             assertThat(ranges.groups()).isEqualTo(GROUPS);
+            if (inUse != null) {
+                throw inUse;
+            }
             placed.add(name + "<" + id);
             return () -> undone.add(name);
+        }
+
+        @Override
+        public void restored(String id) {
+            marked.add("restored " + id);
         }
     }
 
@@ -131,6 +159,7 @@ class BackupSpreadTest {
         assertThat(cluster.asked.subList(1, 4))
                 .containsExactlyInAnyOrder("0:CreateBackup", "1:CreateBackup", "2:CreateBackup");
         assertThat(cluster.marks).hasSize(3).allSatisfy(m -> assertThat(m).isEqualTo(CutTables.PART + id));
+        assertThat(records.marked).containsExactly("made " + id);
         assertThat(records.undone).isEmpty();
     }
 
@@ -174,6 +203,26 @@ class BackupSpreadTest {
         assertThat(message(again)).contains("moved during the backup");
         assertThat(moved.asked.stream().filter(a -> a.endsWith("DeleteBackup"))).hasSize(3);
         assertThat(changed.undone).isEqualTo(changed.recorded);
+
+        // Its record deleted meanwhile (a DeleteBackup of a create its node gave up on): the parts go too.
+        Cluster gone = new Cluster();
+        Records notMade = new Records();
+        notMade.made = false;
+        assertThat(create(gone, notMade, RANGES).status()).isEqualTo(503);
+        assertThat(gone.asked.stream().filter(a -> a.endsWith("DeleteBackup"))).hasSize(3);
+    }
+
+    @Test
+    void aPartWhoseOutcomeIsNotKnownKeepsTheRecord() {
+        Cluster cluster = new Cluster();
+        cluster.answers.put("1:CreateBackup", new ClusterRouter.Reply(500, bytes("{}")));
+        Records records = new Records();
+        ClusterRouter.Reply reply = create(cluster, records, RANGES);
+        assertThat(reply.status()).isEqualTo(500);
+        assertThat(cluster.asked.stream().filter(a -> a.endsWith("DeleteBackup")))
+                .isEmpty();
+        assertThat(records.undone).isEmpty();
+        assertThat(records.marked).as("not made").isEmpty();
     }
 
     @Test
@@ -203,8 +252,18 @@ class BackupSpreadTest {
                         .asLong())
                 .isEqualTo(400);
         assertThat(records.forgotten).containsExactly("id");
+        assertThat(records.marked).containsExactly("deleting id");
 
-        // A part a restore reads: refused, and the record kept (the backup is deleted by the request sent again).
+        // Being restored (the record's mark): refused before any part is deleted.
+        records.inUse = new io.partita.protocol.error.ApiException(
+                io.partita.protocol.error.ErrorCode.BACKUP_IN_USE, "Backup is being used to restore table: x");
+        int asked = cluster.asked.size();
+        assertThat(type(BackupSpread.delete(body, "id", GROUPS, cluster, records, Runnable::run)
+                        .join()))
+                .isEqualTo("BackupInUseException");
+        assertThat(cluster.asked).hasSize(asked);
+        records.inUse = null;
+        // A part a group refuses to delete: refused, and the record kept (a DeleteBackup sent again goes on).
         cluster.answers.put(
                 "0:DeleteBackup", refusal("BackupInUseException", "Backup is being used to restore table: x"));
         assertThat(type(BackupSpread.delete(body, "id", GROUPS, cluster, records, Runnable::run)
@@ -233,6 +292,7 @@ class BackupSpreadTest {
         assertThat(reply.status()).isEqualTo(200);
         assertThat(cluster.asked.subList(0, 2)).containsExactly("0:RestoreTableFromBackup/true", "home:DescribeTable");
         assertThat(records.placed).containsExactly("dst<id");
+        assertThat(records.marked).as("the mark taken back once restored").containsExactly("restored id");
         assertThat(cluster.asked.subList(2, 5))
                 .containsExactlyInAnyOrder(
                         "0:RestoreTableFromBackup/range",
@@ -259,34 +319,5 @@ class BackupSpreadTest {
 
     private static ClusterRouter.Reply ok(String json) {
         return new ClusterRouter.Reply(200, bytes(json));
-    }
-
-    private static ClusterRouter.Reply refusal(String type, String message) {
-        return new ClusterRouter.Reply(
-                400,
-                bytes("{\"__type\":\"com.amazonaws.dynamodb.v20120810#" + type + "\",\"message\":\"" + message
-                        + "\"}"));
-    }
-
-    private static String type(ClusterRouter.Reply r) {
-        String t = tree(r).path("__type").asText();
-        return t.substring(t.indexOf('#') + 1);
-    }
-
-    private static String message(ClusterRouter.Reply r) {
-        JsonNode t = tree(r);
-        return t.has("message") ? t.get("message").asText() : t.path("Message").asText();
-    }
-
-    private static JsonNode tree(ClusterRouter.Reply r) {
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

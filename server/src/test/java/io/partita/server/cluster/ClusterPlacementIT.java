@@ -1820,13 +1820,29 @@ class ClusterPlacementIT {
                         .items())
                 .extracting(i -> i.get("pk").s() + "/" + i.get("sk").n())
                 .containsExactly(inOrder.get(0), inOrder.get(1), inOrder.get(10), inOrder.get(11));
-        // What is not cut by ranges yet is refused, and changes nothing; a request's own error comes first.
+        // A backup is a part in each group under one ARN, in the account's name (strict mode): described as one
+        // through any node, deleted in every group. A request's own error comes first.
         assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("b")))
                 .isInstanceOf(DynamoDbException.class)
                 .hasMessageContaining("backupName");
-        assertThatThrownBy(() -> as(0, 3).createBackup(r -> r.tableName("hot").backupName("hot-backup")))
-                .isInstanceOf(DynamoDbException.class)
-                .hasMessageContaining("does not run CreateBackup on table hot yet");
+        String hotBackup = as(0, 3).createBackup(r -> r.tableName("hot").backupName("hot-backup"))
+                .backupDetails()
+                .backupArn();
+        assertThat(hotBackup).contains(":table/hot/backup/");
+        int hotItems =
+                as(0, 0).scan(r -> r.tableName("hot").consistentRead(true)).count();
+        assertThat(as(0, 1).describeBackup(r -> r.backupArn(hotBackup))
+                        .backupDescription()
+                        .sourceTableDetails()
+                        .itemCount())
+                .isEqualTo(hotItems);
+        assertThat(as(0, 2).deleteBackup(r -> r.backupArn(hotBackup))
+                        .backupDescription()
+                        .backupDetails()
+                        .backupStatusAsString())
+                .isEqualTo("DELETED");
+        assertThatThrownBy(() -> as(0, 0).describeBackup(r -> r.backupArn(hotBackup)))
+                .isInstanceOf(software.amazon.awssdk.services.dynamodb.model.BackupNotFoundException.class);
         // A stream enabled through any node is one over the table's three groups (each asked with the account's
         // key), its records read through any node; disabled, it is in every group.
         String hotStream = as(0, 0).updateTable(r -> r.tableName("hot")

@@ -1,15 +1,17 @@
 package io.partita.server.cluster;
 
+import static io.partita.server.cluster.Replies.bytes;
+import static io.partita.server.cluster.Replies.message;
+import static io.partita.server.cluster.Replies.refusal;
+import static io.partita.server.cluster.Replies.tree;
+import static io.partita.server.cluster.Replies.type;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.partita.protocol.error.ApiException;
 import io.partita.protocol.json.DynamoJson;
 import io.partita.server.op.CutTables;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -255,34 +257,5 @@ class RestoreSpreadTest {
                     .put("LatestRestorableDateTime", new java.math.BigDecimal(latest));
         }
         return new ClusterRouter.Reply(200, RangeSpread.bytes(root));
-    }
-
-    private static ClusterRouter.Reply refusal(String type, String message) {
-        return new ClusterRouter.Reply(
-                400,
-                bytes("{\"__type\":\"com.amazonaws.dynamodb.v20120810#" + type + "\",\"message\":\"" + message
-                        + "\"}"));
-    }
-
-    private static String type(ClusterRouter.Reply r) {
-        String t = tree(r).path("__type").asText();
-        return t.substring(t.indexOf('#') + 1);
-    }
-
-    private static String message(ClusterRouter.Reply r) {
-        JsonNode t = tree(r);
-        return t.has("message") ? t.get("message").asText() : t.path("Message").asText();
-    }
-
-    private static JsonNode tree(ClusterRouter.Reply r) {
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -409,6 +409,32 @@ class HashRangeRefusalsTest {
         }
     }
 
+    /** A restore's share, as a cluster node marks it ({@code CutTables.RANGE}). */
+    private static RequestContext rangeShare() {
+        return new RequestContext(
+                "r", "us-east-1", "000000000000", "localhost", Clock.systemUTC(), "x", false, false, CutTables.RANGE);
+    }
+
+    /**
+     * Restore {@code operation} ({@code json}) run as {@code share} while the record gives this group a range its
+     * source is not of: refused 503, nothing made; then the record gives it {@link #LOWER} again.
+     */
+    private static void refusedOutsideTheRange(
+            OperationRegistry registry,
+            RequestContext share,
+            HashRange[] recorded,
+            List<String> made,
+            String operation,
+            String json) {
+        recorded[0] = new HashRange(0, Long.MAX_VALUE / 2);
+        assertThatThrownBy(() -> run(registry, share, operation, json))
+                .as("a record whose range the source is not of")
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
+        assertThat(made).isEmpty();
+        recorded[0] = LOWER;
+    }
+
     /**
      * A cluster's placement as a group of a table cut by ranges sees it: a restored table's record gives this group
      * range {@code recorded[0]}; each table made here is added to {@code made}.
@@ -479,23 +505,9 @@ class HashRangeRefusalsTest {
                     "{\"SourceTableName\":\"cut\",\"TargetTableName\":\"%s\"," + "\"UseLatestRestorableTime\":true}";
             assertThatThrownBy(() -> run(registry, "RestoreTableToPointInTime", restore.formatted("alone")))
                     .hasMessageContaining("does not run RestoreTableToPointInTime");
-            RequestContext share = new RequestContext(
-                    "r",
-                    "us-east-1",
-                    "000000000000",
-                    "localhost",
-                    Clock.systemUTC(),
-                    "x",
-                    false,
-                    false,
-                    CutTables.RANGE);
-            recorded[0] = new HashRange(0, Long.MAX_VALUE / 2);
-            assertThatThrownBy(() -> run(registry, share, "RestoreTableToPointInTime", restore.formatted("other")))
-                    .as("a record whose range the source does not hold")
-                    .isInstanceOfSatisfying(
-                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
-            assertThat(made).isEmpty();
-            recorded[0] = LOWER;
+            RequestContext share = rangeShare();
+            refusedOutsideTheRange(
+                    registry, share, recorded, made, "RestoreTableToPointInTime", restore.formatted("other"));
             run(registry, share, "RestoreTableToPointInTime", restore.formatted("copy"));
             assertThat(made).containsExactly("copy");
             var copy = storage.tables().find("copy");
@@ -558,23 +570,9 @@ class HashRangeRefusalsTest {
                     .hasMessageNotContaining("does not run");
             assertThatThrownBy(() -> run(registry, "RestoreTableFromBackup", restore.formatted("alone", "")))
                     .hasMessageContaining("does not run RestoreTableFromBackup");
-            RequestContext share = new RequestContext(
-                    "r",
-                    "us-east-1",
-                    "000000000000",
-                    "localhost",
-                    Clock.systemUTC(),
-                    "x",
-                    false,
-                    false,
-                    CutTables.RANGE);
-            recorded[0] = new HashRange(0, Long.MAX_VALUE / 2);
-            assertThatThrownBy(() -> run(registry, share, "RestoreTableFromBackup", restore.formatted("other", "")))
-                    .as("a record whose range the part is not of")
-                    .isInstanceOfSatisfying(
-                            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SERVICE_UNAVAILABLE));
-            assertThat(made).isEmpty();
-            recorded[0] = LOWER;
+            RequestContext share = rangeShare();
+            refusedOutsideTheRange(
+                    registry, share, recorded, made, "RestoreTableFromBackup", restore.formatted("other", ""));
             run(registry, share, "RestoreTableFromBackup", restore.formatted("copy", ""));
             assertThat(made).containsExactly("copy");
             var copy = storage.tables().find("copy");

@@ -12,7 +12,6 @@ import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.backup.TableBackups.Backup;
 import io.partita.storage.table.TableCatalog.Table;
-import io.partita.storage.table.TableMetadata;
 
 /**
  * RestoreTableFromBackup: a new table with the backup's items, key schema, indexes, billing mode, capacity, on-demand
@@ -53,33 +52,17 @@ public final class RestoreTableFromBackupHandler
         String inUse = "Backup is being used to restore another table: " + arn;
         Table t;
         if (context.restoresRange() && placement != null) {
-            // One group's range of a restore of a backup of a table cut by ranges, which the cluster ran from the node
-            // the client reached and recorded as cut by the backup's ranges in the groups holding its parts
-            // (docs/CLUSTER.md): this group's part, in the range the record gives it, which the part is of.
-            TablePlacement.Placed placed = placement.place(
-                    context.accountId(),
+            // One group's range of a restore of a backup of a table cut by ranges, whose parts the groups of its
+            // ranges hold: this group's part, in the range the record gives it, which the part is of.
+            t = Restores.rangeHere(
+                    placement,
+                    context,
+                    b.source(),
                     in.targetTableName(),
-                    new TablePlacement.Layout(
-                            1, b.source().keySchema().partitionKey().name()));
-            io.partita.storage.table.HashRange held = b.source().hashRange();
-            if (placed.elsewhere()
-                    || placed.range() == null
-                    || held == null
-                    || held.first() != placed.range().first()
-                    || held.last() != placed.range().last()) {
-                throw new ApiException(
-                        ErrorCode.SERVICE_UNAVAILABLE,
-                        "table " + in.targetTableName() + " is not recorded as restored here by range: try again");
-            }
-            TableMetadata range = Restores.target(context, b.source(), in.targetTableName(), in)
-                    .withHashRange(placed.range());
-            t = placement.makeHere(in.targetTableName(), () -> storage.backups().restore(b, range, inUse));
+                    in,
+                    range -> storage.backups().restore(b, range, inUse));
         } else {
-            if (context.cutByRanges() || b.source().hashRange() != null) {
-                // Checked for a cluster that then restores each range of it (every group at once): the overrides too.
-                Restores.target(context, b.source(), in.targetTableName(), in);
-            }
-            io.partita.server.op.CutTables.refuse(context, b.source(), "RestoreTableFromBackup");
+            Restores.refuseCut(context, b.source(), in.targetTableName(), in, "RestoreTableFromBackup");
             // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
             java.util.function.Supplier<Table> restore = () ->
                     storage.backups().restore(b, Restores.target(context, b.source(), in.targetTableName(), in), inUse);

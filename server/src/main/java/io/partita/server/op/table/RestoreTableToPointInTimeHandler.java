@@ -11,7 +11,6 @@ import io.partita.server.route.OperationHandler;
 import io.partita.server.route.RequestContext;
 import io.partita.storage.StorageEngine;
 import io.partita.storage.table.TableCatalog.Table;
-import io.partita.storage.table.TableMetadata;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
@@ -79,33 +78,16 @@ public final class RestoreTableToPointInTimeHandler
         }
         Table t;
         if (context.restoresRange() && placement != null) {
-            // One group's range of a restore of a table cut by ranges over a cluster's groups, which the cluster ran
-            // from the node the client reached and recorded as cut by the same ranges (docs/CLUSTER.md): its items of
-            // this group's range, the range the record gives it, which its source must hold too.
-            TablePlacement.Placed placed = placement.place(
-                    context.accountId(),
+            // One group's range of a restore of a table cut by ranges: its source's items of this group's range.
+            t = Restores.rangeHere(
+                    placement,
+                    context,
+                    source.metadata(),
                     in.targetTableName(),
-                    new TablePlacement.Layout(
-                            1, source.metadata().keySchema().partitionKey().name()));
-            io.partita.storage.table.HashRange held = source.metadata().hashRange();
-            if (placed.elsewhere()
-                    || placed.range() == null
-                    || held == null
-                    || held.first() != placed.range().first()
-                    || held.last() != placed.range().last()) {
-                throw new ApiException(
-                        ErrorCode.SERVICE_UNAVAILABLE,
-                        "table " + in.targetTableName() + " is not recorded as restored here by range: try again");
-            }
-            TableMetadata range = Restores.target(context, source.metadata(), in.targetTableName(), in)
-                    .withHashRange(placed.range());
-            t = placement.makeHere(in.targetTableName(), () -> storage.pitr().restore(source, at, range));
+                    in,
+                    range -> storage.pitr().restore(source, at, range));
         } else {
-            if (context.cutByRanges() || source.metadata().hashRange() != null) {
-                // Checked for a cluster that then restores each range of it (every group at once): the overrides too.
-                Restores.target(context, source.metadata(), in.targetTableName(), in);
-            }
-            io.partita.server.op.CutTables.refuse(context, source.metadata(), "RestoreTableToPointInTime");
+            Restores.refuseCut(context, source.metadata(), in.targetTableName(), in, "RestoreTableToPointInTime");
             // The overrides are checked once the name is known to be free (in a cluster, in every group), as here.
             t = Restores.made(
                     placement,

@@ -43,6 +43,53 @@ final class Restores {
         return placement.restoreHere(context.accountId(), name, restore);
     }
 
+    /**
+     * The restored table {@code in}'s target, made here by {@code restore} (given its metadata) as one group's range of
+     * a restore of a table cut by ranges over a cluster's groups ({@link RequestContext#restoresRange}), which the
+     * cluster ran from the node the client reached and recorded as cut by the ranges of {@code source} (the table, or
+     * the backup's part, this group restores from) in its groups (docs/CLUSTER.md): the range the record gives this
+     * group, which must be {@code source}'s.
+     *
+     * @throws ApiException a 503 when the record gives this group another range, or none
+     */
+    static io.partita.storage.table.TableCatalog.Table rangeHere(
+            TablePlacement placement,
+            RequestContext context,
+            TableMetadata source,
+            String name,
+            RestoreOverrides in,
+            java.util.function.Function<TableMetadata, io.partita.storage.table.TableCatalog.Table> restore) {
+        TablePlacement.Placed placed = placement.place(
+                context.accountId(),
+                name,
+                new TablePlacement.Layout(1, source.keySchema().partitionKey().name()));
+        io.partita.storage.table.HashRange held = source.hashRange();
+        if (placed.elsewhere()
+                || placed.range() == null
+                || held == null
+                || held.first() != placed.range().first()
+                || held.last() != placed.range().last()) {
+            throw new ApiException(
+                    io.partita.protocol.error.ErrorCode.SERVICE_UNAVAILABLE,
+                    "table " + name + " is not recorded as restored here by range: try again");
+        }
+        TableMetadata range = target(context, source, name, in).withHashRange(placed.range());
+        return placement.makeHere(name, () -> restore.apply(range));
+    }
+
+    /**
+     * Refuses restore {@code operation} of {@code source} into {@code name} on a table cut by ranges ({@link
+     * io.partita.server.op.CutTables#refuse}), once its overrides are checked too: a cluster then restores each range
+     * of it, every group at once.
+     */
+    static void refuseCut(
+            RequestContext context, TableMetadata source, String name, RestoreOverrides in, String operation) {
+        if (context.cutByRanges() || source.hashRange() != null) {
+            target(context, source, name, in);
+        }
+        io.partita.server.op.CutTables.refuse(context, source, operation);
+    }
+
     /** The overrides' own constraints. */
     static void constrain(ConstraintSet c, String billingMode, ProvisionedThroughput throughput) {
         c.enumValue("billingModeOverride", billingMode, List.of("PROVISIONED", "PAY_PER_REQUEST"));
