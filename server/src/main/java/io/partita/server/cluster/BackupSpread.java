@@ -68,12 +68,12 @@ final class BackupSpread {
         boolean made(String id);
 
         /**
-         * Marks backup {@code id} {@code deleting}, after a barrier.
+         * Marks backup {@code id} ({@code arn}, as the request names it) {@code deleting}.
          *
          * @throws ApiException {@code BackupInUseException} while it is being made or restored; {@code
          *     BackupNotFoundException} when it is no longer recorded
          */
-        void deleting(String id);
+        void deleting(String id, String arn);
 
         /** Removes backup {@code id}'s record (its parts deleted). */
         void forget(String id);
@@ -153,10 +153,12 @@ final class BackupSpread {
                         .asText(null);
             }
         }
-        if (refused != null && refused.status() >= 500) {
+        ClusterRouter.Reply unknown =
+                replies.stream().filter(r -> r.status() >= 500).findFirst().orElse(null);
+        if (unknown != null) {
             // A group that did not answer, or a part the router stopped waiting for, which may still be made: the
             // outcome is not known, and the record stays (ListBackups lists what was made; DeleteBackup deletes it).
-            return RestoreSpread.done(refused);
+            return RestoreSpread.done(unknown);
         }
         boolean unchanged;
         try {
@@ -229,7 +231,7 @@ final class BackupSpread {
         return CompletableFuture.supplyAsync(
                         () -> {
                             try {
-                                records.deleting(id);
+                                records.deleting(id, arn);
                                 return null;
                             } catch (ApiException e) {
                                 return ClusterMember.refusal(e);
@@ -291,14 +293,13 @@ final class BackupSpread {
                     sender,
                     executor,
                     undo -> RestoreSpread.ranges(RESTORE, body, name, ranges.groups(), sender, undo, executor)
-                            .thenApplyAsync(
-                                    restored -> {
+                            .whenCompleteAsync(
+                                    (restored, failed) -> {
                                         try {
                                             records.restored(id);
                                         } catch (RuntimeException e) {
                                             // heeded no longer after BUSY_MILLIS
                                         }
-                                        return restored;
                                     },
                                     executor));
         });

@@ -881,8 +881,8 @@ public final class ClusterMember implements AutoCloseable {
                         null,
                         io.partita.protocol.error.ApiException.validation("Partita's cluster with a group per table"
                                 + " (--cluster-table-groups) runs a list over every table of an account only as a"
-                                + " request of DynamoDB's API (a POST to /); but for ListBackups, give it a TableName"
-                                + " (or TableArn)"));
+                                + " request of DynamoDB's API (a POST to /); give any but ListBackups a TableName (or"
+                                + " TableArn)"));
             }
             default -> {}
         }
@@ -3913,6 +3913,14 @@ public final class ClusterMember implements AutoCloseable {
             if (parts == null) {
                 return new Routed(null, null); // a checkpoint replaces the records this moment: it waits
             }
+            if (parts.isEmpty()
+                    && target.equals(BackupSpread.RESTORE)
+                    && request.headers().contains(io.partita.server.op.CutTables.HEADER)) {
+                // A share of a restore of a backup whose record this node has not applied yet: it waits (503 after a
+                // while, sent again), never taken for a restore of a table cut by ranges and refused as not cut yet.
+                nudge();
+                return new Routed(null, null);
+            }
             if (parts.isEmpty() || !parts.get().groups().contains(named)) {
                 return null;
             }
@@ -3984,8 +3992,8 @@ public final class ClusterMember implements AutoCloseable {
         BackupSpread.Records records = backupRecords(caller);
         io.partita.protocol.error.ApiException notFound = new io.partita.protocol.error.ApiException(
                 io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found: " + arn);
-        if (!b.arn().equals(arn)) {
-            return refused(notFound);
+        if (!backupArn(caller, b.json().path("table").asText(), id).equals(arn)) {
+            return refused(notFound); // another table's, account's or region's ARN, as a single node refuses it
         }
         if (held.isEmpty()) {
             try {
@@ -4007,6 +4015,29 @@ public final class ClusterMember implements AutoCloseable {
                         ? refused(notFound)
                         : BackupSpread.restore(request.body(), id, b.ranges(), sender, records, batches);
         };
+    }
+
+    /**
+     * Backup {@code id} of table {@code table}'s ARN as {@code caller} names it (its account's, in its region), as a
+     * single node names a backup (its own region's).
+     */
+    private static String backupArn(io.partita.server.auth.Credentials caller, String table, String id) {
+        return "arn:aws:dynamodb:" + caller.region() + ":" + caller.accountId() + ":table/" + table + "/backup/" + id;
+    }
+
+    /**
+     * Record {@code key} as this node's replica of the members' group has it, or null for none.
+     *
+     * @throws io.partita.storage.StorageUnavailableException a checkpoint replaces the replica this moment
+     */
+    private byte[] recordedNow(String key) {
+        java.util.Optional<byte[]> read =
+                membersReplica.unlessInstalling(store -> java.util.Optional.ofNullable(meta(store, key)));
+        if (read == null) {
+            throw new io.partita.storage.StorageUnavailableException(
+                    "a checkpoint replaces this node's replica of the records", null, false);
+        }
+        return read.orElse(null);
     }
 
     /** The states of a backup's record ({@link BackupSpread.Records}); one made is {@code available}. */
@@ -4031,10 +4062,7 @@ public final class ClusterMember implements AutoCloseable {
                     }
                     com.fasterxml.jackson.databind.node.ObjectNode json = JSON.createObjectNode()
                             .put("table", table)
-                            .put(
-                                    "arn",
-                                    "arn:aws:dynamodb:" + caller.region() + ":" + account + ":table/" + table
-                                            + "/backup/" + id)
+                            .put("arn", backupArn(caller, table, id))
                             .put("key", ranges.key())
                             .put("state", BACKUP_CREATING)
                             .put("at", System.currentTimeMillis());
@@ -4093,9 +4121,8 @@ public final class ClusterMember implements AutoCloseable {
             }
 
             @Override
-            public void deleting(String id) {
+            public void deleting(String id, String arn) {
                 Boolean found = changeBackup(account, id, json -> {
-                    String arn = json.path("arn").asText();
                     if (busy(json, BACKUP_CREATING)) {
                         throw new io.partita.protocol.error.ApiException(
                                 io.partita.protocol.error.ErrorCode.BACKUP_IN_USE, "Backup is being created: " + arn);
@@ -4113,14 +4140,14 @@ public final class ClusterMember implements AutoCloseable {
                 });
                 if (found == null) {
                     throw new io.partita.protocol.error.ApiException(
-                            io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found");
+                            io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found: " + arn);
                 }
             }
 
             @Override
             public void forget(String id) {
                 String key = BACKUP_RECORD + account + "/" + id;
-                byte[] was = membersReplica.recorded(key);
+                byte[] was = recordedNow(key);
                 // A compare-and-set over what this node's replica has: one behind answers what the record is now.
                 for (int attempt = 0; was != null && attempt < 3; attempt++) {
                     was = membersGroup.recordIf(membersReplica, key, was, null, RECORD_TIME);
@@ -4134,7 +4161,7 @@ public final class ClusterMember implements AutoCloseable {
             @Override
             public Runnable place(String name, String id, TableRanges ranges) {
                 Boolean found = changeBackup(account, id, json -> {
-                    String arn = json.path("arn").asText();
+                    String arn = backupArn(caller, json.path("table").asText(), id);
                     if (json.path("state").asText().equals(BACKUP_DELETING)) {
                         throw new io.partita.protocol.error.ApiException(
                                 io.partita.protocol.error.ErrorCode.BACKUP_NOT_FOUND, "Backup not found: " + arn);
@@ -4162,7 +4189,11 @@ public final class ClusterMember implements AutoCloseable {
                 try {
                     return placeCutRestore(account, name, null, id, ranges);
                 } catch (RuntimeException e) {
-                    restored(id);
+                    try {
+                        restored(id);
+                    } catch (RuntimeException taking) {
+                        e.addSuppressed(taking); // the mark is heeded no longer after BUSY_MILLIS
+                    }
                     throw e;
                 }
             }
@@ -4196,7 +4227,7 @@ public final class ClusterMember implements AutoCloseable {
             java.util.function.UnaryOperator<com.fasterxml.jackson.databind.node.ObjectNode> change) {
         String key = BACKUP_RECORD + account + "/" + id;
         try {
-            byte[] was = membersReplica.recorded(key);
+            byte[] was = recordedNow(key);
             for (int attempt = 0; attempt < 3; attempt++) {
                 if (was == null) {
                     return null;

@@ -109,7 +109,7 @@ class BackupSpreadTest {
         }
 
         @Override
-        public void deleting(String id) {
+        public void deleting(String id, String arn) {
             if (inUse != null) {
                 throw inUse;
             }
